@@ -1,0 +1,123 @@
+//! Command-line types (clap derive only). `main.rs` turns them into library calls.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use scraper::config::{Scope, Span};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "scraper",
+    version,
+    about = "A focused, polite crawler for AI and technology articles"
+)]
+pub struct Cli {
+    /// The configuration file.
+    #[arg(
+        long,
+        global = true,
+        default_value = "config.yml",
+        env = "SCRAPER_CONFIG"
+    )]
+    pub config: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl the configured sources and append articles to a new shard.
+    Crawl(CrawlArgs),
+    /// Fetch one page (robots.txt honoured) and show what the extractor decided.
+    CheckUrl(CheckUrlArgs),
+    /// Run the extractor on saved HTML files (`.gz` too); one JSON object per file.
+    Extract(ExtractArgs),
+    /// What is stored, by year and domain, and the last run's summary.
+    Stats(StatsArgs),
+    /// Merge every shard into deduplicated Parquet files plus a dataset card.
+    Build(BuildArgs),
+    /// Serve a live progress page that follows the crawl log.
+    Dashboard(DashboardArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// The data folder (shards in `articles/`, state in `state/`).
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Fetch budget: every request counts (robots, feeds, sitemaps, 304s).
+    #[arg(long)]
+    pub max_pages: Option<u64>,
+    /// Stop after storing this many articles.
+    #[arg(long)]
+    pub max_hits: Option<u64>,
+    /// Time box: `90s`, `40m`, `1h30m` or seconds.
+    #[arg(long)]
+    pub max_duration: Option<Span>,
+    /// Skip feed and sitemap entries older than this: a date, an RFC 3339 time, or `auto`.
+    #[arg(long)]
+    pub min_lastmod: Option<String>,
+    /// `domains` (configured sources only) or `open`.
+    #[arg(long)]
+    pub scope: Option<Scope>,
+    /// Extra seed URL (repeatable); its host is in scope for this run.
+    #[arg(long = "seed")]
+    pub seeds: Vec<String>,
+    /// Continue from the queue a stopped run saved in `state/frontier.jsonl`.
+    #[arg(long)]
+    pub resume: bool,
+    /// Send every request through this proxy (overrides http_proxy/https_proxy/no_proxy).
+    #[arg(long)]
+    pub proxy: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckUrlArgs {
+    pub url: String,
+    /// Print the `extract` JSON object instead of the readable layout.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub proxy: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// HTML files (gzip-compressed when named `.gz`).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Base URL of the page (for one file).
+    #[arg(long)]
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    #[arg(long, default_value = "dist")]
+    pub out: PathBuf,
+    /// Keep records the relevance rule would reject.
+    #[arg(long)]
+    pub no_relevance_filter: bool,
+    /// Fail when any input line or frame is broken.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    #[arg(long, default_value_t = 8765)]
+    pub port: u16,
+}

@@ -1,0 +1,555 @@
+//! The documented, validated configuration that every command reads.
+//!
+//! `config.yml` is parsed with `serde-saphyr` into these types; unknown keys and
+//! wrong types are errors that name the file, the line and what was expected.
+//! Every field has a default here *and* a comment next to that default in the
+//! shipped `config.yml`. Command-line flags are merged over the file by
+//! [`Config::apply_overrides`]; nothing below the CLI knows about clap.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// The whole `config.yml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub keywords: Keywords,
+    pub sources: Vec<Source>,
+    /// Extra seeds not tied to one source (cross-site feeds such as news searches).
+    pub seeds: Vec<String>,
+    pub crawl: Crawl,
+    pub dataset: Dataset,
+}
+
+/// The two-tier relevance rule and the article test.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Keywords {
+    /// Broad vocabulary (legacy word-count rule): counted and reported as `keywords`.
+    pub targets: Vec<String>,
+    /// Terms only an AI story uses.
+    pub strong_targets: Vec<String>,
+    /// Broad mentions a page needs (in title + text).
+    pub min_target_mentions: u32,
+    /// Strong mentions a page needs, with one of them in the title or lede.
+    pub min_strong_mentions: u32,
+    /// Alternative: strong mentions per 1,000 words of body at or above this
+    /// value make a page relevant even without a strong term in title or lede.
+    pub min_strong_density: f64,
+    /// ...but only with at least this many strong mentions in all.
+    pub min_dense_mentions: u32,
+    /// Share of text that must sit in paragraph-length blocks for a page to be an article.
+    pub min_prose_ratio: f64,
+}
+
+impl Default for Keywords {
+    fn default() -> Self {
+        Keywords {
+            targets: Vec::new(),
+            strong_targets: Vec::new(),
+            min_target_mentions: 3,
+            min_strong_mentions: 2,
+            min_strong_density: 8.0,
+            min_dense_mentions: 5,
+            min_prose_ratio: 0.5,
+        }
+    }
+}
+
+/// One site: exactly its host (with or without `www.`) and optional path prefix.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub host: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Pages, RSS/Atom/JSON feeds or sitemaps to start from. Empty means the host's home page.
+    #[serde(default)]
+    pub seeds: Vec<String>,
+}
+
+/// How a run may wander.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Only the configured sources (and `--seed` hosts).
+    #[default]
+    Domains,
+    /// Also other hosts, linked from relevant pages, with caps and probation.
+    Open,
+}
+
+impl std::str::FromStr for Scope {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "domains" => Ok(Scope::Domains),
+            "open" => Ok(Scope::Open),
+            _ => Err(format!("expected `domains` or `open`, got `{s}`")),
+        }
+    }
+}
+
+/// What to do with publishers' AI-use reservations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum AiUsePolicy {
+    #[default]
+    Respect,
+    Record,
+    Ignore,
+}
+
+/// A duration written as `90s`, `40m`, `1h30m`, `250ms` or a bare number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Span(pub Duration);
+
+impl Span {
+    pub fn secs(s: u64) -> Span {
+        Span(Duration::from_secs(s))
+    }
+    pub fn millis(ms: u64) -> Span {
+        Span(Duration::from_millis(ms))
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0.as_millis();
+        if ms % 1000 != 0 {
+            write!(f, "{ms}ms")
+        } else {
+            write!(f, "{}s", ms / 1000)
+        }
+    }
+}
+
+impl std::str::FromStr for Span {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_duration(s).map(Span)
+    }
+}
+
+impl Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(u64),
+            Float(f64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(n) => Ok(Span(Duration::from_secs(n))),
+            Raw::Float(f) if f >= 0.0 && f.is_finite() => Ok(Span(Duration::from_secs_f64(f))),
+            Raw::Float(f) => Err(serde::de::Error::custom(format!(
+                "expected a non-negative duration, got {f}"
+            ))),
+            Raw::Text(t) => parse_duration(&t)
+                .map(Span)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Parse `90s`, `40m`, `1h30m`, `250ms`, `2d`, or a bare (possibly fractional) number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let bad = || {
+        format!(
+            "expected a duration such as `90s`, `40m`, `1h30m`, `250ms` or seconds, got `{text}`"
+        )
+    };
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = t.parse::<f64>() {
+        return if secs >= 0.0 && secs.is_finite() {
+            Ok(Duration::from_secs_f64(secs))
+        } else {
+            Err(bad())
+        };
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        if digits == 0 {
+            return Err(bad());
+        }
+        let n: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let secs = match unit {
+            "ms" => n / 1000.0,
+            "s" | "sec" | "secs" => n,
+            "m" | "min" | "mins" => n * 60.0,
+            "h" | "hr" | "hrs" => n * 3600.0,
+            "d" | "day" | "days" => n * 86400.0,
+            _ => return Err(bad()),
+        };
+        total += Duration::from_secs_f64(secs);
+    }
+    Ok(total)
+}
+
+/// Crawl limits, politeness and scheduling.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Crawl {
+    /// Fetches in flight across all hosts.
+    pub concurrency: usize,
+    /// Fetches in flight to one host.
+    pub per_host_concurrency: usize,
+    /// Minimum time between two requests to one host (raised by robots.txt Crawl-delay).
+    pub min_host_gap: Span,
+    /// Upper bound on the gap a Crawl-delay may impose.
+    pub max_crawl_delay: Span,
+    /// Fetch budget: every request counts (robots, feeds, sitemaps, 304s). 0 = unlimited.
+    pub max_pages: u64,
+    /// Stop after this many stored articles. 0 = unlimited.
+    pub max_hits: u64,
+    /// Time box for the run. 0 = unlimited.
+    pub max_duration: Span,
+    /// Grace period for in-flight fetches after a stop.
+    pub stop_grace: Span,
+    /// Skip feed/sitemap entries older than this: a date, an RFC 3339 time, `auto` or empty.
+    pub min_lastmod: Option<String>,
+    /// Subtracted from the last run's start when `min_lastmod` is `auto`.
+    pub lastmod_overlap: Span,
+    /// Non-hit pages (home, section, tag) are fetched again after this many days.
+    pub revisit_after_days: u32,
+    /// Seeds are fetched again this often during a run.
+    pub reseed_every_secs: u64,
+    /// Fetches per host before its yield weight applies.
+    pub warmup_pages: u32,
+    /// Smoothing of the per-host hit-ratio moving average (0..1, weight of the newest fetch).
+    pub yield_alpha: f64,
+    /// No host gets fewer turns than this share of the best host's.
+    pub min_host_weight: f64,
+    /// Most URLs held in the queue; past it the lowest-priority entries are dropped.
+    pub max_queue: usize,
+    /// Most links followed away from a seed.
+    pub max_depth: u32,
+    pub scope: Scope,
+    /// Hosts (and their subdomains) never fetched in open scope.
+    pub deny_hosts: Vec<String>,
+    /// Most pages fetched from one host outside `sources` in one run (open scope).
+    pub host_page_cap: u64,
+    /// Fetches after which a host outside `sources` must show `host_min_hit_ratio`.
+    pub host_probation_pages: u64,
+    pub host_min_hit_ratio: f64,
+    /// Consecutive failures after which a host is rested for the rest of the run.
+    pub host_max_failures: u32,
+    /// Largest body accepted on the wire (compressed), in bytes.
+    pub max_raw_bytes: u64,
+    /// Largest body accepted after decompression, in bytes.
+    pub max_body_bytes: u64,
+    /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
+    pub max_robots_bytes: u64,
+    pub max_redirects: usize,
+    pub connect_timeout: Span,
+    /// Longest wait for any single read of the body.
+    pub read_timeout: Span,
+    /// Longest a whole request may take.
+    pub request_timeout: Span,
+    /// Longest a 429/503 Retry-After may rest a host before it is given up for the run.
+    pub max_retry_after: Span,
+    pub user_agent: String,
+    /// First id when no `data/state/next_id` exists (continues legacy numbering).
+    pub first_id: i64,
+    pub ai_use_policy: AiUsePolicy,
+    /// How often the shard writer closes a zstd frame, at the latest.
+    pub flush_every: Span,
+}
+
+impl Default for Crawl {
+    fn default() -> Self {
+        Crawl {
+            concurrency: 16,
+            per_host_concurrency: 1,
+            min_host_gap: Span::secs(1),
+            max_crawl_delay: Span::secs(30),
+            max_pages: 0,
+            max_hits: 0,
+            max_duration: Span::default(),
+            stop_grace: Span::secs(5),
+            min_lastmod: None,
+            lastmod_overlap: Span::secs(86400),
+            revisit_after_days: 7,
+            reseed_every_secs: 3600,
+            warmup_pages: 10,
+            yield_alpha: 0.1,
+            min_host_weight: 0.1,
+            max_queue: 1_000_000,
+            max_depth: 8,
+            scope: Scope::Domains,
+            deny_hosts: Vec::new(),
+            host_page_cap: 200,
+            host_probation_pages: 20,
+            host_min_hit_ratio: 0.05,
+            host_max_failures: 8,
+            max_raw_bytes: 8 << 20,
+            max_body_bytes: 16 << 20,
+            max_robots_bytes: 512 << 10,
+            max_redirects: 5,
+            connect_timeout: Span::secs(10),
+            read_timeout: Span::secs(15),
+            request_timeout: Span::secs(30),
+            max_retry_after: Span::secs(600),
+            user_agent: "scraper/0.1 (+https://github.com/scraper-dataset/scraper)".into(),
+            first_id: 0,
+            ai_use_policy: AiUsePolicy::Respect,
+            flush_every: Span::secs(5),
+        }
+    }
+}
+
+/// What the dataset card says.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Dataset {
+    pub pretty_name: String,
+    /// SPDX-style id or `other`.
+    pub license: String,
+    /// The sentence under "License" in the card.
+    pub license_note: String,
+    /// ISO 639-1 codes.
+    pub languages: Vec<String>,
+    /// Hugging Face repo id used by scripts/publish.sh.
+    pub hub_repo: String,
+}
+
+impl Default for Dataset {
+    fn default() -> Self {
+        Dataset {
+            pretty_name: "AI and technology news articles".into(),
+            license: "other".into(),
+            license_note: "Article texts remain the property of their publishers. They are \
+                           shared here for research only; this dataset grants no licence to them."
+                .into(),
+            languages: vec!["en".into()],
+            hub_repo: String::new(),
+        }
+    }
+}
+
+/// Values from the command line that override `config.yml`.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub max_pages: Option<u64>,
+    pub max_hits: Option<u64>,
+    pub max_duration: Option<Duration>,
+    pub min_lastmod: Option<String>,
+    pub scope: Option<Scope>,
+}
+
+impl Config {
+    /// Read, parse and validate a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parse and validate config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = if text.trim().is_empty() {
+            Config::default()
+        } else {
+            serde_saphyr::from_str(text).map_err(|e| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?
+        };
+        config.validate().map_err(|message| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let c = &self.crawl;
+        if c.concurrency == 0 {
+            return Err("crawl.concurrency: expected at least 1".into());
+        }
+        if c.per_host_concurrency == 0 {
+            return Err("crawl.per_host_concurrency: expected at least 1".into());
+        }
+        for (name, v) in [
+            ("crawl.min_host_weight", c.min_host_weight),
+            ("crawl.host_min_hit_ratio", c.host_min_hit_ratio),
+            ("crawl.yield_alpha", c.yield_alpha),
+            ("keywords.min_prose_ratio", self.keywords.min_prose_ratio),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!(
+                    "{name}: expected a number between 0 and 1, got {v}"
+                ));
+            }
+        }
+        if c.user_agent.trim().is_empty() {
+            return Err(
+                "crawl.user_agent: expected a non-empty User-Agent with a contact URL".into(),
+            );
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            if s.host.is_empty() || s.host.contains('/') || s.host.contains(':') {
+                return Err(format!(
+                    "sources[{i}].host: expected a bare host name such as `example.com`, got `{}`",
+                    s.host
+                ));
+            }
+            if let Some(p) = &s.path
+                && !p.starts_with('/')
+            {
+                return Err(format!(
+                    "sources[{i}].path: expected a path starting with `/`, got `{p}`"
+                ));
+            }
+            for seed in &s.seeds {
+                check_url(seed).map_err(|e| format!("sources[{i}].seeds: {e}"))?;
+            }
+        }
+        for seed in &self.seeds {
+            check_url(seed).map_err(|e| format!("seeds: {e}"))?;
+        }
+        if let Some(m) = &c.min_lastmod {
+            crate::date::parse_cutoff(m, chrono::Utc::now())
+                .map_err(|e| format!("crawl.min_lastmod: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Merge command-line values over the file's.
+    pub fn apply_overrides(&mut self, o: &Overrides) {
+        if let Some(v) = o.max_pages {
+            self.crawl.max_pages = v;
+        }
+        if let Some(v) = o.max_hits {
+            self.crawl.max_hits = v;
+        }
+        if let Some(v) = o.max_duration {
+            self.crawl.max_duration = Span(v);
+        }
+        if let Some(v) = &o.min_lastmod {
+            self.crawl.min_lastmod = Some(v.clone());
+        }
+        if let Some(v) = o.scope {
+            self.crawl.scope = v;
+        }
+    }
+}
+
+fn check_url(s: &str) -> Result<(), String> {
+    match ::url::Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
+        _ => Err(format!("expected an absolute http(s) URL, got `{s}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let table = [
+            ("90s", 90_000),
+            ("40m", 2_400_000),
+            ("1h30m", 5_400_000),
+            ("250ms", 250),
+            ("12", 12_000),
+            ("0.05", 50),
+            ("2d", 172_800_000),
+        ];
+        for (text, ms) in table {
+            assert_eq!(parse_duration(text).unwrap().as_millis(), ms, "{text}");
+        }
+        for bad in ["", "abc", "10x", "-5", "m"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_key_names_the_line() {
+        let text = "crawl:\n  concurrency: 4\n  concurency: 5\n";
+        let err = Config::parse(text, Path::new("c.yml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("c.yml"), "{err}");
+        assert!(err.contains("concurency"), "{err}");
+        assert!(err.contains('3'), "line number missing: {err}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_line() {
+        let text = "keywords:\n  targets: [ai]\ncrawl:\n  max_pages: lots\n";
+        let err = Config::parse(text, Path::new("c.yml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains('4'), "line number missing: {err}");
+    }
+
+    #[test]
+    fn defaults_and_spans() {
+        let text = "crawl:\n  min_host_gap: 50ms\n  max_duration: 1h30m\n  scope: open\n";
+        let c = Config::parse(text, Path::new("c.yml")).unwrap();
+        assert_eq!(c.crawl.min_host_gap.0, Duration::from_millis(50));
+        assert_eq!(c.crawl.max_duration.0, Duration::from_secs(5400));
+        assert_eq!(c.crawl.scope, Scope::Open);
+        assert_eq!(c.crawl.concurrency, 16);
+    }
+
+    #[test]
+    fn invalid_values() {
+        let text = "sources:\n  - host: https://x.com/\n";
+        assert!(Config::parse(text, Path::new("c.yml")).is_err());
+        let text = "crawl:\n  min_host_weight: 3\n";
+        assert!(Config::parse(text, Path::new("c.yml")).is_err());
+    }
+}
+
+#[cfg(test)]
+mod shipped {
+    #[test]
+    fn shipped_config_loads() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config.yml");
+        let c = super::Config::load(&path).unwrap();
+        assert!(c.sources.len() >= 45, "{}", c.sources.len());
+        assert!(!c.keywords.strong_targets.is_empty());
+    }
+}

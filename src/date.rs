@@ -1,0 +1,123 @@
+//! Date and time parsing shared by discovery (feed and sitemap dates), the
+//! `--min-lastmod` cut-off and state files. Pure; textual dates found inside
+//! HTML pages are the extractor's business (`extract`).
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+
+/// Parse a machine-readable date or time: RFC 3339 / ISO 8601 (W3C datetime,
+/// with or without seconds, fraction or offset), RFC 2822, or a bare `YYYY-MM-DD`
+/// (taken as midnight UTC). Returns the instant with its original offset.
+pub fn parse_datetime(text: &str) -> Option<DateTime<FixedOffset>> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
+        return Some(d);
+    }
+    if let Ok(d) = DateTime::parse_from_rfc2822(t) {
+        return Some(d);
+    }
+    let utc = FixedOffset::east_opt(0)?;
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f%:z",
+        "%Y-%m-%dT%H:%M%:z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f%:z",
+        "%Y-%m-%d %H:%M:%S %z",
+    ] {
+        if let Ok(d) = DateTime::parse_from_str(t, fmt) {
+            return Some(d);
+        }
+    }
+    let t = t.strip_suffix('Z').unwrap_or(t);
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(d) = NaiveDateTime::parse_from_str(t, fmt) {
+            return utc.from_local_datetime(&d).single();
+        }
+    }
+    let day = t.get(..10).unwrap_or(t);
+    if let Ok(d) = NaiveDate::parse_from_str(day, "%Y-%m-%d") {
+        return utc.from_local_datetime(&d.and_hms_opt(0, 0, 0)?).single();
+    }
+    // W3C datetime also allows `YYYY-MM` and `YYYY`.
+    if let Ok(d) = NaiveDate::parse_from_str(&format!("{t}-01"), "%Y-%m-%d") {
+        return utc.from_local_datetime(&d.and_hms_opt(0, 0, 0)?).single();
+    }
+    None
+}
+
+/// A `--min-lastmod` value: a date (UTC), an RFC 3339 time, or empty for none.
+/// `auto` is resolved by the caller (it needs the last run); here it is an error.
+pub fn parse_cutoff(text: &str, _now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, String> {
+    let t = text.trim();
+    if t.is_empty() || t == "none" {
+        return Ok(None);
+    }
+    if t == "auto" {
+        return Ok(None);
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return Ok(Some(Utc.from_utc_datetime(
+            &d.and_hms_opt(0, 0, 0).expect("midnight exists"),
+        )));
+    }
+    DateTime::parse_from_rfc3339(t)
+        .map(|d| Some(d.with_timezone(&Utc)))
+        .map_err(|_| {
+            format!("expected a date such as 2024-01-01, an RFC 3339 time, or `auto`; got `{t}`")
+        })
+}
+
+/// Format an instant the way records and state files store it: `2026-10-09T18:12:33Z`.
+pub fn format_utc(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_dates() {
+        let table = [
+            ("2024-03-04T10:00:00Z", "2024-03-04T10:00:00+00:00"),
+            ("2024-03-04T23:30:00-05:00", "2024-03-04T23:30:00-05:00"),
+            ("2024-03-04", "2024-03-04T00:00:00+00:00"),
+            ("2024-03-04T10:00+01:00", "2024-03-04T10:00:00+01:00"),
+            ("Mon, 04 Mar 2024 10:00:00 GMT", "2024-03-04T10:00:00+00:00"),
+            ("2024-03-04 10:00:00", "2024-03-04T10:00:00+00:00"),
+            ("2024-03", "2024-03-01T00:00:00+00:00"),
+        ];
+        for (input, want) in table {
+            assert_eq!(parse_datetime(input).unwrap().to_rfc3339(), want, "{input}");
+        }
+        for bad in ["", "yesterday", "2024-13-45"] {
+            assert!(parse_datetime(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cutoffs() {
+        let now = Utc::now();
+        assert_eq!(
+            parse_cutoff("2024-01-01", now)
+                .unwrap()
+                .unwrap()
+                .to_rfc3339(),
+            "2024-01-01T00:00:00+00:00"
+        );
+        assert!(
+            parse_cutoff("2024-01-01T05:00:00+02:00", now)
+                .unwrap()
+                .is_some()
+        );
+        assert!(parse_cutoff("auto", now).unwrap().is_none());
+        assert!(parse_cutoff("soon", now).is_err());
+    }
+}

@@ -1,0 +1,3 @@
+//! Discovery: feeds and sitemaps, bytes in, listed URLs out. Pure.
+//!
+//! OWNER: discovery work (issue 4).

@@ -1,0 +1,113 @@
+//! The `scraper` binary: parse the command line, load the config, build a
+//! runtime where one is needed, and map errors to exit codes
+//! (0 = done or limit reached, 130 = interrupted with state saved, 1 = fatal).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+
+use cli::{Cli, Command};
+use scraper::config::{Config, Overrides};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn load_config(cli: &Cli) -> anyhow::Result<Config> {
+    Ok(Config::load(&cli.config)?)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match &cli.command {
+        Command::Crawl(a) => {
+            let mut config = load_config(&cli)?;
+            config.apply_overrides(&Overrides {
+                max_pages: a.max_pages,
+                max_hits: a.max_hits,
+                max_duration: a.max_duration.map(|s| s.0),
+                min_lastmod: a.min_lastmod.clone(),
+                scope: a.scope,
+            });
+            let opts = scraper::crawl::Options {
+                data: a.data.clone(),
+                seeds: a.seeds.clone(),
+                resume: a.resume,
+                proxy: a.proxy.clone(),
+            };
+            let end = runtime()?.block_on(scraper::crawl::run(config, opts))?;
+            Ok(if end.interrupted {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::CheckUrl(a) => {
+            let config = load_config(&cli)?;
+            runtime()?.block_on(scraper::crawl::check_url(
+                &config,
+                &a.url,
+                a.json,
+                a.proxy.as_deref(),
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Extract(a) => {
+            let config = load_config(&cli)?;
+            scraper::extract::run_files(&config, &a.paths, a.url.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stats(a) => {
+            scraper::report::stats(&a.data, a.json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Build(a) => {
+            let config = load_config(&cli)?;
+            let ok = scraper::dataset::build(
+                &config,
+                &scraper::dataset::BuildOptions {
+                    data: a.data.clone(),
+                    out: a.out.clone(),
+                    relevance_filter: !a.no_relevance_filter,
+                    strict: a.strict,
+                },
+            )?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Dashboard(a) => {
+            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

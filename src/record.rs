@@ -1,0 +1,37 @@
+//! The stored article record: one JSON object per line in `data/articles/<run-id>.jsonl.zst`.
+
+use serde::{Deserialize, Serialize};
+
+/// One stored article. Field order is the order in the JSON line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Article {
+    /// Unique, increasing across runs (see ARCHITECTURE.md, "Ids").
+    pub id: i64,
+    /// Normalised URL the page was fetched from (after redirects).
+    pub url: String,
+    /// Host without `www.`.
+    pub domain: String,
+    pub title: String,
+    /// Publication day as the publisher's calendar shows it, `yyyy-mm-dd`.
+    pub date: Option<String>,
+    /// Where the date came from (see `extract::DateSource`).
+    pub date_source: Option<String>,
+    pub year: Option<i32>,
+    /// Paragraphs separated by `\n`.
+    pub text: String,
+    /// Broad target terms found, most frequent first.
+    pub keywords: Vec<String>,
+    /// `2026-10-09T18:12:33Z`.
+    pub fetched_at: String,
+    /// ISO 639-1 code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The page's `rel=canonical`, when it differs from `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byline: Option<String>,
+    /// The run that stored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+}

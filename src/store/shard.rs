@@ -1,0 +1,271 @@
+//! Article shards: `data/articles/<run-id>.jsonl.zst`, JSON Lines in a series
+//! of independent zstd frames (checksums on). Each flush closes a frame and
+//! syncs it, so a killed process leaves a file that `zstdcat` and
+//! [`read_lines`] decode up to the last complete frame.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::record::Article;
+
+/// Frames are closed at this many uncompressed bytes even before the flush interval.
+const FRAME_BYTES: usize = 1 << 20;
+const LEVEL: i32 = 9;
+
+/// A shard could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    #[error("cannot create shard {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+    #[error(
+        "cannot write shard {path}: {source} (is the disk full?); records up to the last flush are safe"
+    )]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot read shard {path}: {source}")]
+    Read { path: PathBuf, source: io::Error },
+}
+
+/// Appends records to one run's shard, one zstd frame per flush.
+pub struct ShardWriter {
+    path: PathBuf,
+    file: File,
+    /// Length of the file up to the last complete frame.
+    len: u64,
+    buf: Vec<u8>,
+    pending: usize,
+    compressor: zstd::bulk::Compressor<'static>,
+    last_flush: Instant,
+    flush_every: Duration,
+}
+
+impl ShardWriter {
+    /// Create a new shard; refuses to overwrite an existing file.
+    pub fn create(path: &Path, flush_every: Duration) -> Result<ShardWriter, ShardError> {
+        let err = |source| ShardError::Create {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(err)?;
+        let mut compressor = zstd::bulk::Compressor::new(LEVEL).map_err(err)?;
+        compressor
+            .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+            .map_err(err)?;
+        Ok(ShardWriter {
+            path: path.to_path_buf(),
+            file,
+            len: 0,
+            buf: Vec::with_capacity(FRAME_BYTES),
+            pending: 0,
+            compressor,
+            last_flush: Instant::now(),
+            flush_every,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Buffer one record; closes a frame when the buffer is large or old.
+    /// Returns how many records were made durable by this call (0 when only buffered).
+    pub fn append(&mut self, article: &Article) -> Result<usize, ShardError> {
+        serde_json::to_writer(&mut self.buf, article).expect("an Article always serialises");
+        self.buf.push(b'\n');
+        self.pending += 1;
+        if self.buf.len() >= FRAME_BYTES || self.last_flush.elapsed() >= self.flush_every {
+            return self.flush();
+        }
+        Ok(0)
+    }
+
+    /// Records buffered but not yet in a closed frame.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Is a flush due by the interval?
+    pub fn due(&self) -> bool {
+        self.pending > 0 && self.last_flush.elapsed() >= self.flush_every
+    }
+
+    /// Close a frame with everything buffered and sync it. Returns the records made durable.
+    /// On a write error the file is cut back to its last complete frame.
+    pub fn flush(&mut self) -> Result<usize, ShardError> {
+        self.last_flush = Instant::now();
+        if self.buf.is_empty() {
+            return Ok(0);
+        }
+        let werr = |path: &Path, source| ShardError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let frame = self
+            .compressor
+            .compress(&self.buf)
+            .map_err(|e| werr(&self.path, e))?;
+        let result = self
+            .file
+            .write_all(&frame)
+            .and_then(|_| self.file.sync_data());
+        if let Err(e) = result {
+            let _ = self.file.set_len(self.len);
+            return Err(werr(&self.path, e));
+        }
+        self.len += frame.len() as u64;
+        self.buf.clear();
+        Ok(std::mem::take(&mut self.pending))
+    }
+
+    /// Flush and close. An empty shard is removed.
+    pub fn finish(mut self) -> Result<Option<PathBuf>, ShardError> {
+        self.flush()?;
+        if self.len == 0 {
+            let _ = std::fs::remove_file(&self.path);
+            return Ok(None);
+        }
+        Ok(Some(self.path))
+    }
+}
+
+/// What reading one shard found besides its lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShardScan {
+    pub frames: u64,
+    pub lines: u64,
+    /// Bytes at the end that do not form a complete frame (a crashed run).
+    pub truncated_bytes: u64,
+    /// Complete-looking frames that failed to decode (bad checksum).
+    pub bad_frames: u64,
+}
+
+/// Call `on_line` with every complete line of a shard, in order, frame by frame,
+/// holding one frame in memory at a time. A torn tail or a corrupt frame is
+/// counted in the returned [`ShardScan`], not an error.
+pub fn read_lines(path: &Path, mut on_line: impl FnMut(&[u8])) -> Result<ShardScan, ShardError> {
+    let data = std::fs::read(path).map_err(|source| ShardError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut scan = ShardScan::default();
+    let mut rest: &[u8] = &data;
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let size = match zstd::zstd_safe::find_frame_compressed_size(rest) {
+            Ok(n) if n <= rest.len() => n,
+            _ => {
+                scan.truncated_bytes = rest.len() as u64;
+                break;
+            }
+        };
+        let (frame, tail) = rest.split_at(size);
+        rest = tail;
+        out.clear();
+        match zstd::stream::copy_decode(frame, &mut out) {
+            Ok(()) => {
+                scan.frames += 1;
+                for line in out.split(|&b| b == b'\n') {
+                    if !line.is_empty() {
+                        scan.lines += 1;
+                        on_line(line);
+                    }
+                }
+            }
+            Err(_) => scan.bad_frames += 1,
+        }
+    }
+    Ok(scan)
+}
+
+/// All `*.jsonl.zst` shards under `articles_dir`, sorted by name (run ids sort by time).
+pub fn list(articles_dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
+    let rd = match std::fs::read_dir(articles_dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(source) => {
+            return Err(ShardError::Read {
+                path: articles_dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".jsonl.zst")))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn article(id: i64) -> Article {
+        Article {
+            id,
+            url: format!("https://ex.com/{id}"),
+            domain: "ex.com".into(),
+            title: format!("Title {id}"),
+            date: Some("2024-03-04".into()),
+            date_source: Some("jsonld".into()),
+            year: Some(2024),
+            text: "First paragraph.\nSecond paragraph.".into(),
+            keywords: vec!["ai".into()],
+            fetched_at: "2026-10-09T18:12:33Z".into(),
+            lang: Some("en".into()),
+            canonical_url: None,
+            byline: None,
+            run_id: None,
+        }
+    }
+
+    fn collect(path: &Path) -> (Vec<Article>, ShardScan) {
+        let mut v = Vec::new();
+        let scan = read_lines(path, |l| v.push(serde_json::from_slice(l).unwrap())).unwrap();
+        (v, scan)
+    }
+
+    #[test]
+    fn frames_round_trip_and_torn_tail_is_tolerated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl.zst");
+        let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).unwrap();
+        for i in 0..3 {
+            w.append(&article(i)).unwrap();
+        }
+        assert_eq!(w.flush().unwrap(), 3);
+        w.append(&article(3)).unwrap();
+        assert_eq!(w.flush().unwrap(), 1);
+        w.finish().unwrap();
+        let (got, scan) = collect(&path);
+        assert_eq!(
+            got.iter().map(|a| a.id).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(scan.frames, 2);
+
+        // A crash mid-frame: append half a frame of garbage-looking zstd.
+        let full = std::fs::read(&path).unwrap();
+        let first = zstd::zstd_safe::find_frame_compressed_size(&full).unwrap();
+        std::fs::write(&path, &full[..full.len() - 3]).unwrap();
+        let (got, scan) = collect(&path);
+        assert_eq!(got.len(), 3);
+        assert_eq!(scan.truncated_bytes as usize, full.len() - 3 - first);
+    }
+
+    #[test]
+    fn refuses_to_overwrite_and_removes_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl.zst");
+        let w = ShardWriter::create(&path, Duration::from_secs(1)).unwrap();
+        assert!(ShardWriter::create(&path, Duration::from_secs(1)).is_err());
+        assert_eq!(w.finish().unwrap(), None);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,320 @@
+//! URL identity and scope: pure functions, no I/O.
+//!
+//! * [`normalize`]: the form we fetch and store (scheme and host lower-cased,
+//!   default port and fragment dropped, tracking parameters removed, the rest
+//!   of the query sorted, `/index.html` collapsed).
+//! * [`seen_key`] / [`seen_hash`]: the seen-set identity, which also ignores
+//!   the scheme, `www.` and a trailing slash.
+//! * [`SourceScope`]: which URLs the configured `sources` cover.
+//!
+//! The `url` crate's [`Url`] is re-exported so the rest of the crate names it
+//! through this module.
+
+pub use ::url::Url;
+
+use crate::config::Source;
+
+/// Query parameters that only track the visitor and never change the page.
+const TRACKING_PARAMS: &[&str] = &[
+    "gclid",
+    "gclsrc",
+    "dclid",
+    "fbclid",
+    "msclkid",
+    "mc_cid",
+    "mc_eid",
+    "igshid",
+    "yclid",
+    "_ga",
+    "_gl",
+    "_hsenc",
+    "_hsmi",
+    "mkt_tok",
+    "ref_src",
+    "cmpid",
+    "ocid",
+    "sr_share",
+    "guccounter",
+    "guce_referrer",
+    "guce_referrer_sig",
+    "spm",
+    "__twitter_impression",
+    "wt.mc_id",
+];
+
+fn is_tracking(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("utm_")
+        || lower.starts_with("pk_")
+        || lower.starts_with("mtm_")
+        || TRACKING_PARAMS.contains(&lower.as_str())
+}
+
+/// Parse an absolute http(s) URL and normalise it.
+pub fn parse(s: &str) -> Option<Url> {
+    Url::parse(s.trim()).ok().and_then(normalize)
+}
+
+/// Resolve `href` against `base` and normalise; `None` for non-http(s) links.
+pub fn resolve(base: &Url, href: &str) -> Option<Url> {
+    let href = href.trim();
+    if href.is_empty() || href.starts_with('#') {
+        return None;
+    }
+    base.join(href).ok().and_then(normalize)
+}
+
+/// The fetchable, stored form of a URL. `None` when the URL is not http(s) or has no host.
+pub fn normalize(mut url: Url) -> Option<Url> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = url.host_str()?.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        return None;
+    }
+    if url.host_str() != Some(host.as_str()) {
+        url.set_host(Some(&host)).ok()?;
+    }
+    url.set_fragment(None);
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_username("");
+        let _ = url.set_password(None);
+    }
+    // Default ports are dropped by the url crate on parse.
+    if url.query().is_some() {
+        let mut pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .filter(|(k, _)| !k.is_empty() && !is_tracking(k))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if pairs.is_empty() {
+            url.set_query(None);
+        } else {
+            pairs.sort();
+            url.query_pairs_mut().clear().extend_pairs(pairs);
+        }
+    }
+    let path = url.path();
+    for index in ["/index.html", "/index.htm", "/index.php"] {
+        if let Some(stripped) = path.strip_suffix(index) {
+            let new = format!("{stripped}/");
+            url.set_path(&new);
+            break;
+        }
+    }
+    Some(url)
+}
+
+/// Host without a leading `www.`.
+pub fn domain(host: &str) -> &str {
+    host.strip_prefix("www.").unwrap_or(host)
+}
+
+/// The seen-set identity: no scheme, no `www.`, no trailing slash; query kept.
+pub fn seen_key(url: &Url) -> String {
+    let host = domain(url.host_str().unwrap_or(""));
+    let mut key = String::with_capacity(url.as_str().len());
+    key.push_str(host);
+    if let Some(port) = url.port() {
+        key.push(':');
+        key.push_str(&port.to_string());
+    }
+    let path = url.path();
+    key.push_str(path.strip_suffix('/').unwrap_or(path));
+    if let Some(q) = url.query() {
+        key.push('?');
+        key.push_str(q);
+    }
+    key
+}
+
+/// 64-bit xxh3 of [`seen_key`].
+pub fn seen_hash(url: &Url) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(seen_key(url).as_bytes())
+}
+
+/// The host key used for per-host queues and politeness: host plus explicit port.
+pub fn host_key(url: &Url) -> String {
+    match url.port() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or("")),
+        None => url.host_str().unwrap_or("").to_string(),
+    }
+}
+
+/// Is `host` equal to `listed` or a subdomain of it? (deny-lists)
+pub fn host_matches(host: &str, listed: &str) -> bool {
+    let host = domain(host);
+    let listed = domain(listed);
+    host == listed
+        || (host.len() > listed.len()
+            && host.ends_with(listed)
+            && host.as_bytes()[host.len() - listed.len() - 1] == b'.')
+}
+
+/// Which URLs the configured sources cover.
+#[derive(Debug, Clone, Default)]
+pub struct SourceScope {
+    /// (domain without www, path prefix or "/")
+    entries: Vec<(String, String)>,
+}
+
+impl SourceScope {
+    pub fn new(sources: &[Source]) -> SourceScope {
+        let mut scope = SourceScope::default();
+        for s in sources {
+            scope.add(&s.host, s.path.as_deref());
+        }
+        scope
+    }
+
+    /// Add a host (and optional path prefix) to the scope, e.g. for `--seed`.
+    pub fn add(&mut self, host: &str, path: Option<&str>) {
+        let host = domain(&host.to_ascii_lowercase()).to_string();
+        let path = path.unwrap_or("/").to_string();
+        if !self.entries.iter().any(|(h, p)| *h == host && *p == path) {
+            self.entries.push((host, path));
+        }
+    }
+
+    /// Exactly the host (with or without `www.`) and the path prefix; subdomains are out.
+    pub fn contains(&self, url: &Url) -> bool {
+        let Some(host) = url.host_str() else {
+            return false;
+        };
+        let host = domain(host);
+        let path = url.path();
+        self.entries
+            .iter()
+            .any(|(h, p)| h == host && path_under(path, p))
+    }
+
+    /// Is the host listed at all (whatever the path)?
+    pub fn has_host(&self, host: &str) -> bool {
+        let host = domain(host);
+        self.entries.iter().any(|(h, _)| h == host)
+    }
+}
+
+/// `/news/a` is under `/news` and `/news/`; `/newsroom` is not under `/news`.
+fn path_under(path: &str, prefix: &str) -> bool {
+    if prefix == "/" || prefix.is_empty() {
+        return true;
+    }
+    let trimmed = prefix.trim_end_matches('/');
+    path == trimmed
+        || path
+            .strip_prefix(trimmed)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_table() {
+        let table = [
+            ("HTTP://Example.COM:80/a#frag", "http://example.com/a"),
+            ("https://example.com:443/", "https://example.com/"),
+            ("https://example.com:8443/x", "https://example.com:8443/x"),
+            (
+                "https://ex.com/a?utm_source=x&b=2&a=1&fbclid=z",
+                "https://ex.com/a?a=1&b=2",
+            ),
+            ("https://ex.com/a?utm_medium=m&gclid=1", "https://ex.com/a"),
+            ("https://ex.com/list?page=2", "https://ex.com/list?page=2"),
+            ("https://ex.com/news/index.html", "https://ex.com/news/"),
+            ("https://ex.com/index.html?x=1", "https://ex.com/?x=1"),
+            ("https://user:pw@ex.com/p", "https://ex.com/p"),
+            ("https://ex.com./p", "https://ex.com/p"),
+        ];
+        for (input, want) in table {
+            assert_eq!(parse(input).unwrap().as_str(), want, "{input}");
+        }
+        for bad in [
+            "mailto:a@b.c",
+            "javascript:void(0)",
+            "ftp://x.com/f",
+            "data:text/html,hi",
+        ] {
+            assert!(parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pagination_stays_distinct() {
+        let a = parse("https://ex.com/list?page=2").unwrap();
+        let b = parse("https://ex.com/list?page=3").unwrap();
+        assert_ne!(seen_hash(&a), seen_hash(&b));
+    }
+
+    #[test]
+    fn seen_key_ignores_www_scheme_and_trailing_slash() {
+        let table = [
+            ("https://www.ex.com/a/", "ex.com/a"),
+            ("http://ex.com/a", "ex.com/a"),
+            ("https://ex.com/", "ex.com"),
+            ("https://ex.com/a?b=1&a=2", "ex.com/a?a=2&b=1"),
+        ];
+        for (input, want) in table {
+            assert_eq!(seen_key(&parse(input).unwrap()), want, "{input}");
+        }
+        let a = parse("https://www.ex.com/a/").unwrap();
+        let b = parse("http://ex.com/a?utm_source=rss").unwrap();
+        assert_eq!(seen_hash(&a), seen_hash(&b));
+    }
+
+    #[test]
+    fn resolve_links() {
+        let base = parse("https://ex.com/news/story").unwrap();
+        assert_eq!(
+            resolve(&base, "../about#team").unwrap().as_str(),
+            "https://ex.com/about"
+        );
+        assert_eq!(
+            resolve(&base, "//cdn.ex.com/x").unwrap().as_str(),
+            "https://cdn.ex.com/x"
+        );
+        assert!(resolve(&base, "#top").is_none());
+        assert!(resolve(&base, "mailto:x@y.z").is_none());
+    }
+
+    #[test]
+    fn scope_rules() {
+        let sources = vec![
+            Source {
+                host: "www.example.com".into(),
+                path: None,
+                seeds: vec![],
+            },
+            Source {
+                host: "lab.org".into(),
+                path: Some("/blog".into()),
+                seeds: vec![],
+            },
+        ];
+        let scope = SourceScope::new(&sources);
+        let table = [
+            ("https://example.com/x", true),
+            ("https://www.example.com/x", true),
+            ("https://shop.example.com/x", false),
+            ("https://lab.org/blog/post", true),
+            ("https://lab.org/blog", true),
+            ("https://lab.org/blogroll", false),
+            ("https://lab.org/about", false),
+            ("https://www.lab.org/blog/a", true),
+            ("https://other.com/", false),
+        ];
+        for (u, want) in table {
+            assert_eq!(scope.contains(&parse(u).unwrap()), want, "{u}");
+        }
+    }
+
+    #[test]
+    fn deny_list_matches_subdomains() {
+        assert!(host_matches("m.facebook.com", "facebook.com"));
+        assert!(host_matches("www.facebook.com", "facebook.com"));
+        assert!(!host_matches("notfacebook.com", "facebook.com"));
+    }
+}

@@ -1,0 +1,3 @@
+//! Table tests for [`parse`] and the cut-off helpers.
+
+use super::*;

@@ -270,6 +270,21 @@ impl SeenSet {
         self.len() == 0
     }
 
+    /// Every URL known with its merged record: loaded ones in hash order,
+    /// then this run's new ones in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, Seen)> + '_ {
+        let old = self.base.iter().map(|r| match self.delta.get(&r.hash) {
+            Some(slot) => (r.hash, r.seen.merge(slot.seen)),
+            None => (r.hash, r.seen),
+        });
+        let new = self
+            .delta
+            .iter()
+            .filter(|(h, _)| self.base_get(**h).is_none())
+            .map(|(h, slot)| (*h, slot.seen));
+        old.chain(new)
+    }
+
     /// What [`SeenSet::load`] read.
     pub fn load_stats(&self) -> &LoadStats {
         &self.stats

@@ -1,0 +1,1 @@
+//! A simulated web, driven in virtual time (filled in below).

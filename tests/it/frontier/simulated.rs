@@ -1,0 +1,1 @@
+//! Whole crawls on the simulated web.

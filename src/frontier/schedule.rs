@@ -37,7 +37,10 @@ pub struct HostStats {
     pub queued: usize,
     pub in_flight: usize,
     pub gap: Duration,
+    pub last_sent: Option<Duration>,
     pub paused_until: Duration,
+    /// When the gap and any pause allow the next request.
+    pub ready_at: Duration,
     pub dropped: bool,
     pub yields: Yield,
     /// Current share of turns relative to the best host (0..=1).
@@ -341,7 +344,9 @@ impl Frontier {
             queued: h.queue.len(),
             in_flight: h.in_flight as usize,
             gap: h.gap,
+            last_sent: h.last_sent,
             paused_until: h.paused_until,
+            ready_at: h.ready_at(),
             dropped: h.dropped,
             yields: h.yields,
             weight: self.weight_of(h),

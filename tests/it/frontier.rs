@@ -2,5 +2,6 @@
 //! simulated web (`sim`) that runs whole crawls in virtual time.
 
 mod basics;
+mod policy;
 mod sim;
 mod simulated;

@@ -1,1 +1,7 @@
-//! Integration tests: frontier.
+//! Integration tests: frontier. The scheduler's contract, case by case, and a
+//! simulated web (`sim`) that runs whole crawls in virtual time.
+
+mod basics;
+mod policy;
+mod sim;
+mod simulated;

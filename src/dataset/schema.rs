@@ -107,6 +107,7 @@ pub fn dtype(t: &DataType) -> String {
         DataType::Date32 => "date32".into(),
         DataType::Timestamp(TimeUnit::Microsecond, Some(tz)) => format!("timestamp[us, tz={tz}]"),
         DataType::Timestamp(TimeUnit::Microsecond, None) => "timestamp[us]".into(),
+        DataType::List(item) => format!("list<{}>", dtype(item.data_type())),
         other => other.to_string().to_lowercase(),
     }
 }
@@ -130,6 +131,7 @@ mod tests {
         assert_eq!(feature_yaml(kw), "- name: keywords\n  sequence: string");
         let at = s.field_with_name("fetched_at").unwrap();
         assert_eq!(dtype(at.data_type()), "timestamp[us, tz=UTC]");
+        assert_eq!(dtype(kw.data_type()), "list<string>");
         assert!(writer_properties(3).is_ok());
     }
 }

@@ -109,7 +109,7 @@ fn feed_flavours() {
                 e(
                     "https://blog.ex.com/atom-1",
                     Some("2024-03-08T00:00:00+00:00"),
-                    Some("A &amp; B"),
+                    Some("A & B"),
                 ),
                 e(
                     "https://blog.ex.com/feed/atom-2",

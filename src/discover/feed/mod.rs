@@ -216,7 +216,8 @@ mod tests {
     /// Documents feed-rs rejects, read by the lenient reader: (body, urls, titles, partial?).
     #[test]
     fn lenient_fallback_table() {
-        let table: [(&[u8], &[&str], &[&str], bool); 6] = [
+        type Row<'a> = (&'a [u8], &'a [&'a str], &'a [&'a str], bool);
+        let table: [Row; 6] = [
             (
                 b"<rss version=\"2.0\"><channel><item><title>AT&T rocks</title><link>https://ex.com/a?x=1&y=2</link></item></channel></rss>",
                 &["https://ex.com/a?x=1&y=2"],

@@ -134,9 +134,10 @@ fn classify(ns: &ResolveResult<'_>, root_ns: Option<&str>) -> Ns {
             let n: &str = n.as_ref();
             if n.contains("sitemap-news") {
                 Ns::News
-            } else if n.contains("sitemaps.org") || n.contains("google.com/schemas/sitemap/") {
-                Ns::Sitemap
-            } else if root_ns == Some(n) {
+            } else if n.contains("sitemaps.org")
+                || n.contains("google.com/schemas/sitemap/")
+                || root_ns == Some(n)
+            {
                 Ns::Sitemap
             } else {
                 Ns::Other

@@ -171,20 +171,13 @@ pub fn kind_from_url(url: &Url) -> Option<Kind> {
     let last = segments.last().copied().unwrap_or("");
     let file = last.strip_suffix(".gz").unwrap_or(last);
 
-    if file.contains("sitemap")
-        && (file.ends_with(".xml") || file.ends_with(".txt") || !file.contains('.'))
-        && !file.ends_with(".html")
-    {
-        // `/sitemap` alone is often an HTML page of links; `/sitemap.xml`, `sitemap_index.xml`,
-        // `post-sitemap2.xml`, `wp-sitemap-posts-post-1.xml`, `sitemap.txt` are listings.
-        if file.contains('.') || segments.len() > 1 && segments[segments.len() - 2] == "sitemaps" {
-            return Some(Kind::Sitemap);
-        }
+    // `sitemap.xml`, `sitemap_index.xml`, `post-sitemap2.xml`, `sitemap.txt`, `.xml.gz`;
+    // a bare `/sitemap` is usually an HTML page of links, so it is left to the sniff.
+    let parent = segments.len().checked_sub(2).map_or("", |i| segments[i]);
+    if file.contains("sitemap") && (file.ends_with(".xml") || file.ends_with(".txt")) {
+        return Some(Kind::Sitemap);
     }
-    if segments.len() > 1
-        && matches!(segments[segments.len() - 2], "sitemap" | "sitemaps")
-        && file.ends_with(".xml")
-    {
+    if matches!(parent, "sitemap" | "sitemaps") && file.ends_with(".xml") {
         return Some(Kind::Sitemap);
     }
     if last.ends_with(".xml.gz") {
@@ -216,10 +209,10 @@ pub fn kind_from_url(url: &Url) -> Option<Kind> {
         return Some(Kind::Feed);
     }
     // WordPress: `/feed/atom/`, `/feed/rss2/`; Blogger: `/feeds/posts/default`.
-    if segments.len() > 1 && matches!(segments[segments.len() - 2], "feed" | "feeds") {
-        if matches!(last, "atom" | "rss" | "rss2" | "rdf" | "default" | "json") {
-            return Some(Kind::Feed);
-        }
+    if matches!(parent, "feed" | "feeds")
+        && matches!(last, "atom" | "rss" | "rss2" | "rdf" | "default" | "json")
+    {
+        return Some(Kind::Feed);
     }
     if path.starts_with("/feeds/posts/") {
         return Some(Kind::Feed);
@@ -279,4 +272,151 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::url;
+
+    #[test]
+    fn urls_table() {
+        let table = [
+            ("https://ex.com/sitemap.xml", Some(Kind::Sitemap)),
+            ("https://ex.com/sitemap_index.xml", Some(Kind::Sitemap)),
+            ("https://ex.com/post-sitemap2.xml", Some(Kind::Sitemap)),
+            (
+                "https://ex.com/wp-sitemap-posts-post-1.xml",
+                Some(Kind::Sitemap),
+            ),
+            ("https://ex.com/news-sitemap.xml.gz", Some(Kind::Sitemap)),
+            ("https://ex.com/sitemap.txt", Some(Kind::Sitemap)),
+            ("https://ex.com/sitemaps/2024-11.xml", Some(Kind::Sitemap)),
+            ("https://ex.com/archive/2024.xml.gz", Some(Kind::Sitemap)),
+            ("https://ex.com/sitemap", None),
+            ("https://ex.com/sitemap.html", None),
+            ("https://ex.com/feed", Some(Kind::Feed)),
+            ("https://ex.com/feed/", Some(Kind::Feed)),
+            ("https://ex.com/category/ai/feed/", Some(Kind::Feed)),
+            ("https://ex.com/feed/atom/", Some(Kind::Feed)),
+            ("https://ex.com/rss.xml", Some(Kind::Feed)),
+            ("https://ex.com/index.xml", Some(Kind::Feed)),
+            ("https://ex.com/blog/atom.xml", Some(Kind::Feed)),
+            ("https://ex.com/feed.json", Some(Kind::Feed)),
+            ("https://ex.com/news.rss", Some(Kind::Feed)),
+            ("https://ex.com/feeds/posts/default", Some(Kind::Feed)),
+            ("https://ex.com/blog-rss.xml", Some(Kind::Feed)),
+            ("https://ex.com/?feed=rss2", Some(Kind::Feed)),
+            ("https://feeds.ex.com/ex/tech", Some(Kind::Feed)),
+            ("https://ex.com/2024/05/rss-is-not-dead", None),
+            ("https://ex.com/2024/05/why-feeds-matter.html", None),
+            ("https://ex.com/news/sitemaps-explained", None),
+            ("https://ex.com/", None),
+            ("https://ex.com/data.xml", None),
+        ];
+        for (u, want) in table {
+            assert_eq!(kind_from_url(&url::parse(u).unwrap()), want, "{u}");
+        }
+    }
+
+    #[test]
+    fn sniff_table() {
+        let page = url::parse("https://ex.com/page").unwrap();
+        let sitemap_url = url::parse("https://ex.com/sitemap.txt").unwrap();
+        let feed_url = url::parse("https://ex.com/feed/").unwrap();
+        let rss = b"<?xml version=\"1.0\"?>\n<!-- hi --><?xml-stylesheet href=\"s.xsl\"?><rss version=\"2.0\">";
+        type Row<'a> = (&'a Url, Option<&'a str>, &'a [u8], Option<Kind>);
+        let table: Vec<Row> = vec![
+            (&page, Some("text/html"), rss, Some(Kind::Feed)),
+            (&page, None, b"<urlset xmlns='x'>", Some(Kind::Sitemap)),
+            (
+                &page,
+                None,
+                b"\xef\xbb\xbf<sitemapindex>",
+                Some(Kind::Sitemap),
+            ),
+            (
+                &page,
+                None,
+                b"<!DOCTYPE x [<!ENTITY a 'b'>]><feed xmlns='http://www.w3.org/2005/Atom'>",
+                Some(Kind::Feed),
+            ),
+            (&page, None, b"<rdf:RDF xmlns:rdf='r'>", Some(Kind::Feed)),
+            (
+                &page,
+                None,
+                b"{\"version\": \"https://jsonfeed.org/version/1\", \"items\": []}",
+                Some(Kind::Feed),
+            ),
+            (&page, Some("application/json"), b"{\"a\": 1}", None),
+            (
+                &feed_url,
+                Some("application/rss+xml"),
+                b"<!doctype html><html>",
+                None,
+            ),
+            (
+                &feed_url,
+                Some("application/rss+xml"),
+                b"",
+                Some(Kind::Feed),
+            ),
+            (
+                &page,
+                Some("application/atom+xml; charset=utf-8"),
+                b"",
+                Some(Kind::Feed),
+            ),
+            (
+                &sitemap_url,
+                Some("text/plain"),
+                b"https://ex.com/a\n",
+                Some(Kind::Sitemap),
+            ),
+            (&page, Some("text/plain"), b"https://ex.com/a\n", None),
+            (&page, Some("application/xml"), b"<svg/>", None),
+            (&feed_url, Some("image/png"), b"\x89PNG\r\n\x1a\n\0\0", None),
+        ];
+        for (u, ct, body, want) in table {
+            assert_eq!(
+                sniff(u, ct, body),
+                want,
+                "{u} {ct:?} {:?}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn gzip_is_sniffed_inside() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"<urlset><url><loc>https://ex.com/a</loc></url></urlset>")
+            .unwrap();
+        let gz = enc.finish().unwrap();
+        let u = url::parse("https://ex.com/x").unwrap();
+        assert_eq!(
+            sniff(&u, Some("application/octet-stream"), &gz),
+            Some(Kind::Sitemap)
+        );
+    }
+
+    #[test]
+    fn natural_order() {
+        let mut names = vec![
+            "s-10.xml",
+            "s-9.xml",
+            "s-010.xml",
+            "s-2024-11.xml",
+            "s-2024-2.xml",
+            "a",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            [
+                "a",
+                "s-9.xml",
+                "s-10.xml",
+                "s-010.xml",
+                "s-2024-2.xml",
+                "s-2024-11.xml"
+            ]
+        );
+    }
 }

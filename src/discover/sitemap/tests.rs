@@ -13,8 +13,11 @@ fn limits() -> Limits {
     }
 }
 
-/// (urls, sitemaps) as strings, with dates in RFC 3339.
-fn read(xml: &str) -> (Vec<(String, Option<String>)>, Vec<(String, Option<String>)>) {
+/// URL and RFC 3339 date of each entry.
+type Strings = Vec<(String, Option<String>)>;
+
+/// (urls, sitemaps) as strings.
+fn read(xml: &str) -> (Strings, Strings) {
     let parsed = read_xml(xml.as_bytes(), &base(), &limits()).unwrap();
     assert_eq!(parsed.partial, None, "{}", short(xml));
     let Listing::Sitemap { urls, sitemaps } = parsed.listing else {

@@ -6,6 +6,13 @@
 //! a superset. An entry's URL is its `rel="alternate"` link, else its first link
 //! without a `rel`, else any link but `self`/`enclosure`/`edit`..., else an
 //! http(s) `guid`; its date is `published`, else `updated`.
+//!
+//! When `feed-rs` rejects an XML document (a bare `&`, mismatched tags, bytes
+//! that are not in the declared encoding, a truncated body), the [`lenient`]
+//! reader takes over and returns what it can read, with `partial` set when the
+//! document broke off.
+
+mod lenient;
 
 use std::borrow::Cow;
 
@@ -27,12 +34,24 @@ pub(super) fn read(body: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, D
         .base_uri(Some(base.as_str()))
         .sanitize_content(false)
         .build();
-    let feed = parser
-        .parse(bytes.as_ref())
-        .map_err(|e| DiscoverError::Malformed {
-            what: "feed",
-            reason: e.to_string(),
-        })?;
+    let feed = match parser.parse(bytes.as_ref()) {
+        Ok(feed) => feed,
+        Err(e) => {
+            let strict = DiscoverError::Malformed {
+                what: "feed",
+                reason: e.to_string(),
+            };
+            let is_xml =
+                bytes.trim_ascii_start().starts_with(b"<") || decode::detect_encoding(&bytes).1 > 0;
+            if !is_xml {
+                return Err(strict);
+            }
+            return match lenient::read(&bytes, base, limits) {
+                Ok(parsed) if !parsed.listing.is_empty() => Ok(parsed),
+                _ => Err(strict),
+            };
+        }
+    };
     let mut entries = Vec::new();
     let mut cut = 0;
     for entry in &feed.entries {
@@ -63,7 +82,17 @@ fn listed(entry: &Entry, base: &Url) -> Option<Listed> {
     let title = entry
         .title
         .as_ref()
-        .map(|t| t.content.trim().to_string())
+        .map(|t| {
+            let text = t.content.trim();
+            // An HTML-typed title keeps its escapes in feed-rs: undo the common ones.
+            if t.content_type.subty() == "html" {
+                quick_xml::escape::unescape(text)
+                    .map(|u| u.into_owned())
+                    .unwrap_or_else(|_| text.to_string())
+            } else {
+                text.to_string()
+            }
+        })
         .filter(|t| !t.is_empty());
     Some(Listed {
         url,
@@ -176,6 +205,94 @@ mod tests {
                 ),
                 None => assert_eq!(got, None, "{input}"),
             }
+        }
+    }
+
+    fn read_str(body: &[u8]) -> Result<Parsed, DiscoverError> {
+        let base = url::parse("https://ex.com/feed").unwrap();
+        read(body, &base, &Limits::default())
+    }
+
+    /// Documents feed-rs rejects, read by the lenient reader: (body, urls, titles, partial?).
+    #[test]
+    fn lenient_fallback_table() {
+        type Row<'a> = (&'a [u8], &'a [&'a str], &'a [&'a str], bool);
+        let table: [Row; 6] = [
+            (
+                b"<rss version=\"2.0\"><channel><item><title>AT&T rocks</title><link>https://ex.com/a?x=1&y=2</link></item></channel></rss>",
+                &["https://ex.com/a?x=1&y=2"],
+                &["AT&T rocks"],
+                false,
+            ),
+            (
+                b"<rss version=\"2.0\"><channel><item><title>x</titel><link>https://ex.com/a</link></item></channel></rss>",
+                &["https://ex.com/a"],
+                &["x"],
+                false,
+            ),
+            (
+                b"<rss version=\"2.0\"><channel><item><title>caf\xe9 &nbsp;ok</title><link>/a</link><pubDate>Mon, 04 Mar 2024 10:00:00 +0100</pubDate></item>\n<item><title>cut",
+                &["https://ex.com/a"],
+                &["caf\u{fffd}  ok"],
+                true,
+            ),
+            (
+                b"<feed xmlns='http://www.w3.org/2005/Atom'><entry><title>A&B</title><link rel='self' href='/api/1'/><link rel='alternate' href='/post-1'/><id>tag:x</id></entry>\
+                  <entry><title>B</title><id>https://ex.com/post-2</id></entry></feed>",
+                &["https://ex.com/post-1", "https://ex.com/post-2"],
+                &["A&B", "B"],
+                false,
+            ),
+            (
+                b"<rdf:RDF xmlns:rdf='r' xmlns='http://purl.org/rss/1.0/'><item><title>R&D</title><link>https://ex.com/r</link></item></rdf:RDF>",
+                &["https://ex.com/r"],
+                &["R&D"],
+                false,
+            ),
+            (
+                b"<rss><channel><item><link>https://ex.com/v</link><guid>https://ex.com/g</guid><title>No & version</title></item></channel></rss>",
+                &["https://ex.com/v"],
+                &["No & version"],
+                false,
+            ),
+        ];
+        for (body, urls, titles, partial) in table {
+            let parsed =
+                read_str(body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)));
+            let Listing::Feed(list) = &parsed.listing else {
+                panic!("not a feed")
+            };
+            let got: Vec<&str> = list.iter().map(|l| l.url.as_str()).collect();
+            assert_eq!(got, urls, "{}", String::from_utf8_lossy(body));
+            let got: Vec<&str> = list.iter().filter_map(|l| l.title.as_deref()).collect();
+            assert_eq!(got, titles, "{}", String::from_utf8_lossy(body));
+            assert_eq!(
+                parsed.partial.is_some(),
+                partial,
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        // A dated entry keeps its date through the fallback.
+        let parsed = read_str(table[2].0).unwrap();
+        let Listing::Feed(list) = parsed.listing else {
+            panic!()
+        };
+        assert_eq!(
+            list[0].lastmod.unwrap().to_rfc3339(),
+            "2024-03-04T10:00:00+01:00"
+        );
+    }
+
+    #[test]
+    fn hopeless_feeds_are_errors() {
+        let table: [&[u8]; 3] = [
+            b"<rss version=\"2.0\"><channel><item><title>x &",
+            b"<html><body>&amp;</body></html>",
+            b"{\"version\": \"https://jsonfeed.org/version/1\", \"items\": [",
+        ];
+        for body in table {
+            assert!(read_str(body).is_err(), "{}", String::from_utf8_lossy(body));
         }
     }
 }

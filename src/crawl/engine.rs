@@ -16,14 +16,14 @@ use super::events::EventLog;
 use super::hosts::HostStats;
 use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
-use crate::discover::{Listed, Listing};
+use crate::discover::{self, Listed, Listing, Parsed};
 use crate::extract::Page;
 use crate::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome};
 use crate::net::FetchError;
 use crate::record::Article;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
-use crate::store::state::{IdCounter, Validators};
+use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
 use crate::url::{self, Url};
 
 /// Why a run stopped (the `stopped_by` of the last event).
@@ -71,6 +71,8 @@ pub struct Engine {
     pub state_dir: std::path::PathBuf,
     /// Listing entries older than this are skipped; links on older pages not followed.
     pub cutoff: Option<DateTime<Utc>>,
+    /// The previous run's summary.
+    pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
     pub today: NaiveDate,
     pub day: u32,
@@ -103,16 +105,11 @@ impl Engine {
             if self.this_run.contains(&hash) {
                 return false;
             }
-            if let Some(seen) = self.seen.get(hash) {
-                if seen.flags & flag::HIT != 0 || seen.flags & flag::ALIAS != 0 {
-                    tracing::trace!(%url, "already stored; not queued");
-                    return false;
-                }
-                let revisit = self.config.crawl.revisit_after_days;
-                if seen.flags & flag::MISS != 0 && self.day < seen.day.saturating_add(revisit) {
-                    tracing::trace!(%url, "fetched recently; not queued before revisit_after_days");
-                    return false;
-                }
+            if let Some(seen) = self.seen.get(hash)
+                && !seen.due(self.day, self.config.crawl.revisit_after_days)
+            {
+                tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
+                return false;
             }
         }
         let host = url::host_key(url);
@@ -129,7 +126,8 @@ impl Engine {
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {
             if let Some(u) = url::parse(&entry.url) {
-                self.log.emit("seed", json!({"url": u.as_str(), "kind": entry.kind}));
+                self.log
+                    .emit("seed", json!({"url": u.as_str(), "kind": entry.kind}));
                 self.enqueue(&u, entry);
             }
         }
@@ -210,12 +208,18 @@ impl Engine {
         stop: Stop,
         abort: bool,
     ) -> Stop {
-        tracing::info!(stopped_by = stop.as_str(), in_flight = tasks.len(), "stopping");
+        tracing::info!(
+            stopped_by = stop.as_str(),
+            in_flight = tasks.len(),
+            "stopping"
+        );
         if abort {
             tasks.abort_all();
         }
         let grace = match stop {
-            Stop::Interrupted => self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0,
+            Stop::Interrupted => {
+                self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
+            }
             _ => self.config.crawl.stop_grace.0,
         };
         let until = tokio::time::Instant::now() + grace;
@@ -251,7 +255,13 @@ impl Engine {
             None => (None, None),
         };
         tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, "dispatch");
-        let job = Job { host, url: u, entry, etag, last_modified };
+        let job = Job {
+            host,
+            url: u,
+            entry,
+            etag,
+            last_modified,
+        };
         tasks.spawn(worker::work(self.ctx.clone(), job));
     }
 
@@ -259,11 +269,19 @@ impl Engine {
     pub fn maybe_flush(&mut self) {
         if self.shard.due() {
             self.flush();
+        } else {
+            self.log.flush();
         }
     }
 
     /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
     pub fn flush(&mut self) {
+        // next_id goes to disk before the ids it covers do: after a crash
+        // between the two, ids are skipped, never reused.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id");
+            return;
+        }
         match self.shard.flush() {
             Ok(_) => self.mark_hits(),
             Err(e) => tracing::error!(error = %e, "shard flush failed"),
@@ -276,12 +294,22 @@ impl Engine {
 
     fn mark_hits(&mut self) {
         for hash in std::mem::take(&mut self.pending_hits) {
-            self.seen.record(hash, Seen { day: self.day, flags: flag::HIT });
+            self.seen.record(
+                hash,
+                Seen {
+                    day: self.day,
+                    flags: flag::HIT,
+                },
+            );
         }
     }
 
     fn handle(&mut self, done: Done) {
-        let Done { job, robots, result } = done;
+        let Done {
+            job,
+            robots,
+            result,
+        } = done;
         let now = self.now();
         let host = job.host.clone();
         if let Some(r) = robots
@@ -292,7 +320,8 @@ impl Engine {
         match result {
             Err(e) => self.failed(&job, e, now),
             Ok((meta, body)) => {
-                self.frontier.sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                self.frontier
+                    .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 self.fetched += 1;
                 let hs = self.host(&host);
                 hs.fetched += 1;
@@ -311,7 +340,14 @@ impl Engine {
                 if meta.etag.is_some() || meta.last_modified.is_some() {
                     let keep = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
                     if keep {
-                        self.validators.set(job.url.as_str(), meta.etag.clone(), meta.last_modified.clone());
+                        self.validators.set(
+                            job.url.as_str(),
+                            Validator {
+                                etag: meta.etag.clone(),
+                                last_modified: meta.last_modified.clone(),
+                                day: self.day,
+                            },
+                        );
                     }
                 }
                 let outcome = self.body(&job, &meta, body);
@@ -323,7 +359,11 @@ impl Engine {
     fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
         let class = e.class();
         let host = job.host.clone();
-        *self.host(&host).errors.entry(class.to_string()).or_default() += 1;
+        *self
+            .host(&host)
+            .errors
+            .entry(class.to_string())
+            .or_default() += 1;
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
@@ -340,14 +380,18 @@ impl Engine {
             FetchError::Rested => {
                 let dropped = self.frontier.drop_host(&host);
                 self.frontier.finished(&host, Outcome::Error, now);
-                self.log.emit("host_rested", json!({"host": host, "dropped": dropped}));
+                self.log
+                    .emit("host_rested", json!({"host": host, "dropped": dropped}));
             }
             _ => {
                 self.errors += 1;
                 self.frontier.finished(&host, Outcome::Error, now);
             }
         }
-        self.log.emit("error", json!({"url": job.url.as_str(), "class": class, "error": e.to_string()}));
+        self.log.emit(
+            "error",
+            json!({"url": job.url.as_str(), "class": class, "error": e.to_string()}),
+        );
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
@@ -368,7 +412,13 @@ impl Engine {
         }
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
-                let entry = Entry { url: sm.to_string(), kind: Kind::Sitemap, origin: Origin::Seed, depth: 0, lastmod: None };
+                let entry = Entry {
+                    url: sm.to_string(),
+                    kind: Kind::Sitemap,
+                    origin: Origin::Seed,
+                    depth: 0,
+                    lastmod: None,
+                };
                 if !self.seeds.iter().any(|s| s.url == entry.url) {
                     self.seeds.push(entry.clone());
                 }
@@ -386,16 +436,36 @@ impl Engine {
             Body::NotModified => {
                 tracing::debug!(url = %job.url, "304 not modified: nothing new");
                 self.host(&job.host).not_modified += 1;
-                self.seen.record(req_hash, Seen { day, flags: flag::MISS });
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
                 Outcome::Miss
             }
             Body::Status(code) => {
-                *self.host(&job.host).errors.entry(status_class(code).into()).or_default() += 1;
-                self.seen.record(req_hash, Seen { day, flags: flag::MISS });
+                *self
+                    .host(&job.host)
+                    .errors
+                    .entry(status_class(code).into())
+                    .or_default() += 1;
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
                 if code == 429 || code == 503 {
                     return Outcome::Error;
                 }
-                if code >= 500 { Outcome::Error } else { Outcome::Miss }
+                if code >= 500 {
+                    Outcome::Error
+                } else {
+                    Outcome::Miss
+                }
             }
             Body::BadListing(reason) => {
                 self.host(&job.host).bad_listings += 1;
@@ -404,7 +474,13 @@ impl Engine {
                 Outcome::Miss
             }
             Body::Listing(listing) => {
-                self.seen.record(req_hash, Seen { day, flags: flag::MISS });
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
                 self.listing(job, meta, listing);
                 Outcome::Miss
             }
@@ -422,17 +498,29 @@ impl Engine {
         }
     }
 
-    fn listing(&mut self, job: &Job, meta: &Meta, listing: Listing) {
-        let (pages, children): (Vec<Listed>, Vec<Listed>) = match listing {
+    fn listing(&mut self, job: &Job, meta: &Meta, parsed: Parsed) {
+        if parsed.cut > 0 || parsed.partial.is_some() {
+            let reason = parsed.partial.as_ref().map(|e| e.to_string());
+            tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
+            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
+        }
+        let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
-            Listing::Sitemap { urls, sitemaps } => (urls, sitemaps),
+            // An index's children: the undated, the recent and the newest few, not the whole archive.
+            Listing::Sitemap { urls, sitemaps } => (
+                urls,
+                discover::select_children(&sitemaps, self.cutoff, 3, 200),
+            ),
         };
         let total = pages.len() + children.len();
         let mut queued = 0;
         let mut too_old = 0;
         for (kind, list) in [(Kind::Page, pages), (Kind::Sitemap, children)] {
             for item in list {
-                if let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
+                // Child sitemaps were chosen by `select_children`, which keeps a few
+                // stale-dated newest ones on purpose; the cut-off applies to pages.
+                if kind == Kind::Page
+                    && let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
                     && lm.with_timezone(&Utc) < cut
                 {
                     too_old += 1;
@@ -469,12 +557,20 @@ impl Engine {
             return false;
         }
         let host = u.host_str().unwrap_or("");
-        if self.config.crawl.deny_hosts.iter().any(|d| url::host_matches(host, d)) {
+        if self
+            .config
+            .crawl
+            .deny_hosts
+            .iter()
+            .any(|d| url::host_matches(host, d))
+        {
             return false;
         }
         let key = url::host_key(u);
         let cap = self.config.crawl.host_page_cap;
-        self.hosts.get(&key).is_none_or(|h| cap == 0 || h.discovered < cap)
+        self.hosts
+            .get(&key)
+            .is_none_or(|h| cap == 0 || h.discovered < cap)
     }
 
     /// Decide about a page; returns whether it was stored.
@@ -495,21 +591,36 @@ impl Engine {
         if too_old {
             tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
         } else if job.entry.depth < self.config.crawl.max_depth {
-            let nofollow = page.robots_meta.iter().any(|d| d == "nofollow" || d == "none");
+            let nofollow = page
+                .robots_meta
+                .iter()
+                .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
                 for link in page.links.iter().chain(page.feeds.iter()) {
                     if !self.in_scope(link, relevant) {
                         continue;
                     }
                     let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
-                    let origin = if relevant { Origin::Relevant } else { Origin::Other };
-                    let entry = Entry { url: link.to_string(), kind, origin, depth: job.entry.depth + 1, lastmod: None };
+                    let origin = if relevant {
+                        Origin::Relevant
+                    } else {
+                        Origin::Other
+                    };
+                    let entry = Entry {
+                        url: link.to_string(),
+                        kind,
+                        origin,
+                        depth: job.entry.depth + 1,
+                        lastmod: None,
+                    };
                     self.enqueue(link, entry);
                 }
             }
         }
         // Then the storing decision.
-        let reason = if job.entry.kind != Kind::Page || crate::discover::kind_from_url(&meta.url).is_some() {
+        let reason = if job.entry.kind != Kind::Page
+            || crate::discover::kind_from_url(&meta.url).is_some()
+        {
             Some("feed or sitemap URL")
         } else if !page.is_article {
             Some("not an article")
@@ -524,23 +635,37 @@ impl Engine {
         };
         if let Some(reason) = reason {
             tracing::debug!(url = %meta.url, reason, "not stored");
-            self.log.emit("rejected", json!({"url": meta.url.as_str(), "reason": reason}));
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": reason}),
+            );
             return false;
         }
         self.store(job, meta, page)
     }
 
     fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
-        let stored = |h: u64| self.seen.get(h).is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0);
+        let stored = |h: u64| {
+            self.seen
+                .get(h)
+                .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
+        };
         stored(url::seen_hash(&meta.url))
-            || page.canonical_url.as_ref().is_some_and(|c| stored(url::seen_hash(c)))
+            || page
+                .canonical_url
+                .as_ref()
+                .is_some_and(|c| stored(url::seen_hash(c)))
     }
 
     fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.ids.next();
+        let id = self.ids.next_id();
         let date = page.date.map(|d| d.format("%Y-%m-%d").to_string());
         let year = page.date.map(|d| chrono::Datelike::year(&d));
-        let canonical = page.canonical_url.as_ref().filter(|c| **c != meta.url).map(|c| c.to_string());
+        let canonical = page
+            .canonical_url
+            .as_ref()
+            .filter(|c| **c != meta.url)
+            .map(|c| c.to_string());
         let article = Article {
             id,
             url: meta.url.to_string(),

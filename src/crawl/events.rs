@@ -23,17 +23,26 @@ impl EventLog {
     /// Start `path` afresh.
     pub fn create(path: &Path) -> EventLog {
         match File::create(path) {
-            Ok(f) => EventLog { out: Some(BufWriter::new(f)), failed: false },
+            Ok(f) => EventLog {
+                out: Some(BufWriter::new(f)),
+                failed: false,
+            },
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "cannot write the event log");
-                EventLog { out: None, failed: true }
+                EventLog {
+                    out: None,
+                    failed: true,
+                }
             }
         }
     }
 
     /// A log that writes nowhere (check-url, tests).
     pub fn none() -> EventLog {
-        EventLog { out: None, failed: false }
+        EventLog {
+            out: None,
+            failed: false,
+        }
     }
 
     /// Write one event: `{"v":1,"t":"...","event":kind, ...fields}`.
@@ -43,14 +52,20 @@ impl EventLog {
         obj.insert("v".into(), json!(SCHEMA));
         obj.insert(
             "t".into(),
-            json!(chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()),
+            json!(
+                chrono::Utc::now()
+                    .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+                    .to_string()
+            ),
         );
         obj.insert("event".into(), json!(kind));
         if let Value::Object(f) = fields {
             obj.extend(f);
         }
         let line = Value::Object(obj);
-        let res = serde_json::to_writer(&mut *out, &line).map_err(std::io::Error::from).and_then(|_| out.write_all(b"\n"));
+        let res = serde_json::to_writer(&mut *out, &line)
+            .map_err(std::io::Error::from)
+            .and_then(|_| out.write_all(b"\n"));
         if let Err(e) = res
             && !self.failed
         {

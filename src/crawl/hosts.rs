@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::state::HostCounters;
+
 /// One host's funnel.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostStats {
@@ -32,6 +34,31 @@ pub struct HostStats {
     pub wait_ms: u64,
 }
 
+impl HostStats {
+    /// The form `last_run.json` keeps.
+    pub fn counters(&self) -> HostCounters {
+        let mut c = HostCounters {
+            discovered: self.discovered,
+            fetched: self.fetched,
+            articles: self.articles,
+            relevant: self.relevant,
+            errors: self.errors.clone(),
+            bytes: self.bytes,
+            politeness_wait_ms: self.wait_ms,
+            extra: BTreeMap::new(),
+        };
+        for (k, v) in [
+            ("disallowed", self.disallowed),
+            ("stored", self.stored),
+            ("not_modified", self.not_modified),
+            ("bad_listings", self.bad_listings),
+        ] {
+            c.extra.insert(k.into(), serde_json::json!(v));
+        }
+        c
+    }
+}
+
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostStats>) -> String {
     let mut out = String::from(
@@ -42,7 +69,11 @@ pub fn markdown(hosts: &BTreeMap<String, HostStats>) -> String {
         let errors = if h.errors.is_empty() {
             "-".to_string()
         } else {
-            h.errors.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join(", ")
+            h.errors
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         out.push_str(&format!(
             "| {host} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} |\n",
@@ -67,13 +98,21 @@ mod tests {
     #[test]
     fn markdown_table_lists_every_host_and_error_class() {
         let mut hosts = BTreeMap::new();
-        let mut a = HostStats { fetched: 3, stored: 1, bytes: 2_000_000, ..Default::default() };
+        let mut a = HostStats {
+            fetched: 3,
+            stored: 1,
+            bytes: 2_000_000,
+            ..Default::default()
+        };
         a.errors.insert("timeout".into(), 2);
         hosts.insert("a.test".to_string(), a);
         hosts.insert("b.test".to_string(), HostStats::default());
         let md = markdown(&hosts);
         assert_eq!(md.lines().count(), 4);
-        assert!(md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | timeout: 2 | 2.00 | 0.0 |"), "{md}");
+        assert!(
+            md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | timeout: 2 | 2.00 | 0.0 |"),
+            "{md}"
+        );
         assert!(md.contains("| b.test |"));
     }
 }

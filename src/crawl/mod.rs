@@ -27,7 +27,7 @@ use crate::frontier::{Entry, Frontier, Kind, Origin, Params};
 use crate::net::Net;
 use crate::relevance::Rule;
 use crate::store::DataDir;
-use crate::store::seen::{Seen, SeenSet, flag};
+use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
 use crate::store::state::{self, IdCounter, RunSummary, Validators};
 use crate::url::{self, SourceScope};
@@ -56,22 +56,24 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
     let started_at = Utc::now();
     let run_id = state::new_run_id(started_at);
-    let last = state::load_last_run(&data.state)?;
+    let last = RunSummary::load(&data.state)?;
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
     let mut seen = SeenSet::load(&data.state)?;
-    let mut ids = IdCounter::load(&data.state, config.crawl.first_id)?;
+    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, &run_id)?;
     recover_unfinished(&data, last.as_ref(), &mut seen, &mut ids, &run_id)?;
-    let validators = Validators::load(&data.state)?;
+    let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
     let mut log = EventLog::create(&data.state.join("crawl.log"));
 
-    let net = Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
+    let net =
+        Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
-        let u = url::parse(s).with_context(|| format!("--seed {s}: expected an absolute http(s) URL"))?;
+        let u = url::parse(s)
+            .with_context(|| format!("--seed {s}: expected an absolute http(s) URL"))?;
         scope.add(u.host_str().unwrap_or(""), None);
         extra.push(u.to_string());
     }
@@ -84,7 +86,10 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
         today,
-        limits: Limits { max_urls: 50_000, max_decoded_bytes: config.crawl.max_body_bytes * 4 },
+        limits: Limits {
+            max_urls: 50_000,
+            max_decoded_bytes: config.crawl.max_body_bytes * 4,
+        },
     });
     let c = &config.crawl;
     let frontier = Frontier::new(Params {
@@ -106,7 +111,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, "crawl starting");
 
     let mut engine = Engine {
-        day: state::day_number(today),
+        day: day_stamp(started_at),
         config: config.clone(),
         ctx,
         frontier,
@@ -118,6 +123,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         run_id: run_id.clone(),
         state_dir: data.state.clone(),
         cutoff,
+        last: last.clone(),
         seeds,
         today,
         started: Instant::now(),
@@ -133,14 +139,19 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     // feed and sitemap entries it listed but could not fetch (so the
     // `--min-lastmod auto` watermark can move on without losing them).
     let leftover = state::load_frontier(&data.state)?;
+    if leftover.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = leftover.bad_lines,
+            "frontier.jsonl: unreadable lines skipped"
+        );
+    }
     let mut carried = 0;
-    for entry in leftover {
-        if opts.resume || entry.origin == Origin::Listed {
-            if let Some(u) = url::parse(&entry.url)
-                && engine.enqueue(&u, entry)
-            {
-                carried += 1;
-            }
+    for entry in leftover.entries {
+        if (opts.resume || entry.origin == Origin::Listed)
+            && let Some(u) = url::parse(&entry.url)
+            && engine.enqueue(&u, entry)
+        {
+            carried += 1;
         }
     }
     if carried > 0 {
@@ -164,34 +175,53 @@ async fn finish(
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
     let shard_path = engine.shard.path().to_path_buf();
-    let kept = engine.shard.finish().with_context(|| format!("closing {}", shard_path.display()))?;
+    let kept = engine
+        .shard
+        .finish()
+        .with_context(|| format!("closing {}", shard_path.display()))?;
     engine.seen.flush(&data.state, run_id)?;
     let queue = engine.frontier.drain();
     state::save_frontier(&data.state, &queue)?;
-    engine.ids.save(&data.state)?;
+    engine.ids.save()?;
     engine.validators.save(&data.state)?;
-    let hosts: BTreeMap<_, _> = engine.hosts.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let finished_at = Utc::now();
-    let summary = RunSummary {
-        run_id: run_id.to_string(),
-        started_at: crate::date::format_utc(started_at),
-        finished_at: crate::date::format_utc(finished_at),
-        stopped_by: stop.as_str().to_string(),
-        interrupted: stop == Stop::Interrupted,
-        pages_fetched: engine.ctx.net.requests(),
-        articles_stored: engine.stored,
-        queue_left: queue.len() as u64,
-        shard: kept.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()),
-        last_success_started_at: Some(crate::date::format_utc(started_at)),
-        hosts: serde_json::to_value(&hosts)?,
-    };
-    state::save_last_run(&data.state, &summary)?;
+    let hosts: BTreeMap<_, _> = engine
+        .hosts
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut summary = RunSummary::new(run_id, started_at);
+    summary.finished_at = Some(Utc::now());
+    summary.stopped_by = stop.as_str().to_string();
+    summary.interrupted = stop == Stop::Interrupted;
+    summary.pages_fetched = engine.ctx.net.requests();
+    summary.articles_stored = engine.stored;
+    summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
+    // The queue left over is saved and carried into the next run, so the
+    // watermark may move on unless the run was cut short by a signal.
+    summary.set_watermark(engine.last.as_ref(), stop != Stop::Interrupted);
+    summary.hosts = hosts
+        .iter()
+        .map(|(k, v)| (k.clone(), v.counters()))
+        .collect();
+    let shard_name = kept
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    summary
+        .extra
+        .insert("queue_left".into(), json!(queue.len()));
+    summary.extra.insert("shard".into(), json!(shard_name));
+    summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
         && !path.is_empty()
     {
         use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(&path) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+        {
             let _ = writeln!(
                 f,
                 "### scraper crawl {run_id}\n\nStopped by **{}**: {} requests, {} articles stored.\n\n{table}",
@@ -206,7 +236,7 @@ async fn finish(
         json!({"run_id": run_id, "stopped_by": stop.as_str(), "requests": summary.pages_fetched,
                "fetched": engine.fetched, "stored": engine.stored, "errors": engine.errors,
                "queue_left": queue.len(), "elapsed_s": engine.started.elapsed().as_secs_f64(),
-               "shard": summary.shard}),
+               "shard": shard_name}),
     );
     engine.log.flush();
     eprintln!("{table}");
@@ -232,13 +262,14 @@ fn resolve_cutoff(
     last: Option<&RunSummary>,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<DateTime<Utc>>> {
-    let Some(text) = config.crawl.min_lastmod.as_deref() else { return Ok(None) };
+    let Some(text) = config.crawl.min_lastmod.as_deref() else {
+        return Ok(None);
+    };
     if text.trim() == "auto" {
-        let start = last
-            .and_then(|l| l.last_success_started_at.as_deref())
-            .and_then(crate::date::parse_datetime)
-            .map(|d| d.with_timezone(&Utc));
-        return Ok(start.map(|s| s - chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default()));
+        let start = last.and_then(|l| l.last_success_started_at);
+        return Ok(start.map(|s| {
+            s - chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default()
+        }));
     }
     crate::date::parse_cutoff(text, now).map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
 }
@@ -248,7 +279,11 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
     let mut urls: Vec<String> = Vec::new();
     for s in &config.sources {
         if s.seeds.is_empty() {
-            urls.push(format!("https://{}{}", s.host, s.path.as_deref().unwrap_or("/")));
+            urls.push(format!(
+                "https://{}{}",
+                s.host,
+                s.path.as_deref().unwrap_or("/")
+            ));
         } else {
             urls.extend(s.seeds.iter().cloned());
         }
@@ -257,12 +292,20 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
     urls.extend(extra.iter().cloned());
     let mut out: Vec<Entry> = Vec::new();
     for u in urls {
-        let Some(parsed) = url::parse(&u) else { continue };
+        let Some(parsed) = url::parse(&u) else {
+            continue;
+        };
         if out.iter().any(|e| e.url == parsed.as_str()) {
             continue;
         }
         let kind = discover::kind_from_url(&parsed).unwrap_or(Kind::Page);
-        out.push(Entry { url: parsed.to_string(), kind, origin: Origin::Seed, depth: 0, lastmod: None });
+        out.push(Entry {
+            url: parsed.to_string(),
+            kind,
+            origin: Origin::Seed,
+            depth: 0,
+            lastmod: None,
+        });
     }
     out
 }
@@ -287,7 +330,7 @@ fn recover_unfinished(
         }
         let mut max_id = None;
         let mut urls = 0u64;
-        let day = state::day_number(Utc::now().date_naive());
+        let day = day_stamp(Utc::now());
         let scan = shard::read_lines(&path, |line| {
             #[derive(serde::Deserialize)]
             struct Min {
@@ -300,14 +343,20 @@ fn recover_unfinished(
                 max_id = max_id.max(Some(m.id));
                 for u in std::iter::once(m.url).chain(m.canonical_url) {
                     if let Some(u) = url::parse(&u) {
-                        seen.record(url::seen_hash(&u), Seen { day, flags: flag::HIT });
+                        seen.record(
+                            url::seen_hash(&u),
+                            Seen {
+                                day,
+                                flags: flag::HIT,
+                            },
+                        );
                         urls += 1;
                     }
                 }
             }
         })?;
         if let Some(m) = max_id {
-            ids.ensure_above(m);
+            ids.skip_past(m);
         }
         tracing::info!(shard = %path.display(), urls, truncated = scan.truncated_bytes, "recovered hits from an unfinished run");
     }
@@ -319,7 +368,8 @@ fn spawn_signals() -> mpsc::UnboundedReceiver<Signal> {
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         #[cfg(unix)]
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
         let mut count = 0;
         loop {
             #[cfg(unix)]
@@ -333,7 +383,11 @@ fn spawn_signals() -> mpsc::UnboundedReceiver<Signal> {
                 break;
             }
             count += 1;
-            let sig = if count == 1 { Signal::Stop } else { Signal::Abort };
+            let sig = if count == 1 {
+                Signal::Stop
+            } else {
+                Signal::Abort
+            };
             if tx.send(sig).is_err() {
                 break;
             }

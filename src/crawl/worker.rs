@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 
 use crate::config::Scope;
-use crate::discover::{self, Limits, Listing};
+use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
 use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
@@ -55,7 +55,7 @@ pub struct Job {
 #[derive(Debug)]
 pub enum Body {
     Page(Box<Page>),
-    Listing(Listing),
+    Listing(Parsed),
     /// A feed or sitemap that could not be parsed.
     BadListing(String),
     /// 304: nothing new.
@@ -95,7 +95,11 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
     if !robots.allowed(&job.url) {
         tracing::debug!(url = %job.url, "robots.txt disallows; not fetched");
         let url = job.url.clone();
-        return Done { job, robots: Some(robots), result: Err(FetchError::RobotsDisallowed(url)) };
+        return Done {
+            job,
+            robots: Some(robots),
+            result: Err(FetchError::RobotsDisallowed(url)),
+        };
     }
     let req = Request {
         accept: match job.entry.kind {
@@ -111,7 +115,11 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
         Ok(resp) => Ok(read_body(&ctx, &job, resp).await),
         Err(e) => Err(e),
     };
-    Done { job, robots: Some(robots), result }
+    Done {
+        job,
+        robots: Some(robots),
+        result,
+    }
 }
 
 async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
@@ -141,10 +149,12 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
     };
     let ctx = ctx.clone();
     let body = tokio::task::spawn_blocking(move || match kind {
-        Kind::Feed | Kind::Sitemap => match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
-            Ok(listing) => Body::Listing(listing),
-            Err(e) => Body::BadListing(e.to_string()),
-        },
+        Kind::Feed | Kind::Sitemap => {
+            match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
+                Ok(parsed) => Body::Listing(parsed),
+                Err(e) => Body::BadListing(e.to_string()),
+            }
+        }
         Kind::Page => {
             let page = extract::extract(
                 &resp.body,

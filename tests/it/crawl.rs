@@ -10,7 +10,10 @@ use crate::web::Reply;
 const SOURCES: &str = "  - {host: news.test, seeds: [http://news.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}\n  - {host: down.test, seeds: [http://down.test/]}";
 
 fn urls(records: &[serde_json::Value]) -> Vec<String> {
-    records.iter().map(|r| r["url"].as_str().unwrap_or_default().to_string()).collect()
+    records
+        .iter()
+        .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 #[test]
@@ -23,40 +26,90 @@ fn polite_crawl_of_the_fixture_web() {
     let log = web.log();
     // robots.txt fetched once per host that was contacted.
     for host in ["news.test", "lab.test", "down.test"] {
-        assert_eq!(web.count(host, "/robots.txt"), 1, "robots.txt requests to {host}");
+        assert_eq!(
+            web.count(host, "/robots.txt"),
+            1,
+            "robots.txt requests to {host}"
+        );
     }
     // Disallowed paths never requested; the 503-robots host never crawled; out-of-scope never.
-    assert!(log.iter().all(|r| !r.path.starts_with("/private")), "a disallowed path was requested");
-    assert_eq!(web.count_host("down.test"), 1, "only robots.txt may be fetched from down.test");
-    assert_eq!(web.count_host("outside.test"), 0, "a host outside the sources was fetched");
-    assert_eq!(web.count("lab.test", "/about"), 0, "a path outside the source prefix was fetched");
+    assert!(
+        log.iter().all(|r| !r.path.starts_with("/private")),
+        "a disallowed path was requested"
+    );
+    assert_eq!(
+        web.count_host("down.test"),
+        1,
+        "only robots.txt may be fetched from down.test"
+    );
+    assert_eq!(
+        web.count_host("outside.test"),
+        0,
+        "a host outside the sources was fetched"
+    );
+    assert_eq!(
+        web.count("lab.test", "/about"),
+        0,
+        "a path outside the source prefix was fetched"
+    );
     // The per-host gap (40 ms, raised to 80 ms by Crawl-delay on news.test) held on the wire.
-    assert_eq!(web.gap_violations("news.test", Duration::from_millis(75)), 0, "news.test gap");
-    assert_eq!(web.gap_violations("lab.test", Duration::from_millis(35)), 0, "lab.test gap");
+    assert_eq!(
+        web.gap_violations("news.test", Duration::from_millis(75)),
+        0,
+        "news.test gap"
+    );
+    assert_eq!(
+        web.gap_violations("lab.test", Duration::from_millis(35)),
+        0,
+        "lab.test gap"
+    );
     // Every article of both sources stored, plus the one behind the redirect chain.
     let records = ws.records();
     let got: HashSet<String> = urls(&records).into_iter().collect();
     for n in 0..ARTICLES {
-        assert!(got.contains(&format!("http://news.test{}", article_path(n))), "missing news article {n}");
-        assert!(got.contains(&format!("http://lab.test/blog{}", article_path(n))), "missing lab article {n}");
+        assert!(
+            got.contains(&format!("http://news.test{}", article_path(n))),
+            "missing news article {n}"
+        );
+        assert!(
+            got.contains(&format!("http://lab.test/blog{}", article_path(n))),
+            "missing lab article {n}"
+        );
     }
-    assert!(got.contains(&format!("http://news.test{}", article_path(100))), "redirect target not stored");
+    assert!(
+        got.contains(&format!("http://news.test{}", article_path(100))),
+        "redirect target not stored"
+    );
     assert_eq!(got.len(), records.len(), "a URL was stored twice");
     let ids: HashSet<i64> = records.iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids.len(), records.len(), "ids are not unique");
     for r in &records {
         assert_eq!(r["date_source"].as_str(), Some("published_time"), "{r}");
-        assert!(r["text"].as_str().unwrap().contains('\n'), "paragraphs are newline-separated");
+        assert!(
+            r["text"].as_str().unwrap().contains('\n'),
+            "paragraphs are newline-separated"
+        );
     }
     // The run ran out of work and said so.
     let events = ws.events();
     let last = events.last().expect("events");
     assert_eq!(last["event"], "done");
     assert_eq!(last["stopped_by"], "exhausted");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(ws.data().join("state/last_run.json")).unwrap()).unwrap();
-    assert_eq!(summary["articles_stored"].as_u64(), Some(records.len() as u64));
-    assert!(summary["hosts"]["news.test"]["errors"]["4xx"].as_u64().unwrap_or(0) >= 1, "the 404 was not counted");
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.data().join("state/last_run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        summary["articles_stored"].as_u64(),
+        Some(records.len() as u64)
+    );
+    assert!(
+        summary["hosts"]["news.test"]["errors"]["4xx"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 1,
+        "the 404 was not counted"
+    );
 }
 
 #[test]
@@ -67,9 +120,23 @@ fn second_run_is_incremental_and_continues_ids() {
     assert!(out.status.success(), "{}", stderr(&out));
     let first = ws.records();
     assert!(!first.is_empty());
-    let max_id = first.iter().map(|r| r["id"].as_i64().unwrap()).max().unwrap();
-    let next_id: i64 = std::fs::read_to_string(ws.data().join("state/next_id")).unwrap().trim().parse().unwrap();
-    assert!(next_id > max_id, "next_id {next_id} does not follow {max_id}");
+    let max_id = first
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    let next_id: i64 = std::fs::read_to_string(ws.data().join("state/next_id"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        next_id > max_id,
+        "next_id {next_id} does not follow {max_id}"
+    );
 
     web.clear_log();
     let out = ws.crawl(&["--max-duration", "25s"]);
@@ -77,8 +144,14 @@ fn second_run_is_incremental_and_continues_ids() {
     // No article stored by the first run is fetched again; seeds are.
     let log = web.log();
     let refetched: Vec<_> = log.iter().filter(|r| r.path.contains("/story-")).collect();
-    assert!(refetched.is_empty(), "stored articles fetched again: {refetched:?}");
-    assert!(web.count("news.test", "/") >= 1, "the seed was not fetched again");
+    assert!(
+        refetched.is_empty(),
+        "stored articles fetched again: {refetched:?}"
+    );
+    assert!(
+        web.count("news.test", "/") >= 1,
+        "the seed was not fetched again"
+    );
     // Nothing new: no second shard (an empty shard is removed) and no duplicates.
     let all = ws.records();
     assert_eq!(all.len(), first.len());
@@ -90,7 +163,11 @@ fn max_pages_is_a_budget_on_every_request() {
     let ws = Workspace::new(&web, SOURCES, "");
     let out = ws.crawl(&["--max-pages", "6"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(web.log().len() <= 6, "{} requests for a budget of 6", web.log().len());
+    assert!(
+        web.log().len() <= 6,
+        "{} requests for a budget of 6",
+        web.log().len()
+    );
     let last = ws.events().last().cloned().unwrap();
     assert_eq!(last["stopped_by"], "max_pages");
     // The queue left over is saved for --resume.
@@ -105,15 +182,25 @@ fn max_hits_stops_after_enough_articles() {
     let out = ws.crawl(&["--max-hits", "3"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let n = ws.records().len();
-    assert!((3..3 + 4).contains(&n), "{n} records for --max-hits 3 (in-flight fetches may add a few)");
+    assert!(
+        (3..3 + 4).contains(&n),
+        "{n} records for --max-hits 3 (in-flight fetches may add a few)"
+    );
     assert_eq!(ws.events().last().unwrap()["stopped_by"], "max_hits");
 }
 
 #[test]
 fn time_box_holds_with_a_hanging_host() {
-    let web = news_web_with(|r| (r.host == "hang.test" && r.path != "/robots.txt").then(Reply::hang));
-    let sources = format!("{SOURCES}\n  - {{host: hang.test, seeds: [http://hang.test/, http://hang.test/a, http://hang.test/b]}}");
-    let ws = Workspace::new(&web, &sources, "  request_timeout: 60s\n  read_timeout: 60s\n  per_host_concurrency: 2");
+    let web =
+        news_web_with(|r| (r.host == "hang.test" && r.path != "/robots.txt").then(Reply::hang));
+    let sources = format!(
+        "{SOURCES}\n  - {{host: hang.test, seeds: [http://hang.test/, http://hang.test/a, http://hang.test/b]}}"
+    );
+    let ws = Workspace::new(
+        &web,
+        &sources,
+        "  request_timeout: 60s\n  read_timeout: 60s\n  per_host_concurrency: 2",
+    );
     let started = Instant::now();
     let out = ws.crawl(&["--max-duration", "3s"]);
     let took = started.elapsed();
@@ -128,12 +215,18 @@ fn seed_flag_adds_a_host_to_scope() {
     let ws = Workspace::new(&web, "  - {host: lab.test, path: /blog}", "");
     let out = ws.crawl(&["--seed", "http://news.test/", "--max-duration", "20s"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(web.count("news.test", &article_path(0)) == 1, "the --seed host was not crawled");
+    assert!(
+        web.count("news.test", &article_path(0)) == 1,
+        "the --seed host was not crawled"
+    );
 }
 
 #[cfg(unix)]
 fn signal(child: &std::process::Child, sig: &str) {
-    let status = std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
+    let status = std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
 }
 
@@ -154,8 +247,10 @@ fn wait_for(path: &std::path::Path, what: impl Fn(&str) -> bool, limit: Duration
 fn concurrent_run_is_refused_and_sigint_saves_state_for_resume() {
     // news.test is slowed so the first run is still busy when the second starts.
     let web = news_web_with(|r| {
-        (r.host == "news.test" && r.path.contains("/story-"))
-            .then(|| Reply::html(crate::fixture::article_html("news.test", 1, "2024-05-02")).delay(Duration::from_millis(300)))
+        (r.host == "news.test" && r.path.contains("/story-")).then(|| {
+            Reply::html(crate::fixture::article_html("news.test", 1, "2024-05-02"))
+                .delay(Duration::from_millis(300))
+        })
     });
     let ws = Workspace::new(&web, SOURCES, "  min_host_gap: 200ms");
     let mut first = ws.spawn_crawl(&["--max-duration", "60s"]);
@@ -163,8 +258,15 @@ fn concurrent_run_is_refused_and_sigint_saves_state_for_resume() {
     wait_for(&log, |s| s.contains("\"stored\""), Duration::from_secs(20));
 
     let second = ws.crawl(&["--max-duration", "5s"]);
-    assert!(!second.status.success(), "a second crawl on the same data ran");
-    assert!(stderr(&second).contains("already running"), "{}", stderr(&second));
+    assert!(
+        !second.status.success(),
+        "a second crawl on the same data ran"
+    );
+    assert!(
+        stderr(&second).contains("already running"),
+        "{}",
+        stderr(&second)
+    );
 
     signal(&first, "-INT");
     let status = first.wait().unwrap();
@@ -190,17 +292,37 @@ fn sigkill_mid_run_leaves_readable_shards_and_no_duplicates() {
     let ws = Workspace::new(&web, SOURCES, "  min_host_gap: 120ms");
     let mut child = ws.spawn_crawl(&["--max-duration", "60s"]);
     let log = ws.data().join("state/crawl.log");
-    wait_for(&log, |s| s.matches("\"stored\"").count() >= 3, Duration::from_secs(20));
+    wait_for(
+        &log,
+        |s| s.matches("\"stored\"").count() >= 3,
+        Duration::from_secs(20),
+    );
     signal(&child, "-KILL");
     let _ = child.wait();
     let before = ws.records();
     let out = ws.crawl(&["--max-duration", "30s"]);
-    assert!(out.status.success(), "the next run refused the state: {}", stderr(&out));
+    assert!(
+        out.status.success(),
+        "the next run refused the state: {}",
+        stderr(&out)
+    );
     let after = ws.records();
     let unique: HashSet<String> = urls(&after).into_iter().collect();
-    assert_eq!(unique.len(), after.len(), "an article was stored twice after a crash");
+    assert_eq!(
+        unique.len(),
+        after.len(),
+        "an article was stored twice after a crash"
+    );
     let ids: HashSet<i64> = after.iter().map(|r| r["id"].as_i64().unwrap()).collect();
-    assert_eq!(ids.len(), after.len(), "an id was handed out twice after a crash");
+    assert_eq!(
+        ids.len(),
+        after.len(),
+        "an id was handed out twice after a crash"
+    );
     assert!(after.len() >= before.len());
-    assert_eq!(after.len(), 2 * ARTICLES + 1, "not every article ended up stored once");
+    assert_eq!(
+        after.len(),
+        2 * ARTICLES + 1,
+        "not every article ended up stored once"
+    );
 }

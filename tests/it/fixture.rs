@@ -42,8 +42,13 @@ pub fn article_html(host: &str, n: usize, day: &str) -> String {
 
 /// A listing page linking to `links`.
 pub fn listing_html(title: &str, links: &[String]) -> String {
-    let items: String = links.iter().map(|l| format!("<li><a href=\"{l}\">{l}</a></li>\n")).collect();
-    format!("<!doctype html><html><head><title>{title}</title></head><body><h1>{title}</h1><ul>{items}</ul></body></html>")
+    let items: String = links
+        .iter()
+        .map(|l| format!("<li><a href=\"{l}\">{l}</a></li>\n"))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{title}</title></head><body><h1>{title}</h1><ul>{items}</ul></body></html>"
+    )
 }
 
 /// The day of article `n` (all in 2024, so well before any fetch day).
@@ -99,7 +104,9 @@ fn route(r: &Req) -> Reply {
         ("news.test", "/old") => Reply::redirect(301, "/old2"),
         ("news.test", "/old2") => Reply::redirect(301, &article_path(100)),
         ("lab.test", "/blog/") | ("lab.test", "/blog") => {
-            let links: Vec<String> = (0..ARTICLES).map(|n| format!("/blog{}", article_path(n))).collect();
+            let links: Vec<String> = (0..ARTICLES)
+                .map(|n| format!("/blog{}", article_path(n)))
+                .collect();
             let mut links = links;
             links.push("/about".into());
             Reply::html(listing_html("Lab blog", &links))
@@ -110,7 +117,11 @@ fn route(r: &Req) -> Reply {
         }
         ("down.test", _) => Reply::html(listing_html("Down", &["/a".to_string()])),
         (_, p) if p.contains("/story-") => {
-            let n: usize = p.rsplit("story-").next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let n: usize = p
+                .rsplit("story-")
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0);
             let mut reply = Reply::html(article_html(host, n, &day(n)));
             if host == "slow.test" {
                 reply = reply.delay(Duration::from_millis(150));
@@ -131,13 +142,36 @@ impl Workspace {
     /// A workspace whose config lists `sources` (YAML list items) and `crawl` overrides.
     pub fn new(web: &Web, sources: &str, crawl: &str) -> Workspace {
         let dir = tempfile::tempdir().expect("tempdir");
+        // `crawl` lines override the defaults below key by key.
+        let defaults = [
+            "concurrency: 4",
+            "min_host_gap: 40ms",
+            "stop_grace: 2s",
+            "connect_timeout: 2s",
+            "read_timeout: 3s",
+            "request_timeout: 5s",
+            "flush_every: 200ms",
+            "user_agent: \"scraper-test/0.1 (+http://example.invalid/contact)\"",
+        ];
+        let key = |l: &str| l.trim().split(':').next().unwrap_or("").to_string();
+        let overrides: Vec<&str> = crawl.lines().filter(|l| !l.trim().is_empty()).collect();
+        let mut lines: Vec<String> = defaults
+            .iter()
+            .filter(|d| !overrides.iter().any(|o| key(o) == key(d)))
+            .map(|d| format!("  {d}"))
+            .collect();
+        lines.extend(overrides.iter().map(|o| format!("  {}", o.trim())));
         let config = format!(
             "keywords:\n  targets: [ai, model, language model, training, research]\n  strong_targets: [AI, artificial intelligence, large language model, language model, machine learning, OpenAI, DeepMind, generative AI]\n  min_strong_mentions: 2\n\
              sources:\n{sources}\n\
-             crawl:\n  concurrency: 4\n  min_host_gap: 40ms\n  stop_grace: 2s\n  connect_timeout: 2s\n  read_timeout: 3s\n  request_timeout: 5s\n  flush_every: 200ms\n  user_agent: \"scraper-test/0.1 (+http://example.invalid/contact)\"\n{crawl}\n"
+             crawl:\n{}\n",
+            lines.join("\n")
         );
         std::fs::write(dir.path().join("config.yml"), config).expect("write config");
-        Workspace { dir, proxy: web.proxy_url() }
+        Workspace {
+            dir,
+            proxy: web.proxy_url(),
+        }
     }
 
     pub fn data(&self) -> PathBuf {
@@ -180,7 +214,9 @@ impl Workspace {
     /// Every record of every shard, in shard order.
     pub fn records(&self) -> Vec<serde_json::Value> {
         let mut out = Vec::new();
-        for shard in scraper::store::shard::list(&self.data().join("articles")).expect("list shards") {
+        for shard in
+            scraper::store::shard::list(&self.data().join("articles")).expect("list shards")
+        {
             scraper::store::shard::read_lines(&shard, |l| {
                 out.push(serde_json::from_slice(l).expect("valid JSON line"));
             })

@@ -50,7 +50,7 @@ impl Net {
         let mut gap_wait = Duration::ZERO;
         let mut first_sent: Option<Instant> = None;
         loop {
-            let robots = self.robots(&current).await;
+            let robots = self.robots_for(&current).await?;
             if !robots.allowed(&current) {
                 tracing::debug!(url = %current, outcome = ?robots.outcome, "robots: disallowed");
                 return Err(FetchError::RobotsDisallowed(current));
@@ -74,6 +74,7 @@ impl Net {
                 if let Some(next) = location {
                     tracing::debug!(from = %current, to = %next, status = hop.status, "redirect");
                     drop(hop);
+                    self.inner.gate.success(&url::host_key(&current));
                     redirects.push(current.clone());
                     if redirects.len() > self.inner.limits.max_redirects {
                         tracing::debug!(url = %url, hops = redirects.len(), "redirect: too many");
@@ -112,6 +113,7 @@ impl Net {
         let wanted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
         let success = (200..300).contains(&hop.status);
         if success && !wanted {
+            self.inner.gate.success(&url::host_key(&url));
             let ct = content_type.unwrap_or_default();
             tracing::debug!(%url, content_type = %ct, "skip: content type not wanted, body not read");
             return Err(FetchError::NotHtml(ct));
@@ -128,6 +130,7 @@ impl Net {
         let (body, wire_bytes) = if wanted && status != 304 {
             self.read_body(hop, &url, &limits).await?
         } else {
+            self.inner.gate.success(&url::host_key(&url));
             (Vec::new(), 0)
         };
         let get = |name: &str| {
@@ -198,8 +201,9 @@ impl Net {
                 return Err(e);
             }
         };
+        // The failure count is reset only once the whole answer is in
+        // (see `read_body` and `fetch`), so a host that resets every body is rested.
         self.inner.gate.answered(&host);
-        self.inner.gate.success(&host);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let mut retry_after = None;
@@ -291,6 +295,7 @@ impl Net {
             match decoder.push(piece) {
                 Ok(()) => {}
                 Err(DecodeError::TooLarge) if limits.truncate => {
+                    self.inner.gate.success(&host);
                     return Ok((decoder.into_partial(), wire));
                 }
                 Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
@@ -303,6 +308,7 @@ impl Net {
                 return Err(too_large("raw"));
             }
         }
+        self.inner.gate.success(&host);
         match decoder.finish() {
             Ok(body) => Ok((body, wire)),
             Err(DecodeError::TooLarge) => Err(too_large("decoded")),

@@ -11,6 +11,8 @@ use scraper::url::{Url, parse};
 
 use crate::web::{Reply, Web};
 
+mod fetch;
+
 /// Small gaps and short timeouts so every test runs in a few seconds.
 fn cfg() -> Crawl {
     Crawl {
@@ -239,6 +241,29 @@ async fn robots_rules_and_disallowed_paths_never_requested() {
         "only the first Net may ask"
     );
     assert_eq!(web.count_exact("news.test", "/doc.pdf"), 0);
+}
+
+#[tokio::test]
+async fn robots_over_the_size_cap_is_cut_at_a_line() {
+    let mut txt = String::from("User-agent: *\nDisallow: /early\n");
+    while txt.len() < 40_000 {
+        txt.push_str("# padding padding padding padding padding padding\n");
+    }
+    txt.push_str("Disallow: /late\n");
+    let web = Web::routes()
+        .at("big.test", "/robots.txt", Reply::text(txt.clone()))
+        .at("gzbig.test", "/robots.txt", Reply::text(txt).gzip())
+        .start();
+    let mut c = cfg();
+    c.max_robots_bytes = 30_000;
+    let net = net(&web, &c);
+    for host in ["big.test", "gzbig.test"] {
+        let r = net.robots(&u(&format!("http://{host}/"))).await;
+        assert_eq!(r.outcome, RobotsOutcome::Parsed(200), "{host}");
+        assert!(r.bytes <= 30_000, "{host}: {}", r.bytes);
+        assert!(!r.allowed(&u(&format!("http://{host}/early"))), "{host}");
+        assert!(r.allowed(&u(&format!("http://{host}/late"))), "{host}");
+    }
 }
 
 #[tokio::test]

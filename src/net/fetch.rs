@@ -50,6 +50,7 @@ impl Net {
         let mut gap_wait = Duration::ZERO;
         let mut first_sent: Option<Instant> = None;
         loop {
+            self.check_host(&current)?;
             let robots = self.robots_for(&current).await?;
             if !robots.allowed(&current) {
                 tracing::debug!(url = %current, outcome = ?robots.outcome, "robots: disallowed");
@@ -171,6 +172,7 @@ impl Net {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme);
         }
+        self.check_host(url)?;
         let host = url::host_key(url);
         if self.budget_spent() {
             tracing::debug!(%url, "skip: budget spent");
@@ -416,6 +418,9 @@ fn classify(e: &reqwest::Error) -> FetchError {
         chain.push_str(": ");
         chain.push_str(&s.to_string());
         tls |= s.downcast_ref::<rustls::Error>().is_some();
+        if let Some(p) = s.downcast_ref::<super::guard::PrivateAddressError>() {
+            return FetchError::PrivateAddress(p.0.clone());
+        }
         source = s.source();
     }
     let lower = chain.to_ascii_lowercase();

@@ -1,6 +1,7 @@
 //! The only module that touches the network: HTTP fetching with caps and
 //! manual redirects (`fetch`), robots.txt (`robots`), per-host politeness
-//! (`polite`) and content decoding under a cap (`decode`).
+//! (`polite`), content decoding under a cap (`decode`) and the refusal of
+//! private and local addresses (`guard`).
 //!
 //! [`Net`] is the one handle the crawl engine holds (cheap to clone): a
 //! reqwest client (rustls, no automatic redirects, no automatic
@@ -10,11 +11,12 @@
 
 mod decode;
 mod fetch;
+mod guard;
 mod polite;
 mod robots;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
@@ -24,6 +26,7 @@ use tokio::sync::OnceCell;
 use crate::config;
 use crate::url::Url;
 
+pub use guard::is_public;
 pub use polite::Gate;
 pub use robots::{Robots, RobotsOutcome, agent_token};
 
@@ -200,6 +203,8 @@ struct Inner {
     robots: Mutex<HashMap<String, RobotsCell>>,
     sent: AtomicU64,
     budget: AtomicU64,
+    /// Shared with the DNS resolver.
+    allow_private: Arc<AtomicBool>,
 }
 
 /// The network handle: client, robots cache, politeness gate, request budget.
@@ -244,6 +249,11 @@ impl Net {
             .connect_timeout(cfg.connect_timeout.0)
             .read_timeout(cfg.read_timeout.0)
             .timeout(cfg.request_timeout.0);
+        let allow_private = Arc::new(AtomicBool::new(false));
+        builder = builder.dns_resolver(guard::GuardedResolver {
+            allow_private: allow_private.clone(),
+            exempt: guard::proxy_hosts(proxy),
+        });
         if let Some(p) = proxy {
             let proxy = reqwest::Proxy::all(p).with_context(|| format!("bad --proxy URL `{p}`"))?;
             builder = builder.proxy(proxy);
@@ -272,6 +282,7 @@ impl Net {
                 robots: Mutex::new(HashMap::new()),
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
+                allow_private,
             }),
         })
     }
@@ -305,6 +316,27 @@ impl Net {
 
     pub fn is_rested(&self, host: &str) -> bool {
         self.inner.gate.is_rested(host)
+    }
+
+    /// Allow hosts that are, or resolve to, loopback, private or link-local
+    /// addresses (off by default; for tests against a local server reached
+    /// without a proxy, and for `crawl.allow_private_addresses`).
+    pub fn set_allow_private(&self, allow: bool) {
+        self.inner.allow_private.store(allow, Ordering::SeqCst);
+    }
+
+    /// `Err(PrivateAddress)` when `url`'s host itself is private or local.
+    fn check_host(&self, url: &Url) -> Result<(), FetchError> {
+        if self.inner.allow_private.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match guard::host_refusal(url) {
+            Some(host) => {
+                tracing::debug!(%url, "refused: private or local address");
+                Err(FetchError::PrivateAddress(host))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Is the budget spent?

@@ -167,7 +167,11 @@ impl Net {
             );
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
-                Err(e @ (FetchError::Budget | FetchError::Rested)) => return Err(e),
+                Err(
+                    e @ (FetchError::Budget | FetchError::Rested | FetchError::PrivateAddress(_)),
+                ) => {
+                    return Err(e);
+                }
                 Err(e) => return Ok(Robots::disallow_all(e.class())),
             };
             let status = hop.status;

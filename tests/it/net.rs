@@ -12,6 +12,7 @@ use scraper::url::{Url, parse};
 use crate::web::{Reply, Web};
 
 mod fetch;
+mod guard;
 
 /// Small gaps and short timeouts so every test runs in a few seconds.
 fn cfg() -> Crawl {

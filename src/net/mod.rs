@@ -309,6 +309,13 @@ impl Net {
         self.inner.gate.gap(host)
     }
 
+    /// How long until `host` could be sent a request (its gap since the last
+    /// request, or a Retry-After pause); zero when ready. Lets a scheduler
+    /// serve another host instead of waiting in the gate.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        self.inner.gate.ready_in(host)
+    }
+
     /// Refuse every further request to `host` this run.
     pub fn rest(&self, host: &str) {
         self.inner.gate.rest(host);

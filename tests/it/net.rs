@@ -286,6 +286,11 @@ async fn crawl_delay_raises_the_gap() {
             .unwrap();
     }
     assert_eq!(net.gap("slow.test"), Duration::from_millis(300));
+    let wait = net.ready_in("slow.test");
+    assert!(
+        wait > Duration::from_millis(200) && wait <= Duration::from_millis(300),
+        "{wait:?}"
+    );
     let gap = web.min_gap("slow.test").unwrap();
     assert!(gap >= Duration::from_millis(300), "{gap:?}");
 }

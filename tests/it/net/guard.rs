@@ -48,4 +48,12 @@ async fn private_addresses_refused_unless_allowed() {
         .await;
     assert_eq!(r.unwrap_err().class(), "private_address");
     assert_eq!(web.count_host("169.254.169.254"), 0);
+
+    // A proxy named `localhost` is still reachable: the guard judges targets, not the proxy.
+    let named = Net::new(&cfg(), Some(&format!("http://localhost:{port}"))).unwrap();
+    let r = named
+        .fetch(&u("http://news.test/a"), &Request::html(), &any)
+        .await
+        .unwrap();
+    assert_eq!(r.body, b"host news.test");
 }

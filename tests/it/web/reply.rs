@@ -26,6 +26,7 @@ pub struct Reply {
     pub(super) drip: Option<u64>,
     pub(super) reset_after: Option<usize>,
     pub(super) hang: bool,
+    pub(super) close: bool,
 }
 
 impl Reply {
@@ -40,6 +41,7 @@ impl Reply {
             drip: None,
             reset_after: None,
             hang: false,
+            close: false,
         }
     }
 
@@ -72,6 +74,14 @@ impl Reply {
     }
 
     /// Read the request, then never answer.
+    /// Read the request, then close the connection without a word.
+    pub fn close() -> Reply {
+        Reply {
+            close: true,
+            ..Reply::status(200)
+        }
+    }
+
     pub fn hang() -> Reply {
         Reply {
             hang: true,

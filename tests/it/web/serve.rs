@@ -33,6 +33,9 @@ async fn serve(mut stream: TcpStream, handler: Arc<Handler>, log: Arc<Mutex<Vec<
         };
         log.lock().expect("log lock").push(req.clone());
         let reply = handler(&req);
+        if reply.close {
+            return;
+        }
         if reply.hang {
             std::future::pending::<()>().await;
         }

@@ -26,6 +26,18 @@ pub(super) struct Hop {
     _permit: Permit,
 }
 
+impl Hop {
+    /// Drop a body we do not want; a small one is read first so that the
+    /// connection can be reused (bounded by a second and the deadline).
+    pub async fn discard(mut self) {
+        if self.resp.content_length().is_some_and(|n| n <= 16 * 1024) {
+            let until = self.deadline.min(Instant::now() + Duration::from_secs(1));
+            let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };
+            let _ = tokio::time::timeout_at(until, drain).await;
+        }
+    }
+}
+
 /// How to read a body.
 pub(super) struct BodyLimits {
     pub raw: u64,
@@ -74,7 +86,7 @@ impl Net {
                     .and_then(|l| url::resolve(&current, l));
                 if let Some(next) = location {
                     tracing::debug!(from = %current, to = %next, status = hop.status, "redirect");
-                    drop(hop);
+                    hop.discard().await;
                     self.inner.gate.success(&url::host_key(&current));
                     redirects.push(current.clone());
                     if redirects.len() > self.inner.limits.max_redirects {

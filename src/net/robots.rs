@@ -184,7 +184,7 @@ impl Net {
                     .get(header::LOCATION)
                     .and_then(|v| v.to_str().ok())
                     .and_then(|l| url::resolve(&current, l));
-                drop(hop);
+                hop.discard().await;
                 hops += 1;
                 match next {
                     Some(next) if hops <= MAX_ROBOTS_REDIRECTS => {

@@ -26,7 +26,9 @@ async fn redirect_chain_is_recorded() {
         .at("www.news.test", "/robots.txt", Reply::text(ALLOW_ALL))
         .at("www.news.test", "/final", Reply::html("done"))
         .start();
-    let net = net(&web, &cfg());
+    let mut c = cfg();
+    c.min_host_gap = Span::millis(80);
+    let net = net(&web, &c);
     let r = net
         .fetch(&u("http://news.test/r1"), &Request::html(), &any)
         .await
@@ -38,6 +40,17 @@ async fn redirect_chain_is_recorded() {
     assert_eq!(r.body, b"done");
     // The new host's robots.txt was asked before its page.
     assert_eq!(web.count("www.news.test", "/robots.txt"), 1);
+    // Every hop waited for its own host's turn.
+    assert_eq!(web.count_host("news.test"), 3);
+    assert_eq!(
+        web.gap_violations("news.test", Duration::from_millis(80)),
+        0
+    );
+    assert_eq!(
+        web.gap_violations("www.news.test", Duration::from_millis(80)),
+        0
+    );
+    assert!(r.gap_wait >= Duration::from_millis(150), "{:?}", r.gap_wait);
 }
 
 #[tokio::test]

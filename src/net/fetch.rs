@@ -421,20 +421,47 @@ pub(super) fn parse_retry_after(v: &str, now: chrono::DateTime<chrono::Utc>) -> 
     Some(wait.to_std().unwrap_or(Duration::ZERO))
 }
 
+/// Every error in `e`'s chain, also looking inside `io::Error` wrappers
+/// (whose `source()` skips the error they wrap).
+fn chain_of<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Vec<&'a (dyn std::error::Error + 'static)> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(cur) = stack.pop() {
+        if out.len() > 32 {
+            break;
+        }
+        out.push(cur);
+        if let Some(inner) = cur
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            stack.push(inner);
+        } else if let Some(next) = cur.source() {
+            stack.push(next);
+        }
+    }
+    out
+}
+
 /// Map a reqwest error to our classes by walking its source chain.
 fn classify(e: &reqwest::Error) -> FetchError {
-    let mut chain = e.to_string();
-    let mut tls = false;
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        chain.push_str(": ");
-        chain.push_str(&s.to_string());
-        tls |= s.downcast_ref::<rustls::Error>().is_some();
-        if let Some(p) = s.downcast_ref::<super::guard::PrivateAddressError>() {
-            return FetchError::PrivateAddress(p.0.clone());
-        }
-        source = s.source();
+    let all = chain_of(e);
+    if let Some(p) = all
+        .iter()
+        .find_map(|s| s.downcast_ref::<super::guard::PrivateAddressError>())
+    {
+        return FetchError::PrivateAddress(p.0.clone());
     }
+    let tls = all
+        .iter()
+        .any(|s| s.downcast_ref::<rustls::Error>().is_some());
+    let chain = all
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(": ");
     let lower = chain.to_ascii_lowercase();
     if e.is_timeout() || lower.contains("timed out") {
         FetchError::Timeout

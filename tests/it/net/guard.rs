@@ -1,6 +1,6 @@
 //! Not a weapon: private and local addresses are refused unless allowed.
 
-use scraper::net::{FetchError, Net, Request};
+use scraper::net::{FetchError, Net, Request, RobotsOutcome};
 
 use super::{ALLOW_ALL, any, cfg, u};
 use crate::web::{Reply, Web};
@@ -56,4 +56,29 @@ async fn private_addresses_refused_unless_allowed() {
         .await
         .unwrap();
     assert_eq!(r.body, b"host news.test");
+}
+
+#[tokio::test]
+async fn tls_failure_is_classified() {
+    // Speaking TLS to a plain HTTP server fails the handshake.
+    let web = Web::routes().start();
+    let net = Net::new(&cfg(), None).unwrap();
+    net.set_allow_private(true);
+    let url = u(&format!("https://localhost:{}/a", web.addr().port()));
+    let robots = net.robots(&url).await;
+    assert_eq!(robots.outcome, RobotsOutcome::DisallowAll("tls".into()));
+    let r = net.fetch(&url, &Request::html(), &any).await;
+    assert!(matches!(r, Err(FetchError::RobotsDisallowed(_))), "{r:?}");
+}
+
+#[tokio::test]
+async fn unreachable_port_is_a_connect_failure() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let net = Net::new(&cfg(), None).unwrap();
+    net.set_allow_private(true);
+    let robots = net.robots(&u(&format!("http://localhost:{port}/"))).await;
+    assert_eq!(robots.outcome, RobotsOutcome::DisallowAll("connect".into()));
 }

@@ -55,7 +55,11 @@ async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Req> 
         if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             break i;
         }
-        if buf.len() > 64 * 1024 {
+        if buf.len() > 64 * 1024 || buf.first().is_some_and(|b| !b.is_ascii_uppercase()) {
+            // Not HTTP (a TLS ClientHello, say): answer in plain HTTP and close.
+            let _ = stream
+                .write_all(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n")
+                .await;
             return None;
         }
         let mut chunk = [0u8; 4096];

@@ -82,3 +82,16 @@ async fn unreachable_port_is_a_connect_failure() {
     let robots = net.robots(&u(&format!("http://localhost:{port}/"))).await;
     assert_eq!(robots.outcome, RobotsOutcome::DisallowAll("connect".into()));
 }
+
+#[tokio::test]
+async fn unresolvable_name_is_a_dns_failure() {
+    let net = Net::new(&cfg(), None).unwrap();
+    let robots = net.robots(&u("http://no-such-host.invalid/")).await;
+    // A machine whose resolver cannot be reached times out instead.
+    let outcome = robots.outcome.clone();
+    assert!(
+        outcome == RobotsOutcome::DisallowAll("dns".into())
+            || outcome == RobotsOutcome::DisallowAll("timeout".into()),
+        "{outcome:?}"
+    );
+}

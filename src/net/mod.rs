@@ -10,8 +10,10 @@
 //! `Ok(Response)`; `Err(FetchError)` means no usable answer.
 
 mod decode;
+mod error;
 mod fetch;
 mod guard;
+mod headers;
 mod polite;
 mod robots;
 
@@ -26,6 +28,7 @@ use tokio::sync::OnceCell;
 use crate::config;
 use crate::url::Url;
 
+pub use error::FetchError;
 pub use guard::is_public;
 pub use polite::Gate;
 pub use robots::{Robots, RobotsOutcome, agent_token};
@@ -105,77 +108,6 @@ impl Response {
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Why a fetch gave no usable answer. [`FetchError::class`] names it for counting.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum FetchError {
-    #[error("the fetch budget is spent")]
-    Budget,
-    #[error("host is rested for the rest of this run (Retry-After too long or repeated failures)")]
-    Rested,
-    #[error("robots.txt disallows {0}")]
-    RobotsDisallowed(Url),
-    #[error("redirect to {0}, which is outside the crawl scope")]
-    OutOfScope(Url),
-    #[error("too many redirects")]
-    TooManyRedirects,
-    #[error("redirect loop")]
-    RedirectLoop,
-    #[error("timed out")]
-    Timeout,
-    #[error("connection failed: {0}")]
-    Connect(String),
-    #[error("name resolution failed: {0}")]
-    Dns(String),
-    #[error("TLS failed: {0}")]
-    Tls(String),
-    #[error("body larger than the configured cap")]
-    TooLarge,
-    #[error("content type `{0}` is not wanted; body not read")]
-    NotHtml(String),
-    #[error("reading the body failed: {0}")]
-    Body(String),
-    #[error("only http and https URLs are fetched")]
-    Scheme,
-    #[error("{0} is a private or local address")]
-    PrivateAddress(String),
-}
-
-impl FetchError {
-    /// A short stable name for counting and logs.
-    pub fn class(&self) -> &'static str {
-        match self {
-            FetchError::Budget => "budget",
-            FetchError::Rested => "rested",
-            FetchError::RobotsDisallowed(_) => "robots",
-            FetchError::OutOfScope(_) => "out_of_scope",
-            FetchError::TooManyRedirects => "too_many_redirects",
-            FetchError::RedirectLoop => "redirect_loop",
-            FetchError::Timeout => "timeout",
-            FetchError::Connect(_) => "connect",
-            FetchError::Dns(_) => "dns",
-            FetchError::Tls(_) => "tls",
-            FetchError::TooLarge => "too_large",
-            FetchError::NotHtml(_) => "not_html",
-            FetchError::Body(_) => "body",
-            FetchError::Scheme => "scheme",
-            FetchError::PrivateAddress(_) => "private_address",
-        }
-    }
-
-    /// Did the network fail (as opposed to a policy refusal)? These count
-    /// towards resting a host.
-    pub fn is_network(&self) -> bool {
-        matches!(
-            self,
-            FetchError::Timeout
-                | FetchError::Connect(_)
-                | FetchError::Dns(_)
-                | FetchError::Tls(_)
-                | FetchError::Body(_)
-        )
     }
 }
 

@@ -1,7 +1,8 @@
 //! The only module that touches the network: HTTP fetching with caps and
 //! manual redirects (`fetch`), robots.txt (`robots`), per-host politeness
-//! (`polite`), content decoding under a cap (`decode`) and the refusal of
-//! private and local addresses (`guard`).
+//! (`polite`), content decoding under a cap (`decode`), the refusal of
+//! private and local addresses (`guard`), header parsing (`headers`) and the
+//! error type with its classes (`error`).
 //!
 //! [`Net`] is the one handle the crawl engine holds (cheap to clone): a
 //! reqwest client (rustls, no automatic redirects, no automatic
@@ -169,8 +170,15 @@ impl Net {
     /// honoured otherwise.
     pub fn new(cfg: &config::Crawl, proxy: Option<&str>) -> anyhow::Result<Net> {
         install_crypto_provider();
+        // We decode bodies ourselves (to cap them), so we announce the codings.
+        let mut defaults = reqwest::header::HeaderMap::new();
+        defaults.insert(
+            reqwest::header::ACCEPT_ENCODING,
+            reqwest::header::HeaderValue::from_static("gzip, deflate, br, zstd"),
+        );
         let mut builder = reqwest::Client::builder()
             .user_agent(cfg.user_agent.clone())
+            .default_headers(defaults)
             .redirect(reqwest::redirect::Policy::none())
             .retry(reqwest::retry::never())
             .referer(false)

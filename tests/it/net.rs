@@ -67,6 +67,8 @@ async fn fetches_a_page_with_headers() {
     assert_eq!(r.wire_bytes, 12);
     let ua = web.log()[1].header("user-agent").unwrap().to_string();
     assert!(ua.starts_with("scraper/"), "{ua}");
+    let ae = web.log()[1].header("accept-encoding").unwrap().to_string();
+    assert_eq!(ae, "gzip, deflate, br, zstd");
     assert_eq!(net.requests(), 2);
 }
 

@@ -219,6 +219,9 @@ mod tests {
             decode(Some("deflate"), &r.finish().unwrap(), 1 << 20).unwrap(),
             text
         );
+        let mut br = Vec::new();
+        brotli::BrotliCompress(&mut &text[..], &mut br, &Default::default()).unwrap();
+        assert_eq!(decode(Some("br"), &br, 1 << 20).unwrap(), text);
         let zs = zstd::bulk::compress(&text, 3).unwrap();
         assert_eq!(decode(Some("zstd"), &zs, 1 << 20).unwrap(), text);
         // Two gzip members concatenated decode to both.

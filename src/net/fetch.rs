@@ -9,6 +9,10 @@ use reqwest::header::{self, HeaderMap};
 use tokio::time::Instant;
 
 use super::decode::{DecodeError, Decoder};
+use super::error::classify;
+use super::headers::{
+    accept_header, accepts, conditional, header_list, media_type, parse_retry_after,
+};
 use super::polite::Permit;
 use super::{Accept, FetchError, Net, Request, Response};
 use crate::url::{self, Url};
@@ -24,6 +28,18 @@ pub(super) struct Hop {
     pub retry_after: Option<Duration>,
     /// Held until the body is read: the host's concurrency slot.
     _permit: Permit,
+}
+
+impl Hop {
+    /// Drop a body we do not want; a small one is read first so that the
+    /// connection can be reused (bounded by a second and the deadline).
+    pub async fn discard(mut self) {
+        if self.resp.content_length().is_some_and(|n| n <= 16 * 1024) {
+            let until = self.deadline.min(Instant::now() + Duration::from_secs(1));
+            let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };
+            let _ = tokio::time::timeout_at(until, drain).await;
+        }
+    }
 }
 
 /// How to read a body.
@@ -50,7 +66,8 @@ impl Net {
         let mut gap_wait = Duration::ZERO;
         let mut first_sent: Option<Instant> = None;
         loop {
-            let robots = self.robots(&current).await;
+            self.check_host(&current)?;
+            let robots = self.robots_for(&current).await?;
             if !robots.allowed(&current) {
                 tracing::debug!(url = %current, outcome = ?robots.outcome, "robots: disallowed");
                 return Err(FetchError::RobotsDisallowed(current));
@@ -73,7 +90,8 @@ impl Net {
                     .and_then(|l| url::resolve(&current, l));
                 if let Some(next) = location {
                     tracing::debug!(from = %current, to = %next, status = hop.status, "redirect");
-                    drop(hop);
+                    hop.discard().await;
+                    self.inner.gate.success(&url::host_key(&current));
                     redirects.push(current.clone());
                     if redirects.len() > self.inner.limits.max_redirects {
                         tracing::debug!(url = %url, hops = redirects.len(), "redirect: too many");
@@ -112,6 +130,7 @@ impl Net {
         let wanted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
         let success = (200..300).contains(&hop.status);
         if success && !wanted {
+            self.inner.gate.success(&url::host_key(&url));
             let ct = content_type.unwrap_or_default();
             tracing::debug!(%url, content_type = %ct, "skip: content type not wanted, body not read");
             return Err(FetchError::NotHtml(ct));
@@ -128,6 +147,7 @@ impl Net {
         let (body, wire_bytes) = if wanted && status != 304 {
             self.read_body(hop, &url, &limits).await?
         } else {
+            self.inner.gate.success(&url::host_key(&url));
             (Vec::new(), 0)
         };
         let get = |name: &str| {
@@ -168,6 +188,7 @@ impl Net {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme);
         }
+        self.check_host(url)?;
         let host = url::host_key(url);
         if self.budget_spent() {
             tracing::debug!(%url, "skip: budget spent");
@@ -198,8 +219,9 @@ impl Net {
                 return Err(e);
             }
         };
+        // The failure count is reset only once the whole answer is in
+        // (see `read_body` and `fetch`), so a host that resets every body is rested.
         self.inner.gate.answered(&host);
-        self.inner.gate.success(&host);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let mut retry_after = None;
@@ -291,6 +313,7 @@ impl Net {
             match decoder.push(piece) {
                 Ok(()) => {}
                 Err(DecodeError::TooLarge) if limits.truncate => {
+                    self.inner.gate.success(&host);
                     return Ok((decoder.into_partial(), wire));
                 }
                 Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
@@ -303,6 +326,7 @@ impl Net {
                 return Err(too_large("raw"));
             }
         }
+        self.inner.gate.success(&host);
         match decoder.finish() {
             Ok(body) => Ok((body, wire)),
             Err(DecodeError::TooLarge) => Err(too_large("decoded")),
@@ -313,175 +337,4 @@ impl Net {
 
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
-}
-
-fn accept_header(accept: Accept) -> header::HeaderValue {
-    header::HeaderValue::from_static(match accept {
-        Accept::Html => "text/html,application/xhtml+xml;q=0.9,application/xml;q=0.5,*/*;q=0.1",
-        Accept::Listing => {
-            "application/rss+xml,application/atom+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5"
-        }
-        Accept::Any => "*/*",
-    })
-}
-
-fn conditional(headers: &mut HeaderMap, req: &Request) {
-    if let Some(v) = req.etag.as_deref().and_then(|e| e.parse().ok()) {
-        headers.insert(header::IF_NONE_MATCH, v);
-    }
-    if let Some(v) = req.last_modified.as_deref().and_then(|e| e.parse().ok()) {
-        headers.insert(header::IF_MODIFIED_SINCE, v);
-    }
-}
-
-/// Does a request of this kind read a body of media type `ct`?
-pub(super) fn accepts(accept: Accept, ct: &str) -> bool {
-    let markup = matches!(ct, "text/html" | "application/xhtml+xml" | "text/xml")
-        || ct.ends_with("+xml")
-        || ct == "application/xml";
-    match accept {
-        Accept::Any => true,
-        Accept::Html => markup,
-        Accept::Listing => {
-            markup
-                || ct.ends_with("+json")
-                || matches!(
-                    ct,
-                    "application/json"
-                        | "text/plain"
-                        | "application/gzip"
-                        | "application/x-gzip"
-                        | "application/octet-stream"
-                )
-        }
-    }
-}
-
-/// (`text/html`, `utf-8`) from `Content-Type: text/html; charset="UTF-8"`.
-fn media_type(headers: &HeaderMap) -> (Option<String>, Option<String>) {
-    let Some(raw) = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return (None, None);
-    };
-    let mut parts = raw.split(';');
-    let mime = parts
-        .next()
-        .map(|m| m.trim().to_ascii_lowercase())
-        .filter(|m| !m.is_empty());
-    let charset = parts.find_map(|p| {
-        let (k, v) = p.split_once('=')?;
-        (k.trim().eq_ignore_ascii_case("charset"))
-            .then(|| v.trim().trim_matches('"').to_ascii_lowercase())
-    });
-    (mime, charset.filter(|c| !c.is_empty()))
-}
-
-fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
-}
-
-/// `Retry-After` as seconds or an HTTP date, as a wait from `now`.
-pub(super) fn parse_retry_after(v: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
-    let v = v.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
-    let wait = when.with_timezone(&chrono::Utc) - now;
-    Some(wait.to_std().unwrap_or(Duration::ZERO))
-}
-
-/// Map a reqwest error to our classes by walking its source chain.
-fn classify(e: &reqwest::Error) -> FetchError {
-    let mut chain = e.to_string();
-    let mut tls = false;
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        chain.push_str(": ");
-        chain.push_str(&s.to_string());
-        tls |= s.downcast_ref::<rustls::Error>().is_some();
-        source = s.source();
-    }
-    let lower = chain.to_ascii_lowercase();
-    if e.is_timeout() || lower.contains("timed out") {
-        FetchError::Timeout
-    } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
-        FetchError::Dns(chain)
-    } else if tls || lower.contains("certificate") || lower.contains("tls handshake") {
-        FetchError::Tls(chain)
-    } else if e.is_connect() {
-        FetchError::Connect(chain)
-    } else if e.is_body() || e.is_decode() {
-        FetchError::Body(chain)
-    } else {
-        FetchError::Connect(chain)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retry_after_forms() {
-        let now = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
-            .unwrap()
-            .with_timezone(&chrono::Utc);
-        assert_eq!(
-            parse_retry_after("120", now),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(
-            parse_retry_after("Thu, 01 Jan 2026 00:00:30 GMT", now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_retry_after("Wed, 31 Dec 2025 23:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon", now), None);
-    }
-
-    #[test]
-    fn accept_table() {
-        let table = [
-            (Accept::Html, "text/html", true),
-            (Accept::Html, "application/xhtml+xml", true),
-            (Accept::Html, "application/rss+xml", true),
-            (Accept::Html, "application/pdf", false),
-            (Accept::Html, "image/png", false),
-            (Accept::Html, "application/json", false),
-            (Accept::Listing, "application/json", true),
-            (Accept::Listing, "application/x-gzip", true),
-            (Accept::Listing, "text/plain", true),
-            (Accept::Listing, "image/png", false),
-            (Accept::Any, "image/png", true),
-        ];
-        for (a, ct, want) in table {
-            assert_eq!(accepts(a, ct), want, "{a:?} {ct}");
-        }
-    }
-
-    #[test]
-    fn media_type_parsing() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::CONTENT_TYPE,
-            "Text/HTML; Charset=\"UTF-8\"".parse().unwrap(),
-        );
-        assert_eq!(
-            media_type(&h),
-            (Some("text/html".into()), Some("utf-8".into()))
-        );
-    }
 }

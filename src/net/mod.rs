@@ -1,6 +1,8 @@
 //! The only module that touches the network: HTTP fetching with caps and
 //! manual redirects (`fetch`), robots.txt (`robots`), per-host politeness
-//! (`polite`) and content decoding under a cap (`decode`).
+//! (`polite`), content decoding under a cap (`decode`), the refusal of
+//! private and local addresses (`guard`), header parsing (`headers`) and the
+//! error type with its classes (`error`).
 //!
 //! [`Net`] is the one handle the crawl engine holds (cheap to clone): a
 //! reqwest client (rustls, no automatic redirects, no automatic
@@ -9,12 +11,15 @@
 //! `Ok(Response)`; `Err(FetchError)` means no usable answer.
 
 mod decode;
+mod error;
 mod fetch;
+mod guard;
+mod headers;
 mod polite;
 mod robots;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
@@ -24,6 +29,8 @@ use tokio::sync::OnceCell;
 use crate::config;
 use crate::url::Url;
 
+pub use error::FetchError;
+pub use guard::is_public;
 pub use polite::Gate;
 pub use robots::{Robots, RobotsOutcome, agent_token};
 
@@ -105,77 +112,6 @@ impl Response {
     }
 }
 
-/// Why a fetch gave no usable answer. [`FetchError::class`] names it for counting.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum FetchError {
-    #[error("the fetch budget is spent")]
-    Budget,
-    #[error("host is rested for the rest of this run (Retry-After too long or repeated failures)")]
-    Rested,
-    #[error("robots.txt disallows {0}")]
-    RobotsDisallowed(Url),
-    #[error("redirect to {0}, which is outside the crawl scope")]
-    OutOfScope(Url),
-    #[error("too many redirects")]
-    TooManyRedirects,
-    #[error("redirect loop")]
-    RedirectLoop,
-    #[error("timed out")]
-    Timeout,
-    #[error("connection failed: {0}")]
-    Connect(String),
-    #[error("name resolution failed: {0}")]
-    Dns(String),
-    #[error("TLS failed: {0}")]
-    Tls(String),
-    #[error("body larger than the configured cap")]
-    TooLarge,
-    #[error("content type `{0}` is not wanted; body not read")]
-    NotHtml(String),
-    #[error("reading the body failed: {0}")]
-    Body(String),
-    #[error("only http and https URLs are fetched")]
-    Scheme,
-    #[error("{0} is a private or local address")]
-    PrivateAddress(String),
-}
-
-impl FetchError {
-    /// A short stable name for counting and logs.
-    pub fn class(&self) -> &'static str {
-        match self {
-            FetchError::Budget => "budget",
-            FetchError::Rested => "rested",
-            FetchError::RobotsDisallowed(_) => "robots",
-            FetchError::OutOfScope(_) => "out_of_scope",
-            FetchError::TooManyRedirects => "too_many_redirects",
-            FetchError::RedirectLoop => "redirect_loop",
-            FetchError::Timeout => "timeout",
-            FetchError::Connect(_) => "connect",
-            FetchError::Dns(_) => "dns",
-            FetchError::Tls(_) => "tls",
-            FetchError::TooLarge => "too_large",
-            FetchError::NotHtml(_) => "not_html",
-            FetchError::Body(_) => "body",
-            FetchError::Scheme => "scheme",
-            FetchError::PrivateAddress(_) => "private_address",
-        }
-    }
-
-    /// Did the network fail (as opposed to a policy refusal)? These count
-    /// towards resting a host.
-    pub fn is_network(&self) -> bool {
-        matches!(
-            self,
-            FetchError::Timeout
-                | FetchError::Connect(_)
-                | FetchError::Dns(_)
-                | FetchError::Tls(_)
-                | FetchError::Body(_)
-        )
-    }
-}
-
 /// The numbers from `config::Crawl` that fetching needs.
 #[derive(Debug, Clone)]
 struct Limits {
@@ -200,6 +136,8 @@ struct Inner {
     robots: Mutex<HashMap<String, RobotsCell>>,
     sent: AtomicU64,
     budget: AtomicU64,
+    /// Shared with the DNS resolver.
+    allow_private: Arc<AtomicBool>,
 }
 
 /// The network handle: client, robots cache, politeness gate, request budget.
@@ -232,8 +170,15 @@ impl Net {
     /// honoured otherwise.
     pub fn new(cfg: &config::Crawl, proxy: Option<&str>) -> anyhow::Result<Net> {
         install_crypto_provider();
+        // We decode bodies ourselves (to cap them), so we announce the codings.
+        let mut defaults = reqwest::header::HeaderMap::new();
+        defaults.insert(
+            reqwest::header::ACCEPT_ENCODING,
+            reqwest::header::HeaderValue::from_static("gzip, deflate, br, zstd"),
+        );
         let mut builder = reqwest::Client::builder()
             .user_agent(cfg.user_agent.clone())
+            .default_headers(defaults)
             .redirect(reqwest::redirect::Policy::none())
             .retry(reqwest::retry::never())
             .referer(false)
@@ -244,6 +189,11 @@ impl Net {
             .connect_timeout(cfg.connect_timeout.0)
             .read_timeout(cfg.read_timeout.0)
             .timeout(cfg.request_timeout.0);
+        let allow_private = Arc::new(AtomicBool::new(false));
+        builder = builder.dns_resolver(guard::GuardedResolver {
+            allow_private: allow_private.clone(),
+            exempt: guard::proxy_hosts(proxy),
+        });
         if let Some(p) = proxy {
             let proxy = reqwest::Proxy::all(p).with_context(|| format!("bad --proxy URL `{p}`"))?;
             builder = builder.proxy(proxy);
@@ -272,6 +222,7 @@ impl Net {
                 robots: Mutex::new(HashMap::new()),
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
+                allow_private,
             }),
         })
     }
@@ -298,6 +249,13 @@ impl Net {
         self.inner.gate.gap(host)
     }
 
+    /// How long until `host` could be sent a request (its gap since the last
+    /// request, or a Retry-After pause); zero when ready. Lets a scheduler
+    /// serve another host instead of waiting in the gate.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        self.inner.gate.ready_in(host)
+    }
+
     /// Refuse every further request to `host` this run.
     pub fn rest(&self, host: &str) {
         self.inner.gate.rest(host);
@@ -305,6 +263,27 @@ impl Net {
 
     pub fn is_rested(&self, host: &str) -> bool {
         self.inner.gate.is_rested(host)
+    }
+
+    /// Allow hosts that are, or resolve to, loopback, private or link-local
+    /// addresses (off by default; for tests against a local server reached
+    /// without a proxy, and for `crawl.allow_private_addresses`).
+    pub fn set_allow_private(&self, allow: bool) {
+        self.inner.allow_private.store(allow, Ordering::SeqCst);
+    }
+
+    /// `Err(PrivateAddress)` when `url`'s host itself is private or local.
+    fn check_host(&self, url: &Url) -> Result<(), FetchError> {
+        if self.inner.allow_private.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match guard::host_refusal(url) {
+            Some(host) => {
+                tracing::debug!(%url, "refused: private or local address");
+                Err(FetchError::PrivateAddress(host))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Is the budget spent?

@@ -202,6 +202,19 @@ impl Gate {
         });
     }
 
+    /// How long until `host` could take a request (gap and pause; ignores
+    /// the concurrency limit). Zero when it is ready now.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        let now = Instant::now();
+        self.with_host(host, |h| {
+            [h.last_at.map(|t| t + h.gap), h.paused_until]
+                .into_iter()
+                .flatten()
+                .max()
+                .map_or(Duration::ZERO, |t| t.saturating_duration_since(now))
+        })
+    }
+
     pub fn gap(&self, host: &str) -> Duration {
         self.with_host(host, |h| h.gap)
     }

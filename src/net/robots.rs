@@ -122,29 +122,33 @@ impl Net {
     /// and counted as a request. A spent budget gives a disallow-all answer
     /// that is not cached.
     pub async fn robots(&self, url: &Url) -> Arc<Robots> {
+        self.robots_for(url)
+            .await
+            .unwrap_or_else(|e| Arc::new(Robots::disallow_all(e.class())))
+    }
+
+    /// [`Net::robots`], but a spent budget or a rested host is an `Err`
+    /// (and not cached), so that `fetch` can report it as such.
+    pub(super) async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
         let key = origin(url);
         let cell = {
             let mut map = self.inner.robots.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(key.clone()).or_default().clone()
         };
-        let got = cell
-            .get_or_try_init(|| async {
-                let robots = self.fetch_robots(url).await?;
-                if let Some(d) = robots.crawl_delay {
-                    self.inner.gate.apply_crawl_delay(&url::host_key(url), d);
-                }
-                tracing::debug!(origin = %key, outcome = ?robots.outcome, delay = ?robots.crawl_delay, "robots: cached");
-                Ok::<_, FetchError>(Arc::new(robots))
-            })
-            .await;
-        match got {
-            Ok(r) => r.clone(),
-            Err(e) => Arc::new(Robots::disallow_all(e.class())),
-        }
+        cell.get_or_try_init(|| async {
+            let robots = self.fetch_robots(url).await?;
+            if let Some(d) = robots.crawl_delay {
+                self.inner.gate.apply_crawl_delay(&url::host_key(url), d);
+            }
+            tracing::debug!(origin = %key, outcome = ?robots.outcome, delay = ?robots.crawl_delay, "robots: cached");
+            Ok(Arc::new(robots))
+        })
+        .await
+        .cloned()
     }
 
     /// Fetch and interpret one origin's robots.txt. `Err` only for outcomes
-    /// that must not be cached (a spent budget).
+    /// that must not be cached (a spent budget, a rested host).
     async fn fetch_robots(&self, url: &Url) -> Result<Robots, FetchError> {
         let Some(mut current) = url::parse(&format!("{}/robots.txt", origin(url))) else {
             return Ok(Robots::disallow_all("bad origin"));
@@ -163,17 +167,24 @@ impl Net {
             );
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
-                Err(FetchError::Budget) => return Err(FetchError::Budget),
+                Err(
+                    e @ (FetchError::Budget | FetchError::Rested | FetchError::PrivateAddress(_)),
+                ) => {
+                    return Err(e);
+                }
                 Err(e) => return Ok(Robots::disallow_all(e.class())),
             };
             let status = hop.status;
+            if !(200..300).contains(&status) {
+                self.inner.gate.success(&url::host_key(&current));
+            }
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let next = hop
                     .headers
                     .get(header::LOCATION)
                     .and_then(|v| v.to_str().ok())
                     .and_then(|l| url::resolve(&current, l));
-                drop(hop);
+                hop.discard().await;
                 hops += 1;
                 match next {
                     Some(next) if hops <= MAX_ROBOTS_REDIRECTS => {

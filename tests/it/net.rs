@@ -11,6 +11,9 @@ use scraper::url::{Url, parse};
 
 use crate::web::{Reply, Web};
 
+mod fetch;
+mod guard;
+
 /// Small gaps and short timeouts so every test runs in a few seconds.
 fn cfg() -> Crawl {
     Crawl {
@@ -64,6 +67,8 @@ async fn fetches_a_page_with_headers() {
     assert_eq!(r.wire_bytes, 12);
     let ua = web.log()[1].header("user-agent").unwrap().to_string();
     assert!(ua.starts_with("scraper/"), "{ua}");
+    let ae = web.log()[1].header("accept-encoding").unwrap().to_string();
+    assert_eq!(ae, "gzip, deflate, br, zstd");
     assert_eq!(net.requests(), 2);
 }
 
@@ -242,6 +247,29 @@ async fn robots_rules_and_disallowed_paths_never_requested() {
 }
 
 #[tokio::test]
+async fn robots_over_the_size_cap_is_cut_at_a_line() {
+    let mut txt = String::from("User-agent: *\nDisallow: /early\n");
+    while txt.len() < 40_000 {
+        txt.push_str("# padding padding padding padding padding padding\n");
+    }
+    txt.push_str("Disallow: /late\n");
+    let web = Web::routes()
+        .at("big.test", "/robots.txt", Reply::text(txt.clone()))
+        .at("gzbig.test", "/robots.txt", Reply::text(txt).gzip())
+        .start();
+    let mut c = cfg();
+    c.max_robots_bytes = 30_000;
+    let net = net(&web, &c);
+    for host in ["big.test", "gzbig.test"] {
+        let r = net.robots(&u(&format!("http://{host}/"))).await;
+        assert_eq!(r.outcome, RobotsOutcome::Parsed(200), "{host}");
+        assert!(r.bytes <= 30_000, "{host}: {}", r.bytes);
+        assert!(!r.allowed(&u(&format!("http://{host}/early"))), "{host}");
+        assert!(r.allowed(&u(&format!("http://{host}/late"))), "{host}");
+    }
+}
+
+#[tokio::test]
 async fn crawl_delay_raises_the_gap() {
     let web = Web::routes()
         .at(
@@ -260,6 +288,11 @@ async fn crawl_delay_raises_the_gap() {
             .unwrap();
     }
     assert_eq!(net.gap("slow.test"), Duration::from_millis(300));
+    let wait = net.ready_in("slow.test");
+    assert!(
+        wait > Duration::from_millis(200) && wait <= Duration::from_millis(300),
+        "{wait:?}"
+    );
     let gap = web.min_gap("slow.test").unwrap();
     assert!(gap >= Duration::from_millis(300), "{gap:?}");
 }

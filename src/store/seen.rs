@@ -23,6 +23,7 @@
 //! by binary search); this run's changes live in a small hash map on top.
 
 mod file;
+mod merge;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -33,6 +34,7 @@ use chrono::{DateTime, Utc};
 use super::StoreError;
 
 pub use file::{CompactReport, compact, segment_files};
+pub(crate) use merge::merge_runs;
 
 /// Flags of a seen record.
 pub mod flag {
@@ -102,7 +104,7 @@ pub fn day_stamp(t: DateTime<Utc>) -> u32 {
 }
 
 /// One record as stored: 16 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Rec {
     pub hash: u64,
     pub seen: Seen,
@@ -168,8 +170,7 @@ impl SeenSet {
         let mut stats = LoadStats::default();
         let mut runs = Vec::with_capacity(files.len());
         for path in &files {
-            let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
-            let (recs, torn) = file::decode(&bytes);
+            let (recs, torn) = file::read(path).map_err(|e| StoreError::io(path, e))?;
             stats.files += 1;
             stats.records += recs.len();
             stats.torn_bytes += torn;
@@ -316,66 +317,6 @@ pub fn segment_path(state_dir: &Path, run_id: &str) -> Result<PathBuf, StoreErro
     Ok(state_dir.join(file::SEEN_DIR).join(format!("{run_id}.bin")))
 }
 
-/// Sort by hash and fold equal hashes with [`Seen::merge`].
-pub(crate) fn sort_merge(v: &mut Vec<Rec>) {
-    if !is_sorted_unique(v) {
-        v.sort_unstable_by_key(|r| r.hash);
-        v.dedup_by(|later, kept| {
-            if later.hash == kept.hash {
-                kept.seen = kept.seen.merge(later.seen);
-                true
-            } else {
-                false
-            }
-        });
-    }
-}
-
-fn is_sorted_unique(v: &[Rec]) -> bool {
-    v.windows(2).all(|w| w[0].hash < w[1].hash)
-}
-
-/// Merge record lists into one sorted, unique list. The largest list (in
-/// practice the compacted file, already sorted) is merged once, linearly,
-/// with the rest sorted together.
-pub(crate) fn merge_runs(mut runs: Vec<Vec<Rec>>) -> Vec<Rec> {
-    let Some(big) = (0..runs.len()).max_by_key(|&i| runs[i].len()) else {
-        return Vec::new();
-    };
-    let mut base = runs.swap_remove(big);
-    sort_merge(&mut base);
-    let mut rest: Vec<Rec> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-    for r in runs {
-        rest.extend(r);
-    }
-    if rest.is_empty() {
-        return base;
-    }
-    sort_merge(&mut rest);
-    let mut out = Vec::with_capacity(base.len() + rest.len());
-    let (mut i, mut j) = (0, 0);
-    while i < base.len() && j < rest.len() {
-        let (x, y) = (base[i], rest[j]);
-        if x.hash < y.hash {
-            out.push(x);
-            i += 1;
-        } else if y.hash < x.hash {
-            out.push(y);
-            j += 1;
-        } else {
-            out.push(Rec {
-                hash: x.hash,
-                seen: x.seen.merge(y.seen),
-            });
-            i += 1;
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&base[i..]);
-    out.extend_from_slice(&rest[j..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,38 +355,6 @@ mod tests {
         assert_eq!(day_stamp(t.with_timezone(&Utc)), 1);
         let t = DateTime::parse_from_rfc3339("2026-11-29T00:00:00Z").unwrap();
         assert_eq!(day_stamp(t.with_timezone(&Utc)), 20_786);
-    }
-
-    #[test]
-    fn merge_runs_matches_a_fold() {
-        let mut x = 0x1234_5678_u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let runs: Vec<Vec<Rec>> = (0..5)
-            .map(|i| {
-                (0..(200 * (i + 1)))
-                    .map(|_| {
-                        let r = next();
-                        Rec {
-                            hash: r % 300,
-                            seen: s((r >> 20) as u32 % 9, 1 << ((r >> 40) % 4)),
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut want: std::collections::BTreeMap<u64, Seen> = Default::default();
-        for r in runs.iter().flatten() {
-            let e = want.entry(r.hash).or_insert(r.seen);
-            *e = e.merge(r.seen);
-        }
-        let got = merge_runs(runs);
-        let got: Vec<(u64, Seen)> = got.iter().map(|r| (r.hash, r.seen)).collect();
-        assert_eq!(got, want.into_iter().collect::<Vec<_>>());
     }
 
     #[test]

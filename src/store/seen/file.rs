@@ -1,7 +1,7 @@
 //! The seen-set on disk: the segment format, appending, listing and compaction.
 
 use std::fs::OpenOptions;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Rec, Seen, merge_runs};
@@ -34,39 +34,96 @@ fn encode(r: &Rec, out: &mut Vec<u8>) {
     out.extend_from_slice(&r.seen.flags.to_le_bytes());
 }
 
-/// Records of one file, and how many trailing bytes were torn. A file that
-/// starts with the magic has a header; one that does not is the legacy
-/// headerless `seen.bin`.
-pub(crate) fn decode(bytes: &[u8]) -> (Vec<Rec>, u64) {
-    let body = if bytes.starts_with(MAGIC) {
-        bytes.get(RECORD..).unwrap_or(&[])
-    } else if bytes.len() < RECORD && MAGIC.starts_with(bytes) {
-        // A header torn by a crash right after the file was created.
-        &[]
-    } else {
-        bytes
-    };
-    let chunks = body.chunks_exact(RECORD);
-    let torn = chunks.remainder().len() as u64;
-    let recs = chunks
-        .map(|c| {
-            let word = |a: usize, b: usize| {
-                let mut w = [0u8; 4];
-                w.copy_from_slice(&c[a..b]);
-                u32::from_le_bytes(w)
-            };
-            let mut h = [0u8; 8];
-            h.copy_from_slice(&c[..8]);
-            Rec {
-                hash: u64::from_le_bytes(h),
-                seen: Seen {
-                    day: word(8, 12),
-                    flags: word(12, 16),
-                },
+/// One record from exactly 16 bytes.
+fn rec_from(c: &[u8]) -> Rec {
+    let word = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+    Rec {
+        hash: u64::from(word(0)) | (u64::from(word(4)) << 32),
+        seen: Seen {
+            day: word(8),
+            flags: word(12),
+        },
+    }
+}
+
+/// Decodes a seen file fed in pieces of any size. A file that starts with the
+/// magic has a header; one that does not is the legacy headerless `seen.bin`.
+struct Decoder {
+    recs: Vec<Rec>,
+    carry: [u8; RECORD],
+    carry_len: usize,
+    /// The first 16 bytes (header or first legacy record) are not complete yet.
+    at_start: bool,
+}
+
+impl Decoder {
+    fn new(capacity: usize) -> Decoder {
+        Decoder {
+            recs: Vec::with_capacity(capacity),
+            carry: [0; RECORD],
+            carry_len: 0,
+            at_start: true,
+        }
+    }
+
+    fn push(&mut self, mut data: &[u8]) {
+        if self.carry_len > 0 || self.at_start {
+            let take = (RECORD - self.carry_len).min(data.len());
+            self.carry[self.carry_len..self.carry_len + take].copy_from_slice(&data[..take]);
+            self.carry_len += take;
+            data = &data[take..];
+            if self.carry_len < RECORD {
+                return;
             }
-        })
-        .collect();
-    (recs, torn)
+            let is_header = self.at_start && self.carry.starts_with(MAGIC);
+            self.at_start = false;
+            self.carry_len = 0;
+            if !is_header {
+                self.recs.push(rec_from(&self.carry));
+            }
+        }
+        let chunks = data.chunks_exact(RECORD);
+        let rest = chunks.remainder();
+        self.recs.extend(chunks.map(rec_from));
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.carry_len = rest.len();
+    }
+
+    /// The records and how many trailing bytes were torn.
+    fn finish(self) -> (Vec<Rec>, u64) {
+        let tail = &self.carry[..self.carry_len];
+        if self.at_start && (MAGIC.starts_with(tail) || tail.starts_with(MAGIC)) {
+            // A header torn by a crash right after the file was created.
+            return (self.recs, 0);
+        }
+        (self.recs, self.carry_len as u64)
+    }
+}
+
+/// Records of one file in memory, and how many trailing bytes were torn.
+#[cfg(test)]
+fn decode(bytes: &[u8]) -> (Vec<Rec>, u64) {
+    let mut d = Decoder::new(bytes.len() / RECORD);
+    d.push(bytes);
+    d.finish()
+}
+
+/// Records of one file, read in pieces so the file is never held whole next
+/// to its records; and how many trailing bytes were torn.
+pub(crate) fn read(path: &Path) -> std::io::Result<(Vec<Rec>, u64)> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut d = Decoder::new(usize::try_from(len).unwrap_or(0) / RECORD);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => d.push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(d.finish())
 }
 
 /// Append records to a segment (created with its header if new), after
@@ -141,6 +198,10 @@ pub fn segment_files(state_dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
     Ok(out)
 }
 
+/// Records per compacted file: 32 MiB, well under the 100 MB a single file
+/// may have on GitHub.
+pub(crate) const COMPACT_CHUNK: usize = 1 << 21;
+
 /// What [`compact`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompactReport {
@@ -151,17 +212,27 @@ pub struct CompactReport {
     pub records_out: usize,
     pub bytes_in: u64,
     pub bytes_out: u64,
-    /// The compacted file, `None` when there was nothing to compact.
-    pub path: Option<PathBuf>,
+    /// The compacted files; empty when there was nothing to compact.
+    pub paths: Vec<PathBuf>,
 }
 
-/// Merge every seen file into one sorted `state/seen/compact-<stamp>.bin`
-/// (written atomically), then delete the files merged. The caller holds the
-/// run lock. Loading gives the same set before and after. A crash part-way
-/// leaves both the new file and some old ones: harmless, since merging is
-/// idempotent. Pass a run id (see [`crate::store::state::new_run_id`]) as
-/// `stamp` so two machines never pick the same name.
+/// Merge every seen file into `state/seen/compact-<stamp>-<k>.bin` files
+/// (sorted by hash, one record per URL, at most [`COMPACT_CHUNK`] records
+/// each, covering consecutive hash ranges, each written atomically), then
+/// delete the files merged. The caller holds the run lock. Loading gives the
+/// same set before and after. A crash part-way leaves new and old files side
+/// by side: harmless, since merging is idempotent. Pass a fresh run id (see
+/// [`crate::store::state::new_run_id`]) as `stamp` so two machines never
+/// pick the same names.
 pub fn compact(state_dir: &Path, stamp: &str) -> Result<CompactReport, StoreError> {
+    compact_chunked(state_dir, stamp, COMPACT_CHUNK)
+}
+
+fn compact_chunked(
+    state_dir: &Path,
+    stamp: &str,
+    chunk: usize,
+) -> Result<CompactReport, StoreError> {
     let files = segment_files(state_dir)?;
     let mut report = CompactReport {
         files: files.len(),
@@ -172,31 +243,34 @@ pub fn compact(state_dir: &Path, stamp: &str) -> Result<CompactReport, StoreErro
     }
     let mut runs = Vec::with_capacity(files.len());
     for path in &files {
-        let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
-        report.bytes_in += bytes.len() as u64;
-        let (recs, _) = decode(&bytes);
+        report.bytes_in += std::fs::metadata(path).map_or(0, |m| m.len());
+        let (recs, _) = read(path).map_err(|e| StoreError::io(path, e))?;
         report.records_in += recs.len();
         runs.push(recs);
     }
     let merged = merge_runs(runs);
-    let mut buf = Vec::with_capacity(RECORD * (merged.len() + 1));
-    buf.extend_from_slice(&header());
-    for r in &merged {
-        encode(r, &mut buf);
+    let dir = state_dir.join(SEEN_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    let mut buf = Vec::with_capacity(RECORD * (merged.len().min(chunk) + 1));
+    for (k, chunk) in merged.chunks(chunk.max(1)).enumerate() {
+        buf.clear();
+        buf.extend_from_slice(&header());
+        for r in chunk {
+            encode(r, &mut buf);
+        }
+        let out = dir.join(format!("{COMPACT_PREFIX}{stamp}-{k:03}.bin"));
+        write_atomic(&out, &buf)?;
+        report.bytes_out += buf.len() as u64;
+        report.paths.push(out);
     }
-    let out = state_dir
-        .join(SEEN_DIR)
-        .join(format!("{COMPACT_PREFIX}{stamp}.bin"));
-    std::fs::create_dir_all(state_dir.join(SEEN_DIR))
-        .map_err(|e| StoreError::io(&state_dir.join(SEEN_DIR), e))?;
-    write_atomic(&out, &buf)?;
-    for path in files.iter().filter(|p| **p != out) {
+    for path in files.iter().filter(|p| !report.paths.contains(p)) {
         std::fs::remove_file(path).map_err(|e| StoreError::io(path, e))?;
     }
-    sync_dir(&state_dir.join(SEEN_DIR)).map_err(|e| StoreError::io(state_dir, e))?;
+    sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    if files.iter().any(|p| p.parent() == Some(state_dir)) {
+        sync_dir(state_dir).map_err(|e| StoreError::io(state_dir, e))?;
+    }
     report.records_out = merged.len();
-    report.bytes_out = buf.len() as u64;
-    report.path = Some(out);
     Ok(report)
 }
 
@@ -227,5 +301,43 @@ mod tests {
         assert_eq!(decode(&with_header[..40]), (recs[..1].to_vec(), 8));
         assert_eq!(decode(&with_header[..5]), (vec![], 0));
         assert_eq!(decode(&[]), (vec![], 0));
+        // Fed in pieces of every size, the result is the same.
+        for size in [1, 3, 15, 16, 17, 40] {
+            for bytes in [&with_header[..], &body[..], &with_header[..40]] {
+                let mut d = Decoder::new(0);
+                for piece in bytes.chunks(size) {
+                    d.push(piece);
+                }
+                assert_eq!(d.finish(), decode(bytes), "pieces of {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn compaction_in_chunks_loads_the_same() {
+        use crate::store::seen::{SeenSet, flag};
+        let tmp = tempfile::tempdir().unwrap();
+        let st = tmp.path();
+        let mut x = 7u64;
+        for run in 0..4u32 {
+            let mut set = SeenSet::default();
+            for _ in 0..300 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                set.record(x >> 52, Seen::new(run, 1 << ((x >> 30) % 4)));
+            }
+            set.record(u64::from(run) << 40, Seen::new(run, flag::HIT));
+            set.flush(st, &format!("r{run}")).unwrap();
+        }
+        let before: Vec<_> = SeenSet::load(st).unwrap().iter().collect();
+        let report = compact_chunked(st, "s", 100).unwrap();
+        assert_eq!(report.records_out, before.len());
+        assert_eq!(report.paths.len(), before.len().div_ceil(100));
+        assert_eq!(segment_files(st).unwrap(), report.paths);
+        let after: Vec<_> = SeenSet::load(st).unwrap().iter().collect();
+        assert_eq!(after, before);
+        // Compacting compacted chunks changes nothing either.
+        compact_chunked(st, "t", 64).unwrap();
+        let again: Vec<_> = SeenSet::load(st).unwrap().iter().collect();
+        assert_eq!(again, before);
     }
 }

@@ -141,6 +141,11 @@ impl HostQueue {
             return Err(Refused::TooLong);
         }
         self.hashes.insert(hash);
+        let needed = text.len() + lastmod.len();
+        if self.arena.capacity() - self.arena.len() < needed {
+            // Grow by a quarter rather than double: less slack per queued URL.
+            self.arena.reserve_exact(needed.max(self.arena.len() / 4).max(256));
+        }
         self.arena.extend_from_slice(text.as_bytes());
         self.arena.extend_from_slice(lastmod.as_bytes());
         let item = Item {

@@ -3,5 +3,6 @@
 
 mod basics;
 mod policy;
+mod scale;
 mod sim;
 mod simulated;

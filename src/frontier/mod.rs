@@ -4,6 +4,7 @@
 //!
 //! * [`Frontier`] (in `schedule.rs`): per-host queues, gaps, concurrency, pauses and
 //!   the yield-weighted rotation between hosts.
+//! * `host.rs`: one host's scheduling state and [`HostStats`].
 //! * `queue.rs`: one host's queue, stored compactly and free of duplicates.
 //! * `weight.rs`: the moving average of a host's hit ratio and the share it earns.
 //! * [`OpenScope`] (in `scope.rs`): which links an open-scope crawl follows, and
@@ -13,12 +14,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod host;
 mod queue;
 mod schedule;
 mod scope;
 mod weight;
 
-pub use schedule::{Frontier, HostStats, IDLE_RECHECK};
+pub use host::HostStats;
+pub use schedule::{Frontier, IDLE_RECHECK};
 pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
 pub use weight::Yield;
 

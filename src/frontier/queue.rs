@@ -144,7 +144,8 @@ impl HostQueue {
         let needed = text.len() + lastmod.len();
         if self.arena.capacity() - self.arena.len() < needed {
             // Grow by a quarter rather than double: less slack per queued URL.
-            self.arena.reserve_exact(needed.max(self.arena.len() / 4).max(256));
+            self.arena
+                .reserve_exact(needed.max(self.arena.len() / 4).max(256));
         }
         self.arena.extend_from_slice(text.as_bytes());
         self.arena.extend_from_slice(lastmod.as_bytes());
@@ -159,6 +160,35 @@ impl HostQueue {
         let bucket = self.buckets.entry((entry.origin, entry.depth)).or_default();
         bucket.push_back(item);
         Ok(bucket.len() == 1)
+    }
+
+    /// Remove `url` if it is queued in a class worse than `than` (a seed pushed
+    /// again after it was queued as a link). Scans the host's queue: keep it for
+    /// rare events. Returns the class it had and whether that bucket emptied.
+    pub(crate) fn remove_worse(
+        &mut self,
+        host: &str,
+        url: &str,
+        than: Class,
+    ) -> Option<(Class, bool)> {
+        let (prefix, text) = split_prefix(host, url);
+        let (class, pos) = self
+            .buckets
+            .range((std::ops::Bound::Excluded(than), std::ops::Bound::Unbounded))
+            .find_map(|(class, bucket)| {
+                let pos = bucket
+                    .iter()
+                    .position(|item| item.prefix() == prefix && self.url_text(*item) == text)?;
+                Some((*class, pos))
+            })?;
+        let bucket = self.buckets.get_mut(&class)?;
+        let item = bucket.remove(pos)?;
+        let emptied = bucket.is_empty();
+        if emptied {
+            self.buckets.remove(&class);
+        }
+        self.forget(item);
+        Some((class, emptied))
     }
 
     /// Take the best entry. Also says whether its class bucket became empty.

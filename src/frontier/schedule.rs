@@ -16,12 +16,13 @@
 //! Heap entries carry a stamp; any change to a host bumps its stamp, and stale
 //! entries are skipped when they surface (and swept if the heaps grow large).
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::time::Duration;
 
-use super::queue::{Class, HostQueue};
-use super::weight::{Yield, weight};
+use super::host::{Host, HostStats, ReadyKey};
+use super::queue::{Class, Refused};
+use super::weight::weight;
 use super::{Entry, Next, Origin, Outcome, Params};
 
 /// How far ahead `next` says to look again when only a finishing fetch can free
@@ -30,74 +31,6 @@ pub const IDLE_RECHECK: Duration = Duration::from_secs(1);
 
 /// The best host's average is searched for again after this many verdicts.
 const BEST_RESCAN_EVERY: u32 = 64;
-
-/// What the frontier knows about one host (for logs and the dashboard).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostStats {
-    pub queued: usize,
-    pub in_flight: usize,
-    pub gap: Duration,
-    pub last_sent: Option<Duration>,
-    pub paused_until: Duration,
-    /// When the gap and any pause allow the next request.
-    pub ready_at: Duration,
-    pub dropped: bool,
-    pub yields: Yield,
-    /// Current share of turns relative to the best host (0..=1).
-    pub weight: f64,
-}
-
-#[derive(Debug, Default)]
-struct Host {
-    name: Box<str>,
-    queue: HostQueue,
-    in_flight: u32,
-    /// Handed out by `next` but not reported `sent` yet (at most `in_flight`).
-    unsent: u32,
-    last_sent: Option<Duration>,
-    gap: Duration,
-    paused_until: Duration,
-    dropped: bool,
-    pass: f64,
-    stamp: u32,
-    yields: Yield,
-}
-
-impl Host {
-    fn ready_at(&self) -> Duration {
-        let after_gap = self.last_sent.map_or(Duration::ZERO, |t| t + self.gap);
-        after_gap.max(self.paused_until)
-    }
-}
-
-/// A ready host, ordered so that `BinaryHeap` pops the lowest pass (then lowest id).
-#[derive(Debug, Clone, Copy)]
-struct ReadyKey {
-    pass: f64,
-    id: u32,
-    stamp: u32,
-}
-
-impl PartialEq for ReadyKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for ReadyKey {}
-impl PartialOrd for ReadyKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for ReadyKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .pass
-            .total_cmp(&self.pass)
-            .then(other.id.cmp(&self.id))
-            .then(other.stamp.cmp(&self.stamp))
-    }
-}
 
 /// Per-host queues and the rotation between them.
 #[derive(Debug, Default)]
@@ -144,8 +77,21 @@ impl Frontier {
             return false;
         }
         let class = (entry.origin, entry.depth);
-        let was_empty = h.queue.is_empty();
-        let Ok(new_class) = h.queue.push(host, &entry) else {
+        let mut pushed = h.queue.push(host, &entry);
+        if pushed == Err(Refused::Duplicate) && entry.origin == Origin::Seed {
+            // A seed already queued as a link takes the seed's rank (and so can
+            // never be shed).
+            if let Some((old, emptied)) = h.queue.remove_worse(host, &entry.url, class) {
+                self.len -= 1;
+                if emptied {
+                    self.forget_class(id, old);
+                }
+                pushed = self.hosts[id as usize].queue.push(host, &entry);
+            }
+        }
+        let h = &mut self.hosts[id as usize];
+        let was_empty = h.queue.len() == usize::from(pushed.is_ok());
+        let Ok(new_class) = pushed else {
             return false;
         };
         self.len += 1;

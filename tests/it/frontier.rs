@@ -2,6 +2,8 @@
 //! simulated web (`sim`) that runs whole crawls in virtual time.
 
 mod basics;
+mod engine;
+mod open;
 mod policy;
 mod scale;
 mod sim;

@@ -118,6 +118,15 @@ impl HostQueue {
 
     /// Queue an entry. On success, says whether its class bucket was empty before.
     pub(crate) fn push(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
+        self.insert(host, entry, false)
+    }
+
+    /// Queue an entry ahead of its class (one handed out that must wait its turn again).
+    pub(crate) fn push_front(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
+        self.insert(host, entry, true)
+    }
+
+    fn insert(&mut self, host: &str, entry: &Entry, front: bool) -> Result<bool, Refused> {
         let (prefix, text) = split_prefix(host, &entry.url);
         if text.len() > MAX_URL_BYTES {
             return Err(Refused::TooLong);
@@ -158,7 +167,11 @@ impl HostQueue {
         self.live_bytes += item.bytes();
         self.len += 1;
         let bucket = self.buckets.entry((entry.origin, entry.depth)).or_default();
-        bucket.push_back(item);
+        if front {
+            bucket.push_front(item);
+        } else {
+            bucket.push_back(item);
+        }
         Ok(bucket.len() == 1)
     }
 
@@ -230,6 +243,13 @@ impl HostQueue {
         } else if self.arena.len() > COMPACT_MIN_BYTES && self.live_bytes * 2 < self.arena.len() {
             self.compact();
         }
+    }
+
+    /// Forget everything queued; returns how many entries and which classes they had.
+    pub(crate) fn clear(&mut self) -> (usize, Vec<Class>) {
+        let gone = (self.len, self.buckets.keys().copied().collect());
+        *self = HostQueue::default();
+        gone
     }
 
     /// Remove everything, best class first; the queue is left empty.

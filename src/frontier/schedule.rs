@@ -71,13 +71,29 @@ impl Frontier {
     /// host holding most of that rank); seeds are never shed, so seeds can take
     /// the queue past `max_queue`.
     pub fn push(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, false)
+    }
+
+    /// Put back a URL that `next` handed out but that was not fetched (robots.txt
+    /// had to be fetched first, or a 429 asked to come back later): it goes ahead
+    /// of its rank, so it keeps its place. The fetch still has to be closed with
+    /// `released` (or `finished`).
+    pub fn requeue(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, true)
+    }
+
+    fn insert(&mut self, host: &str, entry: Entry, front: bool) -> bool {
         let id = self.host_id(host);
         let h = &mut self.hosts[id as usize];
         if h.dropped {
             return false;
         }
         let class = (entry.origin, entry.depth);
-        let mut pushed = h.queue.push(host, &entry);
+        let mut pushed = if front {
+            h.queue.push_front(host, &entry)
+        } else {
+            h.queue.push(host, &entry)
+        };
         if pushed == Err(Refused::Duplicate) && entry.origin == Origin::Seed {
             // A seed already queued as a link takes the seed's rank (and so can
             // never be shed).
@@ -154,7 +170,10 @@ impl Frontier {
     }
 
     /// A request to `host` actually went on the wire at `sent_at` (gaps count
-    /// from here). Report every request to the host, robots.txt included.
+    /// from here). Report every request to the host, robots.txt included; a
+    /// request made outside `next` (robots.txt) does not take a slot, so after
+    /// it send the handed-out URL no earlier than the host's gap, or `requeue`
+    /// it and call `released`.
     pub fn sent(&mut self, host: &str, sent_at: Duration) {
         let id = self.host_id(host);
         let h = &mut self.hosts[id as usize];
@@ -211,19 +230,18 @@ impl Frontier {
     /// may still report `sent` and `finished`.
     pub fn drop_host(&mut self, host: &str) -> usize {
         let id = self.host_id(host);
-        let mut gone = Vec::new();
         let h = &mut self.hosts[id as usize];
         h.dropped = true;
-        h.queue.drain_into(&h.name, &mut gone);
-        for e in &gone {
-            self.forget_class(id, (e.origin, e.depth));
+        let (count, classes) = h.queue.clear();
+        for class in classes {
+            self.forget_class(id, class);
         }
-        self.len -= gone.len();
+        self.len -= count;
         self.schedule(id);
         if self.best_host == Some(id) {
             self.rescan_best();
         }
-        gone.len()
+        count
     }
 
     /// Is `host` out of the rotation for the rest of the run?

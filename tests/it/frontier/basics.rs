@@ -325,3 +325,22 @@ fn per_host_concurrency_and_release() {
     assert_eq!(f.in_flight(), 0);
     assert!(matches!(f.next(t), Next::Ready { .. }));
 }
+
+#[test]
+fn requeue_after_robots_keeps_the_place_and_the_gap() {
+    let mut f = Frontier::new(params());
+    f.push("a.com", entry("https://a.com/first", Origin::Relevant, 1));
+    f.push("a.com", entry("https://a.com/second", Origin::Relevant, 1));
+    let Next::Ready { host, entry: e } = f.next(secs(0.0)) else {
+        panic!("ready")
+    };
+    // The engine fetches robots.txt first, then puts the URL back.
+    f.sent(&host, secs(0.1));
+    assert!(f.requeue(&host, e));
+    f.released(&host, secs(0.3));
+    assert_eq!(f.next(secs(0.3)), Next::Wait(secs(1.1)));
+    assert_eq!(
+        fetch(&mut f, secs(1.1)).as_deref(),
+        Some("https://a.com/first")
+    );
+}

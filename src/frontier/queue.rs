@@ -207,22 +207,25 @@ impl HostQueue {
     /// Take the best entry. Also says whether its class bucket became empty.
     pub(crate) fn pop_best(&mut self, host: &str) -> Option<(Entry, bool)> {
         let class = self.best_class()?;
-        self.take(host, class, true)
+        self.take(host, class)
     }
 
-    /// Take the newest entry of `class` (used to shed load). Also says whether the
-    /// class bucket became empty.
-    pub(crate) fn pop_newest(&mut self, host: &str, class: Class) -> Option<(Entry, bool)> {
-        self.take(host, class, false)
-    }
-
-    fn take(&mut self, host: &str, class: Class, front: bool) -> Option<(Entry, bool)> {
+    /// Drop the newest entry of `class` (to shed load); says whether the class
+    /// bucket became empty.
+    pub(crate) fn discard_newest(&mut self, class: Class) -> Option<bool> {
         let bucket = self.buckets.get_mut(&class)?;
-        let item = if front {
-            bucket.pop_front()
-        } else {
-            bucket.pop_back()
-        }?;
+        let item = bucket.pop_back()?;
+        let emptied = bucket.is_empty();
+        if emptied {
+            self.buckets.remove(&class);
+        }
+        self.forget(item);
+        Some(emptied)
+    }
+
+    fn take(&mut self, host: &str, class: Class) -> Option<(Entry, bool)> {
+        let bucket = self.buckets.get_mut(&class)?;
+        let item = bucket.pop_front()?;
         let emptied = bucket.is_empty();
         if emptied {
             self.buckets.remove(&class);

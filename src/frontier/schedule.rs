@@ -32,6 +32,9 @@ pub const IDLE_RECHECK: Duration = Duration::from_secs(1);
 /// The best host's average is searched for again after this many verdicts.
 const BEST_RESCAN_EVERY: u32 = 64;
 
+/// Hosts compared when choosing where to shed an entry past `max_queue`.
+const SHED_SAMPLE: usize = 16;
+
 /// Per-host queues and the rotation between them.
 #[derive(Debug, Default)]
 pub struct Frontier {
@@ -54,6 +57,8 @@ pub struct Frontier {
     since_rescan: u32,
     /// Which hosts hold entries of each class (to shed the lowest first).
     classes: BTreeMap<Class, BTreeSet<u32>>,
+    /// Where the next search for a host to shed from starts.
+    shed_cursor: u32,
 }
 
 impl Frontier {
@@ -405,20 +410,23 @@ impl Frontier {
         }
     }
 
-    /// Drop the newest entry of the lowest class (never a seed) from the host
-    /// holding most of that class. Returns (host, class), or None if only seeds
-    /// are queued.
+    /// Drop the newest entry of the lowest class (never a seed), from the host
+    /// holding most of that class among up to `SHED_SAMPLE` hosts taken in
+    /// rotation. Returns (host, class), or None if only seeds are queued.
     fn shed_one(&mut self) -> Option<(u32, Class)> {
         let (&class, set) = self.classes.last_key_value()?;
         if class.0 == Origin::Seed {
             return None;
         }
         let hosts = &self.hosts;
+        let cursor = self.shed_cursor;
         let &id = set
-            .iter()
+            .range(cursor..)
+            .chain(set.range(..cursor))
+            .take(SHED_SAMPLE)
             .max_by_key(|&&id| hosts[id as usize].queue.class_len(class))?;
-        let h = &mut self.hosts[id as usize];
-        let (_, emptied) = h.queue.pop_newest(&h.name, class)?;
+        self.shed_cursor = id.wrapping_add(1);
+        let emptied = self.hosts[id as usize].queue.discard_newest(class)?;
         self.len -= 1;
         self.shed += 1;
         if emptied {

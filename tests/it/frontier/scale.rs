@@ -126,3 +126,45 @@ fn a_million_urls_over_a_thousand_hosts() {
         (cpu() - start).as_secs_f64() * 1e3
     );
 }
+
+#[test]
+#[ignore = "measurement; run optimised with --ignored --nocapture"]
+fn pushing_past_max_queue() {
+    let hosts: Vec<String> = (0..1000)
+        .map(|i| format!("www.site{i:04}-news.example.com"))
+        .collect();
+    let max_queue = 300_000;
+    let mut f = Frontier::new(Params {
+        max_queue,
+        ..Params::default()
+    });
+    let mut rng = Rng::new(2);
+    let n = 1_000_000u64;
+    let urls: Vec<(usize, Entry)> = (0..n)
+        .map(|i| {
+            let h = (rng.below(1000) * rng.below(1000) / 1000) as usize;
+            let origin = [Origin::Listed, Origin::Relevant, Origin::Other][(i % 3) as usize];
+            let e = Entry {
+                url: url(&hosts[h], i),
+                kind: Kind::Page,
+                origin,
+                depth: (i % 4) as u32,
+                lastmod: None,
+            };
+            (h, e)
+        })
+        .collect();
+    let start = cpu();
+    let mut kept = 0u64;
+    for (h, e) in urls {
+        kept += u64::from(f.push(&hosts[h], e));
+    }
+    let spent = cpu() - start;
+    println!(
+        "{n} pushes into max_queue {max_queue}: {:.2} us CPU each; {} queued, {} shed, {kept} accepted",
+        spent.as_secs_f64() * 1e6 / n as f64,
+        f.len(),
+        f.shed()
+    );
+    assert_eq!(f.len(), max_queue);
+}

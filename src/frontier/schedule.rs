@@ -13,6 +13,11 @@
 //! current virtual time (the pass of the last pick), so time spent waiting
 //! earns no burst afterwards.
 //!
+//! No host starves: weights lie in `[min_host_weight, 1]`, so over any run of
+//! `warmup_pages × hosts` turns each ready host gets about
+//! `warmup_pages × min_host_weight` of them, at least one with the defaults
+//! (10 × 0.1).
+//!
 //! Heap entries carry a stamp; any change to a host bumps its stamp, and stale
 //! entries are skipped when they surface (and swept if the heaps grow large).
 

@@ -344,3 +344,43 @@ fn requeue_after_robots_keeps_the_place_and_the_gap() {
         Some("https://a.com/first")
     );
 }
+
+#[test]
+fn drained_entries_survive_frontier_jsonl() {
+    let mut f = Frontier::new(params());
+    f.push(
+        "a.com",
+        Entry {
+            url: "https://a.com/feed.xml".into(),
+            kind: Kind::Feed,
+            origin: Origin::Seed,
+            depth: 0,
+            lastmod: None,
+        },
+    );
+    f.push(
+        "a.com",
+        entry("https://a.com/p?page=2", Origin::Relevant, 2),
+    );
+    let lines: Vec<String> = f
+        .drain()
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        r#"{"url":"https://a.com/feed.xml","kind":"feed","origin":"seed","depth":0}"#
+    );
+    let mut again = Frontier::new(params());
+    for line in &lines {
+        let e: Entry = serde_json::from_str(line).unwrap();
+        assert!(again.push("a.com", e));
+    }
+    let old: Entry = serde_json::from_str(r#"{"url":"https://a.com/x"}"#).unwrap();
+    assert_eq!(
+        (old.kind, old.origin, old.depth),
+        (Kind::Page, Origin::Other, 0)
+    );
+    assert!(again.push("a.com", old));
+    assert_eq!(again.len(), 3);
+}

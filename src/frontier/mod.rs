@@ -4,21 +4,40 @@
 //!
 //! * [`Frontier`] (in `schedule.rs`): per-host queues, gaps, concurrency, pauses and
 //!   the yield-weighted rotation between hosts.
+//! * `host.rs`: one host's scheduling state and [`HostStats`].
 //! * `queue.rs`: one host's queue, stored compactly and free of duplicates.
 //! * `weight.rs`: the moving average of a host's hit ratio and the share it earns.
 //! * [`OpenScope`] (in `scope.rs`): which links an open-scope crawl follows, and
 //!   which new hosts it gives up on.
+//!
+//! How the engine drives it (hosts named by [`crate::url::host_key`]):
+//!
+//! 1. `push` every URL to fetch (`requeue` one handed out but not fetched).
+//! 2. Whenever a worker is free, call `next(now)`: `Ready` hands out a URL (the
+//!    host now counts one fetch in flight); `Wait(t)` means sleep until `t` or
+//!    until a fetch finishes; `Empty` means the crawl has run out of work.
+//! 3. Call `sent` when each request to a host goes on the wire (robots.txt too):
+//!    gaps are counted from there.
+//! 4. Close each handed-out fetch with `finished(outcome)` (a page judged hit or
+//!    miss, or an error) or `released` (feeds, sitemaps, 304s: no verdict).
+//! 5. `set_gap` on a Crawl-delay, `pause` on Retry-After, `drop_host` for a host
+//!    that robots.txt shuts or that keeps failing; `drain` at the end for
+//!    `frontier.jsonl`.
+//!
+//! The simulator in `tests/it/frontier/` runs this loop in virtual time.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod host;
 mod queue;
 mod schedule;
 mod scope;
 mod weight;
 
-pub use schedule::{Frontier, HostStats, IDLE_RECHECK};
+pub use host::HostStats;
+pub use schedule::{Frontier, IDLE_RECHECK};
 pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
 pub use weight::Yield;
 

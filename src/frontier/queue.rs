@@ -118,6 +118,15 @@ impl HostQueue {
 
     /// Queue an entry. On success, says whether its class bucket was empty before.
     pub(crate) fn push(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
+        self.insert(host, entry, false)
+    }
+
+    /// Queue an entry ahead of its class (one handed out that must wait its turn again).
+    pub(crate) fn push_front(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
+        self.insert(host, entry, true)
+    }
+
+    fn insert(&mut self, host: &str, entry: &Entry, front: bool) -> Result<bool, Refused> {
         let (prefix, text) = split_prefix(host, &entry.url);
         if text.len() > MAX_URL_BYTES {
             return Err(Refused::TooLong);
@@ -141,6 +150,12 @@ impl HostQueue {
             return Err(Refused::TooLong);
         }
         self.hashes.insert(hash);
+        let needed = text.len() + lastmod.len();
+        if self.arena.capacity() - self.arena.len() < needed {
+            // Grow by a quarter rather than double: less slack per queued URL.
+            self.arena
+                .reserve_exact(needed.max(self.arena.len() / 4).max(256));
+        }
         self.arena.extend_from_slice(text.as_bytes());
         self.arena.extend_from_slice(lastmod.as_bytes());
         let item = Item {
@@ -152,29 +167,65 @@ impl HostQueue {
         self.live_bytes += item.bytes();
         self.len += 1;
         let bucket = self.buckets.entry((entry.origin, entry.depth)).or_default();
-        bucket.push_back(item);
+        if front {
+            bucket.push_front(item);
+        } else {
+            bucket.push_back(item);
+        }
         Ok(bucket.len() == 1)
+    }
+
+    /// Remove `url` if it is queued in a class worse than `than` (a seed pushed
+    /// again after it was queued as a link). Scans the host's queue: keep it for
+    /// rare events. Returns the class it had and whether that bucket emptied.
+    pub(crate) fn remove_worse(
+        &mut self,
+        host: &str,
+        url: &str,
+        than: Class,
+    ) -> Option<(Class, bool)> {
+        let (prefix, text) = split_prefix(host, url);
+        let (class, pos) = self
+            .buckets
+            .range((std::ops::Bound::Excluded(than), std::ops::Bound::Unbounded))
+            .find_map(|(class, bucket)| {
+                let pos = bucket
+                    .iter()
+                    .position(|item| item.prefix() == prefix && self.url_text(*item) == text)?;
+                Some((*class, pos))
+            })?;
+        let bucket = self.buckets.get_mut(&class)?;
+        let item = bucket.remove(pos)?;
+        let emptied = bucket.is_empty();
+        if emptied {
+            self.buckets.remove(&class);
+        }
+        self.forget(item);
+        Some((class, emptied))
     }
 
     /// Take the best entry. Also says whether its class bucket became empty.
     pub(crate) fn pop_best(&mut self, host: &str) -> Option<(Entry, bool)> {
         let class = self.best_class()?;
-        self.take(host, class, true)
+        self.take(host, class)
     }
 
-    /// Take the newest entry of `class` (used to shed load). Also says whether the
-    /// class bucket became empty.
-    pub(crate) fn pop_newest(&mut self, host: &str, class: Class) -> Option<(Entry, bool)> {
-        self.take(host, class, false)
-    }
-
-    fn take(&mut self, host: &str, class: Class, front: bool) -> Option<(Entry, bool)> {
+    /// Drop the newest entry of `class` (to shed load); says whether the class
+    /// bucket became empty.
+    pub(crate) fn discard_newest(&mut self, class: Class) -> Option<bool> {
         let bucket = self.buckets.get_mut(&class)?;
-        let item = if front {
-            bucket.pop_front()
-        } else {
-            bucket.pop_back()
-        }?;
+        let item = bucket.pop_back()?;
+        let emptied = bucket.is_empty();
+        if emptied {
+            self.buckets.remove(&class);
+        }
+        self.forget(item);
+        Some(emptied)
+    }
+
+    fn take(&mut self, host: &str, class: Class) -> Option<(Entry, bool)> {
+        let bucket = self.buckets.get_mut(&class)?;
+        let item = bucket.pop_front()?;
         let emptied = bucket.is_empty();
         if emptied {
             self.buckets.remove(&class);
@@ -195,6 +246,13 @@ impl HostQueue {
         } else if self.arena.len() > COMPACT_MIN_BYTES && self.live_bytes * 2 < self.arena.len() {
             self.compact();
         }
+    }
+
+    /// Forget everything queued; returns how many entries and which classes they had.
+    pub(crate) fn clear(&mut self) -> (usize, Vec<Class>) {
+        let gone = (self.len, self.buckets.keys().copied().collect());
+        *self = HostQueue::default();
+        gone
     }
 
     /// Remove everything, best class first; the queue is left empty.

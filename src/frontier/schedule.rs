@@ -13,15 +13,21 @@
 //! current virtual time (the pass of the last pick), so time spent waiting
 //! earns no burst afterwards.
 //!
+//! No host starves: weights lie in `[min_host_weight, 1]`, so over any run of
+//! `warmup_pages × hosts` turns each ready host gets about
+//! `warmup_pages × min_host_weight` of them, at least one with the defaults
+//! (10 × 0.1).
+//!
 //! Heap entries carry a stamp; any change to a host bumps its stamp, and stale
 //! entries are skipped when they surface (and swept if the heaps grow large).
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::time::Duration;
 
-use super::queue::{Class, HostQueue};
-use super::weight::{Yield, weight};
+use super::host::{Host, HostStats, ReadyKey};
+use super::queue::{Class, Refused};
+use super::weight::weight;
 use super::{Entry, Next, Origin, Outcome, Params};
 
 /// How far ahead `next` says to look again when only a finishing fetch can free
@@ -31,73 +37,8 @@ pub const IDLE_RECHECK: Duration = Duration::from_secs(1);
 /// The best host's average is searched for again after this many verdicts.
 const BEST_RESCAN_EVERY: u32 = 64;
 
-/// What the frontier knows about one host (for logs and the dashboard).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostStats {
-    pub queued: usize,
-    pub in_flight: usize,
-    pub gap: Duration,
-    pub last_sent: Option<Duration>,
-    pub paused_until: Duration,
-    /// When the gap and any pause allow the next request.
-    pub ready_at: Duration,
-    pub dropped: bool,
-    pub yields: Yield,
-    /// Current share of turns relative to the best host (0..=1).
-    pub weight: f64,
-}
-
-#[derive(Debug, Default)]
-struct Host {
-    name: Box<str>,
-    queue: HostQueue,
-    in_flight: u32,
-    /// Handed out by `next` but not reported `sent` yet (at most `in_flight`).
-    unsent: u32,
-    last_sent: Option<Duration>,
-    gap: Duration,
-    paused_until: Duration,
-    dropped: bool,
-    pass: f64,
-    stamp: u32,
-    yields: Yield,
-}
-
-impl Host {
-    fn ready_at(&self) -> Duration {
-        let after_gap = self.last_sent.map_or(Duration::ZERO, |t| t + self.gap);
-        after_gap.max(self.paused_until)
-    }
-}
-
-/// A ready host, ordered so that `BinaryHeap` pops the lowest pass (then lowest id).
-#[derive(Debug, Clone, Copy)]
-struct ReadyKey {
-    pass: f64,
-    id: u32,
-    stamp: u32,
-}
-
-impl PartialEq for ReadyKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for ReadyKey {}
-impl PartialOrd for ReadyKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for ReadyKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .pass
-            .total_cmp(&self.pass)
-            .then(other.id.cmp(&self.id))
-            .then(other.stamp.cmp(&self.stamp))
-    }
-}
+/// Hosts compared when choosing where to shed an entry past `max_queue`.
+const SHED_SAMPLE: usize = 16;
 
 /// Per-host queues and the rotation between them.
 #[derive(Debug, Default)]
@@ -121,6 +62,8 @@ pub struct Frontier {
     since_rescan: u32,
     /// Which hosts hold entries of each class (to shed the lowest first).
     classes: BTreeMap<Class, BTreeSet<u32>>,
+    /// Where the next search for a host to shed from starts.
+    shed_cursor: u32,
 }
 
 impl Frontier {
@@ -138,14 +81,43 @@ impl Frontier {
     /// host holding most of that rank); seeds are never shed, so seeds can take
     /// the queue past `max_queue`.
     pub fn push(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, false)
+    }
+
+    /// Put back a URL that `next` handed out but that was not fetched (robots.txt
+    /// had to be fetched first, or a 429 asked to come back later): it goes ahead
+    /// of its rank, so it keeps its place. The fetch still has to be closed with
+    /// `released` (or `finished`).
+    pub fn requeue(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, true)
+    }
+
+    fn insert(&mut self, host: &str, entry: Entry, front: bool) -> bool {
         let id = self.host_id(host);
         let h = &mut self.hosts[id as usize];
         if h.dropped {
             return false;
         }
         let class = (entry.origin, entry.depth);
-        let was_empty = h.queue.is_empty();
-        let Ok(new_class) = h.queue.push(host, &entry) else {
+        let mut pushed = if front {
+            h.queue.push_front(host, &entry)
+        } else {
+            h.queue.push(host, &entry)
+        };
+        if pushed == Err(Refused::Duplicate) && entry.origin == Origin::Seed {
+            // A seed already queued as a link takes the seed's rank (and so can
+            // never be shed).
+            if let Some((old, emptied)) = h.queue.remove_worse(host, &entry.url, class) {
+                self.len -= 1;
+                if emptied {
+                    self.forget_class(id, old);
+                }
+                pushed = self.hosts[id as usize].queue.push(host, &entry);
+            }
+        }
+        let h = &mut self.hosts[id as usize];
+        let was_empty = h.queue.len() == usize::from(pushed.is_ok());
+        let Ok(new_class) = pushed else {
             return false;
         };
         self.len += 1;
@@ -208,7 +180,10 @@ impl Frontier {
     }
 
     /// A request to `host` actually went on the wire at `sent_at` (gaps count
-    /// from here). Report every request to the host, robots.txt included.
+    /// from here). Report every request to the host, robots.txt included; a
+    /// request made outside `next` (robots.txt) does not take a slot, so after
+    /// it send the handed-out URL no earlier than the host's gap, or `requeue`
+    /// it and call `released`.
     pub fn sent(&mut self, host: &str, sent_at: Duration) {
         let id = self.host_id(host);
         let h = &mut self.hosts[id as usize];
@@ -265,19 +240,18 @@ impl Frontier {
     /// may still report `sent` and `finished`.
     pub fn drop_host(&mut self, host: &str) -> usize {
         let id = self.host_id(host);
-        let mut gone = Vec::new();
         let h = &mut self.hosts[id as usize];
         h.dropped = true;
-        h.queue.drain_into(&h.name, &mut gone);
-        for e in &gone {
-            self.forget_class(id, (e.origin, e.depth));
+        let (count, classes) = h.queue.clear();
+        for class in classes {
+            self.forget_class(id, class);
         }
-        self.len -= gone.len();
+        self.len -= count;
         self.schedule(id);
         if self.best_host == Some(id) {
             self.rescan_best();
         }
-        gone.len()
+        count
     }
 
     /// Is `host` out of the rotation for the rest of the run?
@@ -441,20 +415,23 @@ impl Frontier {
         }
     }
 
-    /// Drop the newest entry of the lowest class (never a seed) from the host
-    /// holding most of that class. Returns (host, class), or None if only seeds
-    /// are queued.
+    /// Drop the newest entry of the lowest class (never a seed), from the host
+    /// holding most of that class among up to `SHED_SAMPLE` hosts taken in
+    /// rotation. Returns (host, class), or None if only seeds are queued.
     fn shed_one(&mut self) -> Option<(u32, Class)> {
         let (&class, set) = self.classes.last_key_value()?;
         if class.0 == Origin::Seed {
             return None;
         }
         let hosts = &self.hosts;
+        let cursor = self.shed_cursor;
         let &id = set
-            .iter()
+            .range(cursor..)
+            .chain(set.range(..cursor))
+            .take(SHED_SAMPLE)
             .max_by_key(|&&id| hosts[id as usize].queue.class_len(class))?;
-        let h = &mut self.hosts[id as usize];
-        let (_, emptied) = h.queue.pop_newest(&h.name, class)?;
+        self.shed_cursor = id.wrapping_add(1);
+        let emptied = self.hosts[id as usize].queue.discard_newest(class)?;
         self.len -= 1;
         self.shed += 1;
         if emptied {

@@ -2,6 +2,9 @@
 //! simulated web (`sim`) that runs whole crawls in virtual time.
 
 mod basics;
+mod engine;
+mod open;
 mod policy;
+mod scale;
 mod sim;
 mod simulated;

@@ -259,3 +259,128 @@ fn max_queue_sheds_the_lowest_rank_never_seeds() {
     assert!(drained.iter().all(|e| e.origin == Origin::Seed));
     assert_eq!(f.shed(), 13);
 }
+
+#[test]
+fn a_seed_queued_as_a_link_takes_the_seed_rank() {
+    let mut f = Frontier::new(Params {
+        max_queue: 3,
+        ..params()
+    });
+    assert!(f.push("a.com", entry("https://a.com/", Origin::Other, 3)));
+    assert!(f.push("a.com", entry("https://a.com/x", Origin::Other, 1)));
+    assert!(f.push("a.com", entry("https://a.com/", Origin::Seed, 0)));
+    assert!(
+        !f.push("a.com", entry("https://a.com/", Origin::Seed, 0)),
+        "now a plain duplicate"
+    );
+    assert_eq!(f.len(), 2);
+    for i in 0..5 {
+        f.push(
+            "a.com",
+            entry(&format!("https://a.com/{i}"), Origin::Relevant, 1),
+        );
+    }
+    let left = f.drain();
+    assert_eq!(left.len(), 3);
+    assert_eq!(left[0], entry("https://a.com/", Origin::Seed, 0));
+}
+
+#[test]
+fn per_host_concurrency_and_release() {
+    let mut f = Frontier::new(Params {
+        per_host_concurrency: 2,
+        min_host_gap: Duration::ZERO,
+        ..params()
+    });
+    for i in 0..4 {
+        f.push(
+            "a.com",
+            entry(&format!("https://a.com/{i}"), Origin::Other, 1),
+        );
+    }
+    let t = secs(0.0);
+    let Next::Ready { host, .. } = f.next(t) else {
+        panic!("ready")
+    };
+    assert!(
+        matches!(f.next(t), Next::Wait(_)),
+        "not sent yet: gap unknown"
+    );
+    f.sent(&host, t);
+    assert!(matches!(f.next(t), Next::Ready { .. }));
+    f.sent(&host, t);
+    assert!(matches!(f.next(t), Next::Wait(_)), "two in flight");
+    assert_eq!(f.in_flight(), 2);
+    f.released(&host, t);
+    assert!(matches!(f.next(t), Next::Ready { .. }));
+    let stats = f.host_stats("a.com").unwrap();
+    assert_eq!(
+        (stats.in_flight, stats.yields.fetched),
+        (2, 0),
+        "release is no verdict"
+    );
+    // A fetch that never went out (finished without sent) frees its slot too.
+    f.finished(&host, Outcome::Error, t);
+    f.finished(&host, Outcome::Hit, t);
+    assert_eq!(f.in_flight(), 0);
+    assert!(matches!(f.next(t), Next::Ready { .. }));
+}
+
+#[test]
+fn requeue_after_robots_keeps_the_place_and_the_gap() {
+    let mut f = Frontier::new(params());
+    f.push("a.com", entry("https://a.com/first", Origin::Relevant, 1));
+    f.push("a.com", entry("https://a.com/second", Origin::Relevant, 1));
+    let Next::Ready { host, entry: e } = f.next(secs(0.0)) else {
+        panic!("ready")
+    };
+    // The engine fetches robots.txt first, then puts the URL back.
+    f.sent(&host, secs(0.1));
+    assert!(f.requeue(&host, e));
+    f.released(&host, secs(0.3));
+    assert_eq!(f.next(secs(0.3)), Next::Wait(secs(1.1)));
+    assert_eq!(
+        fetch(&mut f, secs(1.1)).as_deref(),
+        Some("https://a.com/first")
+    );
+}
+
+#[test]
+fn drained_entries_survive_frontier_jsonl() {
+    let mut f = Frontier::new(params());
+    f.push(
+        "a.com",
+        Entry {
+            url: "https://a.com/feed.xml".into(),
+            kind: Kind::Feed,
+            origin: Origin::Seed,
+            depth: 0,
+            lastmod: None,
+        },
+    );
+    f.push(
+        "a.com",
+        entry("https://a.com/p?page=2", Origin::Relevant, 2),
+    );
+    let lines: Vec<String> = f
+        .drain()
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        r#"{"url":"https://a.com/feed.xml","kind":"feed","origin":"seed","depth":0}"#
+    );
+    let mut again = Frontier::new(params());
+    for line in &lines {
+        let e: Entry = serde_json::from_str(line).unwrap();
+        assert!(again.push("a.com", e));
+    }
+    let old: Entry = serde_json::from_str(r#"{"url":"https://a.com/x"}"#).unwrap();
+    assert_eq!(
+        (old.kind, old.origin, old.depth),
+        (Kind::Page, Origin::Other, 0)
+    );
+    assert!(again.push("a.com", old));
+    assert_eq!(again.len(), 3);
+}

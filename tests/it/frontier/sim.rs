@@ -1,4 +1,5 @@
-//! A simulated web, crawled in virtual time by a small deterministic event loop.
+//! A simulated web, crawled in virtual time by a small deterministic event loop
+//! (`engine.rs`).
 //!
 //! Hosts differ in yield (the chance a page is a hit), latency, Crawl-delay,
 //! link fan-out, and faults (errors, hangs until a timeout, 429 with
@@ -12,13 +13,9 @@
 //! `max_failures` consecutive failures. It checks every send against the host's
 //! gap and pause, so politeness is verified from `sent` times.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
-use std::time::Duration;
+use scraper::frontier::{Entry, Frontier, Kind, Origin, Params};
 
-use scraper::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome, Params};
-
-use super::policy::Scheduler;
+use super::engine::dur;
 
 /// SplitMix64: small, fast, deterministic.
 #[derive(Debug, Clone)]
@@ -44,7 +41,7 @@ impl Rng {
     }
 }
 
-fn mix(mut z: u64) -> u64 {
+pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -71,6 +68,10 @@ pub struct HostSpec {
     pub retry_after: Option<(u64, f64)>,
     /// Pages 1..=listed are queued at start as feed/sitemap-listed.
     pub listed: u64,
+    /// Queued at start (a configured source); else only reached by links.
+    pub seeded: bool,
+    /// Chance that a link leads to another host of the web.
+    pub outlinks: f64,
 }
 
 impl HostSpec {
@@ -86,6 +87,8 @@ impl HostSpec {
             hang_p: 0.0,
             retry_after: None,
             listed: 0,
+            seeded: true,
+            outlinks: 0.0,
         }
     }
 }
@@ -108,6 +111,8 @@ pub struct SimConfig {
     pub seed: u64,
     /// Every so many seconds, this many new seed URLs per host (fresh feed items).
     pub reseed: Option<(f64, u64)>,
+    /// Keep `Report::max_starve` (costs a look at every host per fetch).
+    pub track_starvation: bool,
     /// Most fetches handed out per second (the engine spreading a fetch budget
     /// over its time box); None = as fast as slots allow.
     pub pace: Option<f64>,
@@ -126,6 +131,7 @@ impl Default for SimConfig {
             seed: 7,
             reseed: None,
             pace: None,
+            track_starvation: false,
         }
     }
 }
@@ -144,7 +150,8 @@ pub struct Report {
     pub per_host: Vec<u64>,
     pub hits_per_host: Vec<u64>,
     /// Per host: most fetches (by all hosts) in a row without one from this
-    /// host while it had work queued and was not gap-bound or paused.
+    /// host while it had work queued and was not gap-bound or paused
+    /// (with `SimConfig::track_starvation`).
     pub max_starve: Vec<u64>,
     pub dropped: Vec<bool>,
     /// Largest queue length seen.
@@ -159,6 +166,27 @@ pub struct Report {
 }
 
 impl Report {
+    /// Add another run's counts (same web) to these.
+    pub fn merge(&mut self, o: &Report) {
+        self.fetches += o.fetches;
+        self.hits += o.hits;
+        self.elapsed += o.elapsed;
+        self.gap_violations += o.gap_violations;
+        self.pause_violations += o.pause_violations;
+        self.after_drop += o.after_drop;
+        let add = |a: &mut Vec<u64>, b: &[u64]| {
+            a.resize(a.len().max(b.len()), 0);
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        };
+        add(&mut self.per_host, &o.per_host);
+        add(&mut self.hits_per_host, &o.hits_per_host);
+        self.max_starve
+            .resize(o.max_starve.len().max(self.max_starve.len()), 0);
+        for (x, y) in self.max_starve.iter_mut().zip(&o.max_starve) {
+            *x = (*x).max(*y);
+        }
+    }
+
     pub fn hits_per_1000(&self) -> f64 {
         1000.0 * self.hits as f64 / self.fetches.max(1) as f64
     }
@@ -175,7 +203,7 @@ pub fn page_url(host: &str, id: u64) -> String {
     }
 }
 
-fn page_id(url: &str) -> u64 {
+pub fn page_id(url: &str) -> u64 {
     url.split('/')
         .nth(4)
         .and_then(|s| s.parse().ok())
@@ -183,276 +211,10 @@ fn page_id(url: &str) -> u64 {
 }
 
 /// Is page `id` of host `h` a hit? Fixed per (host, page).
-fn is_hit(spec: &HostSpec, h: usize, id: u64, seed: u64) -> bool {
+pub fn is_hit(spec: &HostSpec, h: usize, id: u64, seed: u64) -> bool {
     let u = (mix(seed ^ mix(h as u64 + 1) ^ id.wrapping_mul(0x2545_F491_4F6C_DD1D)) >> 11) as f64
         / (1u64 << 53) as f64;
     id != 0 && u < spec.hit_p
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
-    /// The request for a handed-out URL goes on the wire.
-    Send { host: usize, id: u64, depth: u32 },
-    /// The response is in.
-    Done {
-        host: usize,
-        id: u64,
-        depth: u32,
-        status: Status,
-    },
-    /// Fresh seeds appear.
-    Reseed { round: u64 },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Status {
-    Ok,
-    Error,
-    TooMany,
-}
-
-fn dur(secs: f64) -> Duration {
-    Duration::from_secs_f64(secs.max(0.0))
-}
-
-/// Crawl `web` with `sched`, every host's gap at least `min_gap` seconds (the
-/// scheduler must be built with the same default), and report.
-pub fn run(web: &[HostSpec], sched: &mut dyn Scheduler, cfg: &SimConfig, min_gap: f64) -> Report {
-    let n = web.len();
-    let mut rng = Rng::new(cfg.seed);
-    let mut seen: HashSet<(usize, u64)> = HashSet::new();
-    let mut events: BinaryHeap<Reverse<(Duration, u64, Event)>> = BinaryHeap::new();
-    let mut seq = 0u64;
-    let mut r = Report {
-        per_host: vec![0; n],
-        hits_per_host: vec![0; n],
-        max_starve: vec![0; n],
-        dropped: vec![false; n],
-        ..Report::default()
-    };
-    let mut starve = vec![0u64; n];
-    let mut last_sent: Vec<Option<Duration>> = vec![None; n];
-    let mut paused = vec![Duration::ZERO; n];
-    let mut failures = vec![0u32; n];
-    let mut requests = vec![0u64; n];
-    let gaps: Vec<Duration> = web
-        .iter()
-        .map(|s| dur(s.crawl_delay.unwrap_or(0.0).max(min_gap)))
-        .collect();
-    let index = |host: &str| web.iter().position(|s| s.name == host);
-    for (h, spec) in web.iter().enumerate() {
-        if let Some(d) = spec.crawl_delay {
-            sched.set_gap(&spec.name, dur(d));
-        }
-        seen.insert((h, 0));
-        sched.push(&spec.name, entry(&spec.name, 0, Origin::Seed, 0));
-        r.seeds_pushed += 1;
-        for id in 1..=spec.listed {
-            seen.insert((h, id));
-            sched.push(&spec.name, entry(&spec.name, id, Origin::Listed, 1));
-        }
-    }
-    if let Some((every, _)) = cfg.reseed {
-        events.push(Reverse((dur(every), 0, Event::Reseed { round: 0 })));
-    }
-    let mut now = Duration::ZERO;
-    let mut in_flight = 0usize;
-    let end = dur(cfg.max_time);
-    loop {
-        // Hand out work while there are free slots and budget.
-        let mut wake = None;
-        let paced = |fetches: u64| cfg.pace.map(|p| dur(fetches as f64 / p));
-        while in_flight < cfg.concurrency && r.fetches < cfg.budget {
-            if let Some(t) = paced(r.fetches)
-                && t > now
-            {
-                wake = Some(t);
-                break;
-            }
-            r.decisions += 1;
-            match sched.next(now) {
-                Next::Ready { host, entry } => {
-                    let h = index(&host).expect("a simulated host");
-                    in_flight += 1;
-                    r.fetches += 1;
-                    let at = now + dur(rng.range(cfg.send_delay.0, cfg.send_delay.1));
-                    let ev = Event::Send {
-                        host: h,
-                        id: page_id(&entry.url),
-                        depth: entry.depth,
-                    };
-                    seq += 1;
-                    events.push(Reverse((at, seq, ev)));
-                    // Starvation bookkeeping: only hosts free to go count.
-                    for o in 0..n {
-                        if o == h {
-                            starve[o] = 0;
-                        } else if !r.dropped[o]
-                            && sched.queued(&web[o].name) > 0
-                            && sched.free(&web[o].name, now)
-                        {
-                            starve[o] += 1;
-                            r.max_starve[o] = r.max_starve[o].max(starve[o]);
-                        }
-                    }
-                }
-                Next::Wait(t) => {
-                    wake = Some(t);
-                    break;
-                }
-                Next::Empty => break,
-            }
-        }
-        r.max_len = r.max_len.max(sched.len());
-        if r.fetches >= cfg.budget && in_flight == 0 {
-            break;
-        }
-        // Advance to the next event or wake-up.
-        let next_event = events.peek().map(|Reverse((t, _, _))| *t);
-        let t = match (next_event, wake) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => {
-                r.ended_empty = in_flight == 0 && sched.len() == 0;
-                break;
-            }
-        };
-        if t > end {
-            break;
-        }
-        now = now.max(t);
-        if next_event != Some(t) {
-            continue;
-        }
-        let Some(Reverse((_, _, ev))) = events.pop() else {
-            break;
-        };
-        match ev {
-            Event::Reseed { round } => {
-                let (every, count) = cfg.reseed.unwrap_or_default();
-                for (h, spec) in web.iter().enumerate() {
-                    for k in 0..count {
-                        let id = spec.size + round * count + k;
-                        if !r.dropped[h]
-                            && sched.push(&spec.name, entry(&spec.name, id, Origin::Seed, 0))
-                        {
-                            r.seeds_pushed += 1;
-                        }
-                    }
-                }
-                if r.fetches < cfg.budget {
-                    seq += 1;
-                    let ev = Event::Reseed { round: round + 1 };
-                    events.push(Reverse((now + dur(every), seq, ev)));
-                }
-            }
-            Event::Send { host: h, id, depth } => {
-                if r.dropped[h] {
-                    r.after_drop += 1;
-                }
-                if let Some(prev) = last_sent[h]
-                    && now < prev + gaps[h]
-                {
-                    r.gap_violations += 1;
-                }
-                if now < paused[h] {
-                    r.pause_violations += 1;
-                }
-                last_sent[h] = Some(now);
-                sched.sent(&web[h].name, now);
-                r.per_host[h] += 1;
-                requests[h] += 1;
-                if id == 0 || id >= web[h].size {
-                    r.seeds_fetched += 1;
-                }
-                let spec = &web[h];
-                let (status, latency) =
-                    if spec.retry_after.is_some_and(|(k, _)| requests[h] % k == 0) {
-                        (Status::TooMany, 0.05)
-                    } else if rng.f64() < spec.hang_p {
-                        (Status::Error, cfg.timeout)
-                    } else if rng.f64() < spec.error_p {
-                        (Status::Error, rng.range(spec.latency.0, spec.latency.1))
-                    } else {
-                        (Status::Ok, rng.range(spec.latency.0, spec.latency.1))
-                    };
-                seq += 1;
-                let done = Event::Done {
-                    host: h,
-                    id,
-                    depth,
-                    status,
-                };
-                events.push(Reverse((now + dur(latency), seq, done)));
-            }
-            Event::Done {
-                host: h,
-                id,
-                depth,
-                status,
-            } => {
-                in_flight -= 1;
-                let spec = &web[h];
-                let name = spec.name.as_str();
-                match status {
-                    Status::TooMany => {
-                        let secs = spec.retry_after.map_or(0.0, |(_, s)| s);
-                        paused[h] = now + dur(secs);
-                        sched.pause(name, paused[h]);
-                        sched.finished(name, Outcome::Error, now);
-                        let origin = if id == 0 {
-                            Origin::Seed
-                        } else {
-                            Origin::Relevant
-                        };
-                        sched.push(name, entry(name, id, origin, depth));
-                    }
-                    Status::Error => {
-                        sched.finished(name, Outcome::Error, now);
-                        failures[h] += 1;
-                        if failures[h] >= cfg.max_failures && !r.dropped[h] {
-                            r.dropped[h] = true;
-                            sched.drop_host(name);
-                        }
-                    }
-                    Status::Ok => {
-                        failures[h] = 0;
-                        let hit = is_hit(spec, h, id, cfg.seed);
-                        if hit {
-                            r.hits += 1;
-                            r.hits_per_host[h] += 1;
-                        }
-                        let outcome = if hit { Outcome::Hit } else { Outcome::Miss };
-                        sched.finished(name, outcome, now);
-                        let origin = if hit { Origin::Relevant } else { Origin::Other };
-                        for _ in 0..spec.fanout {
-                            let target = link_target(spec, h, hit, cfg, &mut rng);
-                            if seen.insert((h, target)) {
-                                sched.push(name, entry(name, target, origin, depth + 1));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    r.elapsed = now.as_secs_f64();
-    r.left = sched.drain();
-    r
-}
-
-fn link_target(spec: &HostSpec, h: usize, from_hit: bool, cfg: &SimConfig, rng: &mut Rng) -> u64 {
-    let pick = |rng: &mut Rng| 1 + rng.below(spec.size - 1);
-    if from_hit && rng.f64() < (cfg.locality * spec.hit_p).min(0.95) {
-        for _ in 0..50 {
-            let id = pick(rng);
-            if is_hit(spec, h, id, cfg.seed) {
-                return id;
-            }
-        }
-    }
-    pick(rng)
 }
 
 pub fn entry(host: &str, id: u64, origin: Origin, depth: u32) -> Entry {

@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use scraper::frontier::{Frontier, Origin, Params};
 
-use super::policy::{Fifo, Flat};
-use super::sim::{HostSpec, Report, SimConfig, params, round_robin, run};
+use super::engine::run;
+use super::policy::{Fifo, Flat, Scheduler};
+use super::sim::{HostSpec, Report, SimConfig, params, round_robin};
 
 /// 30 hosts, a third of which produce most of the hits; some have a Crawl-delay.
 fn skewed_web() -> Vec<HostSpec> {
@@ -42,15 +43,29 @@ fn assert_polite(r: &Report) {
     assert_eq!(r.after_drop, 0, "fetched a dropped host");
 }
 
-/// The same crawl under four schedulers: the frontier, the frontier without
-/// yield weights (ranked and flat within a host), and breadth-first.
+/// Seeds of the simulated webs each comparison is summed over.
+const SEEDS: [u64; 3] = [7, 11, 13];
+
+/// The same crawls (one per seed in [`SEEDS`]) under four schedulers: the
+/// frontier, the frontier without yield weights (ranked and flat within a
+/// host), and breadth-first. Each report sums the seeds' runs.
 fn compare(label: &str, web: &[HostSpec], cfg: &SimConfig) -> [Report; 4] {
-    let runs = [
-        run(web, &mut Frontier::new(params(1.0)), cfg, 1.0),
-        run(web, &mut round_robin(1.0), cfg, 1.0),
-        run(web, &mut Flat(round_robin(1.0)), cfg, 1.0),
-        run(web, &mut Fifo::new(Duration::from_secs(1)), cfg, 1.0),
-    ];
+    let mut runs: [Report; 4] = Default::default();
+    for seed in SEEDS {
+        let cfg = SimConfig {
+            seed,
+            ..cfg.clone()
+        };
+        let schedulers: [&mut dyn Scheduler; 4] = [
+            &mut Frontier::new(params(1.0)),
+            &mut round_robin(1.0),
+            &mut Flat(round_robin(1.0)),
+            &mut Fifo::new(Duration::from_secs(1)),
+        ];
+        for (total, sched) in runs.iter_mut().zip(schedulers) {
+            total.merge(&run(web, sched, &cfg, 1.0));
+        }
+    }
     println!("-- {label}");
     for (name, r) in [
         "weighted (frontier)",
@@ -95,6 +110,7 @@ fn yield_weighting_moves_budget_to_productive_hosts() {
     // Slots are the scarce resource: the weights decide who gets them.
     let cfg = SimConfig {
         concurrency: 4,
+        track_starvation: true,
         ..SimConfig::default()
     };
     let [weighted, rr, flat, _] = compare("4 slots", &web, &cfg);
@@ -145,9 +161,10 @@ fn weighting_gain_by_regime() {
         ),
     ] {
         let [weighted, rr, flat, _] = compare(label, &web, &cfg);
+        // Never worse than without weights; where turns are scarce, far better.
         assert!(ratio(&weighted, &rr) >= 1.0, "{label}");
-        assert!(ratio(&weighted, &flat) >= 1.5, "{label}");
-        if cfg.pace.is_some() {
+        assert!(ratio(&weighted, &flat) >= 1.3, "{label}");
+        if cfg.concurrency < 16 || cfg.pace.is_some() {
             assert!(ratio(&weighted, &rr) >= 1.5, "{label}");
         }
     }
@@ -170,6 +187,7 @@ fn one_prolific_host_cannot_take_the_run() {
     };
     let gap = 0.05;
     let rr = run(&web, &mut Frontier::new(params(gap)), &cfg, gap);
+    let plain = run(&web, &mut round_robin(gap), &cfg, gap);
     let fifo = run(
         &web,
         &mut Fifo::new(Duration::from_secs_f64(gap)),
@@ -178,13 +196,20 @@ fn one_prolific_host_cannot_take_the_run() {
     );
     let share = |r: &Report| r.per_host[0] as f64 / r.fetches as f64;
     println!(
-        "prolific host's share: frontier {:.3}, breadth-first {:.3} (fair share {:.3})",
+        "prolific host's share: frontier {:.3}, without weights {:.3}, breadth-first {:.3} (fair share {:.3})",
         share(&rr),
+        share(&plain),
         share(&fifo),
         1.0 / web.len() as f64
     );
     assert_polite(&rr);
+    assert_polite(&plain);
     assert!(share(&rr) <= 2.0 / web.len() as f64, "{:?}", rr.per_host);
+    assert!(
+        share(&plain) <= 1.2 / web.len() as f64,
+        "{:?}",
+        plain.per_host
+    );
 }
 
 /// Hosts with varied gaps, latency below the gap, plenty of slots: the crawl
@@ -319,4 +344,34 @@ fn failing_hanging_and_paused_hosts_do_not_stall_the_rest() {
         healthy as f64 >= 0.95 * alone as f64,
         "{healthy} vs {alone}"
     );
+}
+
+/// Two requests in flight per host, responses slower than the gap: requests
+/// overlap, and the gap between their starts still holds.
+#[test]
+fn two_slots_per_host_still_keep_the_gap() {
+    let web: Vec<HostSpec> = (0..6)
+        .map(|i| {
+            let mut h = HostSpec::new(&format!("p{i}.example"), 0.3);
+            h.latency = (1.5, 4.0);
+            h.crawl_delay = (i == 0).then_some(2.5);
+            h
+        })
+        .collect();
+    let cfg = SimConfig {
+        concurrency: 16,
+        budget: 1500,
+        send_delay: (0.0, 0.3),
+        ..SimConfig::default()
+    };
+    let mut f = Frontier::new(Params {
+        per_host_concurrency: 2,
+        ..params(1.0)
+    });
+    let r = run(&web, &mut f, &cfg, 1.0);
+    show("2 slots per host", &r);
+    assert_polite(&r);
+    let bound: f64 = web.iter().map(|h| 1.0 / h.crawl_delay.unwrap_or(1.0)).sum();
+    // Latency up to 4 s with 2 slots caps a host below 1/gap at times.
+    assert!(r.rate() >= 0.6 * bound, "{:.2}/s of {bound:.2}/s", r.rate());
 }

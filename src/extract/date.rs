@@ -11,6 +11,7 @@
 //! | `time` | a `<time datetime>` marked as publication time, or the first one in the article |
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`) |
 //! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`) |
+//! | `text_date` | the first written date after the main heading, outside chrome |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |
 //!
 //! A date is plausible when it is neither after `today` nor before 1995. The
@@ -73,6 +74,10 @@ static URL_DATE_COMPACT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static YEAR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?-u:\b)(199[5-9]|20[0-9]{2})(?-u:\b)").expect("static regex"));
+static CHROME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
+        .expect("static regex")
+});
 static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"date|time|byline|posted|publish|meta|dateline|datum|fecha|data|info|author|stamp")
         .expect("static regex")
@@ -93,26 +98,36 @@ pub fn find(
             m.metas
                 .iter()
                 .filter(|(name, _)| name == k)
-                .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)))
+                .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)).map(|d| (d, v.clone())))
         })
     };
-    if let Some(d) = from_meta(PUBLISHED) {
-        return (Some(d), Some("published_time"));
-    }
-    if let Some(d) = jsonld_date(m, &ok) {
-        return (Some(d), Some("jsonld"));
-    }
-    if let Some(d) = from_meta(META_DATES) {
-        return (Some(d), Some("meta"));
-    }
-    if let Some(d) = time_date(dom, m, content_root, &ok) {
-        return (Some(d), Some("time"));
+    let machine = from_meta(PUBLISHED)
+        .map(|(d, raw)| (d, raw, "published_time"))
+        .or_else(|| jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld")))
+        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
+        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")));
+    let visible = || {
+        byline_date(dom, content_root, &ok)
+            .map(|d| (d, "byline"))
+            .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
+    };
+    if let Some((d, raw, source)) = machine {
+        // A UTC time late or early in the day may fall on another day in the
+        // publisher's own calendar: trust a visible date one day apart.
+        if ADJUST_UTC
+            && is_utc(&raw)
+            && let Some((v, vs)) = visible()
+            && (v - d).num_days().abs() == 1
+        {
+            return (Some(v), Some(vs));
+        }
+        return (Some(d), Some(source));
     }
     if let Some(d) = url.and_then(url_date).filter(|&d| ok(d)) {
         return (Some(d), Some("url"));
     }
-    if let Some(d) = byline_date(dom, content_root, &ok) {
-        return (Some(d), Some("byline"));
+    if let Some((d, source)) = visible() {
+        return (Some(d), Some(source));
     }
     let year = YEAR
         .captures_iter(text)
@@ -125,11 +140,82 @@ pub fn find(
     (None, None)
 }
 
+/// Whether a visible date may correct a UTC machine date by one day.
+const ADJUST_UTC: bool = false;
+
+/// Does a machine date carry a UTC time of day?
+fn is_utc(raw: &str) -> bool {
+    let r = raw.trim();
+    r.len() > 10 && (r.ends_with('Z') || r.ends_with("+00:00") || r.ends_with("+0000"))
+}
+
+/// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
+fn in_chrome(dom: &Dom, id: NodeId) -> bool {
+    let mut cur = dom.nodes[id].parent;
+    while let Some(c) = cur {
+        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "form" | "menu") {
+            return true;
+        }
+        if let Some(class) = dom.attr(c, "class")
+            && CHROME.is_match(&class.to_ascii_lowercase())
+        {
+            return true;
+        }
+        cur = dom.nodes[c].parent;
+    }
+    false
+}
+
+/// The first full date written in the page text after the main heading
+/// (or from the content's container), outside chrome.
+fn text_date(
+    dom: &Dom,
+    m: &Meta,
+    root: Option<NodeId>,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
+    let body = dom.find("body").unwrap_or(0);
+    let start = m
+        .h1
+        .first()
+        .map(|h| h.0)
+        .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+        .unwrap_or(body);
+    let mut started = start == body;
+    let mut seen = 0usize;
+    let mut it = dom.descendants(body);
+    while let Some(id) = it.next() {
+        if id == start {
+            started = true;
+        }
+        if !started {
+            continue;
+        }
+        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside" | "form") {
+            it.skip_children_of(id);
+            continue;
+        }
+        if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
+            seen += t.len();
+            if t.len() < 300
+                && let Some(d) = parse_text(t).filter(|&d| ok(d))
+                && !in_chrome(dom, id)
+            {
+                return Some(d);
+            }
+            if seen > 6000 {
+                break;
+            }
+        }
+    }
+    None
+}
+
 fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
     d <= today && d.year() >= 1995
 }
 
-fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
     let typed = m.jsonld.iter().filter(|v| {
         meta::jsonld_types(v)
             .iter()
@@ -142,49 +228,31 @@ fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
     });
     for key in ["datePublished", "dateCreated"] {
         for v in typed.clone().chain(others.clone()) {
-            if let Some(d) = v
-                .get(key)
-                .and_then(meta::jsonld_text)
-                .and_then(|s| parse_machine(&s))
-                .filter(|&d| ok(d))
+            if let Some(raw) = v.get(key).and_then(meta::jsonld_text)
+                && let Some(d) = parse_machine(&raw).filter(|&d| ok(d))
             {
-                return Some(d);
+                return Some((d, raw));
             }
         }
     }
     None
 }
 
-fn time_date(
-    dom: &Dom,
-    m: &Meta,
-    root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
-    let parse = |v: &str| {
-        parse_machine(v)
-            .or_else(|| parse_text(v))
-            .filter(|&d| ok(d))
-    };
-    if let Some(d) = m.times.iter().filter(|t| t.2).find_map(|t| parse(&t.1)) {
-        return Some(d);
+fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
+    let parse = |v: &str| parse_machine(v).or_else(|| parse_text(v)).filter(|&d| ok(d));
+    if let Some(found) = m
+        .times
+        .iter()
+        .filter(|t| t.2)
+        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
+    {
+        return Some(found);
     }
-    // Otherwise the first `<time datetime>` inside an `<article>` or near the content.
-    let near = |id: NodeId| {
-        let mut cur = Some(id);
-        let scope = root.and_then(|r| dom.nodes[r].parent);
-        while let Some(c) = cur {
-            if dom.tag(c) == "article" || Some(c) == scope || Some(c) == root {
-                return true;
-            }
-            cur = dom.nodes[c].parent;
-        }
-        false
-    };
+    // Otherwise the first `<time datetime>` outside chrome.
     m.times
         .iter()
-        .filter(|t| dom.attr(t.0, "datetime").is_some() && near(t.0))
-        .find_map(|t| parse(&t.1))
+        .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome(dom, t.0))
+        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
 }
 
 /// A date written in a URL path.

@@ -119,7 +119,7 @@ static MONTH_DAY_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 static ISO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)\b").expect("static regex")
+    Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
 });
 static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([0-3]?\d)([./-])([01]?\d)([./-])((?:19|20)\d\d)\b").expect("static regex")

@@ -109,7 +109,8 @@ mod tests {
     #[test]
     fn detection_table() {
         let en = "The quick brown fox jumps over the lazy dog while the researchers \
-                  explain how the new language model was trained on public data.";
+                  explain how the new language model was trained on public data. It is \
+                  the first time that the company has shared so much about its work.";
         let de = "Die Forscher erklären, wie das neue Sprachmodell mit öffentlichen \
                   Daten trainiert wurde und warum das für die Zukunft wichtig ist.";
         assert_eq!(detect(en, Some("de")).as_deref(), Some("en"));

@@ -102,7 +102,7 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
         }
     }
     for raw in jsonld {
-        if let Ok(v) = serde_json::from_str::<Value>(raw.trim()) {
+        if let Some(v) = parse_jsonld(raw) {
             flatten_jsonld(v, &mut m.jsonld, 0);
         }
     }
@@ -169,6 +169,22 @@ fn link_tag(dom: &Dom, id: NodeId, base: Option<&Url>, m: &mut Meta) {
             m.feeds.push(u);
         }
     }
+}
+
+/// Parse a JSON-LD script body, tolerating CDATA wrappers and stray text
+/// around the JSON value.
+fn parse_jsonld(raw: &str) -> Option<Value> {
+    let t = raw.trim();
+    if let Ok(v) = serde_json::from_str::<Value>(t) {
+        return Some(v);
+    }
+    let t = t.replace("<![CDATA[", "").replace("]]>", "");
+    let start = t.find(['{', '['])?;
+    let end = t.rfind(['}', ']'])?;
+    if end <= start {
+        return None;
+    }
+    serde_json::from_str::<Value>(&t[start..=end]).ok()
 }
 
 /// Push every typed object of a JSON-LD value, expanding `@graph` and arrays.

@@ -89,7 +89,7 @@ const BLOCK_TAGS: &[&str] = &[
 
 static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"comment|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|read-?more|more-?stories|also-?read|see-?also|rating|login|follow-?us",
+        r"comment|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
     )
     .expect("static regex")
 });
@@ -315,7 +315,7 @@ pub fn extract(dom: &Dom) -> Content {
             .count() as f64;
         let s = 1.0 + commas + (f64::from(len) / 100.0).min(3.0);
         let mut anc = dom.nodes[id].parent;
-        for level in 0..3 {
+        for level in 0..5 {
             let Some(a) = anc else { break };
             if !dom.is_element(a) || a == 0 {
                 break;
@@ -325,38 +325,27 @@ pub fn extract(dom: &Dom) -> Content {
                 score[a] = tag_weight(dom.tag(a)) + class_weight(dom, a);
                 candidates.push(a);
             }
-            score[a] += s / [1.0, 2.0, 3.0][level];
+            score[a] += s / [1.0, 2.0, 6.0, 9.0, 12.0][level];
             if a == body {
                 break;
             }
             anc = dom.nodes[a].parent;
         }
     }
-    let mut best: Option<(NodeId, f64)> = None;
     for &c in &candidates {
-        let s = score[c] * (1.0 - link_density(&st, c));
-        score[c] = s;
-        if best.is_none_or(|(_, b)| s > b) {
-            best = Some((c, s));
-        }
+        score[c] *= 1.0 - link_density(&st, c);
     }
+    candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
 
     let mut out = Content::default();
-    let Some((top, top_score)) = best else {
+    let Some(&first) = candidates.first() else {
         emit(dom, &st, body, &mut out.paragraphs);
         return out;
     };
-    // If the parent holds several blocks scoring close to the top, prefer it.
-    let mut top = top;
-    if let Some(parent) = dom.nodes[top].parent
-        && parent != 0
-        && initialised[parent]
-        && st.text[top] < 500
-        && score[parent] > top_score * 0.75
-    {
-        top = parent;
-    }
+    let top = refine_top(dom, &score, &initialised, &candidates, first, body);
+    let top_score = score[top];
     let threshold = (top_score * 0.2).max(10.0);
+    let top_class = dom.attr(top, "class").unwrap_or("");
     let parent = dom.nodes[top].parent.filter(|&p| p != 0);
     let siblings: Vec<NodeId> = match parent {
         Some(p) if top != body => dom.children(p).collect(),
@@ -367,7 +356,14 @@ pub fn extract(dom: &Dom) -> Content {
             continue;
         }
         let keep = s == top
-            || (initialised[s] && score[s] >= threshold)
+            || (initialised[s]
+                && score[s]
+                    + if !top_class.is_empty() && dom.attr(s, "class") == Some(top_class) {
+                        top_score * 0.2
+                    } else {
+                        0.0
+                    }
+                    >= threshold)
             || (dom.tag(s) == "p" && {
                 let ld = link_density(&st, s);
                 let len = st.text[s];
@@ -388,6 +384,82 @@ pub fn extract(dom: &Dom) -> Content {
         }
     }
     out
+}
+
+/// Readability's refinements of the best candidate: move up to an ancestor
+/// shared by several near-best candidates, or to a parent that scores higher,
+/// and past wrappers with a single child.
+fn refine_top(
+    dom: &Dom,
+    score: &[f64],
+    initialised: &[bool],
+    ranked: &[NodeId],
+    first: NodeId,
+    body: NodeId,
+) -> NodeId {
+    let top_score = score[first];
+    let mut top = first;
+    let ancestors = |id: NodeId| {
+        let mut v = Vec::new();
+        let mut cur = dom.nodes[id].parent;
+        while let Some(c) = cur {
+            v.push(c);
+            if c == body {
+                break;
+            }
+            cur = dom.nodes[c].parent;
+        }
+        v
+    };
+    let alternatives: Vec<Vec<NodeId>> = ranked
+        .iter()
+        .skip(1)
+        .take(4)
+        .filter(|&&c| top_score > 0.0 && score[c] / top_score >= 0.75)
+        .map(|&c| ancestors(c))
+        .collect();
+    if alternatives.len() >= 3 {
+        let mut cur = dom.nodes[top].parent;
+        while let Some(p) = cur {
+            if p == body || p == 0 {
+                break;
+            }
+            let containing = alternatives.iter().filter(|a| a.contains(&p)).count();
+            if containing >= 3 {
+                top = p;
+                break;
+            }
+            cur = dom.nodes[p].parent;
+        }
+    }
+    // A parent scoring higher than the candidate is the better container.
+    let mut last = score[top];
+    let threshold = last / 3.0;
+    let mut cur = dom.nodes[top].parent;
+    while let Some(p) = cur {
+        if p == body || p == 0 {
+            break;
+        }
+        if initialised[p] {
+            if score[p] < threshold {
+                break;
+            }
+            if score[p] > last {
+                top = p;
+                break;
+            }
+            last = score[p];
+        }
+        cur = dom.nodes[p].parent;
+    }
+    // Climb out of wrappers that hold nothing but the candidate.
+    while let Some(p) = dom.nodes[top].parent {
+        if p == body || p == 0 || dom.children(p).filter(|&c| dom.is_element(c)).count() != 1 {
+            break;
+        }
+        top = p;
+    }
+    top
 }
 
 /// Should a container inside the content be left out (link lists, empty shells)?

@@ -187,6 +187,35 @@ mod tests {
     }
 
     #[test]
+    fn frames_larger_than_a_read_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl.zst");
+        let mut x = 0x1234_5678_u64;
+        let noise: Vec<u8> = (0..(READ_CHUNK * 2 + 123))
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let big = zstd::bulk::compress(&noise, 1).unwrap();
+        assert!(big.len() > READ_CHUNK * 2);
+        let small = frame("tail\n");
+        let mut f = File::create(&path).unwrap();
+        f.write_all(&big).unwrap();
+        f.write_all(&small).unwrap();
+        drop(f);
+        let mut r = FrameReader::open(&path).unwrap();
+        let (off, fr) = r.next_frame().unwrap().unwrap();
+        assert_eq!((off, fr.len()), (0, big.len()));
+        let (off, fr) = r.next_frame().unwrap().unwrap();
+        assert_eq!((off, fr), (big.len() as u64, &small[..]));
+        assert!(r.next_frame().unwrap().is_none());
+        assert_eq!(r.truncated_bytes, 0);
+    }
+
+    #[test]
     fn lines_skip_empties() {
         let mut v = vec![];
         line_ranges(b"ab\n\ncd", &mut v);

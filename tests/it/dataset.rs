@@ -430,6 +430,11 @@ fn relevance_rule_is_applied_again() {
         .filter(|a| rule.evaluate(&a.title, &a.text).relevant)
         .map(|a| a.id)
         .collect();
+    assert_eq!(
+        want,
+        vec![1, 2, 3, 4, 5],
+        "the AI stories pass, the garden notes do not"
+    );
     let o = BuildOptions {
         relevance_filter: true,
         ..opts(&data, &out)

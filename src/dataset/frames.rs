@@ -128,7 +128,18 @@ impl Decoder {
                 }
                 Ok(())
             }
-            _ => zstd::stream::copy_decode(frame, out),
+            _ => {
+                zstd::stream::copy_decode(frame, &mut *out)?;
+                if out.len() > u32::MAX as usize {
+                    // Line offsets are u32: such a frame is treated as corrupt.
+                    out.clear();
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "frame over 4 GiB",
+                    ));
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -140,7 +151,7 @@ pub fn line_ranges(data: &[u8], out: &mut Vec<(u32, u32)>) {
     let mut start = 0usize;
     for end in memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len())) {
         if end > start {
-            // Frames are far below 4 GiB (MAX_PREALLOC), so offsets fit in u32.
+            // `Decoder::decode` refuses frames over 4 GiB, so offsets fit in u32.
             out.push((start as u32, end as u32));
         }
         start = end + 1;

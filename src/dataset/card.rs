@@ -192,14 +192,14 @@ impl Card<'_> {
         let _ = writeln!(
             s,
             "The two-tier rule of `config.yml` (`keywords`), computed from title and text \
-             alone (the lede is the first paragraph):\n\n\
-             - strong mentions needed, one in title or lede: {}\n\
-             - or a dense body: at least {} strong mentions per 1,000 words, with {} or more in all\n\
-             - broad mentions needed: {}",
+             alone (the lede is the first paragraph). A record is relevant when it has at \
+             least {} broad mentions and either\n\n\
+             - at least {} strong mentions, one of them in the title or lede, or\n\
+             - at least {} strong mentions in the body, {} or more per 1,000 words.\n",
+            k.min_target_mentions,
             k.min_strong_mentions,
-            k.min_strong_density,
             k.min_dense_mentions,
-            k.min_target_mentions
+            k.min_strong_density
         );
         let _ = writeln!(s, "- Strong terms: {}", k.strong_targets.join(", "));
         let _ = writeln!(s, "- Broad terms: {}\n", k.targets.join(", "));

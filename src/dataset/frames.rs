@@ -128,7 +128,18 @@ impl Decoder {
                 }
                 Ok(())
             }
-            _ => zstd::stream::copy_decode(frame, out),
+            _ => {
+                zstd::stream::copy_decode(frame, &mut *out)?;
+                if out.len() > u32::MAX as usize {
+                    // Line offsets are u32: such a frame is treated as corrupt.
+                    out.clear();
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "frame over 4 GiB",
+                    ));
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -140,7 +151,7 @@ pub fn line_ranges(data: &[u8], out: &mut Vec<(u32, u32)>) {
     let mut start = 0usize;
     for end in memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len())) {
         if end > start {
-            // Frames are far below 4 GiB (MAX_PREALLOC), so offsets fit in u32.
+            // `Decoder::decode` refuses frames over 4 GiB, so offsets fit in u32.
             out.push((start as u32, end as u32));
         }
         start = end + 1;
@@ -184,6 +195,35 @@ mod tests {
         let mut back = vec![];
         read_at(&path, a.len() as u64, b.len(), &mut back).unwrap();
         assert_eq!(back, b);
+    }
+
+    #[test]
+    fn frames_larger_than_a_read_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl.zst");
+        let mut x = 0x1234_5678_u64;
+        let noise: Vec<u8> = (0..(READ_CHUNK * 2 + 123))
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let big = zstd::bulk::compress(&noise, 1).unwrap();
+        assert!(big.len() > READ_CHUNK * 2);
+        let small = frame("tail\n");
+        let mut f = File::create(&path).unwrap();
+        f.write_all(&big).unwrap();
+        f.write_all(&small).unwrap();
+        drop(f);
+        let mut r = FrameReader::open(&path).unwrap();
+        let (off, fr) = r.next_frame().unwrap().unwrap();
+        assert_eq!((off, fr.len()), (0, big.len()));
+        let (off, fr) = r.next_frame().unwrap().unwrap();
+        assert_eq!((off, fr), (big.len() as u64, &small[..]));
+        assert!(r.next_frame().unwrap().is_none());
+        assert_eq!(r.truncated_bytes, 0);
     }
 
     #[test]

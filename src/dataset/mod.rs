@@ -134,6 +134,12 @@ pub fn build_with(
     let shards = shard::list(&DataDir::open_read(&opts.data).articles)?;
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
     let scan = scan::scan(&shards, rule.as_ref(), tuning.jobs);
+    tracing::debug!(
+        secs = started.elapsed().as_secs_f64(),
+        shards = shards.len(),
+        records = scan.metas.len(),
+        "pass 1 (scan) done"
+    );
     let mut summary = Summary {
         ok: true,
         read: scan.metas.len() as u64,
@@ -163,6 +169,11 @@ pub fn build_with(
         return Ok(summary);
     }
     let (rows, removed) = dedup::survivors(scan.metas, opts.relevance_filter);
+    tracing::debug!(
+        secs = started.elapsed().as_secs_f64(),
+        survivors = rows.len(),
+        "survivors picked"
+    );
     let present = rows.iter().fold(0u8, |acc, m| acc | m.optional);
     let schema = schema::schema(present);
     let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
@@ -199,6 +210,10 @@ pub fn build_with(
             return Err(e.into());
         }
     };
+    tracing::debug!(
+        secs = started.elapsed().as_secs_f64(),
+        "pass 2 (write) done"
+    );
     remove_stale(&data_dir, &names)?;
     for ((_, tmp), name) in jobs.iter().zip(&names) {
         let path = data_dir.join(name);

@@ -178,6 +178,15 @@ fn million_records() {
         );
     }
     let t = Instant::now();
+    let mut lines = 0u64;
+    for path in scraper::store::shard::list(&data.join("articles")).unwrap() {
+        scraper::store::shard::read_lines(&path, |_| lines += 1).unwrap();
+    }
+    eprintln!(
+        "decompression alone, one thread: {lines} lines in {:?}",
+        t.elapsed()
+    );
+    let t = Instant::now();
     let s = stats::collect(&data).unwrap();
     eprintln!("stats::collect: {} records in {:?}", s.total, t.elapsed());
     assert_eq!(s.total, 1_000_000);

@@ -87,6 +87,39 @@ struct Slim<'a> {
     year: Option<i32>,
 }
 
+/// The fast path for lines as our shard writer produces them
+/// (`{"id":N,"url":"...","domain":"...",...,"year":N|null,...}`): find the
+/// two keys without reading the text. Sound because inside a JSON string
+/// every `"` is escaped, so `,"domain":"` can only be the top-level key, and
+/// `Article` has no nested objects. Anything unusual (an escape in the
+/// domain, a year that is not a plain integer) returns `None` and the line
+/// goes to serde.
+fn quick(line: &[u8]) -> Option<(&str, Option<i32>)> {
+    use memchr::memmem;
+    if !line.starts_with(b"{\"id\":") || line.last() != Some(&b'}') {
+        return None;
+    }
+    const DOMAIN: &[u8] = b",\"domain\":\"";
+    const YEAR: &[u8] = b",\"year\":";
+    let start = memmem::find(line, DOMAIN)? + DOMAIN.len();
+    let len = memchr::memchr2(b'"', b'\\', &line[start..])?;
+    if line[start + len] != b'"' {
+        return None;
+    }
+    let domain = std::str::from_utf8(&line[start..start + len]).ok()?;
+    let rest = &line[start + len + 1..];
+    let rest = &rest[memmem::find(rest, YEAR)? + YEAR.len()..];
+    let end = memchr::memchr2(b',', b'}', rest)?;
+    let year = match &rest[..end] {
+        b"null" => None,
+        digits if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) => {
+            Some(std::str::from_utf8(digits).ok()?.parse().ok()?)
+        }
+        _ => return None,
+    };
+    Some((domain, year))
+}
+
 /// Per-thread tallies, merged at the end.
 #[derive(Default)]
 struct Tally {
@@ -96,14 +129,18 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, line: &[u8]) -> bool {
-        let Ok(slim) = serde_json::from_slice::<Slim>(line) else {
-            return false;
+        let (domain, year) = match quick(line) {
+            Some((d, y)) => (Cow::Borrowed(d), y),
+            None => match serde_json::from_slice::<Slim>(line) {
+                Ok(slim) => (slim.domain, slim.year),
+                Err(_) => return false,
+            },
         };
-        *self.by_year.entry(slim.year).or_default() += 1;
-        match self.by_domain.get_mut(slim.domain.as_ref()) {
+        *self.by_year.entry(year).or_default() += 1;
+        match self.by_domain.get_mut(domain.as_ref()) {
             Some(n) => *n += 1,
             None => {
-                self.by_domain.insert(slim.domain.into_owned(), 1);
+                self.by_domain.insert(domain.into_owned(), 1);
             }
         }
         true
@@ -241,6 +278,36 @@ fn dir_size(dir: &Path, prefix: &Path, files: &mut BTreeMap<String, u64>) -> u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quick_agrees_with_serde_or_declines() {
+        let lines: [&[u8]; 9] = [
+            br#"{"id":1,"url":"https://x/,\"domain\":\"no","domain":"a.com","title":"t,\"year\":1","year":2024,"text":"x"}"#,
+            br#"{"id":2,"url":"u","domain":"a.com","year":null,"text":""}"#,
+            br#"{"id":3,"url":"u","domain":"b\u002ecom","year":2023}"#,
+            br#"{"id":4,"url":"u","domain":"a.com","year":"2024"}"#,
+            br#"{"id":5,"url":"u","domain":"a.com","year":-5}"#,
+            br#"{"id":6,"url":"u","domain":"a.com"}"#,
+            br#"{"id":7,"url":"u","domain":"a.com","year":99999999999}"#,
+            br#"{"domain":"a.com","year":2024}"#,
+            r#"{"id":8,"url":"u","domain":"ü.de","year":2025,"keywords":["a"]}"#.as_bytes(),
+        ];
+        for line in lines {
+            let slow = serde_json::from_slice::<Slim>(line)
+                .ok()
+                .map(|s| (s.domain.into_owned(), s.year));
+            let fast = quick(line).map(|(d, y)| (d.to_string(), y));
+            if fast.is_some() {
+                assert_eq!(fast, slow, "{}", String::from_utf8_lossy(line));
+            }
+        }
+        assert_eq!(quick(lines[0]), Some(("a.com", Some(2024))));
+        assert_eq!(quick(lines[1]), Some(("a.com", None)));
+        assert_eq!(quick(lines[8]), Some(("ü.de", Some(2025))));
+        for declined in [2, 3, 4, 5, 6, 7] {
+            assert_eq!(quick(lines[declined]), None, "line {declined}");
+        }
+    }
 
     #[test]
     fn slim_lines_are_counted_and_bad_ones_are_not() {

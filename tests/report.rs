@@ -333,3 +333,193 @@ async fn dashboard_follows_the_log() {
     assert_ne!(s["gen"].as_str(), Some(generation.as_str()));
     server.abort();
 }
+
+/// All numbers as f64, so `2400` (JavaScript) equals `2400.0` (Rust).
+fn numbers_as_f64(v: Value) -> Value {
+    match v {
+        Value::Number(n) => n.as_f64().map_or(Value::Null, Value::from),
+        Value::Array(a) => Value::Array(a.into_iter().map(numbers_as_f64).collect()),
+        Value::Object(o) => {
+            Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// The page's `apply` (JavaScript) and `Live::apply` (Rust) fold the same
+/// events to the same picture. Runs where `node` is installed; skips otherwise.
+#[test]
+fn page_fold_matches_server_fold() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node not found: skipping");
+        return;
+    }
+    let page = scraper::report::dashboard::PAGE;
+    let start = page.find("function apply(m, ev) {").unwrap();
+    let end = start + page[start..].find("\n}\n").unwrap() + 3;
+    let mut events = vec![
+        serde_json::json!({"v":1,"t":"2026-11-29T19:59:00.000Z","event":"stored","domain":"old.com","url":"o"}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:00.000Z","event":"run_start","run_id":"r1","max_duration_s":2400}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:01.000Z","event":"seed","url":"s","queued":3}),
+        serde_json::json!({"v":1,"event":"warning","message":"no t"}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:09.000Z","event":"rejected","reason":"not_relevant"}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:10.000Z","event":"error","class":"timeout"}),
+        serde_json::json!({"t":"2026-11-29T20:00:11.000Z","kind":"no event field"}),
+    ];
+    for i in 0..300u64 {
+        let t = format!("2026-11-29T{:02}:{:02}:30.000Z", 20 + i / 60, i % 60);
+        events.push(serde_json::json!({"t": t, "event": "fetch", "bytes": i, "status": 200}));
+        if i % 3 == 0 {
+            let year = if i % 2 == 0 {
+                Value::from(2020 + i % 7)
+            } else {
+                Value::Null
+            };
+            events.push(serde_json::json!({"t": t, "event": "stored", "url": format!("https://d{}.com/{i}", i % 4),
+                "domain": format!("d{}.com", i % 4), "title": format!("T{i}"), "year": year, "date": "2026-01-01"}));
+        }
+    }
+    events.push(serde_json::json!({"v":1,"t":"2026-11-29T25:00:00.000Z","event":"done","stopped_by":"max_pages","queue_left":9}));
+
+    let mut live = scraper::report::live::Live::default();
+    for e in &events {
+        live.apply(e);
+    }
+    let empty = serde_json::to_string(&scraper::report::live::Live::default()).unwrap();
+    let program = format!(
+        "const LATEST = {}, MINUTES = {};\n{}\nconst m = {empty};\nfor (const ev of {}) apply(m, ev);\nprocess.stdout.write(JSON.stringify(m));\n",
+        scraper::report::live::LATEST,
+        scraper::report::live::MINUTES,
+        &page[start..end],
+        serde_json::to_string(&events).unwrap()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("fold.js");
+    std::fs::write(&script, program).unwrap();
+    let out = Command::new("node").arg(&script).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let js: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rust = serde_json::to_value(&live).unwrap();
+    assert_eq!(rust["stored"], 100);
+    assert_eq!(numbers_as_f64(js), numbers_as_f64(rust));
+}
+
+/// A stand-in for the browser's DOM, enough to run the page's script under
+/// node against a live server and read back what it would show.
+const DOM_STUB: &str = r#"
+const [base, search, wait] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+const els = {};
+function el(tag) {
+  return { tagName: tag.toUpperCase(), textContent: '', className: '', style: {}, children: [], title: '',
+    clientWidth: 600, clientHeight: 180, width: 0, height: 0, drawn: 0,
+    replaceChildren(...c) { this.children = c; this.textContent = ''; },
+    append(...c) { this.children.push(...c); },
+    getContext() { const self = this; return new Proxy({}, {
+      get: (t, k) => (k in t ? t[k] : () => { if (k === 'fillRect' || k === 'lineTo') self.drawn++; }),
+      set: (t, k, v) => { t[k] = v; return true; } }); },
+  };
+}
+globalThis.document = { getElementById: (id) => (els[id] = els[id] || el('div')), createElement: el, documentElement: {}, title: '' };
+globalThis.window = { devicePixelRatio: 1, addEventListener() {} };
+globalThis.location = { search };
+globalThis.getComputedStyle = () => ({ getPropertyValue: () => '#000' });
+const realFetch = fetch;
+globalThis.fetch = (u, o) => realFetch(base + u, o);
+setTimeout(() => {
+  const out = { title: document.title, drawn: els.chart.drawn, feed: [] };
+  for (const [k, v] of Object.entries(els)) if (v.textContent) out[k] = v.textContent;
+  for (const li of els.feed.children) out.feed.push(li.children.map((c) => [c.textContent, c.href || null]));
+  process.stdout.write(JSON.stringify(out));
+  process.exit(0);
+}, wait);
+"#;
+
+/// The page's script, run by node against the real server: the numbers it
+/// shows match the log, the chart is drawn, new lines arrive, the countdown runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_script_shows_the_log() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node not found: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let log = state.join("crawl.log");
+    let now = chrono::Utc::now();
+    let t = |ago: i64| {
+        (now - chrono::Duration::seconds(ago)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
+    let mut text = format!(
+        "{{\"v\":1,\"t\":\"{}\",\"event\":\"run_start\",\"run_id\":\"r7\"}}\n",
+        t(300)
+    );
+    for i in 0..90 {
+        text += &format!(
+            "{{\"v\":1,\"t\":\"{}\",\"event\":\"fetch\",\"url\":\"u{i}\",\"status\":200}}\n",
+            t(290 - 3 * i)
+        );
+        if i % 10 == 0 {
+            text += &format!(
+                "{{\"v\":1,\"t\":\"{}\",\"event\":\"stored\",\"url\":\"https://a.com/{i}\",\"domain\":\"a.com\",\"title\":\"<b>{i}</b>\",\"year\":2026}}\n",
+                t(290 - 3 * i)
+            );
+        }
+    }
+    std::fs::write(&log, text).unwrap();
+    let script_at = dir.path().join("page.js");
+    let page = scraper::report::dashboard::PAGE;
+    let (a, b) = (
+        page.find("<script>").unwrap() + 8,
+        page.find("</script>").unwrap(),
+    );
+    std::fs::write(&script_at, format!("{DOM_STUB}\n{}", &page[a..b])).unwrap();
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(scraper::report::dashboard::serve(
+        listener,
+        dir.path().to_path_buf(),
+    ));
+    let node = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(&script_at)
+            .args([&base, "?budget=1h", "5000"])
+            .output()
+            .unwrap()
+    });
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    append(
+        &log,
+        &format!(
+            "{{\"v\":1,\"t\":\"{}\",\"event\":\"stored\",\"url\":\"javascript:alert(1)\",\"domain\":\"b.org\",\"title\":\"Late\"}}\n",
+            t(0)
+        ),
+    );
+    let out = node.await.unwrap();
+    server.abort();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stored"], "10", "{v}");
+    assert_eq!(v["fetched"], "90");
+    assert_eq!(v["status"], "running");
+    assert_eq!(v["run"], "run r7");
+    assert_eq!(v["title"], "10 stored · scraper");
+    assert!(v["drawn"].as_u64().unwrap() > 0, "chart not drawn");
+    let left = v["left"].as_str().unwrap();
+    assert!(left.starts_with("54m") || left.starts_with("55m"), "{left}");
+    // Newest first; a non-web URL is shown but not linked; markup stays text.
+    assert_eq!(v["feed"][0][0], serde_json::json!(["Late", null]));
+    assert_eq!(
+        v["feed"][1][0],
+        serde_json::json!(["<b>80</b>", "https://a.com/80"])
+    );
+}

@@ -112,6 +112,15 @@ impl Progress {
         self.tick(Instant::now());
     }
 
+    /// Print a message above the bar (or as its own line) without tearing the display.
+    pub fn println(&self, message: &str) {
+        match &self.display {
+            Display::Bar(pb) => pb.println(message),
+            Display::Lines { .. } => eprintln!("{message}"),
+            Display::Hidden => {}
+        }
+    }
+
     /// The line shown now.
     pub fn line(&self) -> String {
         let elapsed = self.last_draw.unwrap_or(self.started) - self.started;
@@ -332,11 +341,14 @@ mod tests {
 
     #[test]
     fn hidden_and_bar_modes_do_not_panic() {
+        fn send<T: Send>() {}
+        send::<Progress>();
         let mut p = Progress::with_mode(Mode::Hidden, None);
         p.update(1, 1, 1, 1);
         p.finish("done");
         let mut b = Progress::with_mode(Mode::Bar, Some(Duration::from_secs(60)));
         b.update(3, 2, 1, 4);
+        b.println("a warning");
         b.finish("queue_empty");
     }
 }

@@ -85,7 +85,7 @@ class Expr:
         while self.peek()[1] in ("==", "!="):
             op = self.take()[1]
             r = self.unary()
-            eq = str(v).lower() == str(r).lower() if isinstance(v, str) and isinstance(r, str) else v == r
+            eq = equal(v, r)
             v = eq if op == "==" else not eq
         return v
 
@@ -121,6 +121,28 @@ class Expr:
                 return call(val, args, self.ctx)
             return lookup(val, self.ctx)
         raise SyntaxError(f"unexpected {val}")
+
+
+def number(v):
+    """GitHub's coercion when the two sides of == differ in type."""
+    if v is None:
+        return 0.0
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, str):
+        try:
+            return float(v.strip() or 0)
+        except ValueError:
+            return float("nan")
+    return float(v)
+
+
+def equal(a, b):
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    if type(a) is type(b):
+        return a == b
+    return number(a) == number(b)
 
 
 def truthy(v):
@@ -190,15 +212,75 @@ def condition(text, ctx):
     return truthy(Expr(expr, ctx).parse())
 
 
+def set_path(ctx, dotted, value):
+    cur = ctx
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        cur = cur.setdefault(part, {})
+    cur[parts[-1]] = value
+
+
+def run_script(script, env, cwd, temp, tag):
+    """Run one `run:` block as the runner does; return (exit status, outputs)."""
+    if "${{" in script:
+        sys.exit(f"{tag}: ${{{{ }}}} inside run:")
+    out_file = os.path.join(temp, f"output-{tag}")
+    open(out_file, "w").close()
+    env = dict(env, GITHUB_OUTPUT=out_file)
+    script_file = os.path.join(temp, f"step-{tag}.sh")
+    with open(script_file, "w") as f:
+        f.write(script)
+    # The step's stdout is the job log: keep it off our own stdout (the JSON result).
+    rc = subprocess.call(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", script_file], cwd=cwd, env=env, stdout=sys.stderr
+    )
+    outputs = {}
+    for line in open(out_file):
+        if "=" in line:
+            k, _, v = line.rstrip("\n").partition("=")
+            outputs[k] = v
+    return rc, outputs
+
+
+def workflow_step(args):
+    """Run one step of one job of a workflow: job env, the step's if:, its env, its run."""
+    spec = yaml.safe_load(open(args.workflow))
+    job = spec["jobs"][args.job]
+    step = next(s for s in job["steps"] if s.get("id") == args.step)
+    temp = tempfile.mkdtemp(prefix="gha-")
+    ctx = {"github": {"workspace": args.workspace}, "inputs": {}, "secrets": {}, "vars": {},
+           "steps": {}, "env": {}, "runner": {"temp": temp}, "_failed": False}
+    for kv in args.ctx:
+        k, _, v = kv.partition("=")
+        set_path(ctx, k, v)
+    ctx["env"].update({k: render(v, ctx) for k, v in (job.get("env") or {}).items()})
+    result = {"ran": False, "rc": None, "outputs": {}}
+    if condition(step.get("if"), ctx):
+        env = dict(os.environ, GITHUB_STEP_SUMMARY=args.summary, GITHUB_ACTIONS="true", RUNNER_TEMP=temp)
+        env.update(ctx["env"])
+        env.update({k: render(v, ctx) for k, v in (step.get("env") or {}).items()})
+        rc, outputs = run_script(step["run"], env, args.workspace, temp, args.step)
+        result.update(ran=True, rc=rc, outputs=outputs)
+    print(json.dumps(result, indent=1, sort_keys=True))
+    shutil.rmtree(temp, ignore_errors=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("action")
+    ap.add_argument("action", nargs="?")
+    ap.add_argument("--workflow", help="run one workflow step instead (with --job, --step, --ctx)")
+    ap.add_argument("--job")
+    ap.add_argument("--step")
+    ap.add_argument("--ctx", action="append", default=[], help="dotted.context.path=value")
     ap.add_argument("--workspace", required=True)
     ap.add_argument("--input", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--cache", action="append", default=[], help="KEY_PREFIX=FILE")
     ap.add_argument("--summary", required=True)
     ap.add_argument("--steps-json", help="also write the steps context here")
     args = ap.parse_args()
+    if args.workflow:
+        return workflow_step(args)
 
     action_path = os.path.dirname(os.path.abspath(args.action))
     spec = yaml.safe_load(open(args.action))
@@ -254,26 +336,11 @@ def main():
             else:
                 sys.exit(f"cannot emulate {uses}")
         else:
-            script = step["run"]
-            if "${{" in script:
-                sys.exit(f"step {step.get('name')!r}: ${{{{ }}}} inside run:")
             env = dict(base_env)
             env.update({k: render(v, ctx) for k, v in (step.get("env") or {}).items()})
-            out_file = os.path.join(temp, f"output-{n}")
-            open(out_file, "w").close()
-            env["GITHUB_OUTPUT"] = out_file
-            script_file = os.path.join(temp, f"step-{n}.sh")
-            with open(script_file, "w") as f:
-                f.write(script)
             print(f"[gha] run: {step.get('name')}", file=sys.stderr)
-            rc = subprocess.call(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", script_file], cwd=args.workspace, env=env
-            )
+            rc, record["outputs"] = run_script(step["run"], env, args.workspace, temp, str(n))
             ok = rc == 0
-            for line in open(out_file):
-                if "=" in line:
-                    k, _, v = line.rstrip("\n").partition("=")
-                    record["outputs"][k] = v
             if not ok:
                 print(f"[gha] step {step.get('name')!r} failed with {rc}", file=sys.stderr)
         record["outcome"] = record["conclusion"] = "success" if ok else "failure"

@@ -10,6 +10,8 @@
 #   FAKE_HOOK      a script run in the middle of the crawl (races, etc.)
 #   FAKE_ARGS      file that receives the arguments, one per line
 #   FAKE_SIGNALS   file that receives the name of every signal received
+#   FAKE_GRACE     seconds a first signal leaves to finish (a second one ends
+#                  the run at once); default 0: the first signal ends it
 set -eu
 
 config=
@@ -46,12 +48,19 @@ stopped=max_duration
 interrupted=false
 code=${FAKE_EXIT:-0}
 
+signals=0
 # shellcheck disable=SC2329 # called from the traps below
 on_signal() {
 	if [ -n "${FAKE_SIGNALS-}" ]; then echo "$1" >>"$FAKE_SIGNALS"; fi
+	signals=$((signals + 1))
 	stopped=interrupted
 	interrupted=true
 	code=130
+	if [ "$signals" -eq 1 ] && [ "${FAKE_GRACE:-0}" -gt 0 ]; then
+		# Finish in-flight work for a while; the main loop ends at the new limit.
+		limit=$((i + FAKE_GRACE * 10))
+		return
+	fi
 	finish
 }
 
@@ -90,7 +99,8 @@ trap 'on_signal TERM' TERM
 echo '{"event":"run_start"}' >"$state/crawl.log"
 if [ -n "${FAKE_HOOK-}" ]; then bash "$FAKE_HOOK"; fi
 i=0
-while [ "$i" -lt $((${FAKE_SLEEP:-0} * 10)) ]; do
+limit=$((${FAKE_SLEEP:-0} * 10))
+while [ "$i" -lt "$limit" ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

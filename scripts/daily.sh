@@ -133,9 +133,11 @@ release_lock() {
 
 CRAWL_PID=
 SIGNALLED=
+SIGNALS=0
 
 forward() {
 	SIGNALLED=$1
+	SIGNALS=$((SIGNALS + 1))
 	if [ -n "$CRAWL_PID" ]; then
 		log "got SIG$1: asking the crawler (PID $CRAWL_PID) to save its state and stop"
 		kill "-$1" "$CRAWL_PID" 2>/dev/null || true
@@ -144,7 +146,7 @@ forward() {
 
 find_binary() {
 	if [ -n "${SCRAPER_BIN-}" ]; then
-		SCRAPER_BIN=$(abs_path "$PWD" "$SCRAPER_BIN")
+		SCRAPER_BIN=$(abs_path "$START_DIR" "$SCRAPER_BIN")
 		[ -x "$SCRAPER_BIN" ] || die "SCRAPER_BIN=$SCRAPER_BIN is not an executable file"
 		return
 	fi
@@ -177,15 +179,17 @@ crawl() {
 	"$SCRAPER_BIN" "$@" </dev/null &
 	CRAWL_PID=$!
 	set +m
+	# A signal that came before the PID was known.
+	if [ -n "$SIGNALLED" ]; then kill "-$SIGNALLED" "$CRAWL_PID" 2>/dev/null || true; fi
 	while :; do
-		local before=$SIGNALLED
+		local before=$SIGNALS
 		CRAWL_RC=0
 		wait "$CRAWL_PID" || CRAWL_RC=$?
 		# A trapped signal ends `wait` early; wait again for the real exit.
-		if [ "$SIGNALLED" != "$before" ] && kill -0 "$CRAWL_PID" 2>/dev/null; then
+		if [ "$SIGNALS" != "$before" ] && kill -0 "$CRAWL_PID" 2>/dev/null; then
 			continue
 		fi
-		if [ "$SIGNALLED" != "$before" ]; then
+		if [ "$SIGNALS" != "$before" ]; then
 			# The crawler exited while we handled the signal: collect its status.
 			CRAWL_RC=0
 			wait "$CRAWL_PID" 2>/dev/null || CRAWL_RC=$?
@@ -194,8 +198,15 @@ crawl() {
 		break
 	done
 	CRAWL_PID=
-	# From here a signal stops the script itself; git leaves a consistent repo.
-	trap - INT TERM
+	# Committing and pushing take seconds: finish them rather than leave a
+	# half-done rebase behind; the script then exits 130.
+	trap 'hold INT' INT
+	trap 'hold TERM' TERM
+}
+
+hold() {
+	SIGNALLED=$1
+	log "got SIG$1: finishing the commit and push first, then stopping"
 }
 
 # ---------------------------------------------------------------- git
@@ -293,23 +304,18 @@ rebase_onto() {
 	done
 }
 
-# Stage the new shard(s) and the committed state files; never frontier.jsonl,
-# crawl.log, the locks or temporary files.
-stage_data() {
-	local f
-	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin; do
-		[ -f "$f" ] || continue
-		git add -- "$f"
-	done
-	for f in next_id last_run.json validators.json; do
-		if [ -f "$DATA_DIR/state/$f" ]; then git add -- "$DATA_DIR/state/$f"; fi
-	done
-}
-
 commit_and_push() {
-	local run_id stored fetched stopped msg attempt delay
-	stage_data
-	if git diff --cached --quiet; then
+	local run_id stored fetched stopped msg attempt delay f
+	# The new shard(s) and the state files that are committed; never
+	# frontier.jsonl, crawl.log, the locks or temporary files. Only these paths
+	# go into the commit, whatever else someone has staged in this checkout.
+	set --
+	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
+		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json"; do
+		if [ -f "$f" ]; then set -- "$@" "$f"; fi
+	done
+	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
+	if [ $# -eq 0 ] || git diff --cached --quiet -- "$@"; then
 		log "nothing new to commit"
 	else
 		run_id=$(json_field "$DATA_DIR/state/last_run.json" run_id)
@@ -317,7 +323,7 @@ commit_and_push() {
 		fetched=$(json_field "$DATA_DIR/state/last_run.json" pages_fetched)
 		stopped=$(json_field "$DATA_DIR/state/last_run.json" stopped_by)
 		msg="data: crawl ${run_id:-run}: ${stored:-?} articles from ${fetched:-?} requests (stopped by ${stopped:-?})"
-		git commit --quiet --no-verify -m "$msg" || die "git commit failed"
+		git commit --quiet --no-verify -m "$msg" -- "$@" || die "git commit failed"
 		log "committed $(git rev-parse --short HEAD): $msg"
 		COMMITTED=1
 	fi
@@ -356,6 +362,7 @@ write_output() {
 # ---------------------------------------------------------------- main
 
 main() {
+	START_DIR=$PWD
 	CODE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P) || die "cannot find the script's folder"
 	REPO_DIR=$(cd "${REPO_DIR:-$CODE_DIR}" && pwd -P) || die "REPO_DIR=${REPO_DIR-} is not a folder"
 	cd "$REPO_DIR"
@@ -368,6 +375,9 @@ main() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then in_git=1; fi
 
 	case "$DATA_DIR" in /*) ;; *) DATA_DIR=$REPO_DIR/${DATA_DIR#./} ;; esac
+	# Physical path, so it compares with git's top level (macOS: /tmp is /private/tmp).
+	mkdir -p "$DATA_DIR" || die "cannot create the data folder $DATA_DIR"
+	DATA_DIR=$(cd "$DATA_DIR" && pwd -P) || die "cannot enter the data folder $DATA_DIR"
 	case "${MAX_PAGES-}${PUSH_RETRIES-}${PUSH_BACKOFF-}" in *[!0-9]*) die 2 "MAX_PAGES, PUSH_RETRIES and PUSH_BACKOFF must be whole numbers" ;; esac
 
 	if is_on "${COMMIT-}"; then
@@ -389,6 +399,9 @@ main() {
 	trap release_lock EXIT
 
 	if is_on "${COMMIT-}"; then
+		if rebasing; then
+			die "a rebase is in progress in $REPO_DIR (git status); finish or abort it, then run again"
+		fi
 		git_identity
 		git_pull_before
 	fi
@@ -408,6 +421,7 @@ main() {
 		commit_and_push
 		if [ -n "$COMMITTED" ]; then write_output commit "$(git rev-parse HEAD)"; fi
 	fi
+	trap - INT TERM
 	if [ "$CRAWL_RC" -ne 0 ] || [ -n "$SIGNALLED" ]; then
 		log "interrupted: skipping the dataset build and publishing"
 		exit 130

@@ -33,12 +33,29 @@ if check "second run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
 		ok "a second run commits a second shard and continues the ids"
 else cat "$W/out"; fi
 
+# --- 2b. someone else's staged work in the checkout stays out of the commit;
+# SCRAPER_BIN may be relative to where daily.sh was started
+echo "work in progress" >"$REPO/notes.txt"
+(cd "$REPO" && git add notes.txt)
+RC=0
+(cd "$(dirname "$FAKE")" && COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID=20261130T073700Z-cccc SCRAPER_BIN=./fake-scraper.sh bash "$REPO/scripts/daily.sh") >"$W/out" 2>&1 || RC=$?
+check "relative SCRAPER_BIN works (got $RC)" [ "$RC" -eq 0 ] &&
+	check "staged notes.txt not committed" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -q notes.txt" &&
+	check "notes.txt still staged" sh -c "cd '$REPO' && git diff --cached --name-only | grep -qx notes.txt" &&
+	ok "only the data files go into the commit, whatever else is staged"
+(cd "$REPO" && git rm --quiet --cached notes.txt && rm notes.txt)
+mkdir -p "$REPO/.git/rebase-merge"
+daily COMMIT=1
+check "refuses during a rebase (got $RC)" [ "$RC" -eq 1 ] && check "says so" contains "$W/out" "a rebase is in progress" &&
+	ok "a checkout in the middle of a rebase is left alone"
+rmdir "$REPO/.git/rebase-merge"
+
 # --- 3. limits from the environment; an empty one leaves the flag out
 : >"$ARGS"
 daily COMMIT=0 MAX_DURATION=90s MAX_PAGES=10 MIN_LASTMOD= MAX_HITS=5 FAKE_ARGS="$ARGS" CONFIG=config.yml DATA_DIR=./data
 check "overrides run" [ "$RC" -eq 0 ] &&
 	check "overrides reach the crawler: $(tr '\n' ' ' <"$ARGS")" [ "$(tr '\n' ' ' <"$ARGS")" = "--config $REPO/config.yml crawl --data $REPO/data --max-duration 90s --max-pages 10 --max-hits 5 " ] &&
-	check "COMMIT=0 commits nothing" [ "$(remote_count)" -eq 3 ] &&
+	check "COMMIT=0 commits nothing" [ "$(remote_count)" -eq 4 ] &&
 	ok "environment overrides reach the crawler; COMMIT=0 leaves git alone"
 daily COMMIT=1 MAX_PAGES=lots
 check "a non-numeric MAX_PAGES is refused (got $RC)" [ "$RC" -eq 2 ] && ok "bad numbers are refused before anything runs"

@@ -325,7 +325,7 @@ impl Engine {
         if let Some(r) = robots
             && self.robots_seen.insert(host.clone())
         {
-            self.take_robots(&host, &job.url, &r);
+            self.take_robots(&host, &r);
         }
         match result {
             Err(e) => self.failed(&job, e, now),
@@ -418,7 +418,7 @@ impl Engine {
     }
 
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
-    fn take_robots(&mut self, host: &str, url: &Url, robots: &crate::net::Robots) {
+    fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
             let gap = delay.max(self.config.crawl.min_host_gap.0);
             self.frontier.set_gap(host, gap);

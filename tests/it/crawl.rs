@@ -348,3 +348,28 @@ fn open_scope_follows_relevant_pages_to_new_hosts_but_never_deny_listed_ones() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(web.count_host("partner.test"), 0);
 }
+
+#[test]
+fn proxy_environment_variables_are_honoured_like_curl() {
+    let web = news_web();
+    let ws = Workspace::new(&web, "  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}", "");
+    // No --proxy: the standard variable points the crawler at the local web.
+    let out = ws
+        .command(&["crawl", "--data", "data", "--max-duration", "20s"])
+        .env("http_proxy", web.proxy_url())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(web.count("lab.test", "/blog/") >= 1, "http_proxy was not used");
+    // no_proxy exempts the host: the request then goes to the (unresolvable) host directly and fails.
+    web.clear_log();
+    let ws = Workspace::new(&web, "  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}", "  connect_timeout: 1s");
+    let out = ws
+        .command(&["crawl", "--data", "data", "--max-duration", "10s"])
+        .env("http_proxy", web.proxy_url())
+        .env("no_proxy", "lab.test")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(web.count_host("lab.test"), 0, "no_proxy was ignored");
+}

@@ -60,6 +60,11 @@ pub struct Page {
     /// Values of `<meta name="robots">` and similar directives, lower-cased (`noindex`, `nofollow`, `noai`...).
     #[serde(skip)]
     pub robots_meta: Vec<String>,
+    /// Meta tags that may carry AI-use signals, as (lower-cased name, content):
+    /// `robots`, `tdm-reservation`, `tdm-policy`, names ending in `bot`, and any
+    /// name whose content is only robots directives (`<meta name="<agent>" content="noai">`).
+    #[serde(skip)]
+    pub consent_meta: Vec<(String, String)>,
     /// The encoding the page was decoded with.
     pub charset: &'static str,
     /// Whether the nesting-depth guard had to flatten the page.
@@ -130,9 +135,47 @@ pub fn extract(
         links: m.links,
         feeds: m.feeds,
         robots_meta: m.robots,
+        consent_meta: consent_meta(&m.metas),
         charset: encoding.name(),
         depth_capped: prepared.capped,
     }
+}
+
+/// Robots directive words: a meta tag whose content is only these may be addressed to a crawler.
+const DIRECTIVES: &[&str] = &[
+    "all",
+    "none",
+    "index",
+    "noindex",
+    "follow",
+    "nofollow",
+    "noarchive",
+    "nocache",
+    "nosnippet",
+    "noimageindex",
+    "notranslate",
+    "noai",
+    "noimageai",
+];
+
+fn consent_meta(metas: &[(String, String)]) -> Vec<(String, String)> {
+    metas
+        .iter()
+        .filter(|(name, content)| {
+            let words = || {
+                content
+                    .split([',', ' '])
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty())
+            };
+            content.len() <= 512
+                && (matches!(name.as_str(), "robots" | "tdm-reservation" | "tdm-policy")
+                    || name.ends_with("bot")
+                    || (words().next().is_some()
+                        && words().all(|w| DIRECTIVES.contains(&w.to_ascii_lowercase().as_str()))))
+        })
+        .cloned()
+        .collect()
 }
 
 fn article_signal(

@@ -44,6 +44,10 @@ fn article(id: i64) -> Article {
         canonical_url: None,
         byline: (id % 5 == 0).then(|| format!("Writer {id}")),
         run_id: Some("run-1".into()),
+        robots_hash: None,
+        ai_signals: Vec::new(),
+        ai_reserved: None,
+        crawler: None,
     }
 }
 
@@ -198,6 +202,10 @@ fn round_trip_field_by_field() {
                 canonical_url: opt_str(b, "canonical_url", i),
                 byline: opt_str(b, "byline", i),
                 run_id: opt_str(b, "run_id", i),
+                robots_hash: opt_str(b, "robots_hash", i),
+                ai_signals: Vec::new(),
+                ai_reserved: None,
+                crawler: opt_str(b, "crawler", i),
             });
         }
     }

@@ -571,7 +571,8 @@ mod tests {
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect::<Vec<_>>()
         };
-        let table: [(Vec<(String, String)>, Vec<&str>, bool); 7] = [
+        type Case = (Vec<(String, String)>, Vec<&'static str>, bool);
+        let table: [Case; 7] = [
             (m(&[("robots", "noindex, noai")]), vec!["meta:noai"], true),
             (
                 m(&[("scraper", "noimageai noai")]),

@@ -119,10 +119,13 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
     let result = match ctx.net.fetch(&job.url, &req, &in_scope).await {
         Ok(resp) => {
             let (mut meta, body) = read_body(&ctx, &job, resp).await;
-            if let Body::Page(page) = &body {
-                consent(&ctx, &job, &mut meta, page).await;
+            match &body {
+                Body::Page(page) => match consent(&ctx, &job, &mut meta, page).await {
+                    Some(e) => Err(e),
+                    None => Ok((meta, body)),
+                },
+                _ => Ok((meta, body)),
             }
-            Ok((meta, body))
         }
         Err(e) => Err(e),
     };
@@ -192,7 +195,9 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
 /// Content-Signal lines of the final URL's origin, meta tags, and, for a page
 /// the crawler would keep (an article, relevant), the origin's tdmrep.json
 /// (fetched once per origin, so hosts without candidates cost no request).
-async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) {
+/// `Some(Budget | Rested)` when tdmrep.json could not be asked for: the page
+/// is then not decided on (a spent budget puts it back in the queue).
+async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<FetchError> {
     let agent = ctx.net.agent();
     let robots = ctx.net.robots(&meta.url).await;
     meta.robots_hash = robots.hash;
@@ -205,5 +210,11 @@ async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) {
             None => meta.url.path().to_string(),
         };
         meta.signals.tdmrep(&tdm.rules, &path);
+        match tdm.outcome.as_str() {
+            "budget" => return Some(FetchError::Budget),
+            "rested" => return Some(FetchError::Rested),
+            _ => {}
+        }
     }
+    None
 }

@@ -273,3 +273,45 @@ fn byline(dom: &dom::Dom, m: &meta::Meta) -> Option<String> {
         .to_string();
     (!cleaned.is_empty()).then_some(cleaned)
 }
+
+#[cfg(test)]
+mod consent_tests {
+    use super::*;
+
+    #[test]
+    fn consent_meta_keeps_robots_agent_and_tdm_tags() {
+        let html = br#"<html><head><title>T</title>
+            <meta name="robots" content="index, noai">
+            <meta name="Scraper" content="noimageai">
+            <meta name="googlebot" content="nosnippet">
+            <meta name="tdm-reservation" content="1">
+            <meta name="tdm-policy" content="https://p.test/policy.json">
+            <meta name="description" content="No AI here, none at all">
+            <meta name="viewport" content="width=device-width">
+            </head><body><p>x</p></body></html>"#;
+        let rule = Rule::new(&crate::config::Keywords::default());
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        let page = extract(html, None, None, &rule, today);
+        let names: Vec<&str> = page.consent_meta.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "robots",
+                "scraper",
+                "googlebot",
+                "tdm-reservation",
+                "tdm-policy"
+            ]
+        );
+        let mut s = crate::consent::Signals::default();
+        s.meta(&page.consent_meta, "scraper");
+        assert_eq!(
+            s.labels(),
+            [
+                "meta:noai",
+                "meta:noimageai",
+                "tdm-meta:1;policy=https://p.test/policy.json"
+            ]
+        );
+    }
+}

@@ -20,7 +20,8 @@ const MAX_HOPS: usize = 3;
 /// One origin's `tdmrep.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TdmRep {
-    /// How it was obtained: `200`, `404`, `timeout`, `robots`, `malformed: ...`.
+    /// How it was obtained: `200`, `404`, `timeout`, `robots`, `malformed: ...`;
+    /// `budget` and `rested` (not cached) when it could not be asked for.
     pub outcome: String,
     pub rules: Vec<TdmRule>,
 }

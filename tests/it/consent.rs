@@ -192,8 +192,17 @@ fn respect_withholds_reserved_pages_and_says_why() {
 
 #[test]
 fn record_stores_reserved_pages_and_marks_them() {
+    stored_and_marked("record");
+}
+
+#[test]
+fn ignore_stores_reserved_pages_and_still_records_the_signals() {
+    stored_and_marked("ignore");
+}
+
+fn stored_and_marked(policy: &str) {
     let web = consent_web();
-    let ws = Workspace::new(&web, SOURCES, "ai_use_policy: record");
+    let ws = Workspace::new(&web, SOURCES, &format!("ai_use_policy: {policy}"));
     let out = ws.crawl(&["--max-duration", "20s"]);
     assert!(out.status.success(), "crawl failed: {}", stderr(&out));
 
@@ -260,4 +269,51 @@ fn record_stores_reserved_pages_and_marks_them() {
         assert_eq!(s["hosts"][host]["stored"].as_u64(), Some(LISTED as u64 + 1));
     }
     assert!(consent_lines(&ws).iter().all(|l| l["kind"] != "withheld"));
+}
+
+#[test]
+fn check_url_shows_the_signals_and_the_decision() {
+    let web = consent_web();
+    let ws = Workspace::new(&web, SOURCES, "");
+    let url = format!("http://tdm.test{}", article_path(1));
+    let out = ws
+        .command(&["check-url", "--proxy", &ws.proxy, "--json", &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ai_reserved"], true, "{v}");
+    assert_eq!(
+        v["ai_signals"],
+        serde_json::json!(["tdmrep.json:1;policy=http://tdm.test/policy.json"])
+    );
+    assert!(
+        v["ai_decision"]
+            .as_str()
+            .unwrap()
+            .starts_with("withheld: ai-use"),
+        "{v}"
+    );
+
+    let url = format!("http://signal.test{}", article_path(1));
+    let out = ws
+        .command(&["check-url", "--proxy", &ws.proxy, &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("robots.txt:search=yes, robots.txt:ai-train=no"),
+        "{text}"
+    );
+    assert!(text.contains("decision: withheld: ai-use"), "{text}");
+
+    let url = format!("http://lab.test/blog{}", article_path(1));
+    let out = ws
+        .command(&["check-url", "--proxy", &ws.proxy, &url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("AI-use:       no signals"), "{text}");
+    assert!(text.contains("no AI-training reservation"), "{text}");
 }

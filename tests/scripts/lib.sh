@@ -8,6 +8,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 FAKE=$ROOT/tests/scripts/fake-scraper.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/scraper-automation.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# The interpreter itself, not a version manager's shim (a shim costs a second per call under load).
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3)
+# Tools pip installed for that interpreter (actionlint, zizmor), also without the shim.
+PY_SCRIPTS=$("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)
+if [ -n "$PY_SCRIPTS" ] && [ -d "$PY_SCRIPTS" ]; then PATH=$PY_SCRIPTS:$PATH; fi
 PASSED=0
 FAILED=0
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home"

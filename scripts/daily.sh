@@ -27,6 +27,11 @@
 #   LOCK_DIR           default: <git dir>/scraper-daily.lock, or
 #                      DATA_DIR/.daily.lock outside git
 #
+# With COMMIT=1 the branch is pulled (rebased) before the crawl, so every run
+# starts from the latest state, and pushed after it. In GitHub Actions
+# (GITHUB_OUTPUT set) it records run_id, shard and, when something was
+# committed, commit=<sha> as step outputs.
+#
 # Exit status: 0 done; 130 the crawl was interrupted (what it saved is still
 # committed; build and publish are skipped); 75 another daily.sh holds the
 # lock; anything else is a failure (a fatal crawl error commits nothing).
@@ -274,7 +279,10 @@ rebase_onto() {
 		return 0
 	fi
 	rebasing || die "git rebase onto $upstream failed: $out"
+	local steps=0
 	while rebasing; do
+		steps=$((steps + 1))
+		[ "$steps" -le 200 ] || die_conflict "(the rebase does not move on)"
 		files=$(git diff --name-only --diff-filter=U | tr '\n' ' ')
 		files=${files% }
 		if [ -z "$files" ]; then

@@ -19,7 +19,8 @@
 #   COMMIT=1           pull before the crawl, then commit the new shard(s) and
 #                      state files and push (PUSH=0: commit only)
 #   BUILD_DATASET=1    run `scraper build` into DIST_DIR after the crawl
-#   PUBLISH=1          then upload DIST_DIR with scripts/publish.sh (needs HF_TOKEN)
+#   PUBLISH=1          then upload DIST_DIR with scripts/publish.sh (needs HF_TOKEN;
+#                      the Hub repo from HF_REPO or dataset.hub_repo in the config)
 #   COMMIT_AUTHOR="Name <email>"  or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL: who
 #                      commits (default: git config, else "scraper daily")
 #   REMOTE=origin  BRANCH=<current>  PUSH_RETRIES=5  PUSH_BACKOFF=2 (seconds,
@@ -441,9 +442,9 @@ main() {
 	fi
 	if is_on "${PUBLISH-}"; then
 		[ -d "$DIST_DIR" ] || die "PUBLISH=1 but $DIST_DIR does not exist (set BUILD_DATASET=1)"
-		[ -n "${HF_TOKEN-}" ] || die "PUBLISH=1 needs HF_TOKEN"
 		log "publishing $DIST_DIR"
-		"$CODE_DIR/scripts/publish.sh" "$DIST_DIR" </dev/null || die "publishing failed"
+		# publish.sh reads HF_TOKEN, HF_REPO (or dataset.hub_repo in the config) and DRY_RUN.
+		DIST=$DIST_DIR SCRAPER_CONFIG=$CONFIG "$CODE_DIR/scripts/publish.sh" </dev/null || die "publishing failed"
 	fi
 	log "done"
 }

@@ -393,6 +393,9 @@ main() {
 		[ -n "$in_git" ] || die "COMMIT=1 but $REPO_DIR is not a git repository"
 		case "$DATA_DIR/" in "$(git rev-parse --show-toplevel)/"*) ;; *) die "COMMIT=1 needs DATA_DIR inside the repository ($DATA_DIR)" ;; esac
 		STATE_REL=${DATA_DIR#"$(git rev-parse --show-toplevel)/"}/state
+		if is_on "${PUSH-1}" && ! git remote get-url "$REMOTE" >/dev/null 2>&1; then
+			die "COMMIT=1 pushes to the remote '$REMOTE', which this repository does not have (set REMOTE, or PUSH=0)"
+		fi
 		BRANCH=${BRANCH:-$(git symbolic-ref --quiet --short HEAD || true)}
 		[ -n "$BRANCH" ] || die "COMMIT=1 needs a branch checked out (HEAD is detached); set BRANCH"
 	fi

@@ -320,6 +320,7 @@ commit_and_push() {
 	# go into the commit, whatever else someone has staged in this checkout.
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
+		"$DATA_DIR"/state/consent/*.jsonl \
 		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json"; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done

@@ -8,8 +8,9 @@
 //!   little-endian records `u64 hash, u32 day, u32 flags`. A run appends only
 //!   what changed since its last [`SeenSet::flush`], so a daily commit adds
 //!   bytes in proportion to the URLs that run saw and never rewrites old ones.
-//! * `state/seen/compact-<stamp>.bin`: the same format, written by [`compact`]
-//!   with records sorted by hash and unique; it replaces the segments it merged.
+//! * `state/seen/compact-<stamp>-<k>.bin`: the same format, written by
+//!   [`compact`]: records sorted by hash, one per URL, in chunks of at most
+//!   32 MiB over consecutive hash ranges; they replace the files merged.
 //! * `state/seen.bin`: the legacy single file (same records, no header), read
 //!   if present and folded into the next compaction.
 //!
@@ -150,6 +151,12 @@ pub struct LoadStats {
 }
 
 /// All URLs ever seen, in memory, plus this run's new records.
+///
+/// Crash ordering for the engine: record a URL as [`flag::HIT`] only after
+/// the shard flush that made its article durable, and flush the shard before
+/// the seen-set; a crash then loses at most a hit mark (the page is fetched
+/// again and deduplicated by URL at build time), never claims an article that
+/// is not stored.
 #[derive(Debug, Default)]
 pub struct SeenSet {
     /// Loaded records, sorted by hash, one per hash.

@@ -20,8 +20,10 @@
 //! the order of files and records never matters and compaction changes nothing.
 //!
 //! # Memory
-//! Loaded records live in one sorted `Vec` (exactly 16 bytes per URL, looked up
-//! by binary search); this run's changes live in a small hash map on top.
+//! Loaded records live in one sorted `Vec` (exactly 16 bytes per URL) with a
+//! table of where each range of leading hash bits starts (about 0.5 byte per
+//! URL), so a lookup is a binary search among a handful of records; this
+//! run's changes live in a small hash map on top.
 
 mod file;
 mod merge;
@@ -35,7 +37,6 @@ use chrono::{DateTime, Utc};
 use super::StoreError;
 
 pub use file::{CompactReport, compact, segment_files};
-pub(crate) use merge::merge_runs;
 
 /// Flags of a seen record.
 pub mod flag {
@@ -148,6 +149,8 @@ pub struct LoadStats {
     pub records: usize,
     /// Bytes of torn records ignored at file ends.
     pub torn_bytes: u64,
+    /// Bytes of the files.
+    pub bytes: u64,
 }
 
 /// All URLs ever seen, in memory, plus this run's new records.
@@ -161,6 +164,8 @@ pub struct LoadStats {
 pub struct SeenSet {
     /// Loaded records, sorted by hash, one per hash.
     base: Vec<Rec>,
+    /// Where each range of leading hash bits starts in `base`.
+    index: merge::Index,
     /// This run's records.
     delta: HashIndex<Slot>,
     /// Hashes in `delta` waiting for the next flush, in first-change order.
@@ -173,18 +178,10 @@ pub struct SeenSet {
 impl SeenSet {
     /// Load and merge every segment under `state_dir` (later records win; HIT is sticky).
     pub fn load(state_dir: &Path) -> Result<SeenSet, StoreError> {
-        let files = segment_files(state_dir)?;
-        let mut stats = LoadStats::default();
-        let mut runs = Vec::with_capacity(files.len());
-        for path in &files {
-            let (recs, torn) = file::read(path).map_err(|e| StoreError::io(path, e))?;
-            stats.files += 1;
-            stats.records += recs.len();
-            stats.torn_bytes += torn;
-            runs.push(recs);
-        }
+        let (base, stats, _) = file::load_all(state_dir)?;
         Ok(SeenSet {
-            base: merge_runs(runs),
+            index: merge::Index::build(&base),
+            base,
             stats,
             ..SeenSet::default()
         })
@@ -200,10 +197,12 @@ impl SeenSet {
     }
 
     fn base_get(&self, hash: u64) -> Option<Seen> {
-        self.base
+        let (a, b) = self.index.range(hash);
+        let bucket = self.base.get(a..b)?;
+        bucket
             .binary_search_by_key(&hash, |r| r.hash)
             .ok()
-            .map(|i| self.base[i].seen)
+            .map(|i| bucket[i].seen)
     }
 
     /// Record a URL; it is written at the next [`SeenSet::flush`]. A record
@@ -302,6 +301,7 @@ impl SeenSet {
     pub fn heap_bytes(&self) -> usize {
         let slot = std::mem::size_of::<(u64, Slot)>() + 1;
         self.base.capacity() * std::mem::size_of::<Rec>()
+            + self.index.heap_bytes()
             + self.delta.capacity() * slot
             + self.pending.capacity() * 8
     }

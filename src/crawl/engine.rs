@@ -82,6 +82,8 @@ pub struct Engine {
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
     pub progress: Progress,
+    /// When the last `progress` event was written.
+    pub progress_at: Instant,
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
@@ -273,12 +275,18 @@ impl Engine {
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
-        self.progress.update(
-            self.fetched,
-            self.stored,
-            self.frontier.len(),
-            self.ctx.net.requests(),
-        );
+        let queued = self.frontier.len();
+        let requests = self.ctx.net.requests();
+        self.progress
+            .update(self.fetched, self.stored, queued, requests);
+        if self.progress_at.elapsed() >= Duration::from_secs(10) {
+            self.progress_at = Instant::now();
+            self.log.emit(
+                "progress",
+                json!({"queue": queued, "requests": requests, "fetched": self.fetched, "stored": self.stored,
+                       "errors": self.errors, "elapsed_s": self.started.elapsed().as_secs()}),
+            );
+        }
         if self.shard.due() {
             self.flush();
         } else {

@@ -130,6 +130,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         started: Instant::now(),
         hosts: HashMap::new(),
         open: OpenScope::new(ScopeParams::from_config(&config.crawl)),
+        progress_at: Instant::now(),
         progress: Progress::new(
             (c.max_duration.0 > std::time::Duration::ZERO).then_some(c.max_duration.0),
         ),

@@ -682,7 +682,13 @@ impl Engine {
             byline: page.byline.clone(),
             run_id: Some(self.run_id.clone()),
         };
-        let before = self.pending_hits.len();
+        // next_id goes to disk before any frame holding this id can (the
+        // append below may close one), so a crash or a full disk never
+        // leaves a stored id at or above the counter on disk.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id; article not stored");
+            return false;
+        }
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.pending_hits.push(url::seen_hash(&job.url));
@@ -697,9 +703,10 @@ impl Engine {
                 }
             }
             Err(e) => {
+                // The record stays buffered in the writer and goes out with
+                // the next flush that succeeds, which then marks its URLs as
+                // hits; until then they are not claimed as stored.
                 tracing::error!(error = %e, "cannot write the shard");
-                self.pending_hits.truncate(before);
-                return false;
             }
         }
         self.stored += 1;

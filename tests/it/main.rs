@@ -1,12 +1,15 @@
 //! The one integration-test binary (as ripgrep does): every area is a submodule,
 //! so the suite links once. Network tests talk only to servers on 127.0.0.1.
 
+mod crash;
 mod crawl;
 mod dataset;
 mod discover;
 mod extract;
+mod faults;
 mod fixture;
 mod frontier;
+mod fuzz;
 mod net;
 mod store;
 mod web;

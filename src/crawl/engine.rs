@@ -451,13 +451,18 @@ impl Engine {
                     .errors
                     .entry(status_class(code).into())
                     .or_default() += 1;
-                self.seen.record(
-                    req_hash,
-                    Seen {
-                        day,
-                        flags: flag::MISS,
-                    },
-                );
+                // A transient answer (429, 5xx) is not remembered, like a
+                // timeout: the next run tries the URL again instead of
+                // waiting `revisit_after_days`.
+                if code != 429 && code < 500 {
+                    self.seen.record(
+                        req_hash,
+                        Seen {
+                            day,
+                            flags: flag::MISS,
+                        },
+                    );
+                }
                 if code == 429 || code == 503 {
                     return Outcome::Error;
                 }

@@ -567,6 +567,16 @@ fn retry_after_pauses_the_host() {
         s["hosts"]["ralong.test"]
     );
     assert_news_stored(&ws);
+    // A 429 or 503 is transient: the next run asks for those URLs again.
+    web.clear_log();
+    let r = run(&ws, &["--max-duration", "20s"], true);
+    r.assert_bounded(Duration::from_secs(20));
+    for host in ["rasecs.test", "radate.test"] {
+        assert_eq!(web.count(host, &article_path(0)), 1, "{host} not retried");
+    }
+    let urls = stored(&ws);
+    assert!(urls.contains(&format!("http://rasecs.test{}", article_path(0))));
+    assert!(urls.contains(&format!("http://radate.test{}", article_path(0))));
 }
 
 #[test]

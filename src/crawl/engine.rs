@@ -18,9 +18,10 @@ use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::extract::Page;
-use crate::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome};
+use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
 use crate::net::FetchError;
 use crate::record::Article;
+use crate::report::progress::Progress;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
@@ -78,12 +79,17 @@ pub struct Engine {
     pub day: u32,
     pub started: Instant,
     pub hosts: HashMap<String, HostStats>,
+    /// Admission, page caps and probation for hosts outside the sources.
+    pub open: OpenScope,
+    pub progress: Progress,
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
     pub robots_seen: HashSet<String>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    pub consent: crate::store::consent::ConsentLog,
     pub fetched: u64,
     pub stored: u64,
     pub errors: u64,
@@ -267,6 +273,12 @@ impl Engine {
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
+        self.progress.update(
+            self.fetched,
+            self.stored,
+            self.frontier.len(),
+            self.ctx.net.requests(),
+        );
         if self.shard.due() {
             self.flush();
         } else {
@@ -315,7 +327,7 @@ impl Engine {
         if let Some(r) = robots
             && self.robots_seen.insert(host.clone())
         {
-            self.take_robots(&host, &job.url, &r);
+            self.take_robots(&host, &r);
         }
         match result {
             Err(e) => self.failed(&job, e, now),
@@ -350,8 +362,20 @@ impl Engine {
                         );
                     }
                 }
-                let outcome = self.body(&job, &meta, body);
-                self.frontier.finished(&host, outcome, self.now());
+                match self.body(&job, &meta, body) {
+                    Some(outcome) => {
+                        self.frontier.finished(&host, outcome, self.now());
+                        if self.config.crawl.scope == Scope::Open {
+                            let verdict = self.open.record(&self.ctx.scope, &host, outcome);
+                            if verdict != Verdict::Keep {
+                                let dropped = self.frontier.drop_host(&host);
+                                tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
+                                self.log.emit("host_rested", json!({"host": host, "reason": format!("{verdict:?}"), "dropped": dropped}));
+                            }
+                        }
+                    }
+                    None => self.frontier.released(&host, self.now()),
+                }
             }
         }
     }
@@ -396,7 +420,7 @@ impl Engine {
     }
 
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
-    fn take_robots(&mut self, host: &str, url: &Url, robots: &crate::net::Robots) {
+    fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
             let gap = delay.max(self.config.crawl.min_host_gap.0);
             self.frontier.set_gap(host, gap);
@@ -407,8 +431,26 @@ impl Engine {
                    "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
                    "sitemaps": robots.sitemaps.len()}),
         );
-        if !robots.allowed(url) && !robots.sitemaps.is_empty() {
-            // Nothing under the root is allowed; sitemaps would lead nowhere useful.
+        let signals: Vec<String> = robots
+            .content_signals
+            .iter()
+            .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
+            .collect();
+        self.consent.robots(crate::store::consent::RobotsSnapshot {
+            host,
+            outcome: &format!("{:?}", robots.outcome),
+            hash: robots.hash,
+            content_signal: &signals,
+            body: &robots.body,
+        });
+        if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
+            let dropped = self.frontier.drop_host(host);
+            tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
+            self.log.emit(
+                "host_rested",
+                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
+            );
+            return;
         }
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
@@ -427,8 +469,9 @@ impl Engine {
         }
     }
 
-    /// Act on a fetched body; returns the scheduler outcome.
-    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Outcome {
+    /// Act on a fetched body; returns the scheduler outcome (`None`: a feed,
+    /// sitemap or 304, which says nothing about the host's yield).
+    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Option<Outcome> {
         let day = self.day;
         let final_hash = url::seen_hash(&meta.url);
         let req_hash = url::seen_hash(&job.url);
@@ -443,7 +486,7 @@ impl Engine {
                         flags: flag::MISS,
                     },
                 );
-                Outcome::Miss
+                None
             }
             Body::Status(code) => {
                 *self
@@ -451,6 +494,16 @@ impl Engine {
                     .errors
                     .entry(status_class(code).into())
                     .or_default() += 1;
+                if (code == 429 || code == 503)
+                    && meta
+                        .retry_after
+                        .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
+                {
+                    // Asked to come back later: keep the URL; the host is paused.
+                    tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, "backing off; URL requeued");
+                    self.frontier.requeue(&job.host, job.entry.clone());
+                    return Some(Outcome::Error);
+                }
                 // A transient answer (429, 5xx) is not remembered, like a
                 // timeout: the next run tries the URL again instead of
                 // waiting `revisit_after_days`.
@@ -463,20 +516,17 @@ impl Engine {
                         },
                     );
                 }
-                if code == 429 || code == 503 {
-                    return Outcome::Error;
-                }
-                if code >= 500 {
+                Some(if code >= 500 || code == 429 {
                     Outcome::Error
                 } else {
                     Outcome::Miss
-                }
+                })
             }
             Body::BadListing(reason) => {
                 self.host(&job.host).bad_listings += 1;
                 self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "malformed listing", "reason": reason}));
                 tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
-                Outcome::Miss
+                None
             }
             Body::Listing(listing) => {
                 self.seen.record(
@@ -487,7 +537,7 @@ impl Engine {
                     },
                 );
                 self.listing(job, meta, listing);
-                Outcome::Miss
+                None
             }
             Body::Page(page) => {
                 let hit = self.page(job, meta, &page);
@@ -498,7 +548,7 @@ impl Engine {
                         self.seen.record(final_hash, Seen { day, flags });
                     }
                 }
-                if hit { Outcome::Hit } else { Outcome::Miss }
+                Some(if hit { Outcome::Hit } else { Outcome::Miss })
             }
         }
     }
@@ -558,24 +608,12 @@ impl Engine {
         if self.ctx.scope.contains(u) {
             return true;
         }
-        if self.config.crawl.scope != Scope::Open || !from_relevant {
+        if self.config.crawl.scope != Scope::Open {
             return false;
         }
-        let host = u.host_str().unwrap_or("");
-        if self
-            .config
-            .crawl
-            .deny_hosts
-            .iter()
-            .any(|d| url::host_matches(host, d))
-        {
-            return false;
-        }
-        let key = url::host_key(u);
-        let cap = self.config.crawl.host_page_cap;
-        self.hosts
-            .get(&key)
-            .is_none_or(|h| cap == 0 || h.discovered < cap)
+        let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
+        tracing::trace!(url = %u, ?admit, "open scope");
+        admit.is_yes()
     }
 
     /// Decide about a page; returns whether it was stored.
@@ -635,9 +673,25 @@ impl Engine {
             Some("no title")
         } else if self.already_stored(meta, page) {
             Some("already stored")
+        } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
+            && crate::consent::reserves_ai_training(&meta.signals)
+        {
+            Some(WITHHELD_AI_USE)
         } else {
             None
         };
+        if reason == Some(WITHHELD_AI_USE) {
+            let labels = meta.signals.labels();
+            self.host(&job.host).withheld_ai_use += 1;
+            let domain = url::domain(meta.url.host_str().unwrap_or(""));
+            self.consent.withheld(meta.url.as_str(), domain, &labels);
+            tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
+            );
+            return false;
+        }
         if let Some(reason) = reason {
             tracing::debug!(url = %meta.url, reason, "not stored");
             self.log.emit(
@@ -686,6 +740,11 @@ impl Engine {
             canonical_url: canonical,
             byline: page.byline.clone(),
             run_id: Some(self.run_id.clone()),
+            robots_hash: (meta.robots_hash != 0)
+                .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
+            ai_signals: meta.signals.labels(),
+            ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
+            crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
         // next_id goes to disk before any frame holding this id can (the
         // append below may close one), so a crash or a full disk never
@@ -726,6 +785,9 @@ impl Engine {
         true
     }
 }
+
+/// The `rejected` reason of a page withheld under `ai_use_policy: respect`.
+pub const WITHHELD_AI_USE: &str = "withheld: ai-use";
 
 fn status_class(code: u16) -> &'static str {
     match code {

@@ -46,6 +46,10 @@ pub struct Robots {
     /// Why robots.txt was unreachable (a network failure): the disallow-all
     /// outcome is then reported under that failure's class.
     pub error: Option<FetchError>,
+    /// `Content-Signal` entries for our group (see [`crate::consent::content_signals`]).
+    pub content_signals: Vec<crate::consent::ContentSignal>,
+    /// The body as parsed (empty when there was none): the provenance snapshot.
+    pub body: Vec<u8>,
     rules: robotxt::Robots,
 }
 
@@ -64,6 +68,8 @@ impl Robots {
             hash: xxhash_rust::xxh3::xxh3_64(body),
             bytes: body.len(),
             error: None,
+            content_signals: crate::consent::content_signals(body, agent),
+            body: body.to_vec(),
             rules,
         }
     }
@@ -76,6 +82,8 @@ impl Robots {
             hash: 0,
             bytes: 0,
             error: None,
+            content_signals: Vec::new(),
+            body: Vec::new(),
             rules: robotxt::Robots::allow_all(),
         }
     }
@@ -88,6 +96,8 @@ impl Robots {
             hash: 0,
             bytes: 0,
             error: None,
+            content_signals: Vec::new(),
+            body: Vec::new(),
             rules: robotxt::Robots::disallow_all(),
         }
     }

@@ -512,13 +512,18 @@ impl Engine {
                     self.frontier.requeue(&job.host, job.entry.clone());
                     return Some(Outcome::Error);
                 }
-                self.seen.record(
-                    req_hash,
-                    Seen {
-                        day,
-                        flags: flag::MISS,
-                    },
-                );
+                // A transient answer (429, 5xx) is not remembered, like a
+                // timeout: the next run tries the URL again instead of
+                // waiting `revisit_after_days`.
+                if code != 429 && code < 500 {
+                    self.seen.record(
+                        req_hash,
+                        Seen {
+                            day,
+                            flags: flag::MISS,
+                        },
+                    );
+                }
                 Some(if code >= 500 || code == 429 {
                     Outcome::Error
                 } else {
@@ -749,7 +754,13 @@ impl Engine {
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
-        let before = self.pending_hits.len();
+        // next_id goes to disk before any frame holding this id can (the
+        // append below may close one), so a crash or a full disk never
+        // leaves a stored id at or above the counter on disk.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id; article not stored");
+            return false;
+        }
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.pending_hits.push(url::seen_hash(&job.url));
@@ -764,9 +775,10 @@ impl Engine {
                 }
             }
             Err(e) => {
+                // The record stays buffered in the writer and goes out with
+                // the next flush that succeeds, which then marks its URLs as
+                // hits; until then they are not claimed as stored.
                 tracing::error!(error = %e, "cannot write the shard");
-                self.pending_hits.truncate(before);
-                return false;
             }
         }
         self.stored += 1;

@@ -22,11 +22,14 @@ use super::dom::{Dom, Kind, NodeId};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
-    "nav", "header", "footer", "aside", "button", "select", "input", "textarea", "label", "script",
+    "button", "select", "input", "textarea", "label", "script",
     "style", "noscript", "iframe", "svg", "canvas", "video", "audio", "object", "embed", "dialog",
     "menu", "template", "head", "title", "meta", "link", "option", "datalist", "map", "area",
     "math", "picture", "source", "img",
 ];
+/// Landmarks of page chrome: pruned unless they hold the article itself
+/// (unclosed `<header>`s and page-wide `<form>`s are common).
+const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
 /// ARIA roles of chrome.
 const PRUNED_ROLES: &[&str] = &[
     "navigation",
@@ -162,16 +165,16 @@ fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 /// Tag-level pruning (no class names).
 fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
-    if PRUNED_TAGS.contains(&tag) || is_hidden(dom, id) {
-        return true;
-    }
-    if dom
-        .attr(id, "role")
-        .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-    {
-        return true;
-    }
-    false
+    PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
+}
+
+/// Chrome by landmark tag, ARIA role or class name.
+fn chrome(dom: &Dom, id: NodeId) -> bool {
+    LANDMARK_TAGS.contains(&dom.tag(id))
+        || dom
+            .attr(id, "role")
+            .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+        || class_pruned(dom, id)
 }
 
 fn class_pruned(dom: &Dom, id: NodeId) -> bool {
@@ -286,22 +289,62 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
 }
 
 /// Choose the main container and extract its paragraphs.
+///
+/// When pruning by class names leaves less than [`MIN_CHARS`] of text, the
+/// page is tried again without it and the longer result is kept.
 pub fn extract(dom: &Dom) -> Content {
     let body = dom.find("body").unwrap_or(0);
     let mut order = vec![body];
     order.extend(dom.descendants(body));
     let raw = compute(dom, body, &order, &|_| false);
-    let total = raw.text[body].max(1);
-    let st = compute(dom, body, &order, &|id| {
-        class_pruned(dom, id) && f64::from(raw.text[id]) < 0.5 * f64::from(total)
+    // Elements that hold the article itself are never pruned by class name.
+    let mut holds_main = vec![false; dom.nodes.len()];
+    for &id in order.iter().rev() {
+        if matches!(dom.tag(id), "article" | "main")
+            || dom.attr(id, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+        {
+            holds_main[id] = true;
+        }
+        if holds_main[id]
+            && let Some(p) = dom.nodes[id].parent
+        {
+            holds_main[p] = true;
+        }
+    }
+    let guard = |id: NodeId| !holds_main[id];
+    let len = |c: &Content| c.paragraphs.iter().map(|p| p.len()).sum::<usize>();
+    let full = compute(dom, body, &order, &|id| chrome(dom, id) && guard(id));
+    let first = select(dom, body, &order, &full);
+    if len(&first) >= MIN_CHARS {
+        return first;
+    }
+    let landmarks = compute(dom, body, &order, &|id| {
+        LANDMARK_TAGS.contains(&dom.tag(id)) && guard(id)
     });
+    let second = select(dom, body, &order, &landmarks);
+    if len(&second) >= MIN_CHARS {
+        return second;
+    }
+    let third = select(dom, body, &order, &raw);
+    [first, second, third]
+        .into_iter()
+        .max_by_key(|c| len(c))
+        .unwrap_or_default()
+}
+
+/// Text below which extraction is retried without class-name pruning.
+const MIN_CHARS: usize = 500;
+
+/// Score, choose and emit, given pruning statistics.
+fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
+    let st = st;
 
     // Readability-style scoring.
     let n = dom.nodes.len();
     let mut score = vec![0.0f64; n];
     let mut initialised = vec![false; n];
     let mut candidates = Vec::new();
-    for &id in &order {
+    for &id in order {
         if st.pruned[id] || !dom.is_element(id) || !is_scorable(dom, id) {
             continue;
         }
@@ -333,13 +376,13 @@ pub fn extract(dom: &Dom) -> Content {
         }
     }
     for &c in &candidates {
-        score[c] *= 1.0 - link_density(&st, c);
+        score[c] *= 1.0 - link_density(st, c);
     }
     candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
 
     let mut out = Content::default();
     let Some(&first) = candidates.first() else {
-        emit(dom, &st, body, &mut out.paragraphs);
+        emit(dom, st, body, &mut out.paragraphs);
         return out;
     };
     let top = refine_top(dom, &score, &initialised, &candidates, first, body);
@@ -365,19 +408,19 @@ pub fn extract(dom: &Dom) -> Content {
                     }
                     >= threshold)
             || (dom.tag(s) == "p" && {
-                let ld = link_density(&st, s);
+                let ld = link_density(st, s);
                 let len = st.text[s];
                 (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(s).contains(". "))
             });
         if keep {
-            emit(dom, &st, s, &mut out.paragraphs);
+            emit(dom, st, s, &mut out.paragraphs);
         }
     }
     out.root = Some(top);
     let chars: usize = out.paragraphs.iter().map(|p| p.len()).sum();
     if chars < 200 {
         let mut all = Vec::new();
-        emit(dom, &st, body, &mut all);
+        emit(dom, st, body, &mut all);
         if all.iter().map(|p| p.len()).sum::<usize>() > chars * 2 {
             out.paragraphs = all;
             out.root = None;
@@ -546,5 +589,51 @@ fn push_collapsed(cur: &mut String, t: &str) {
             cur.push(c);
             space = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn debug_page() {
+        let Ok(path) = std::env::var("EXTRACT_DEBUG") else { return };
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _) = super::super::charset::decode(&bytes, None, None);
+        let prepared = super::super::prepass::prepare(&text);
+        let dom = Dom::parse(&prepared.html);
+        let body = dom.find("body").unwrap_or(0);
+        let mut order = vec![body];
+        order.extend(dom.descendants(body));
+        let raw = compute(&dom, body, &order, &|_| false);
+        let st = compute(&dom, body, &order, &|id| chrome(&dom, id));
+        for &id in &order {
+            if dom.is_element(id) && raw.text[id] > 500 {
+                let mut depth = 0;
+                let mut cur = dom.nodes[id].parent;
+                while let Some(c) = cur {
+                    depth += 1;
+                    cur = dom.nodes[c].parent;
+                }
+                println!(
+                    "{}{} class={:?} id={:?} raw={} kept={} pruned={} tagpruned={} classpruned={}",
+                    " ".repeat(depth),
+                    dom.tag(id),
+                    dom.attr(id, "class").unwrap_or(""),
+                    dom.attr(id, "id").unwrap_or(""),
+                    raw.text[id],
+                    st.text[id],
+                    st.pruned[id],
+                    tag_pruned(&dom, id),
+                    class_pruned(&dom, id)
+                );
+            }
+        }
+        let c = extract(&dom);
+        println!("ROOT {:?} {:?}", c.root.map(|r| dom.tag(r)), c.root.and_then(|r| dom.attr(r, "class")));
+        println!("{}", c.paragraphs.join("\n"));
     }
 }

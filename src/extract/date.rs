@@ -175,12 +175,11 @@ fn text_date(
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
     let body = dom.find("body").unwrap_or(0);
-    let start = m
-        .h1
-        .first()
-        .map(|h| h.0)
-        .or_else(|| root.and_then(|r| dom.nodes[r].parent))
-        .unwrap_or(body);
+    let start =
+        m.h1.first()
+            .map(|h| h.0)
+            .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+            .unwrap_or(body);
     let mut started = start == body;
     let mut seen = 0usize;
     let mut it = dom.descendants(body);
@@ -239,7 +238,11 @@ fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, S
 }
 
 fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
-    let parse = |v: &str| parse_machine(v).or_else(|| parse_text(v)).filter(|&d| ok(d));
+    let parse = |v: &str| {
+        parse_machine(v)
+            .or_else(|| parse_text(v))
+            .filter(|&d| ok(d))
+    };
     if let Some(found) = m
         .times
         .iter()

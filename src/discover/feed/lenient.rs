@@ -1,0 +1,217 @@
+//! A forgiving reader for RSS, RDF and Atom documents that `feed-rs` rejects:
+//! a bare `&` in a title ("AT&T"), mismatched end tags, invalid UTF-8, or a body
+//! cut off mid-way. It reads only what discovery needs (link, title, date) with
+//! the same streaming approach as the sitemap reader: a depth counter, the item
+//! being read, entities never expanded.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::NsReader;
+
+use super::super::{DiscoverError, Limits, Listed, Listing, Parsed, decode};
+use crate::date::parse_datetime;
+use crate::url::{self, Url};
+
+/// Longest text kept for one field.
+const MAX_FIELD: usize = 8 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Link,
+    Guid,
+    Title,
+    Published,
+    Updated,
+}
+
+/// The `<item>` or `<entry>` being read.
+#[derive(Default)]
+struct Item {
+    /// Best `<link href>` so far and whether it was `rel="alternate"`.
+    href: Option<(String, bool)>,
+    link: String,
+    guid: String,
+    title: String,
+    published: String,
+    updated: String,
+}
+
+impl Item {
+    fn text_mut(&mut self, field: Field) -> &mut String {
+        match field {
+            Field::Link => &mut self.link,
+            Field::Guid => &mut self.guid,
+            Field::Title => &mut self.title,
+            Field::Published => &mut self.published,
+            Field::Updated => &mut self.updated,
+        }
+    }
+
+    /// An Atom-style `<link href rel>`: keep the alternate one, else the first without `rel`.
+    fn offer_href(&mut self, tag: &BytesStart<'_>) {
+        let (mut href, mut rel) = (None, None);
+        for attr in tag.attributes().with_checks(false).flatten() {
+            let key: &str = attr.key.local_name().into_inner();
+            match key {
+                "href" => href = Some(attr.value.trim().to_string()),
+                "rel" => rel = Some(attr.value.trim().to_ascii_lowercase()),
+                _ => {}
+            }
+        }
+        let Some(href) = href.filter(|h| !h.is_empty()) else {
+            return;
+        };
+        let alternate = rel.as_deref() == Some("alternate");
+        let better = match &self.href {
+            None => alternate || rel.is_none(),
+            Some((_, was_alternate)) => alternate && !was_alternate,
+        };
+        if better {
+            self.href = Some((href, alternate));
+        }
+    }
+
+    fn finish(self, base: &Url) -> Option<Listed> {
+        let guid = self.guid.trim();
+        let guid_is_url = ["http://", "https://"].iter().any(|p| {
+            guid.get(..p.len())
+                .is_some_and(|g| g.eq_ignore_ascii_case(p))
+        });
+        let href = self
+            .href
+            .as_ref()
+            .map(|(h, _)| h.as_str())
+            .or(Some(self.link.trim()).filter(|l| !l.is_empty()))
+            .or(guid_is_url.then_some(guid))?;
+        let url = url::resolve(base, href)?;
+        let lastmod = parse_datetime(&self.published).or_else(|| parse_datetime(&self.updated));
+        let title = Some(self.title.trim().to_string()).filter(|t| !t.is_empty());
+        Some(Listed {
+            url,
+            lastmod,
+            title,
+        })
+    }
+}
+
+/// Read the items of an XML feed, tolerating what `feed-rs` does not.
+pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, DiscoverError> {
+    let source = decode::Utf8Lossy::buffered(bytes).map_err(|e| DiscoverError::Malformed {
+        what: "feed",
+        reason: e.to_string(),
+    })?;
+    let mut reader = NsReader::from_reader(source);
+    let config = reader.config_mut();
+    config.allow_dangling_amp = true;
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.check_comments = false;
+
+    let mut entries = Vec::new();
+    let mut cut = 0;
+    let mut buf = Vec::new();
+    let mut depth = 0usize;
+    let mut seen_root = false;
+    // The open item and the depth of its element.
+    let mut item: Option<(Item, usize)> = None;
+    let mut field: Option<(Field, usize)> = None;
+
+    let problem = loop {
+        buf.clear();
+        let event = match reader.read_event_into(&mut buf) {
+            Ok(event) => event,
+            Err(e) => {
+                break Some(DiscoverError::Malformed {
+                    what: "feed",
+                    reason: e.to_string(),
+                });
+            }
+        };
+        match event {
+            Event::Start(ref tag) | Event::Empty(ref tag) => {
+                let opens = matches!(event, Event::Start(_));
+                let local = tag.local_name();
+                let local = local.into_inner().to_ascii_lowercase();
+                if !seen_root {
+                    if !matches!(local.as_str(), "rss" | "rdf" | "feed") {
+                        return Err(DiscoverError::NotListing(format!(
+                            "XML document with root element <{local}>"
+                        )));
+                    }
+                    seen_root = true;
+                } else if let Some((open, at)) = item.as_mut() {
+                    if depth == *at + 1 && field.is_none() {
+                        if local == "link" {
+                            open.offer_href(tag);
+                        }
+                        field = match local.as_str() {
+                            "link" => Some(Field::Link),
+                            "guid" | "id" => Some(Field::Guid),
+                            "title" => Some(Field::Title),
+                            "pubdate" | "published" | "date" | "issued" => Some(Field::Published),
+                            "updated" | "modified" => Some(Field::Updated),
+                            _ => None,
+                        }
+                        .filter(|_| opens)
+                        .map(|f| (f, depth));
+                    }
+                } else if opens && (local == "item" || local == "entry") {
+                    item = Some((Item::default(), depth));
+                }
+                if opens {
+                    depth += 1;
+                }
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if field.is_some_and(|(_, at)| at == depth) {
+                    field = None;
+                }
+                if item.as_ref().is_some_and(|(_, at)| *at == depth)
+                    && let Some((done, _)) = item.take()
+                    && let Some(listed) = done.finish(base)
+                {
+                    if entries.len() < limits.max_urls {
+                        entries.push(listed);
+                    } else {
+                        cut += 1;
+                    }
+                }
+            }
+            Event::Text(ref t) => push_text(&mut item, field, &t.xml10_content()),
+            Event::CData(ref t) => push_text(&mut item, field, &t.xml10_content()),
+            Event::GeneralRef(ref r) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => Some(c.to_string()),
+                    Ok(None) => quick_xml::escape::resolve_predefined_entity(r).map(str::to_string),
+                    Err(_) => None,
+                };
+                // Unknown entities (`&nbsp;`, or a billion laughs) are never expanded.
+                push_text(&mut item, field, resolved.as_deref().unwrap_or(" "));
+            }
+            Event::Eof => {
+                break (depth > 0).then(|| DiscoverError::Malformed {
+                    what: "feed",
+                    reason: "document ends inside an element (truncated?)".into(),
+                });
+            }
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+        }
+    };
+    match problem {
+        Some(problem) if entries.is_empty() && cut == 0 => Err(problem),
+        partial => Ok(Parsed {
+            listing: Listing::Feed(entries),
+            cut,
+            partial,
+        }),
+    }
+}
+
+fn push_text(item: &mut Option<(Item, usize)>, field: Option<(Field, usize)>, text: &str) {
+    if let (Some((item, _)), Some((field, _))) = (item.as_mut(), field) {
+        let slot = item.text_mut(field);
+        if slot.len() + text.len() <= MAX_FIELD {
+            slot.push_str(text);
+        }
+    }
+}

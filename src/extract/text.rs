@@ -92,7 +92,7 @@ const BLOCK_TAGS: &[&str] = &[
 
 static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"comment|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
+        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
     )
     .expect("static regex")
 });
@@ -333,7 +333,7 @@ pub fn extract(dom: &Dom) -> Content {
 }
 
 /// Text below which extraction is retried without class-name pruning.
-const MIN_CHARS: usize = 500;
+const MIN_CHARS: usize = 1000;
 
 /// Score, choose and emit, given pruning statistics.
 fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {

@@ -130,7 +130,12 @@ mod tests {
             ),
             (latin, None, "windows-1252", "caf\u{e9}"),
             (latin, Some("utf-8"), "UTF-8", "caf\u{fffd}"),
-            (b"<meta charset=gb2312><p>caf\xc3\xa9", None, "UTF-8", "caf\u{e9}"),
+            (
+                b"<meta charset=gb2312><p>caf\xc3\xa9",
+                None,
+                "UTF-8",
+                "caf\u{e9}",
+            ),
             (
                 b"<META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=Shift_JIS'>",
                 None,

@@ -272,7 +272,9 @@ mod debug {
     #[test]
     #[ignore]
     fn debug_prepass() {
-        let Ok(path) = std::env::var("EXTRACT_DEBUG") else { return };
+        let Ok(path) = std::env::var("EXTRACT_DEBUG") else {
+            return;
+        };
         let bytes = std::fs::read(path).unwrap();
         let (text, _) = super::super::charset::decode(&bytes, None, None);
         let p = super::prepare(&text);

@@ -22,10 +22,10 @@ use super::dom::{Dom, Kind, NodeId};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
-    "button", "select", "input", "textarea", "label", "script",
-    "style", "noscript", "iframe", "svg", "canvas", "video", "audio", "object", "embed", "dialog",
-    "menu", "template", "head", "title", "meta", "link", "option", "datalist", "map", "area",
-    "math", "picture", "source", "img",
+    "button", "select", "input", "textarea", "label", "script", "style", "noscript", "iframe",
+    "svg", "canvas", "video", "audio", "object", "embed", "dialog", "menu", "template", "head",
+    "title", "meta", "link", "option", "datalist", "map", "area", "math", "picture", "source",
+    "img",
 ];
 /// Landmarks of page chrome: pruned unless they hold the article itself
 /// (unclosed `<header>`s and page-wide `<form>`s are common).
@@ -178,10 +178,7 @@ fn chrome(dom: &Dom, id: NodeId) -> bool {
 }
 
 fn class_pruned(dom: &Dom, id: NodeId) -> bool {
-    if matches!(
-        dom.tag(id),
-        "html" | "body" | "main" | "article" | "p" | "a"
-    ) {
+    if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
         return false;
     }
     let ci = class_id(dom, id);
@@ -301,7 +298,9 @@ pub fn extract(dom: &Dom) -> Content {
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
         if matches!(dom.tag(id), "article" | "main")
-            || dom.attr(id, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+            || dom
+                .attr(id, "itemprop")
+                .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
         {
             holds_main[id] = true;
         }
@@ -600,7 +599,9 @@ mod tests {
     #[test]
     #[ignore]
     fn debug_page() {
-        let Ok(path) = std::env::var("EXTRACT_DEBUG") else { return };
+        let Ok(path) = std::env::var("EXTRACT_DEBUG") else {
+            return;
+        };
         let bytes = std::fs::read(path).unwrap();
         let (text, _) = super::super::charset::decode(&bytes, None, None);
         let prepared = super::super::prepass::prepare(&text);
@@ -633,7 +634,11 @@ mod tests {
             }
         }
         let c = extract(&dom);
-        println!("ROOT {:?} {:?}", c.root.map(|r| dom.tag(r)), c.root.and_then(|r| dom.attr(r, "class")));
+        println!(
+            "ROOT {:?} {:?}",
+            c.root.map(|r| dom.tag(r)),
+            c.root.and_then(|r| dom.attr(r, "class"))
+        );
         println!("{}", c.paragraphs.join("\n"));
     }
 }

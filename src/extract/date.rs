@@ -153,7 +153,7 @@ fn is_utc(raw: &str) -> bool {
 fn in_chrome(dom: &Dom, id: NodeId) -> bool {
     let mut cur = dom.nodes[id].parent;
     while let Some(c) = cur {
-        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "form" | "menu") {
+        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "menu") {
             return true;
         }
         if let Some(class) = dom.attr(c, "class")
@@ -180,6 +180,21 @@ fn text_date(
             .map(|h| h.0)
             .or_else(|| root.and_then(|r| dom.nodes[r].parent))
             .unwrap_or(body);
+    scan_text(dom, body, start, 6_000, ok).or_else(|| {
+        (start != body)
+            .then(|| scan_text(dom, body, body, 60_000, ok))
+            .flatten()
+    })
+}
+
+/// The first written date in text nodes from `start` on, within `limit` bytes of text.
+fn scan_text(
+    dom: &Dom,
+    body: NodeId,
+    start: NodeId,
+    limit: usize,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
     let mut started = start == body;
     let mut seen = 0usize;
     let mut it = dom.descendants(body);
@@ -190,7 +205,7 @@ fn text_date(
         if !started {
             continue;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside" | "form") {
+        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
             it.skip_children_of(id);
             continue;
         }
@@ -202,7 +217,7 @@ fn text_date(
             {
                 return Some(d);
             }
-            if seen > 6000 {
+            if seen > limit {
                 break;
             }
         }

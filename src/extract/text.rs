@@ -336,8 +336,6 @@ const MIN_CHARS: usize = 1000;
 
 /// Score, choose and emit, given pruning statistics.
 fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
-    let st = st;
-
     // Readability-style scoring.
     let n = dom.nodes.len();
     let mut score = vec![0.0f64; n];

@@ -115,6 +115,17 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// Short paragraphs that are cross-links or legal lines, not article text
+/// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
+static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też)\b",
+    )
+    .expect("static regex")
+});
+/// Longest paragraph that [`BOILERPLATE`] may drop.
+const BOILERPLATE_CHARS: usize = 160;
+
 /// The extracted text and how it was chosen.
 #[derive(Debug, Default)]
 pub struct Content {
@@ -529,7 +540,7 @@ fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
     let mut cur = String::new();
     let flush = |cur: &mut String, out: &mut Vec<String>| {
         let t = cur.trim();
-        if !t.is_empty() {
+        if !t.is_empty() && !(t.len() <= BOILERPLATE_CHARS && BOILERPLATE.is_match(t)) {
             out.push(t.to_string());
         }
         cur.clear();

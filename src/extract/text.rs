@@ -540,7 +540,7 @@ fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
     let mut cur = String::new();
     let flush = |cur: &mut String, out: &mut Vec<String>| {
         let t = cur.trim();
-        if !t.is_empty() && !(t.len() <= BOILERPLATE_CHARS && BOILERPLATE.is_match(t)) {
+        if !t.is_empty() && (t.len() > BOILERPLATE_CHARS || !BOILERPLATE.is_match(t)) {
             out.push(t.to_string());
         }
         cur.clear();

@@ -112,14 +112,13 @@ pub fn find(
             .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
     };
     if let Some((d, raw, source)) = machine {
-        // A UTC time late or early in the day may fall on another day in the
-        // publisher's own calendar: trust a visible date one day apart.
-        if ADJUST_UTC
-            && is_utc(&raw)
-            && let Some((v, vs)) = visible()
-            && (v - d).num_days().abs() == 1
+        // A UTC time may fall on another day in the publisher's own calendar:
+        // a date one day apart in the URL is the publisher's own.
+        if is_utc(&raw)
+            && let Some(u) = url.and_then(url_date)
+            && (u - d).num_days().abs() == 1
         {
-            return (Some(v), Some(vs));
+            return (Some(u), Some("url"));
         }
         return (Some(d), Some(source));
     }
@@ -139,9 +138,6 @@ pub fn find(
     }
     (None, None)
 }
-
-/// Whether a visible date may correct a UTC machine date by one day.
-const ADJUST_UTC: bool = false;
 
 /// Does a machine date carry a UTC time of day?
 fn is_utc(raw: &str) -> bool {

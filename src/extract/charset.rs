@@ -1,6 +1,8 @@
 //! Bytes to text: choose the character encoding and decode.
 //!
-//! Precedence: a byte-order mark, the HTTP `Content-Type` charset, a
+//! Precedence: a byte-order mark, bytes that are valid non-ASCII UTF-8
+//! (mislabelled UTF-8 is far more common than legacy text that happens to
+//! be valid UTF-8), the HTTP `Content-Type` charset, a
 //! `<meta charset>` / `http-equiv` declaration near the top of the page,
 //! valid UTF-8, a `chardetng` guess (with the URL's top-level domain as a
 //! hint), and finally windows-1252. Decoding never fails: malformed bytes
@@ -23,6 +25,13 @@ pub fn decode<'a>(
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
         return (text, enc);
+    }
+    // Bytes that are valid UTF-8 and not plain ASCII are UTF-8 whatever the
+    // page declares: legacy encodings almost never form valid UTF-8 by chance,
+    // while mislabelled UTF-8 pages are common.
+    if !bytes.is_ascii() && std::str::from_utf8(bytes).is_ok() {
+        let (text, _) = UTF_8.decode_without_bom_handling(bytes);
+        return (text, UTF_8);
     }
     let declared = header
         .and_then(|h| Encoding::for_label(h.trim().as_bytes()))
@@ -121,6 +130,12 @@ mod tests {
             ),
             (latin, None, "windows-1252", "caf\u{e9}"),
             (latin, Some("utf-8"), "UTF-8", "caf\u{fffd}"),
+            (
+                b"<meta charset=gb2312><p>caf\xc3\xa9",
+                None,
+                "UTF-8",
+                "caf\u{e9}",
+            ),
             (
                 b"<META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=Shift_JIS'>",
                 None,

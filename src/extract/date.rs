@@ -112,14 +112,13 @@ pub fn find(
             .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
     };
     if let Some((d, raw, source)) = machine {
-        // A UTC time late or early in the day may fall on another day in the
-        // publisher's own calendar: trust a visible date one day apart.
-        if ADJUST_UTC
-            && is_utc(&raw)
-            && let Some((v, vs)) = visible()
-            && (v - d).num_days().abs() == 1
+        // A UTC time may fall on another day in the publisher's own calendar:
+        // a date one day apart in the URL is the publisher's own.
+        if is_utc(&raw)
+            && let Some(u) = url.and_then(url_date)
+            && (u - d).num_days().abs() == 1
         {
-            return (Some(v), Some(vs));
+            return (Some(u), Some("url"));
         }
         return (Some(d), Some(source));
     }
@@ -140,9 +139,6 @@ pub fn find(
     (None, None)
 }
 
-/// Whether a visible date may correct a UTC machine date by one day.
-const ADJUST_UTC: bool = false;
-
 /// Does a machine date carry a UTC time of day?
 fn is_utc(raw: &str) -> bool {
     let r = raw.trim();
@@ -153,7 +149,7 @@ fn is_utc(raw: &str) -> bool {
 fn in_chrome(dom: &Dom, id: NodeId) -> bool {
     let mut cur = dom.nodes[id].parent;
     while let Some(c) = cur {
-        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "form" | "menu") {
+        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "menu") {
             return true;
         }
         if let Some(class) = dom.attr(c, "class")
@@ -180,6 +176,21 @@ fn text_date(
             .map(|h| h.0)
             .or_else(|| root.and_then(|r| dom.nodes[r].parent))
             .unwrap_or(body);
+    scan_text(dom, body, start, 6_000, ok).or_else(|| {
+        (start != body)
+            .then(|| scan_text(dom, body, body, 60_000, ok))
+            .flatten()
+    })
+}
+
+/// The first written date in text nodes from `start` on, within `limit` bytes of text.
+fn scan_text(
+    dom: &Dom,
+    body: NodeId,
+    start: NodeId,
+    limit: usize,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
     let mut started = start == body;
     let mut seen = 0usize;
     let mut it = dom.descendants(body);
@@ -190,7 +201,7 @@ fn text_date(
         if !started {
             continue;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside" | "form") {
+        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
             it.skip_children_of(id);
             continue;
         }
@@ -202,7 +213,7 @@ fn text_date(
             {
                 return Some(d);
             }
-            if seen > 6000 {
+            if seen > limit {
                 break;
             }
         }

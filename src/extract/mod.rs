@@ -16,6 +16,7 @@ mod cli;
 pub mod date;
 mod datetext;
 pub mod dom;
+mod emit;
 pub mod lang;
 pub mod meta;
 pub mod prepass;

@@ -114,11 +114,17 @@ pub fn prepare(text: &str) -> Prepared {
             let close = find_close(bytes, end, &name);
             let after = tag_end(bytes, close);
             if DROPPED.contains(&name.as_str()) {
-                if name == "script" && is_jsonld(&text[lt..end]) {
-                    out.jsonld.push(text[end..close].to_string());
-                }
                 out.html.push_str(&text[copied..lt]);
                 copied = after;
+                if name == "script" {
+                    match script_kind(&text[lt..end]) {
+                        Script::JsonLd => out.jsonld.push(text[end..close].to_string()),
+                        // Markup kept in a template script is page content that
+                        // a browser renders: hand it to the parser.
+                        Script::Markup => out.html.push_str(&text[end..close]),
+                        Script::Code => {}
+                    }
+                }
             }
             i = after;
             continue;
@@ -198,8 +204,21 @@ fn find_close(bytes: &[u8], from: usize, name: &str) -> usize {
     bytes.len()
 }
 
-fn is_jsonld(start_tag: &str) -> bool {
-    start_tag.to_ascii_lowercase().contains("ld+json")
+enum Script {
+    JsonLd,
+    Markup,
+    Code,
+}
+
+fn script_kind(start_tag: &str) -> Script {
+    let tag = start_tag.to_ascii_lowercase();
+    if tag.contains("ld+json") {
+        Script::JsonLd
+    } else if tag.contains("text/template") || tag.contains("text/html") {
+        Script::Markup
+    } else {
+        Script::Code
+    }
 }
 
 #[cfg(test)]
@@ -244,5 +263,22 @@ mod tests {
     #[test]
     fn truncates_at_a_char_boundary() {
         assert_eq!(truncate("h\u{e9}llo", 2), "h");
+    }
+}
+
+#[cfg(test)]
+mod debug {
+    /// `EXTRACT_DEBUG=page.html cargo test debug_prepass -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn debug_prepass() {
+        let Ok(path) = std::env::var("EXTRACT_DEBUG") else {
+            return;
+        };
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _) = super::super::charset::decode(&bytes, None, None);
+        let p = super::prepare(&text);
+        println!("in={} out={} capped={}", text.len(), p.html.len(), p.capped);
+        println!("{}", &p.html[p.html.len().saturating_sub(3000)..]);
     }
 }

@@ -19,14 +19,18 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::dom::{Dom, Kind, NodeId};
+use super::emit::emit;
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
-    "nav", "header", "footer", "aside", "button", "select", "input", "textarea", "label", "script",
-    "style", "noscript", "iframe", "svg", "canvas", "video", "audio", "object", "embed", "dialog",
-    "menu", "template", "head", "title", "meta", "link", "option", "datalist", "map", "area",
-    "math", "picture", "source", "img",
+    "button", "select", "input", "textarea", "label", "script", "style", "noscript", "iframe",
+    "svg", "canvas", "video", "audio", "object", "embed", "dialog", "menu", "template", "head",
+    "title", "meta", "link", "option", "datalist", "map", "area", "math", "picture", "source",
+    "img",
 ];
+/// Landmarks of page chrome: pruned unless they hold the article itself
+/// (unclosed `<header>`s and page-wide `<form>`s are common).
+const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
 /// ARIA roles of chrome.
 const PRUNED_ROLES: &[&str] = &[
     "navigation",
@@ -42,54 +46,9 @@ const PRUNED_ROLES: &[&str] = &[
     "tablist",
     "toolbar",
 ];
-/// Elements that break text into paragraphs.
-const BLOCK_TAGS: &[&str] = &[
-    "p",
-    "div",
-    "section",
-    "article",
-    "main",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "ul",
-    "ol",
-    "li",
-    "blockquote",
-    "pre",
-    "table",
-    "tr",
-    "td",
-    "th",
-    "dl",
-    "dt",
-    "dd",
-    "figure",
-    "figcaption",
-    "address",
-    "hr",
-    "details",
-    "summary",
-    "br",
-    "center",
-    "caption",
-    "tbody",
-    "thead",
-    "tfoot",
-    "form",
-    "fieldset",
-    "header",
-    "footer",
-    "aside",
-    "nav",
-];
-
 static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"comment|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
+        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
     )
     .expect("static regex")
 });
@@ -122,14 +81,14 @@ pub struct Content {
 }
 
 /// Per-node aggregates over the pruned tree.
-struct Stats {
-    pruned: Vec<bool>,
+pub(super) struct Stats {
+    pub(super) pruned: Vec<bool>,
     /// Characters of visible text below the node.
-    text: Vec<u32>,
+    pub(super) text: Vec<u32>,
     /// ... of which inside links.
-    link: Vec<u32>,
+    pub(super) link: Vec<u32>,
     /// Paragraph (`p`) descendants.
-    paras: Vec<u32>,
+    pub(super) paras: Vec<u32>,
 }
 
 fn class_id(dom: &Dom, id: NodeId) -> String {
@@ -162,23 +121,20 @@ fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 /// Tag-level pruning (no class names).
 fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
-    if PRUNED_TAGS.contains(&tag) || is_hidden(dom, id) {
-        return true;
-    }
-    if dom
-        .attr(id, "role")
-        .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-    {
-        return true;
-    }
-    false
+    PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
+}
+
+/// Chrome by landmark tag, ARIA role or class name.
+fn chrome(dom: &Dom, id: NodeId) -> bool {
+    LANDMARK_TAGS.contains(&dom.tag(id))
+        || dom
+            .attr(id, "role")
+            .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+        || class_pruned(dom, id)
 }
 
 fn class_pruned(dom: &Dom, id: NodeId) -> bool {
-    if matches!(
-        dom.tag(id),
-        "html" | "body" | "main" | "article" | "p" | "a"
-    ) {
+    if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
         return false;
     }
     let ci = class_id(dom, id);
@@ -242,7 +198,7 @@ fn compute(dom: &Dom, root: NodeId, order: &[NodeId], extra: &dyn Fn(NodeId) -> 
     st
 }
 
-fn link_density(st: &Stats, id: NodeId) -> f64 {
+pub(super) fn link_density(st: &Stats, id: NodeId) -> f64 {
     if st.text[id] == 0 {
         0.0
     } else {
@@ -250,7 +206,7 @@ fn link_density(st: &Stats, id: NodeId) -> f64 {
     }
 }
 
-fn class_weight(dom: &Dom, id: NodeId) -> f64 {
+pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
     let ci = class_id(dom, id);
     let mut w = 0.0;
     if NEGATIVE.is_match(&ci) {
@@ -286,22 +242,62 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
 }
 
 /// Choose the main container and extract its paragraphs.
+///
+/// When pruning by class names leaves less than [`MIN_CHARS`] of text, the
+/// page is tried again without it and the longer result is kept.
 pub fn extract(dom: &Dom) -> Content {
     let body = dom.find("body").unwrap_or(0);
     let mut order = vec![body];
     order.extend(dom.descendants(body));
     let raw = compute(dom, body, &order, &|_| false);
-    let total = raw.text[body].max(1);
-    let st = compute(dom, body, &order, &|id| {
-        class_pruned(dom, id) && f64::from(raw.text[id]) < 0.5 * f64::from(total)
+    // Elements that hold the article itself are never pruned by class name.
+    let mut holds_main = vec![false; dom.nodes.len()];
+    for &id in order.iter().rev() {
+        if matches!(dom.tag(id), "article" | "main")
+            || dom
+                .attr(id, "itemprop")
+                .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+        {
+            holds_main[id] = true;
+        }
+        if holds_main[id]
+            && let Some(p) = dom.nodes[id].parent
+        {
+            holds_main[p] = true;
+        }
+    }
+    let guard = |id: NodeId| !holds_main[id];
+    let len = |c: &Content| c.paragraphs.iter().map(|p| p.len()).sum::<usize>();
+    let full = compute(dom, body, &order, &|id| chrome(dom, id) && guard(id));
+    let first = select(dom, body, &order, &full);
+    if len(&first) >= MIN_CHARS {
+        return first;
+    }
+    let landmarks = compute(dom, body, &order, &|id| {
+        LANDMARK_TAGS.contains(&dom.tag(id)) && guard(id)
     });
+    let second = select(dom, body, &order, &landmarks);
+    if len(&second) >= MIN_CHARS {
+        return second;
+    }
+    let third = select(dom, body, &order, &raw);
+    [first, second, third]
+        .into_iter()
+        .max_by_key(|c| len(c))
+        .unwrap_or_default()
+}
 
+/// Text below which extraction is retried without class-name pruning.
+const MIN_CHARS: usize = 1000;
+
+/// Score, choose and emit, given pruning statistics.
+fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
     // Readability-style scoring.
     let n = dom.nodes.len();
     let mut score = vec![0.0f64; n];
     let mut initialised = vec![false; n];
     let mut candidates = Vec::new();
-    for &id in &order {
+    for &id in order {
         if st.pruned[id] || !dom.is_element(id) || !is_scorable(dom, id) {
             continue;
         }
@@ -333,13 +329,13 @@ pub fn extract(dom: &Dom) -> Content {
         }
     }
     for &c in &candidates {
-        score[c] *= 1.0 - link_density(&st, c);
+        score[c] *= 1.0 - link_density(st, c);
     }
     candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
 
     let mut out = Content::default();
     let Some(&first) = candidates.first() else {
-        emit(dom, &st, body, &mut out.paragraphs);
+        emit(dom, st, body, &mut out.paragraphs);
         return out;
     };
     let top = refine_top(dom, &score, &initialised, &candidates, first, body);
@@ -365,19 +361,19 @@ pub fn extract(dom: &Dom) -> Content {
                     }
                     >= threshold)
             || (dom.tag(s) == "p" && {
-                let ld = link_density(&st, s);
+                let ld = link_density(st, s);
                 let len = st.text[s];
                 (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(s).contains(". "))
             });
         if keep {
-            emit(dom, &st, s, &mut out.paragraphs);
+            emit(dom, st, s, &mut out.paragraphs);
         }
     }
     out.root = Some(top);
     let chars: usize = out.paragraphs.iter().map(|p| p.len()).sum();
     if chars < 200 {
         let mut all = Vec::new();
-        emit(dom, &st, body, &mut all);
+        emit(dom, st, body, &mut all);
         if all.iter().map(|p| p.len()).sum::<usize>() > chars * 2 {
             out.paragraphs = all;
             out.root = None;
@@ -462,89 +458,54 @@ fn refine_top(
     top
 }
 
-/// Should a container inside the content be left out (link lists, empty shells)?
-fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
-    let tag = dom.tag(id);
-    if !matches!(
-        tag,
-        "ul" | "ol" | "div" | "section" | "table" | "dl" | "form" | "figure"
-    ) {
-        return false;
-    }
-    let ld = link_density(st, id);
-    let text = st.text[id];
-    if text == 0 {
-        return false;
-    }
-    if ld > 0.5 {
-        return true;
-    }
-    if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
-        return true;
-    }
-    class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
-    let mut cur = String::new();
-    let flush = |cur: &mut String, out: &mut Vec<String>| {
-        let t = cur.trim();
-        if !t.is_empty() {
-            out.push(t.to_string());
-        }
-        cur.clear();
-    };
-    // Explicit stack of (node, entering?) so deep trees do not recurse.
-    let mut stack = vec![(root, true)];
-    while let Some((id, enter)) = stack.pop() {
-        let tag = dom.tag(id);
-        let block = dom.is_element(id) && BLOCK_TAGS.contains(&tag);
-        if !enter {
-            if block {
-                flush(&mut cur, out);
+    /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn debug_page() {
+        let Ok(path) = std::env::var("EXTRACT_DEBUG") else {
+            return;
+        };
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _) = super::super::charset::decode(&bytes, None, None);
+        let prepared = super::super::prepass::prepare(&text);
+        let dom = Dom::parse(&prepared.html);
+        let body = dom.find("body").unwrap_or(0);
+        let mut order = vec![body];
+        order.extend(dom.descendants(body));
+        let raw = compute(&dom, body, &order, &|_| false);
+        let st = compute(&dom, body, &order, &|id| chrome(&dom, id));
+        for &id in &order {
+            if dom.is_element(id) && raw.text[id] > 500 {
+                let mut depth = 0;
+                let mut cur = dom.nodes[id].parent;
+                while let Some(c) = cur {
+                    depth += 1;
+                    cur = dom.nodes[c].parent;
+                }
+                println!(
+                    "{}{} class={:?} id={:?} raw={} kept={} pruned={} tagpruned={} classpruned={}",
+                    " ".repeat(depth),
+                    dom.tag(id),
+                    dom.attr(id, "class").unwrap_or(""),
+                    dom.attr(id, "id").unwrap_or(""),
+                    raw.text[id],
+                    st.text[id],
+                    st.pruned[id],
+                    tag_pruned(&dom, id),
+                    class_pruned(&dom, id)
+                );
             }
-            continue;
         }
-        if st.pruned[id] && id != root {
-            continue;
-        }
-        match &dom.nodes[id].kind {
-            Kind::Text(t) => push_collapsed(&mut cur, t),
-            Kind::Element | Kind::Document => {
-                if id != root && skip_inside(dom, st, id) {
-                    continue;
-                }
-                if tag == "br" || tag == "hr" {
-                    flush(&mut cur, out);
-                    continue;
-                }
-                if block {
-                    flush(&mut cur, out);
-                }
-                stack.push((id, false));
-                let children: Vec<NodeId> = dom.children(id).collect();
-                for c in children.into_iter().rev() {
-                    stack.push((c, true));
-                }
-            }
-            Kind::Other => {}
-        }
-    }
-    flush(&mut cur, out);
-}
-
-/// Append text with whitespace runs collapsed to one space.
-fn push_collapsed(cur: &mut String, t: &str) {
-    let mut space = cur.is_empty() || cur.ends_with(' ');
-    for c in t.chars() {
-        if c.is_whitespace() {
-            if !space {
-                cur.push(' ');
-                space = true;
-            }
-        } else {
-            cur.push(c);
-            space = false;
-        }
+        let c = extract(&dom);
+        println!(
+            "ROOT {:?} {:?}",
+            c.root.map(|r| dom.tag(r)),
+            c.root.and_then(|r| dom.attr(r, "class"))
+        );
+        println!("{}", c.paragraphs.join("\n"));
     }
 }

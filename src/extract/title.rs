@@ -76,8 +76,12 @@ pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
 
     let h1 = main_h1(dom, m, root);
     let metas: Vec<&String> = [&headline, &og, &doc].into_iter().flatten().collect();
+    // The h1 must be found in a metadata title and be most of its headline
+    // (not a section label such as "Opinion" or the blog's name).
     if let Some(h1) = &h1
-        && metas.iter().any(|t| contains_tokens(t, h1))
+        && metas.iter().any(|t| {
+            contains_tokens(t, h1) && 2 * tokens(h1).len() >= tokens(&strip_site(t, site)).len()
+        })
     {
         return Some(h1.clone());
     }

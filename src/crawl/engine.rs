@@ -726,7 +726,9 @@ impl Engine {
 
     fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let id = self.ids.next_id();
-        let date = page.date.map(|d| d.format("%Y-%m-%d").to_string());
+        // A year found only in the text is not a publication day: keep the year alone.
+        let day_known = page.date_source != Some("text_year");
+        let date = page.date.filter(|_| day_known).map(|d| d.format("%Y-%m-%d").to_string());
         let year = page.date.map(|d| chrono::Datelike::year(&d));
         let canonical = page
             .canonical_url

@@ -88,7 +88,7 @@ impl Listing {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
     pub listing: Listing,
-    /// Entries beyond [`Limits::max_urls`], counted but not returned.
+    /// Entries beyond [`Limits::max_urls`], counted but not returned (nor checked to be valid URLs).
     pub cut: usize,
     /// The document broke off after some entries were read (malformed XML, size cap,
     /// truncated body): `listing` holds what came before. Worth a warning, not a failure.
@@ -201,6 +201,28 @@ pub fn select_children(
         }
     }
     chosen
+}
+
+/// A listing's date (W3C datetime, RFC 3339 or RFC 2822), with a fast path for the
+/// bare `YYYY-MM-DD` that most sitemaps carry (tens of thousands per document).
+fn listing_date(text: &str) -> Option<DateTime<FixedOffset>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let b = text.as_bytes();
+    if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+        let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+        return Some(
+            day.and_time(chrono::NaiveTime::MIN)
+                .and_utc()
+                .fixed_offset(),
+        );
+    }
+    if let Ok(d) = DateTime::parse_from_rfc3339(text) {
+        return Some(d);
+    }
+    crate::date::parse_datetime(text)
 }
 
 #[cfg(test)]

@@ -203,6 +203,12 @@ pub fn select_children(
     chosen
 }
 
+/// A title as shown: trimmed, runs of whitespace collapsed, `None` when empty.
+fn clean_title(text: &str) -> Option<String> {
+    let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
 /// A listing's date (W3C datetime, RFC 3339 or RFC 2822), with a fast path for the
 /// bare `YYYY-MM-DD` that most sitemaps carry (tens of thousands per document).
 fn listing_date(text: &str) -> Option<DateTime<FixedOffset>> {

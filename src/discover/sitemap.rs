@@ -18,7 +18,7 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::reader::NsReader;
 
-use super::{DiscoverError, Limits, Listed, Listing, Parsed, decode, listing_date};
+use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date};
 use crate::url::{self, Url};
 
 /// Longest text kept for one field; a `loc` this long is not a real URL anyway.
@@ -282,7 +282,7 @@ fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
         return;
     }
     let date = listing_date(&entry.news_date).or_else(|| listing_date(&entry.lastmod));
-    let title = Some(entry.news_title.trim().to_string()).filter(|t| !t.is_empty());
+    let title = clean_title(&entry.news_title);
     out.push(entry.child, loc, date, title);
 }
 

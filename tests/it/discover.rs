@@ -428,6 +428,10 @@ fn hostile_and_wrong_documents() {
     let doc = u("https://site.example/sitemap.xml");
     let mut deep = String::from("<urlset>");
     deep.push_str(&"<a>".repeat(100_000));
+    let mut deep_feed = String::from("<rss version=\"2.0\"><channel><item>");
+    deep_feed.push_str(&"<a>".repeat(100_000));
+    deep_feed.push_str(&"</a>".repeat(100_000));
+    deep_feed.push_str("<link>https://site.example/deep</link></item></channel></rss>");
     let mut garbage = Vec::new();
     let mut x: u32 = 12345;
     for _ in 0..100_000 {
@@ -450,6 +454,14 @@ fn hostile_and_wrong_documents() {
             b"<urlset><url><loc>https://site.example/a</loc>".to_vec(),
         ),
         ("png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec()),
+        ("feed with deeply nested junk", deep_feed.into_bytes()),
+        (
+            "utf-16 without a byte-order mark",
+            "<urlset><url><loc>https://site.example/a</loc></url></urlset>"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect(),
+        ),
     ];
     let started = Instant::now();
     for (name, body) in table {

@@ -7,17 +7,21 @@
 //! [`select_children`].
 //!
 //! Which parser reads what, and why:
-//! * **Feeds** (RSS 0.9x/1.0/2.0, Atom, JSON Feed) go to `feed-rs` 3.0 ([`feed`]): it
+//! * **Feeds** (RSS 0.9x/1.0/2.0, Atom, JSON Feed) go to `feed-rs` 3.0 (`feed.rs`): it
 //!   knows every flavour, resolves `xml:base`, and never expands XML entities.
-//!   Its one gap we hit, an `<rss>` root without a `version` attribute (or with an
-//!   unusual one such as `0.94`), is worked around by rewriting that start tag.
+//!   Its gaps: an `<rss>` root without a `version` attribute (or with an unusual
+//!   one such as `0.94`) fails in 3.0, so that start tag is rewritten first; and a
+//!   malformed document is an error, not a partial result, so the XML documents
+//!   it rejects (a bare `&` in "AT&T", mismatched tags, bad bytes, a truncated
+//!   body) go to a small lenient reader of ours (`feed/lenient.rs`) that keeps
+//!   whatever entries it can read.
 //! * **Sitemaps** are read by our own streaming reader on `quick-xml`'s `NsReader`
-//!   plus `flate2` ([`sitemap`]). The `sitemap` crate is unmaintained and cannot
+//!   plus `flate2` (`sitemap.rs`). The `sitemap` crate is unmaintained and cannot
 //!   see namespaces (so no `news:publication_date`), CDATA, W3C dates other than
 //!   `YYYY-MM-DD`, gzip or text sitemaps.
 //! * Both accept gzip bodies (recognised by their magic bytes, whatever the
 //!   headers said) and stop at [`Limits::max_decoded_bytes`] of decoded data
-//!   ([`decode`]), so a gzip bomb costs at most the cap.
+//!   (`decode.rs`), so a gzip bomb costs at most the cap.
 //!
 //! A document's *content* decides how it is read: a sitemap URL that serves an
 //! RSS feed (search engines accept those) is read as a feed, and the other way

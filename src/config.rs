@@ -133,7 +133,7 @@ impl Span {
 impl fmt::Display for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.0.as_millis();
-        if ms % 1000 != 0 {
+        if !ms.is_multiple_of(1000) {
             write!(f, "{ms}ms")
         } else {
             write!(f, "{}s", ms / 1000)

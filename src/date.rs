@@ -15,6 +15,13 @@ pub fn parse_datetime(text: &str) -> Option<DateTime<FixedOffset>> {
     if let Ok(d) = DateTime::parse_from_rfc3339(t) {
         return Some(d);
     }
+    if t.len() == 10
+        && let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d")
+    {
+        return FixedOffset::east_opt(0)?
+            .from_local_datetime(&d.and_hms_opt(0, 0, 0)?)
+            .single();
+    }
     if let Ok(d) = DateTime::parse_from_rfc2822(t) {
         return Some(d);
     }

@@ -1,9 +1,36 @@
-//! The crawl engine: the async loop that owns the frontier, the seen-set and
-//! the counters, hands fetches to workers and stores what they bring back.
+//! The crawl: set up a run from `config.yml` and the state in `data/`, drive
+//! the [`engine::Engine`] loop, and save everything when it stops.
 
+pub mod check;
+pub mod engine;
+pub mod events;
+pub mod hosts;
+pub mod worker;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+pub use check::check_url;
+use engine::{Engine, Signal, Stop};
+use events::EventLog;
 
 use crate::config::Config;
+use crate::discover::{self, Limits};
+use crate::frontier::{Entry, Frontier, Kind, Origin, Params};
+use crate::net::Net;
+use crate::relevance::Rule;
+use crate::store::DataDir;
+use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
+use crate::store::shard::{self, ShardWriter};
+use crate::store::state::{self, IdCounter, RunSummary, Validators};
+use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
 #[derive(Debug, Clone, Default)]
@@ -19,19 +46,352 @@ pub struct Options {
 pub struct RunEnd {
     pub interrupted: bool,
     pub stopped_by: String,
+    pub shard: Option<PathBuf>,
+    pub fetched: u64,
+    pub stored: u64,
 }
 
 /// `scraper crawl`.
-pub async fn run(_config: Config, _opts: Options) -> anyhow::Result<RunEnd> {
-    anyhow::bail!("scraper crawl is not built yet")
+pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
+    let data = DataDir::open(&opts.data)?;
+    let started_at = Utc::now();
+    let run_id = state::new_run_id(started_at);
+    let last = RunSummary::load(&data.state)?;
+    let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
+    let mut seen = SeenSet::load(&data.state)?;
+    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, &run_id)?;
+    recover_unfinished(&data, last.as_ref(), &mut seen, &mut ids, &run_id)?;
+    let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
+    let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
+    let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
+    let mut log = EventLog::create(&data.state.join("crawl.log"));
+
+    let net =
+        Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
+    net.set_budget(config.crawl.max_pages);
+    let mut scope = SourceScope::new(&config.sources);
+    let mut extra = Vec::new();
+    for s in &opts.seeds {
+        let u = url::parse(s)
+            .with_context(|| format!("--seed {s}: expected an absolute http(s) URL"))?;
+        scope.add(u.host_str().unwrap_or(""), None);
+        extra.push(u.to_string());
+    }
+    let seeds = seed_entries(&config, &extra);
+    let today = started_at.date_naive();
+    let ctx = Arc::new(worker::Ctx {
+        net: net.clone(),
+        rule: Rule::new(&config.keywords),
+        scope,
+        mode: config.crawl.scope,
+        deny_hosts: config.crawl.deny_hosts.clone(),
+        today,
+        limits: Limits {
+            max_urls: 50_000,
+            max_decoded_bytes: config.crawl.max_body_bytes * 4,
+        },
+    });
+    let c = &config.crawl;
+    let frontier = Frontier::new(Params {
+        per_host_concurrency: c.per_host_concurrency,
+        min_host_gap: c.min_host_gap.0,
+        warmup_pages: c.warmup_pages,
+        yield_alpha: c.yield_alpha,
+        min_host_weight: c.min_host_weight,
+        max_queue: c.max_queue,
+    });
+    log.emit(
+        "run_start",
+        json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
+               "scope": config.crawl.scope, "max_pages": c.max_pages, "max_hits": c.max_hits,
+               "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.map(|d| d.to_rfc3339()),
+               "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
+               "seen": seen.len(), "next_id": ids.peek(), "resume": opts.resume}),
+    );
+    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, "crawl starting");
+
+    let mut engine = Engine {
+        day: day_stamp(started_at),
+        config: config.clone(),
+        ctx,
+        frontier,
+        seen,
+        shard,
+        ids,
+        validators,
+        log,
+        run_id: run_id.clone(),
+        state_dir: data.state.clone(),
+        cutoff,
+        last: last.clone(),
+        seeds,
+        today,
+        started: Instant::now(),
+        hosts: HashMap::new(),
+        this_run: HashSet::new(),
+        robots_seen: HashSet::new(),
+        pending_hits: Vec::new(),
+        fetched: 0,
+        stored: 0,
+        errors: 0,
+    };
+    // The queue a previous run left: all of it with --resume; otherwise the
+    // feed and sitemap entries it listed but could not fetch (so the
+    // `--min-lastmod auto` watermark can move on without losing them).
+    let leftover = state::load_frontier(&data.state)?;
+    if leftover.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = leftover.bad_lines,
+            "frontier.jsonl: unreadable lines skipped"
+        );
+    }
+    let mut carried = 0;
+    for entry in leftover.entries {
+        if (opts.resume || entry.origin == Origin::Listed)
+            && let Some(u) = url::parse(&entry.url)
+            && engine.enqueue(&u, entry)
+        {
+            carried += 1;
+        }
+    }
+    if carried > 0 {
+        tracing::info!(carried, "queue carried over from the previous run");
+    }
+    engine.queue_seeds();
+
+    let signals = spawn_signals();
+    let stop = engine.run(signals).await;
+    finish(engine, &data, stop, started_at, &run_id).await
 }
 
-/// `scraper check-url`.
-pub async fn check_url(
-    _config: &Config,
-    _url: &str,
-    _json: bool,
-    _proxy: Option<&str>,
+/// Save everything after the loop stopped.
+async fn finish(
+    mut engine: Engine,
+    data: &DataDir,
+    stop: Stop,
+    started_at: DateTime<Utc>,
+    run_id: &str,
+) -> anyhow::Result<RunEnd> {
+    // After this flush every stored record is durable and marked as a hit.
+    engine.flush();
+    let shard_path = engine.shard.path().to_path_buf();
+    let kept = engine
+        .shard
+        .finish()
+        .with_context(|| format!("closing {}", shard_path.display()))?;
+    engine.seen.flush(&data.state, run_id)?;
+    let queue = engine.frontier.drain();
+    state::save_frontier(&data.state, &queue)?;
+    engine.ids.save()?;
+    engine.validators.save(&data.state)?;
+    let hosts: BTreeMap<_, _> = engine
+        .hosts
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut summary = RunSummary::new(run_id, started_at);
+    summary.finished_at = Some(Utc::now());
+    summary.stopped_by = stop.as_str().to_string();
+    summary.interrupted = stop == Stop::Interrupted;
+    summary.pages_fetched = engine.ctx.net.requests();
+    summary.articles_stored = engine.stored;
+    summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
+    // The queue left over is saved and carried into the next run, so the
+    // watermark may move on unless the run was cut short by a signal.
+    summary.set_watermark(engine.last.as_ref(), stop != Stop::Interrupted);
+    summary.hosts = hosts
+        .iter()
+        .map(|(k, v)| (k.clone(), v.counters()))
+        .collect();
+    let shard_name = kept
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    summary
+        .extra
+        .insert("queue_left".into(), json!(queue.len()));
+    summary.extra.insert("shard".into(), json!(shard_name));
+    summary.save(&data.state)?;
+    let table = hosts::markdown(&hosts);
+    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
+        && !path.is_empty()
+    {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+        {
+            let _ = writeln!(
+                f,
+                "### scraper crawl {run_id}\n\nStopped by **{}**: {} requests, {} articles stored.\n\n{table}",
+                stop.as_str(),
+                summary.pages_fetched,
+                summary.articles_stored
+            );
+        }
+    }
+    engine.log.emit(
+        "done",
+        json!({"run_id": run_id, "stopped_by": stop.as_str(), "requests": summary.pages_fetched,
+               "fetched": engine.fetched, "stored": engine.stored, "errors": engine.errors,
+               "queue_left": queue.len(), "elapsed_s": engine.started.elapsed().as_secs_f64(),
+               "shard": shard_name}),
+    );
+    engine.log.flush();
+    eprintln!("{table}");
+    tracing::info!(
+        stopped_by = stop.as_str(),
+        requests = summary.pages_fetched,
+        stored = engine.stored,
+        queue_left = queue.len(),
+        "crawl finished"
+    );
+    Ok(RunEnd {
+        interrupted: stop == Stop::Interrupted,
+        stopped_by: stop.as_str().to_string(),
+        shard: kept,
+        fetched: summary.pages_fetched,
+        stored: engine.stored,
+    })
+}
+
+/// `--min-lastmod`: a date, a time, `auto` (last successful run's start minus the overlap), or none.
+fn resolve_cutoff(
+    config: &Config,
+    last: Option<&RunSummary>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<DateTime<Utc>>> {
+    let Some(text) = config.crawl.min_lastmod.as_deref() else {
+        return Ok(None);
+    };
+    if text.trim() == "auto" {
+        let start = last.and_then(|l| l.last_success_started_at);
+        return Ok(start.map(|s| {
+            s - chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default()
+        }));
+    }
+    crate::date::parse_cutoff(text, now).map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
+}
+
+/// Seeds from the config (a source without seeds starts at its home page or path) plus `--seed`.
+fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
+    let mut urls: Vec<String> = Vec::new();
+    for s in &config.sources {
+        if s.seeds.is_empty() {
+            urls.push(format!(
+                "https://{}{}",
+                s.host,
+                s.path.as_deref().unwrap_or("/")
+            ));
+        } else {
+            urls.extend(s.seeds.iter().cloned());
+        }
+    }
+    urls.extend(config.seeds.iter().cloned());
+    urls.extend(extra.iter().cloned());
+    let mut out: Vec<Entry> = Vec::new();
+    for u in urls {
+        let Some(parsed) = url::parse(&u) else {
+            continue;
+        };
+        if out.iter().any(|e| e.url == parsed.as_str()) {
+            continue;
+        }
+        let kind = discover::kind_from_url(&parsed).unwrap_or(Kind::Page);
+        out.push(Entry {
+            url: parsed.to_string(),
+            kind,
+            origin: Origin::Seed,
+            depth: 0,
+            lastmod: None,
+        });
+    }
+    out
+}
+
+/// A run that was killed never wrote `last_run.json` or its final `next_id`,
+/// and its last hits may be missing from the seen-set. Shards newer than the
+/// last finished run are read again: their URLs become hits and ids continue
+/// after their largest id, so nothing is stored twice and no id is reused.
+fn recover_unfinished(
+    data: &DataDir,
+    last: Option<&RunSummary>,
+    seen: &mut SeenSet,
+    ids: &mut IdCounter,
+    run_id: &str,
 ) -> anyhow::Result<()> {
-    anyhow::bail!("scraper check-url is not built yet")
+    let after = last.map(|l| l.run_id.as_str()).unwrap_or("");
+    for path in shard::list(&data.articles)? {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stem = name.trim_end_matches(".jsonl.zst");
+        if stem <= after || stem == run_id {
+            continue;
+        }
+        let mut max_id = None;
+        let mut urls = 0u64;
+        let day = day_stamp(Utc::now());
+        let scan = shard::read_lines(&path, |line| {
+            #[derive(serde::Deserialize)]
+            struct Min {
+                id: i64,
+                url: String,
+                #[serde(default)]
+                canonical_url: Option<String>,
+            }
+            if let Ok(m) = serde_json::from_slice::<Min>(line) {
+                max_id = max_id.max(Some(m.id));
+                for u in std::iter::once(m.url).chain(m.canonical_url) {
+                    if let Some(u) = url::parse(&u) {
+                        seen.record(
+                            url::seen_hash(&u),
+                            Seen {
+                                day,
+                                flags: flag::HIT,
+                            },
+                        );
+                        urls += 1;
+                    }
+                }
+            }
+        })?;
+        if let Some(m) = max_id {
+            ids.skip_past(m);
+        }
+        tracing::info!(shard = %path.display(), urls, truncated = scan.truncated_bytes, "recovered hits from an unfinished run");
+    }
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM once: [`Signal::Stop`]; again: [`Signal::Abort`].
+fn spawn_signals() -> mpsc::UnboundedReceiver<Signal> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let mut count = 0;
+        loop {
+            #[cfg(unix)]
+            let got = tokio::select! {
+                r = tokio::signal::ctrl_c() => r.is_ok(),
+                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => true,
+            };
+            #[cfg(not(unix))]
+            let got = tokio::signal::ctrl_c().await.is_ok();
+            if !got {
+                break;
+            }
+            count += 1;
+            let sig = if count == 1 {
+                Signal::Stop
+            } else {
+                Signal::Abort
+            };
+            if tx.send(sig).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }

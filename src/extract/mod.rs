@@ -1,12 +1,34 @@
 //! Article extraction: bytes and a base URL in, a [`Page`] description out. Pure.
 //!
-//! OWNER: extraction work (issue 3). This is the interface; bodies are placeholders.
+//! The path of a page through this module:
+//! [`charset`] (bytes to text) -> [`prepass`] (drop scripts and comments, cap
+//! nesting depth and size) -> [`dom`] (html5ever into an arena tree) ->
+//! [`meta`] (meta tags, links, JSON-LD) -> [`text`] (main text) -> [`title`],
+//! [`date`], [`lang`], byline, article signal and prose ratio -> the
+//! [`Rule`](crate::relevance::Rule). [`cli`] prints pages for `scraper extract`
+//! and `scraper check-url`.
+//!
+//! Nothing here does I/O except [`run_files`], and nothing recurses on the
+//! tree, so deep or hostile pages cannot overflow the stack.
+
+pub mod charset;
+mod cli;
+pub mod date;
+mod datetext;
+pub mod dom;
+pub mod lang;
+pub mod meta;
+pub mod prepass;
+pub mod text;
+pub mod title;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::relevance::{Relevance, Rule};
 use crate::url::Url;
+
+pub use cli::{describe, run_files, to_json};
 
 /// Everything the extractor decided about one page.
 #[derive(Debug, Clone, Serialize)]
@@ -16,7 +38,8 @@ pub struct Page {
     pub text: String,
     /// Publication day in the page's own time zone.
     pub date: Option<NaiveDate>,
-    /// `published_time`, `jsonld`, `time`, `url`, `byline`, `text_year`, ... (see ARCHITECTURE.md)
+    /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_year`
+    /// (see [`date`] for what each means).
     pub date_source: Option<&'static str>,
     pub lang: Option<String>,
     pub byline: Option<String>,
@@ -37,41 +60,173 @@ pub struct Page {
     /// Values of `<meta name="robots">` and similar directives, lower-cased (`noindex`, `nofollow`, `noai`...).
     #[serde(skip)]
     pub robots_meta: Vec<String>,
+    /// The encoding the page was decoded with.
+    pub charset: &'static str,
+    /// Whether the nesting-depth guard had to flatten the page.
+    pub depth_capped: bool,
 }
+
+/// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
+const PROSE_WORDS: usize = 20;
 
 /// Extract a page. `charset` is the HTTP Content-Type charset when known;
 /// `url` is where the page came from; `today` bounds plausible dates.
 pub fn extract(
-    _html: &[u8],
-    _charset: Option<&str>,
-    _url: Option<&Url>,
+    html: &[u8],
+    charset: Option<&str>,
+    url: Option<&Url>,
     rule: &Rule,
-    _today: NaiveDate,
+    today: NaiveDate,
 ) -> Page {
+    let tld = url
+        .and_then(|u| u.host_str())
+        .and_then(|h| h.rsplit('.').next());
+    let (decoded, encoding) = charset::decode(html, charset, tld);
+    let prepared = prepass::prepare(&decoded);
+    drop(decoded);
+    let dom = dom::Dom::parse(&prepared.html);
+    let m = meta::gather(&dom, url, &prepared.jsonld);
+    let content = text::extract(&dom);
+    let title = title::choose(&dom, &m, content.root);
+
+    let mut paragraphs = content.paragraphs;
+    if let Some(t) = &title {
+        let norm = |s: &str| meta::clean(s).to_lowercase();
+        let tn = norm(t);
+        if let Some(pos) = paragraphs.iter().take(3).position(|p| norm(p) == tn) {
+            paragraphs.remove(pos);
+        }
+    }
+    let text = paragraphs.join("\n");
+
+    let page_url: Option<String> = url
+        .map(|u| u.as_str().to_string())
+        .or_else(|| m.canonical.as_ref().map(|u| u.as_str().to_string()))
+        .or_else(|| m.get(&["og:url"]).map(str::to_string));
+    let (date, date_source) = date::find(&dom, &m, page_url.as_deref(), content.root, &text, today);
+    let lang = lang::detect(&text, m.html_lang.as_deref());
+    let byline = byline(&dom, &m);
+
+    let article_signal = article_signal(&m, date_source, page_url.as_deref());
+    let prose_ratio = prose_ratio(&paragraphs);
+    let is_article = article_signal.is_some()
+        && prose_ratio >= rule.keywords.min_prose_ratio
+        && !text.is_empty();
+    let relevance = rule.evaluate(title.as_deref().unwrap_or(""), &text);
+    let keywords = relevance.keywords();
     Page {
-        title: None,
-        text: String::new(),
-        date: None,
-        date_source: None,
-        lang: None,
-        byline: None,
-        canonical_url: None,
-        is_article: false,
-        article_signal: None,
-        prose_ratio: 0.0,
-        relevance: rule.evaluate("", ""),
-        keywords: vec![],
-        links: vec![],
-        feeds: vec![],
-        robots_meta: vec![],
+        title,
+        text,
+        date,
+        date_source,
+        lang,
+        byline,
+        canonical_url: m.canonical,
+        is_article,
+        article_signal,
+        prose_ratio,
+        relevance,
+        keywords,
+        links: m.links,
+        feeds: m.feeds,
+        robots_meta: m.robots,
+        charset: encoding.name(),
+        depth_capped: prepared.capped,
     }
 }
 
-/// `scraper extract`: one JSON object per path on stdout, in input order.
-pub fn run_files(
-    _config: &crate::config::Config,
-    _paths: &[std::path::PathBuf],
-    _url: Option<&str>,
-) -> anyhow::Result<()> {
-    anyhow::bail!("scraper extract is not built yet")
+fn article_signal(
+    m: &meta::Meta,
+    date_source: Option<&'static str>,
+    url: Option<&str>,
+) -> Option<&'static str> {
+    if m.get(&["og:type"])
+        .is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("article"))
+    {
+        return Some("og_type");
+    }
+    if m.jsonld.iter().any(|v| {
+        meta::jsonld_types(v)
+            .iter()
+            .any(|t| meta::is_article_type(t))
+    }) {
+        return Some("jsonld");
+    }
+    if matches!(
+        date_source,
+        Some("published_time" | "jsonld" | "meta" | "time")
+    ) {
+        return Some("dated_metadata");
+    }
+    if url.and_then(date::url_date).is_some() {
+        return Some("dated_url");
+    }
+    None
+}
+
+/// Share of the text (in characters) that sits in paragraph-length blocks.
+fn prose_ratio(paragraphs: &[String]) -> f64 {
+    let total: usize = paragraphs.iter().map(|p| p.chars().count()).sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let prose: usize = paragraphs
+        .iter()
+        .filter(|p| {
+            let words = p.split_whitespace().count();
+            words >= PROSE_WORDS
+                || (words >= 10
+                    && p.trim_end()
+                        .ends_with(['.', '!', '?', '"', '\u{201d}', ':']))
+        })
+        .map(|p| p.chars().count())
+        .sum();
+    prose as f64 / total as f64
+}
+
+/// The author line: JSON-LD author, `<meta name=author>`, a `rel=author` link.
+fn byline(dom: &dom::Dom, m: &meta::Meta) -> Option<String> {
+    let from_jsonld = m
+        .jsonld
+        .iter()
+        .filter(|v| {
+            meta::jsonld_types(v)
+                .iter()
+                .any(|t| meta::is_article_type(t))
+        })
+        .find_map(|v| v.get("author").and_then(meta::jsonld_text));
+    let from_meta = || {
+        m.get(&[
+            "author",
+            "article:author",
+            "parsely-author",
+            "sailthru.author",
+            "dc.creator",
+        ])
+        .filter(|a| !a.starts_with("http"))
+        .map(str::to_string)
+    };
+    let from_link = || m.author_links.first().cloned();
+    let from_class = || {
+        dom.descendants(0)
+            .filter(|&id| dom.is_element(id))
+            .find(|&id| {
+                let c = dom.attr(id, "class").unwrap_or("").to_ascii_lowercase();
+                c.contains("byline") || c.contains("author-name")
+            })
+            .map(|id| dom.text(id))
+            .filter(|t| meta::clean(t).chars().count() < 100)
+    };
+    let raw = from_jsonld
+        .or_else(from_meta)
+        .or_else(from_link)
+        .or_else(from_class)?;
+    let cleaned = meta::clean(&raw);
+    let cleaned = cleaned
+        .strip_prefix("By ")
+        .or_else(|| cleaned.strip_prefix("by "))
+        .unwrap_or(&cleaned)
+        .trim()
+        .to_string();
+    (!cleaned.is_empty()).then_some(cleaned)
 }

@@ -2,11 +2,44 @@
 //! driven by a clock passed in (`now` = time since the run started), so the whole
 //! policy runs in simulation without a runtime.
 //!
-//! OWNER: scheduling work (issue 5). This is the interface; bodies are placeholders.
+//! * [`Frontier`] (in `schedule.rs`): per-host queues, gaps, concurrency, pauses and
+//!   the yield-weighted rotation between hosts.
+//! * `host.rs`: one host's scheduling state and [`HostStats`].
+//! * `queue.rs`: one host's queue, stored compactly and free of duplicates.
+//! * `weight.rs`: the moving average of a host's hit ratio and the share it earns.
+//! * [`OpenScope`] (in `scope.rs`): which links an open-scope crawl follows, and
+//!   which new hosts it gives up on.
+//!
+//! How the engine drives it (hosts named by [`crate::url::host_key`]):
+//!
+//! 1. `push` every URL to fetch (`requeue` one handed out but not fetched).
+//! 2. Whenever a worker is free, call `next(now)`: `Ready` hands out a URL (the
+//!    host now counts one fetch in flight); `Wait(t)` means sleep until `t` or
+//!    until a fetch finishes; `Empty` means the crawl has run out of work.
+//! 3. Call `sent` when each request to a host goes on the wire (robots.txt too):
+//!    gaps are counted from there.
+//! 4. Close each handed-out fetch with `finished(outcome)` (a page judged hit or
+//!    miss, or an error) or `released` (feeds, sitemaps, 304s: no verdict).
+//! 5. `set_gap` on a Crawl-delay, `pause` on Retry-After, `drop_host` for a host
+//!    that robots.txt shuts or that keeps failing; `drain` at the end for
+//!    `frontier.jsonl`.
+//!
+//! The simulator in `tests/it/frontier/` runs this loop in virtual time.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+mod host;
+mod queue;
+mod schedule;
+mod scope;
+mod weight;
+
+pub use host::HostStats;
+pub use schedule::{Frontier, IDLE_RECHECK};
+pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
+pub use weight::Yield;
 
 /// What a URL is expected to be, so the engine knows how to read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -61,6 +94,27 @@ pub struct Params {
     pub max_queue: usize,
 }
 
+impl Params {
+    /// The scheduling knobs of a loaded config.
+    pub fn from_config(crawl: &crate::config::Crawl) -> Params {
+        Params {
+            per_host_concurrency: crawl.per_host_concurrency,
+            min_host_gap: crawl.min_host_gap.0,
+            warmup_pages: crawl.warmup_pages,
+            yield_alpha: crawl.yield_alpha,
+            min_host_weight: crawl.min_host_weight,
+            max_queue: crawl.max_queue,
+        }
+    }
+}
+
+impl Default for Params {
+    /// The defaults `config.yml` documents.
+    fn default() -> Params {
+        Params::from_config(&crate::config::Crawl::default())
+    }
+}
+
 /// What a fetch produced, as the scheduler needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -77,63 +131,10 @@ pub enum Outcome {
 pub enum Next {
     /// Fetch this now (the host is marked in flight).
     Ready { host: String, entry: Entry },
-    /// Nothing is ready before this time.
+    /// Nothing is ready before this time, unless a fetch finishes or a URL is
+    /// pushed first. When only a finishing fetch can free work (every host with
+    /// queued URLs is at its concurrency limit), this is `now + IDLE_RECHECK`.
     Wait(Duration),
     /// Nothing queued and nothing in flight could add more.
     Empty,
-}
-
-/// Per-host queues and the rotation between them.
-#[derive(Debug, Default)]
-pub struct Frontier {
-    _params: Option<Params>,
-}
-
-impl Frontier {
-    pub fn new(params: Params) -> Frontier {
-        Frontier {
-            _params: Some(params),
-        }
-    }
-
-    /// Queue a URL for `host`. Returns false when it was refused (host dropped, queue full).
-    pub fn push(&mut self, _host: &str, _entry: Entry) -> bool {
-        false
-    }
-
-    /// The next URL to fetch at `now`, honouring per-host gaps, concurrency and weights.
-    pub fn next(&mut self, _now: Duration) -> Next {
-        Next::Empty
-    }
-
-    /// A request to `host` actually went on the wire at `sent_at` (gaps count from here).
-    pub fn sent(&mut self, _host: &str, _sent_at: Duration) {}
-
-    /// A fetch handed out by `next` ended.
-    pub fn finished(&mut self, _host: &str, _outcome: Outcome, _now: Duration) {}
-
-    /// Raise a host's gap (robots.txt Crawl-delay).
-    pub fn set_gap(&mut self, _host: &str, _gap: Duration) {}
-
-    /// Hold a host back until `until` (Retry-After).
-    pub fn pause(&mut self, _host: &str, _until: Duration) {}
-
-    /// Take a host out of the rotation for the rest of the run; returns its dropped entries' count.
-    pub fn drop_host(&mut self, _host: &str) -> usize {
-        0
-    }
-
-    /// URLs queued.
-    pub fn len(&self) -> usize {
-        0
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Remove and return everything queued (to save for `--resume`).
-    pub fn drain(&mut self) -> Vec<Entry> {
-        vec![]
-    }
 }

@@ -1,4 +1,306 @@
 //! The only module that touches the network: HTTP fetching with caps and
-//! manual redirects (`fetch`), robots.txt (`robots`) and per-host politeness (`polite`).
+//! manual redirects (`fetch`), robots.txt (`robots`), per-host politeness
+//! (`polite`), content decoding under a cap (`decode`), the refusal of
+//! private and local addresses (`guard`), header parsing (`headers`) and the
+//! error type with its classes (`error`).
 //!
-//! OWNER: net work (part of issue 2).
+//! [`Net`] is the one handle the crawl engine holds (cheap to clone): a
+//! reqwest client (rustls, no automatic redirects, no automatic
+//! decompression), the robots.txt cache, the politeness [`Gate`], and the
+//! request counter with its budget. Status codes are data: a 404 or a 500 is
+//! `Ok(Response)`; `Err(FetchError)` means no usable answer.
+
+mod decode;
+mod error;
+mod fetch;
+mod guard;
+mod headers;
+mod polite;
+mod robots;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::sync::OnceCell;
+
+use crate::config;
+use crate::url::Url;
+
+pub use error::FetchError;
+pub use guard::is_public;
+pub use polite::Gate;
+pub use robots::{Robots, RobotsOutcome, agent_token};
+
+/// Which content types a fetch reads; others are skipped from their headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Accept {
+    /// Pages: HTML and XHTML, plus XML and feeds (a page URL may turn out to be a feed).
+    #[default]
+    Html,
+    /// Feeds and sitemaps: the above plus JSON, plain text and gzip files.
+    Listing,
+    /// Anything.
+    Any,
+}
+
+/// What to fetch, beyond the URL.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub accept: Accept,
+    /// Validator from an earlier fetch: sent as `If-None-Match`.
+    pub etag: Option<String>,
+    /// Validator from an earlier fetch: sent as `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
+impl Request {
+    pub fn html() -> Request {
+        Request::default()
+    }
+    pub fn listing() -> Request {
+        Request {
+            accept: Accept::Listing,
+            ..Request::default()
+        }
+    }
+}
+
+/// One answered fetch. Any status, including 304, 404 and 500.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The final URL (after redirects), normalised.
+    pub url: Url,
+    pub status: u16,
+    /// Every URL that answered with a redirect, in order: empty without
+    /// redirects, otherwise starting with the requested URL.
+    pub redirects: Vec<Url>,
+    /// Media type, lower-cased, without parameters (`text/html`).
+    pub content_type: Option<String>,
+    /// `charset` parameter of Content-Type, lower-cased.
+    pub charset: Option<String>,
+    /// Body after Content-Encoding decoding (not charset-decoded). Empty for
+    /// 304 and for non-2xx answers of a type the request does not accept.
+    pub body: Vec<u8>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Retry-After of a 429/503, as a wait from now.
+    pub retry_after: Option<Duration>,
+    /// Every `X-Robots-Tag` value.
+    pub x_robots_tag: Vec<String>,
+    /// All response headers of the final hop, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// When the final hop's request was sent.
+    pub sent_at: std::time::Instant,
+    /// From the first hop's send to the end of the body.
+    pub elapsed: Duration,
+    /// Body bytes received on the wire, over all hops.
+    pub wire_bytes: u64,
+    /// Time spent waiting for politeness, over all hops.
+    pub gap_wait: Duration,
+}
+
+impl Response {
+    /// First value of a response header (name case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The numbers from `config::Crawl` that fetching needs.
+#[derive(Debug, Clone)]
+struct Limits {
+    max_redirects: usize,
+    max_raw_bytes: u64,
+    max_body_bytes: u64,
+    max_robots_bytes: u64,
+    read_timeout: Duration,
+    request_timeout: Duration,
+    max_retry_after: Duration,
+}
+
+type RobotsCell = Arc<OnceCell<Arc<Robots>>>;
+
+struct Inner {
+    client: reqwest::Client,
+    limits: Limits,
+    /// robots.txt product token (`scraper` from `scraper/0.1 (+...)`).
+    agent: String,
+    gate: Arc<Gate>,
+    /// One cell per origin: concurrent callers share one fetch.
+    robots: Mutex<HashMap<String, RobotsCell>>,
+    sent: AtomicU64,
+    budget: AtomicU64,
+    /// Shared with the DNS resolver.
+    allow_private: Arc<AtomicBool>,
+}
+
+/// The network handle: client, robots cache, politeness gate, request budget.
+#[derive(Clone)]
+pub struct Net {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Net {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Net")
+            .field("agent", &self.inner.agent)
+            .field("requests", &self.requests())
+            .finish()
+    }
+}
+
+static CRYPTO: Once = Once::new();
+
+fn install_crypto_provider() {
+    CRYPTO.call_once(|| {
+        // Err only means another provider is already installed, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl Net {
+    /// Build the client. `proxy` (from `--proxy`) overrides the
+    /// `http_proxy`/`https_proxy`/`no_proxy` environment variables, which are
+    /// honoured otherwise.
+    pub fn new(cfg: &config::Crawl, proxy: Option<&str>) -> anyhow::Result<Net> {
+        install_crypto_provider();
+        // We decode bodies ourselves (to cap them), so we announce the codings.
+        let mut defaults = reqwest::header::HeaderMap::new();
+        defaults.insert(
+            reqwest::header::ACCEPT_ENCODING,
+            reqwest::header::HeaderValue::from_static("gzip, deflate, br, zstd"),
+        );
+        let mut builder = reqwest::Client::builder()
+            .user_agent(cfg.user_agent.clone())
+            .default_headers(defaults)
+            .redirect(reqwest::redirect::Policy::none())
+            .retry(reqwest::retry::never())
+            .referer(false)
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
+            .connect_timeout(cfg.connect_timeout.0)
+            .read_timeout(cfg.read_timeout.0)
+            .timeout(cfg.request_timeout.0);
+        let allow_private = Arc::new(AtomicBool::new(false));
+        builder = builder.dns_resolver(guard::GuardedResolver {
+            allow_private: allow_private.clone(),
+            exempt: guard::proxy_hosts(proxy),
+        });
+        if let Some(p) = proxy {
+            let proxy = reqwest::Proxy::all(p).with_context(|| format!("bad --proxy URL `{p}`"))?;
+            builder = builder.proxy(proxy);
+        }
+        let client = builder.build().context("building the HTTP client")?;
+        let gate = Gate::new(
+            cfg.min_host_gap.0,
+            cfg.max_crawl_delay.0,
+            cfg.per_host_concurrency,
+            cfg.host_max_failures,
+        );
+        Ok(Net {
+            inner: Arc::new(Inner {
+                client,
+                limits: Limits {
+                    max_redirects: cfg.max_redirects,
+                    max_raw_bytes: cfg.max_raw_bytes,
+                    max_body_bytes: cfg.max_body_bytes,
+                    max_robots_bytes: cfg.max_robots_bytes,
+                    read_timeout: cfg.read_timeout.0,
+                    request_timeout: cfg.request_timeout.0,
+                    max_retry_after: cfg.max_retry_after.0,
+                },
+                agent: agent_token(&cfg.user_agent),
+                gate: Arc::new(gate),
+                robots: Mutex::new(HashMap::new()),
+                sent: AtomicU64::new(0),
+                budget: AtomicU64::new(cfg.max_pages),
+                allow_private,
+            }),
+        })
+    }
+
+    /// Requests actually sent so far (robots.txt included).
+    pub fn requests(&self) -> u64 {
+        self.inner.sent.load(Ordering::SeqCst)
+    }
+
+    /// Most requests this run may send; 0 = no limit. Past it, `fetch` and
+    /// `robots` refuse with [`FetchError::Budget`] (robots: disallow, uncached).
+    pub fn set_budget(&self, max_requests: u64) {
+        self.inner.budget.store(max_requests, Ordering::SeqCst);
+    }
+
+    /// Set a host's minimum gap (never below the configured `min_host_gap`).
+    /// `host` is a [`crate::url::host_key`].
+    pub fn set_gap(&self, host: &str, gap: Duration) {
+        self.inner.gate.set_gap(host, gap);
+    }
+
+    /// The host's current gap.
+    pub fn gap(&self, host: &str) -> Duration {
+        self.inner.gate.gap(host)
+    }
+
+    /// How long until `host` could be sent a request (its gap since the last
+    /// request, or a Retry-After pause); zero when ready. Lets a scheduler
+    /// serve another host instead of waiting in the gate.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        self.inner.gate.ready_in(host)
+    }
+
+    /// Refuse every further request to `host` this run.
+    pub fn rest(&self, host: &str) {
+        self.inner.gate.rest(host);
+    }
+
+    pub fn is_rested(&self, host: &str) -> bool {
+        self.inner.gate.is_rested(host)
+    }
+
+    /// Allow hosts that are, or resolve to, loopback, private or link-local
+    /// addresses (off by default; for tests against a local server reached
+    /// without a proxy, and for `crawl.allow_private_addresses`).
+    pub fn set_allow_private(&self, allow: bool) {
+        self.inner.allow_private.store(allow, Ordering::SeqCst);
+    }
+
+    /// `Err(PrivateAddress)` when `url`'s host itself is private or local.
+    fn check_host(&self, url: &Url) -> Result<(), FetchError> {
+        if self.inner.allow_private.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match guard::host_refusal(url) {
+            Some(host) => {
+                tracing::debug!(%url, "refused: private or local address");
+                Err(FetchError::PrivateAddress(host))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Is the budget spent?
+    fn budget_spent(&self) -> bool {
+        let b = self.inner.budget.load(Ordering::SeqCst);
+        b > 0 && self.requests() >= b
+    }
+
+    /// Count one request about to be sent, unless the budget is spent.
+    fn take_request(&self) -> Result<(), FetchError> {
+        let budget = self.inner.budget.load(Ordering::SeqCst);
+        self.inner
+            .sent
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (budget == 0 || n < budget).then_some(n + 1)
+            })
+            .map(|_| ())
+            .map_err(|_| FetchError::Budget)
+    }
+}

@@ -1,15 +1,57 @@
-//! What the crawl did: `scraper stats`, the run summary and the live dashboard.
+//! What the crawl did and is doing: `scraper stats` ([`stats`], rendered by
+//! [`text`]), the last run's summary ([`run`]), the live dashboard
+//! ([`dashboard`], fed by [`log`] and folded by [`live`]) and the crawl's
+//! progress display ([`progress`]).
 //!
-//! OWNER: observability work (issue 8).
+//! Everything here only reads `data/`; nothing writes to it.
 
+pub mod dashboard;
+pub mod live;
+pub mod log;
+pub mod progress;
+pub mod run;
+pub mod stats;
+pub mod text;
+
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 
-/// `scraper stats`.
-pub fn stats(_data: &Path, _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!("scraper stats is not built yet")
+use anyhow::Context;
+
+pub use progress::Progress;
+
+/// `scraper stats`: print the report, or its JSON with `json`.
+pub fn stats(data: &Path, json: bool) -> anyhow::Result<()> {
+    let stats = stats::collect(data)?;
+    let out = if json {
+        let mut s = serde_json::to_string_pretty(&stats)?;
+        s.push('\n');
+        s
+    } else {
+        text::render(&stats)
+    };
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(out.as_bytes()) {
+        // `scraper stats | head` is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
 }
 
-/// `scraper dashboard`.
-pub async fn dashboard(_data: &Path, _port: u16) -> anyhow::Result<()> {
-    anyhow::bail!("scraper dashboard is not built yet")
+/// `scraper dashboard`: serve the live page on `127.0.0.1:port` until killed.
+pub async fn dashboard(data: &Path, port: u16) -> anyhow::Result<()> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (is another dashboard running? try --port)")
+    })?;
+    let url = format!("http://{}/", listener.local_addr()?);
+    eprintln!(
+        "dashboard for {} on {url} (add ?budget=40m for a countdown); Ctrl-C to stop",
+        data.join("state").join("crawl.log").display()
+    );
+    tokio::select! {
+        r = dashboard::serve(listener, data.to_path_buf()) => r,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    }
 }

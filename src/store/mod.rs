@@ -1,13 +1,21 @@
 //! Everything written under the data folder: shards, the seen-set, state files
 //! and the run lock. Only this module writes into `data/`.
 //!
-//! OWNER of `seen.rs`, `state.rs`, `lock`: store work (part of issue 2).
+//! * [`DataDir`]: the open data folder (`articles/`, `state/`) and the run lock
+//!   `state/.lock`, an OS advisory lock taken with [`File::try_lock`]. The
+//!   kernel drops it when the process ends, however it ends, so a crash or a
+//!   SIGKILL never leaves a stale lock behind (a PID file would).
+//! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
+//! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
+//! * [`state`]: the small state files (`next_id`, `last_run.json`,
+//!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
 pub mod seen;
 pub mod shard;
 pub mod state;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Why the data folder could not be used.
@@ -28,6 +36,19 @@ pub enum StoreError {
     Shard(#[from] shard::ShardError),
 }
 
+impl StoreError {
+    /// An I/O failure on `path`.
+    pub(crate) fn io(path: &Path, source: io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Name of the lock file inside `state/`.
+pub const LOCK_FILE: &str = ".lock";
+
 /// An open data folder: `articles/` and `state/`, held under an exclusive lock.
 #[derive(Debug)]
 pub struct DataDir {
@@ -39,9 +60,39 @@ pub struct DataDir {
 
 impl DataDir {
     /// Create the folders if needed and take the run lock (`state/.lock`).
+    ///
+    /// A second `open` of the same folder while the first [`DataDir`] lives
+    /// (in this process or any other) fails with [`StoreError::Locked`]; the
+    /// lock is released when the `DataDir` is dropped or the process dies.
+    /// A folder that cannot be created or written fails with
+    /// [`StoreError::Io`] naming the path.
     pub fn open(root: &Path) -> Result<DataDir, StoreError> {
-        let _ = root;
-        unimplemented!("store work")
+        let dir = DataDir::open_read(root);
+        for path in [&dir.root, &dir.articles, &dir.state] {
+            std::fs::create_dir_all(path).map_err(|e| StoreError::io(path, e))?;
+        }
+        let lock_path = dir.state.join(LOCK_FILE);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|e| StoreError::io(&lock_path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(StoreError::Locked {
+                    path: dir.root.clone(),
+                    lock: lock_path,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(StoreError::io(&lock_path, e)),
+        }
+        Ok(DataDir {
+            _lock: Some(file),
+            ..dir
+        })
     }
 
     /// Open without the lock, for readers (`stats`, `build`).
@@ -52,5 +103,46 @@ impl DataDir {
             state: root.join("state"),
             _lock: None,
         }
+    }
+
+    /// Does this handle hold the run lock?
+    pub fn is_locked(&self) -> bool {
+        self._lock.is_some()
+    }
+
+    /// The shard path for a run: `articles/<run-id>.jsonl.zst`.
+    pub fn shard_path(&self, run_id: &str) -> PathBuf {
+        self.articles.join(format!("{run_id}.jsonl.zst"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_is_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("data");
+        let first = DataDir::open(&root).unwrap();
+        assert!(first.is_locked());
+        assert!(first.articles.is_dir() && first.state.is_dir());
+        let err = DataDir::open(&root).unwrap_err();
+        assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+        assert!(err.to_string().contains("already running"));
+        // Readers never need the lock.
+        assert!(!DataDir::open_read(&root).is_locked());
+        drop(first);
+        DataDir::open(&root).unwrap();
+    }
+
+    #[test]
+    fn unusable_folder_names_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, b"x").unwrap();
+        let err = DataDir::open(&file.join("data")).unwrap_err();
+        assert!(matches!(err, StoreError::Io { .. }));
+        assert!(err.to_string().contains("plain-file"), "{err}");
     }
 }

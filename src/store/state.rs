@@ -1,4 +1,310 @@
-//! Small state files under `data/state/`: `next_id`, `last_run.json`,
-//! `frontier.jsonl`, `validators.json`; written atomically (write, fsync, rename).
+//! Small state files under `data/state/`, each replaced atomically by
+//! [`write_atomic`] (write a temporary file in the same folder, fsync, rename,
+//! fsync the folder), so a crash leaves either the old or the new content:
 //!
-//! OWNER: store work (part of issue 2). Interface; bodies are placeholders.
+//! | file | owner | content |
+//! |---|---|---|
+//! | `next_id` | [`IdCounter`] | the next article id; second line: the run that wrote it |
+//! | `last_run.json` | [`RunSummary`] | the last run's summary and the `--min-lastmod auto` watermark |
+//! | `frontier.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume`, one [`Entry`] per line |
+//! | `validators.json` | [`Validators`] | ETag / Last-Modified per URL for conditional requests |
+//!
+//! Run ids ([`new_run_id`]) name a run's shard and seen segment.
+
+mod summary;
+mod validators;
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use crate::frontier::Entry;
+
+pub use summary::{HostCounters, RunSummary};
+pub use validators::{Validator, Validators};
+
+pub const NEXT_ID_FILE: &str = "next_id";
+pub const LAST_RUN_FILE: &str = "last_run.json";
+pub const FRONTIER_FILE: &str = "frontier.jsonl";
+pub const VALIDATORS_FILE: &str = "validators.json";
+
+/// Replace `path` with `bytes` so that a crash at any point leaves either the
+/// old content or the new one, never a mix: write a temporary file next to it,
+/// fsync it, rename it over `path`, fsync the folder.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(StoreError::io(path, e));
+    }
+    sync_dir(dir).map_err(|e| StoreError::io(dir, e))
+}
+
+/// Make a folder's entries (new, renamed, removed files) durable.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// A new run id: the UTC start time to the second, then 16 random bits, e.g.
+/// `20261129T194500Z-3fa9`. Ids sort by start time, are safe in file names,
+/// and two machines starting in the same second still differ (1 in 65,536
+/// chance of a clash, and only within that second).
+pub fn new_run_id(now: DateTime<Utc>) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState is seeded from the OS's randomness per process.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_i64(now.timestamp_nanos_opt().unwrap_or_default());
+    h.write_u32(std::process::id());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    h.write_u32(nanos);
+    format!(
+        "{}-{:04x}",
+        now.format("%Y%m%dT%H%M%SZ"),
+        h.finish() & 0xffff
+    )
+}
+
+/// Hands out article ids and keeps `state/next_id`.
+///
+/// # Ids across runs and machines
+/// Ids are one counter: each run continues from `next_id` (or from
+/// `config.crawl.first_id` when there is no file yet, which continues the
+/// legacy numbering; a `first_id` above the file moves the counter forward,
+/// never back). So ids stay small, dense and increasing.
+///
+/// Two runs started from the same state on two machines would both start at
+/// the same `next_id`. They are kept from both landing in the repository by
+/// the file itself: a run that hands out ids rewrites `next_id` with the new
+/// counter *and its own run id* (second line). Two such runs therefore always
+/// change the same lines of the same file differently (even if they handed out
+/// the same number of ids), so git cannot merge the second push: it fails
+/// loudly at `git pull --rebase` instead of silently duplicating ids, and the
+/// second run's shard must be renumbered or re-crawled. A run that handed out
+/// no id leaves the file untouched, so it never conflicts and needs no care.
+/// Everything else a run writes is a per-run file, so this is the one place
+/// where concurrent runs meet.
+///
+/// # Crash safety
+/// Call [`IdCounter::save`] before the shard flush that makes the ids durable:
+/// `next_id` on disk is then never below an id stored in a shard. After a
+/// crash between the two, ids are skipped, never reused.
+#[derive(Debug, Clone)]
+pub struct IdCounter {
+    path: PathBuf,
+    run_id: String,
+    /// First id this run hands out.
+    start: i64,
+    next: i64,
+    /// Value last read from or written to the file.
+    on_disk: Option<i64>,
+}
+
+impl IdCounter {
+    /// Read `state/next_id`, or start at `first_id` when it does not exist.
+    pub fn load(state_dir: &Path, first_id: i64, run_id: &str) -> Result<IdCounter, StoreError> {
+        let path = state_dir.join(NEXT_ID_FILE);
+        let on_disk = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(parse_next_id(&text).ok_or_else(|| StoreError::Corrupt {
+                path: path.clone(),
+                message: format!(
+                    "expected the next article id as an integer on the first line, found {:?}",
+                    text.lines().next().unwrap_or("")
+                ),
+            })?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(StoreError::io(&path, e)),
+        };
+        let start = on_disk.map_or(first_id, |n| n.max(first_id));
+        Ok(IdCounter {
+            path,
+            run_id: run_id.to_string(),
+            start,
+            next: start,
+            on_disk,
+        })
+    }
+
+    /// Hand out the next id.
+    pub fn next_id(&mut self) -> i64 {
+        let id = self.next;
+        self.next += 1;
+        id
+    }
+
+    /// The id [`IdCounter::next_id`] would hand out next.
+    pub fn peek(&self) -> i64 {
+        self.next
+    }
+
+    /// The first id of this run.
+    pub fn start(&self) -> i64 {
+        self.start
+    }
+
+    /// Ids handed out (or skipped) by this run.
+    pub fn issued(&self) -> u64 {
+        (self.next - self.start).unsigned_abs()
+    }
+
+    /// Never hand out `id` or anything below it (ids found in a shard after a crash).
+    pub fn skip_past(&mut self, id: i64) {
+        self.next = self.next.max(id.saturating_add(1));
+    }
+
+    /// Write `next_id` atomically when it changed. Returns whether it wrote.
+    pub fn save(&mut self) -> Result<bool, StoreError> {
+        if self.on_disk == Some(self.next) || self.next == self.start {
+            return Ok(false);
+        }
+        let text = format!("{}\n{}\n", self.next, self.run_id);
+        write_atomic(&self.path, text.as_bytes())?;
+        self.on_disk = Some(self.next);
+        Ok(true)
+    }
+}
+
+fn parse_next_id(text: &str) -> Option<i64> {
+    text.lines().next()?.trim().parse().ok()
+}
+
+/// What [`load_frontier`] read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrontierLoad {
+    pub entries: Vec<Entry>,
+    /// Lines that did not parse (a torn last line counts here), skipped.
+    pub bad_lines: usize,
+}
+
+/// Save the queue for `--resume` to `state/frontier.jsonl`, one JSON [`Entry`]
+/// per line, atomically. An empty queue removes the file.
+pub fn save_frontier(state_dir: &Path, entries: &[Entry]) -> Result<(), StoreError> {
+    let path = state_dir.join(FRONTIER_FILE);
+    if entries.is_empty() {
+        return match std::fs::remove_file(&path) {
+            Ok(()) => sync_dir(state_dir).map_err(|e| StoreError::io(state_dir, e)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io(&path, e)),
+        };
+    }
+    let mut buf = Vec::with_capacity(entries.len() * 96);
+    for e in entries {
+        // Invariant: an Entry holds only strings, numbers and unit enums, which always serialise.
+        serde_json::to_writer(&mut buf, e).expect("a frontier Entry always serialises");
+        buf.push(b'\n');
+    }
+    write_atomic(&path, &buf)
+}
+
+/// Load `state/frontier.jsonl`; a missing file is an empty queue, lines that
+/// do not parse (a torn last line, a hand edit) are counted and skipped.
+pub fn load_frontier(state_dir: &Path) -> Result<FrontierLoad, StoreError> {
+    let path = state_dir.join(FRONTIER_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FrontierLoad::default()),
+        Err(e) => return Err(StoreError::io(&path, e)),
+    };
+    let mut out = FrontierLoad::default();
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Entry>(line) {
+            Ok(e) => out.entries.push(e),
+            Err(_) => out.bad_lines += 1,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_sort_by_time_and_differ() {
+        let t = DateTime::parse_from_rfc3339("2026-11-29T19:45:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let a = new_run_id(t);
+        let b = new_run_id(t);
+        assert!(a.starts_with("20261129T194500Z-"), "{a}");
+        assert_eq!(a.len(), "20261129T194500Z-0000".len());
+        assert!(a[17..].chars().all(|c| c.is_ascii_hexdigit()));
+        let later = new_run_id(t + chrono::Duration::seconds(1));
+        assert!(later > a && later > b);
+    }
+
+    #[test]
+    fn id_counter_continues_and_only_writes_when_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = IdCounter::load(dir.path(), 17_159, "run-a").unwrap();
+        assert!(!c.save().unwrap(), "nothing handed out, nothing written");
+        assert!(!dir.path().join(NEXT_ID_FILE).exists());
+        assert_eq!((c.next_id(), c.next_id()), (17_159, 17_160));
+        assert!(c.save().unwrap());
+        let text = std::fs::read_to_string(dir.path().join(NEXT_ID_FILE)).unwrap();
+        assert_eq!(text, "17161\nrun-a\n");
+        let mut c = IdCounter::load(dir.path(), 0, "run-b").unwrap();
+        assert_eq!(c.next_id(), 17_161);
+        c.skip_past(20_000);
+        assert_eq!(c.peek(), 20_001);
+        // A first_id above the file moves forward; a plain legacy file parses.
+        std::fs::write(dir.path().join(NEXT_ID_FILE), "42\n").unwrap();
+        assert_eq!(IdCounter::load(dir.path(), 100, "r").unwrap().peek(), 100);
+        assert_eq!(IdCounter::load(dir.path(), 0, "r").unwrap().peek(), 42);
+        std::fs::write(dir.path().join(NEXT_ID_FILE), "forty-two").unwrap();
+        assert!(matches!(
+            IdCounter::load(dir.path(), 0, "r"),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        write_atomic(&p, b"old").unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+        let err = write_atomic(&dir.path().join("missing/f"), b"x").unwrap_err();
+        assert!(err.to_string().contains("missing"), "{err}");
+    }
+}

@@ -1,1 +1,449 @@
-//! Integration tests: dataset.
+//! Integration tests: `scraper build` (shards written with the crawler's own
+//! `ShardWriter`, built, read back with the parquet crate), the dataset card
+//! (checked by `huggingface_hub` when Python has it), and `scripts/publish.sh`.
+//!
+//! The card, Python and publish checks are in `dataset/card.rs`.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::{Array, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+
+use scraper::config::Config;
+use scraper::dataset::{BuildOptions, Removed, Summary, Tuning, build_with};
+use scraper::record::Article;
+use scraper::relevance::Rule;
+use scraper::store::shard::ShardWriter;
+
+mod card;
+
+fn article(id: i64) -> Article {
+    let para = format!(
+        "Paragraph {id} about a new language model and its training data. \
+         The company said the AI system improves inference on GPUs."
+    );
+    Article {
+        id,
+        url: format!("https://www.site{}.com/news/{id}", id % 3),
+        domain: format!("site{}.com", id % 3),
+        title: format!("OpenAI model story {id}"),
+        date: Some(format!("2024-03-{:02}", 1 + id % 28)),
+        date_source: Some(if id % 2 == 0 { "jsonld" } else { "url" }.into()),
+        year: Some(2023 + (id % 3) as i32),
+        text: format!("{para}\n{para} Second part.\nThird paragraph for {id}."),
+        keywords: vec!["ai".into(), "model".into()],
+        fetched_at: format!("2026-10-09T18:12:{:02}Z", id % 60),
+        lang: (id % 4 != 0).then(|| "en".into()),
+        canonical_url: None,
+        byline: (id % 5 == 0).then(|| format!("Writer {id}")),
+        run_id: Some("run-1".into()),
+    }
+}
+
+fn write_shard(data: &Path, name: &str, articles: &[Article]) -> PathBuf {
+    let dir = data.join("articles");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.jsonl.zst"));
+    let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).unwrap();
+    for (i, a) in articles.iter().enumerate() {
+        w.append(a).unwrap();
+        if i % 7 == 6 {
+            w.flush().unwrap();
+        }
+    }
+    w.finish().unwrap();
+    path
+}
+
+fn opts(data: &Path, out: &Path) -> BuildOptions {
+    BuildOptions {
+        data: data.to_path_buf(),
+        out: out.to_path_buf(),
+        relevance_filter: false,
+        strict: false,
+    }
+}
+
+fn small() -> Tuning {
+    Tuning {
+        file_bytes: 6_000,
+        row_group_bytes: 2_000,
+        batch_rows: 3,
+        ..Tuning::default()
+    }
+}
+
+fn run(data: &Path, out: &Path, tuning: &Tuning) -> Summary {
+    build_with(&Config::default(), &opts(data, out), tuning).unwrap()
+}
+
+fn read_all(out: &Path) -> Vec<RecordBatch> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut batches = vec![];
+    for f in files {
+        assert!(f.to_str().unwrap().ends_with(".parquet"), "{f:?}");
+        let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&f).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        batches.extend(reader.map(|b| b.unwrap()));
+    }
+    batches
+}
+
+fn ids(out: &Path) -> Vec<i64> {
+    read_all(out)
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect()
+}
+
+fn opt_str(b: &RecordBatch, name: &str, i: usize) -> Option<String> {
+    let col = b.column_by_name(name)?.as_string::<i32>();
+    col.is_valid(i).then(|| col.value(i).to_string())
+}
+
+#[test]
+fn round_trip_field_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let mut first: Vec<Article> = (1..=30).map(article).collect();
+    first[4].canonical_url = Some("https://site2.com/amp/5".into());
+    first[5].date = None;
+    first[5].year = None;
+    first[6].keywords = vec![];
+    first[7].text = "Ünïcode “quotes” — and\ttabs.\nÉté.".into();
+    let second: Vec<Article> = (31..=45).map(article).collect();
+    write_shard(&data, "2026-10-09T0000Z-a", &first);
+    write_shard(&data, "2026-10-10T0000Z-b", &second);
+    let summary = run(&data, &out, &small());
+    assert!(summary.ok);
+    assert_eq!(summary.rows, 45);
+    assert!(summary.files.len() > 1, "small cuts give several files");
+
+    let want: Vec<Article> = first.into_iter().chain(second).collect();
+    let batches = read_all(&out);
+    let schema = batches[0].schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "id",
+            "url",
+            "domain",
+            "title",
+            "date",
+            "date_source",
+            "year",
+            "text",
+            "keywords",
+            "fetched_at",
+            "lang",
+            "canonical_url",
+            "byline",
+            "run_id"
+        ]
+    );
+    let mut got = vec![];
+    for b in &batches {
+        for i in 0..b.num_rows() {
+            let date = b
+                .column_by_name("date")
+                .unwrap()
+                .as_primitive::<Date32Type>();
+            let year = b
+                .column_by_name("year")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            let fetched = b.column_by_name("fetched_at").unwrap();
+            let fetched = fetched.as_primitive::<TimestampMicrosecondType>();
+            let kw = b.column_by_name("keywords").unwrap().as_list::<i32>();
+            let kw = kw.value(i);
+            let kw = kw.as_string::<i32>();
+            got.push(Article {
+                id: b.column(0).as_primitive::<Int64Type>().value(i),
+                url: opt_str(b, "url", i).unwrap(),
+                domain: opt_str(b, "domain", i).unwrap(),
+                title: opt_str(b, "title", i).unwrap(),
+                date: date.is_valid(i).then(|| {
+                    let d = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap()
+                        + chrono::Duration::days(date.value(i).into());
+                    d.format("%Y-%m-%d").to_string()
+                }),
+                date_source: opt_str(b, "date_source", i),
+                year: year.is_valid(i).then(|| year.value(i)),
+                text: b
+                    .column_by_name("text")
+                    .unwrap()
+                    .as_string::<i64>()
+                    .value(i)
+                    .into(),
+                keywords: kw.iter().map(|k| k.unwrap().to_string()).collect(),
+                fetched_at: chrono::DateTime::from_timestamp_micros(fetched.value(i))
+                    .unwrap()
+                    .format("%Y-%m-%dT%H:%M:%SZ")
+                    .to_string(),
+                lang: opt_str(b, "lang", i),
+                canonical_url: opt_str(b, "canonical_url", i),
+                byline: opt_str(b, "byline", i),
+                run_id: opt_str(b, "run_id", i),
+            });
+        }
+    }
+    assert_eq!(got, want);
+
+    // Writer options as promised: zstd, dictionaries where values repeat, page index, sorted by id.
+    let f = File::open(&summary.files[0]).unwrap();
+    let reader = SerializedFileReader::new(f).unwrap();
+    let meta = reader.metadata();
+    assert!(meta.num_row_groups() > 1);
+    let rg = meta.row_group(0);
+    assert_eq!(rg.sorting_columns().unwrap()[0].column_idx, 0);
+    for col in rg.columns() {
+        let path = col.column_path().string();
+        assert!(
+            matches!(col.compression(), parquet::basic::Compression::ZSTD(_)),
+            "{path}"
+        );
+        let dict = col.dictionary_page_offset().is_some();
+        let want_dict = [
+            "domain",
+            "date_source",
+            "lang",
+            "run_id",
+            "keywords.list.item",
+        ];
+        assert_eq!(
+            dict,
+            want_dict.contains(&path.as_str()),
+            "dictionary on {path}"
+        );
+        assert!(
+            col.column_index_offset().is_some() || path == "text",
+            "page index on {path}"
+        );
+        assert!(
+            col.offset_index_offset().is_some(),
+            "offset index on {path}"
+        );
+    }
+}
+
+#[test]
+fn two_builds_give_identical_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    write_shard(&data, "a", &(1..=40).map(article).collect::<Vec<_>>());
+    write_shard(&data, "b", &(41..=60).map(article).collect::<Vec<_>>());
+    let one = run(&data, &dir.path().join("one"), &small());
+    let serial = Tuning {
+        jobs: 1,
+        frame_cache: 1,
+        ..small()
+    };
+    let two = run(&data, &dir.path().join("two"), &serial);
+    assert_eq!(one.files.len(), two.files.len());
+    for (a, b) in one.files.iter().zip(&two.files) {
+        assert_eq!(a.file_name(), b.file_name());
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{a:?} differs"
+        );
+    }
+    // A rebuild in place replaces the files and leaves no stale ones behind.
+    let again = run(&data, &dir.path().join("one"), &Tuning::default());
+    assert_eq!(again.files.len(), 1);
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("one/data"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+/// One zstd frame with a checksum, as the shard writer makes them.
+fn frame(text: &[u8]) -> Vec<u8> {
+    let mut c = zstd::bulk::Compressor::new(3).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+        .unwrap();
+    c.compress(text).unwrap()
+}
+
+fn line(a: &Article) -> Vec<u8> {
+    let mut v = serde_json::to_vec(a).unwrap();
+    v.push(b'\n');
+    v
+}
+
+#[test]
+fn broken_input_is_counted_and_the_rest_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    write_shard(&data, "a-good", &(1..=5).map(article).collect::<Vec<_>>());
+    let mut text = line(&article(6));
+    text.extend_from_slice(b"{\"id\": 7, \"url\": \"https://x.com/7\"\n"); // cut line
+    text.extend_from_slice(b"{\"id\": 8, \"title\": \"\xff\xfe\"}\n"); // invalid UTF-8
+    text.extend_from_slice(br#"{"id": 9, "url": "https://x.com/9"}"#); // missing fields
+    text.push(b'\n');
+    let mut bad_time = article(10);
+    bad_time.fetched_at = "yesterday".into();
+    text.extend(line(&bad_time)); // invalid field
+    let mut bad_date = article(11);
+    bad_date.date = Some("someday".into());
+    text.extend(line(&bad_date)); // kept, date null
+    text.extend(line(&article(12)));
+    let mut corrupt = frame(&line(&article(13)));
+    let n = corrupt.len();
+    corrupt[n - 1] ^= 0xff; // checksum no longer matches
+    let torn = frame(&line(&article(15)));
+    let mut bytes = frame(&text);
+    bytes.extend(corrupt);
+    bytes.extend(frame(&line(&article(14))));
+    bytes.extend(&torn[..torn.len() / 2]);
+    let articles = data.join("articles");
+    File::create(articles.join("b-broken.jsonl.zst"))
+        .unwrap()
+        .write_all(&bytes)
+        .unwrap();
+
+    let summary = run(&data, &out, &Tuning::default());
+    assert!(summary.ok);
+    assert_eq!(ids(&out), vec![1, 2, 3, 4, 5, 6, 11, 12, 14]);
+    let r = &summary.reports[1];
+    assert_eq!(r.name, "b-broken.jsonl.zst");
+    let counts = (
+        r.malformed_json,
+        r.invalid_utf8,
+        r.missing_field,
+        r.invalid_field,
+    );
+    assert_eq!(counts, (1, 1, 1, 1));
+    assert_eq!(
+        (r.bad_frames, r.truncated_bytes as usize),
+        (1, torn.len() / 2)
+    );
+    assert_eq!(r.bad_dates, 1);
+    assert_eq!(summary.reports[0].broken(), 0);
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("1 malformed JSON, 1 invalid UTF-8, 1 missing a required field"));
+    assert!(
+        card.contains("| b-broken.jsonl.zst | 1 | 1 | 1 | 1 | 1 |"),
+        "{card}"
+    );
+
+    // --strict: a failing result and nothing written.
+    let strict_out = dir.path().join("strict");
+    let strict = BuildOptions {
+        strict: true,
+        ..opts(&data, &strict_out)
+    };
+    let s = build_with(&Config::default(), &strict, &Tuning::default()).unwrap();
+    assert!(!s.ok);
+    assert!(!strict_out.exists());
+    // The binary maps it to exit status 1.
+    let config = dir.path().join("config.yml");
+    std::fs::write(&config, "").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_scraper"))
+        .args(["--config", config.to_str().unwrap(), "build", "--strict"])
+        .args([
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            strict_out.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn dedup_keeps_the_lowest_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let a1 = article(1);
+    let a2 = article(2);
+    write_shard(&data, "run-1", &[a1.clone(), a2.clone()]);
+    run(&data, &out, &Tuning::default());
+    assert_eq!(ids(&out), vec![1, 2]);
+
+    let mut tracking_copy = article(3); // same URL as 1, other scheme, www and tracking
+    tracking_copy.url = a1.url.replace("https://www.", "http://") + "?utm_source=rss";
+    let mut amp = article(4); // canonical points at 2
+    amp.url = "https://amp.site2.com/2".into();
+    amp.canonical_url = Some(a2.url.clone());
+    let mut syndicated = article(5); // same text as 1, case and spaces changed
+    syndicated.url = "https://other.org/copy".into();
+    syndicated.text = format!("  {}  ", a1.text.to_uppercase().replace(' ', "   "));
+    let mut same_id = article(6);
+    same_id.id = 2;
+    let new = article(7);
+    write_shard(
+        &data,
+        "run-2",
+        &[tracking_copy, amp, syndicated, same_id, new],
+    );
+    let s = run(&data, &out, &Tuning::default());
+    assert_eq!(
+        ids(&out),
+        vec![1, 2, 7],
+        "earlier ids stay, later copies go"
+    );
+    let want = Removed {
+        relevance: 0,
+        same_url: 2,
+        same_text: 1,
+        same_id: 1,
+    };
+    assert_eq!(s.removed, want);
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("Removed as the same URL or canonical URL as a lower id: 2"));
+}
+
+#[test]
+fn relevance_rule_is_applied_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let mut all: Vec<Article> = (1..=10).map(article).collect();
+    for a in all.iter_mut().skip(5) {
+        a.title = format!("Garden notes {}", a.id);
+        a.text = "Tomatoes need sun.\nWater them in the morning.".into();
+    }
+    write_shard(&data, "run-1", &all);
+    let config = Config::parse(
+        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
+        Path::new("test.yml"),
+    )
+    .unwrap();
+    let rule = Rule::new(&config.keywords);
+    let want: Vec<i64> = all
+        .iter()
+        .filter(|a| rule.evaluate(&a.title, &a.text).relevant)
+        .map(|a| a.id)
+        .collect();
+    assert_eq!(
+        want,
+        vec![1, 2, 3, 4, 5],
+        "the AI stories pass, the garden notes do not"
+    );
+    let o = BuildOptions {
+        relevance_filter: true,
+        ..opts(&data, &out)
+    };
+    let s = build_with(&config, &o, &Tuning::default()).unwrap();
+    assert_eq!(s.removed.relevance as usize, 10 - want.len());
+    assert_eq!(ids(&out), want);
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    let line = format!("Removed by the relevance rule: {}", 10 - want.len());
+    assert!(card.contains(&line));
+}

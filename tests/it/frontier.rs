@@ -1,1 +1,10 @@
-//! Integration tests: frontier.
+//! Integration tests: frontier. The scheduler's contract, case by case, and a
+//! simulated web (`sim`) that runs whole crawls in virtual time.
+
+mod basics;
+mod engine;
+mod open;
+mod policy;
+mod scale;
+mod sim;
+mod simulated;

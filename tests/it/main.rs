@@ -5,6 +5,7 @@ mod crawl;
 mod dataset;
 mod discover;
 mod extract;
+mod fixture;
 mod frontier;
 mod net;
 mod store;

@@ -1,0 +1,315 @@
+//! Benchmark input generator: realistic article records written into shards
+//! with the crawler's own `ShardWriter`, for timing `scraper build`.
+//!
+//! ```text
+//! cargo bench --bench gen_shards -- --out /tmp/bench/data --records 1000000
+//!     [--per-shard 4000] [--jobs 2]
+//! ```
+//!
+//! Texts average about 4 KB (1,000,000 records is about 4 GB of text): paragraphs
+//! of sentences drawn from a Zipf-like vocabulary of common English words, tech
+//! terms and ~20,000 made-up words, so zstd compresses them roughly as it does
+//! real news. About 3% of records repeat an earlier URL (scheme, `www.` or
+//! tracking variants), 1% are syndicated copies of an earlier text under another
+//! domain, 0.5% carry a canonical URL pointing at an earlier record. Every
+//! record is a pure function of its id, so output is the same on every run.
+//! Without `--out` it prints this usage and exits (so a plain `cargo bench` is cheap).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use scraper::record::Article;
+use scraper::store::shard::ShardWriter;
+
+const COMMON: &str = "the of and to a in that is was he for it with as his on be at by i this had not \
+are but from or have an they which one you were her all she there would their we him been has when \
+who will more no if out so said what up its about into than them can only other new some could time \
+these two may then do first any my now such like our over man me even most made after also did many \
+before must through back years where much your way well down should because each just those people \
+how too little state good very make world still own see men work long get here between both life being \
+under never day same another know while last might us great old year off come since against go came \
+right used take three company says according market week percent users government industry report";
+const TECH: &str = "data software cloud chip semiconductor startup computing platform developers \
+research researchers model models training inference gpu gpus server servers network security privacy \
+app apps device devices smartphone processor memory storage engineers product launch billion million \
+investors funding valuation regulators policy lawmakers open source benchmark performance energy";
+const AI: &str = "AI|artificial intelligence|machine learning|large language model|LLM|generative AI|\
+chatbot|OpenAI|Anthropic|Gemini|DeepMind|neural network|deep learning|AI model|AI agent|ChatGPT|\
+foundation model|Copilot|Llama|reinforcement learning";
+
+/// splitmix64: small, fast, deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn chance(&mut self, per_mille: u64) -> bool {
+        self.below(1000) < per_mille
+    }
+    /// Roughly Zipf over `0..n`: small indices are much more likely.
+    fn zipf(&mut self, n: usize) -> usize {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((n as f64).powf(u) - 1.0) as usize % n
+    }
+}
+
+struct Vocab {
+    common: Vec<&'static str>,
+    tech: Vec<&'static str>,
+    ai: Vec<&'static str>,
+    made_up: Vec<String>,
+    domains: Vec<String>,
+}
+
+impl Vocab {
+    fn new() -> Vocab {
+        let mut rng = Rng::new(7);
+        let onsets = [
+            "b", "c", "d", "f", "g", "l", "m", "n", "p", "r", "s", "t", "v", "st", "tr", "pl",
+            "gr", "ch", "sh", "br",
+        ];
+        let vowels = ["a", "e", "i", "o", "u", "ea", "io", "ou"];
+        let codas = ["", "n", "r", "s", "t", "l", "nd", "st", "ng", "ck"];
+        let made_up = (0..20_000)
+            .map(|_| {
+                let syllables = 1 + rng.below(3) as usize;
+                let mut w = String::new();
+                for _ in 0..syllables {
+                    w.push_str(onsets[rng.below(onsets.len() as u64) as usize]);
+                    w.push_str(vowels[rng.below(vowels.len() as u64) as usize]);
+                }
+                w.push_str(codas[rng.below(codas.len() as u64) as usize]);
+                w
+            })
+            .collect();
+        let outlets = [
+            "techcrunch.com",
+            "theverge.com",
+            "wired.com",
+            "arstechnica.com",
+            "technologyreview.com",
+            "venturebeat.com",
+            "zdnet.com",
+            "theregister.com",
+            "engadget.com",
+            "bbc.com",
+            "cnbc.com",
+            "spectrum.ieee.org",
+            "openai.com",
+            "blog.google",
+            "huggingface.co",
+            "blogs.nvidia.com",
+        ];
+        let mut domains: Vec<String> = outlets.iter().map(|s| s.to_string()).collect();
+        domains.extend((0..44).map(|i| format!("news{i}.example.org")));
+        Vocab {
+            common: COMMON.split_whitespace().collect(),
+            tech: TECH.split_whitespace().collect(),
+            ai: AI.split('|').collect(),
+            made_up,
+            domains,
+        }
+    }
+
+    fn word<'a>(&'a self, rng: &mut Rng, ai_rate: u64) -> &'a str {
+        match rng.below(1000) {
+            r if r < ai_rate => self.ai[rng.zipf(self.ai.len())],
+            r if r < 550 => self.common[rng.zipf(self.common.len())],
+            r if r < 650 => self.tech[rng.zipf(self.tech.len())],
+            _ => &self.made_up[rng.zipf(self.made_up.len())],
+        }
+    }
+
+    fn sentence(&self, rng: &mut Rng, out: &mut String, ai_rate: u64) {
+        let n = 8 + rng.below(18);
+        for i in 0..n {
+            let w = self.word(rng, ai_rate);
+            if i == 0 {
+                let mut c = w.chars();
+                if let Some(first) = c.next() {
+                    out.extend(first.to_uppercase());
+                    out.push_str(c.as_str());
+                }
+            } else {
+                out.push(' ');
+                out.push_str(w);
+                if rng.chance(60) {
+                    out.push(',');
+                }
+            }
+        }
+        out.push_str(". ");
+    }
+}
+
+/// The original record with this id (before any duplication).
+fn original(v: &Vocab, id: i64) -> Article {
+    let mut rng = Rng::new(id as u64);
+    let ai_rate = if rng.chance(700) {
+        4 + rng.below(12)
+    } else {
+        0
+    };
+    let domain = v.domains[rng.zipf(v.domains.len())].clone();
+    let mut title = String::new();
+    v.sentence(&mut rng, &mut title, ai_rate * 4);
+    let title = title.trim_end_matches(". ").to_string();
+    // About 4 KB on average, from ~800 B to ~12 KB.
+    let target = 800 + rng.below(4000) as usize + rng.below(2) as usize * rng.below(7000) as usize;
+    let mut text = String::with_capacity(target + 300);
+    while text.len() < target {
+        let sentences = 2 + rng.below(5);
+        for _ in 0..sentences {
+            v.sentence(&mut rng, &mut text, ai_rate);
+        }
+        text.pop();
+        text.push('\n');
+    }
+    text.pop();
+    let year = 2016 + rng.below(11) as i32;
+    let (month, day) = (1 + rng.below(12), 1 + rng.below(28));
+    let slug: String = title
+        .to_lowercase()
+        .split_whitespace()
+        .take(6)
+        .collect::<Vec<_>>()
+        .join("-");
+    let keywords = v
+        .tech
+        .iter()
+        .take(1 + rng.below(4) as usize)
+        .map(|s| s.to_string())
+        .collect();
+    Article {
+        id,
+        url: format!("https://www.{domain}/{year}/{month:02}/{slug}-{id}"),
+        domain,
+        title,
+        date: Some(format!("{year}-{month:02}-{day:02}")),
+        date_source: Some(["meta", "jsonld", "time", "url"][rng.below(4) as usize].into()),
+        year: Some(year),
+        text,
+        keywords,
+        fetched_at: format!(
+            "2026-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            1 + rng.below(10),
+            1 + rng.below(28),
+            rng.below(24),
+            rng.below(60),
+            rng.below(60)
+        ),
+        lang: Some("en".into()),
+        canonical_url: None,
+        byline: rng
+            .chance(600)
+            .then(|| format!("By {}", v.made_up[rng.below(500) as usize])),
+        run_id: None,
+    }
+}
+
+/// The record stored under `id`: mostly an original, sometimes a copy of an earlier one.
+fn record(v: &Vocab, id: i64) -> Article {
+    let mut rng = Rng::new((id as u64).wrapping_mul(31).wrapping_add(17));
+    let mut a = original(v, id);
+    if id < 100 {
+        return a;
+    }
+    let earlier = rng.below(id as u64) as i64;
+    match rng.below(1000) {
+        0..30 => {
+            let e = original(v, earlier);
+            a.url = match rng.below(3) {
+                0 => e.url.replace("https://www.", "http://"),
+                1 => format!("{}?utm_source=rss&utm_medium=feed", e.url),
+                _ => format!("{}/", e.url),
+            };
+            a.domain = e.domain;
+        }
+        30..40 => a.text = original(v, earlier).text,
+        40..45 => a.canonical_url = Some(original(v, earlier).url),
+        _ => {}
+    }
+    a
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(out) = arg(&args, "--out").map(PathBuf::from) else {
+        eprintln!(
+            "usage: cargo bench --bench gen_shards -- --out DATA_DIR --records N [--per-shard 4000] [--jobs 2]"
+        );
+        return;
+    };
+    let num = |name: &str, default: usize| {
+        arg(&args, name).map_or(default, |v| v.parse().expect("a number"))
+    };
+    let records = num("--records", 100_000);
+    let per_shard = num("--per-shard", 4000).max(1);
+    let jobs = num(
+        "--jobs",
+        std::thread::available_parallelism().map_or(2, |n| n.get()),
+    );
+    let dir = out.join("articles");
+    std::fs::create_dir_all(&dir).expect("create the articles folder");
+    let shards = records.div_ceil(per_shard);
+    let started = Instant::now();
+    let vocab = Vocab::new();
+    let next = AtomicUsize::new(0);
+    let bytes = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= shards {
+                        break;
+                    }
+                    let ids = (k * per_shard)..((k + 1) * per_shard).min(records);
+                    let n = write_shard(&vocab, &dir, k, ids);
+                    bytes.fetch_add(n, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    eprintln!(
+        "gen_shards: {records} records, {:.2} GB of text, in {shards} shards under {} ({:.1} s)",
+        bytes.load(Ordering::Relaxed) as f64 / 1e9,
+        dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+fn write_shard(v: &Vocab, dir: &Path, k: usize, ids: std::ops::Range<usize>) -> usize {
+    let run_id = format!("2026-01-01T00{:04}Z-bench", k);
+    let path = dir.join(format!("{run_id}.jsonl.zst"));
+    let _ = std::fs::remove_file(&path);
+    let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).expect("create shard");
+    let mut text_bytes = 0;
+    for id in ids {
+        let mut a = record(v, id as i64);
+        a.run_id = Some(run_id.clone());
+        text_bytes += a.text.len();
+        w.append(&a).expect("append");
+    }
+    w.finish().expect("finish shard");
+    text_bytes
+}

@@ -1,0 +1,725 @@
+//! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
+//! state: the frontier, the seen-set, the shard writer, the id counter and the
+//! counters. Workers get a [`Job`] and hand back a [`Done`] through a
+//! `JoinSet`; no locks on the hot path.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::events::EventLog;
+use super::hosts::HostStats;
+use super::worker::{self, Body, Ctx, Done, Job, Meta};
+use crate::config::{Config, Scope};
+use crate::discover::{self, Listed, Listing, Parsed};
+use crate::extract::Page;
+use crate::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome};
+use crate::net::FetchError;
+use crate::record::Article;
+use crate::store::seen::{Seen, SeenSet, flag};
+use crate::store::shard::ShardWriter;
+use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
+use crate::url::{self, Url};
+
+/// Why a run stopped (the `stopped_by` of the last event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    MaxPages,
+    MaxHits,
+    MaxDuration,
+    Interrupted,
+    Exhausted,
+}
+
+impl Stop {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::MaxPages => "max_pages",
+            Stop::MaxHits => "max_hits",
+            Stop::MaxDuration => "max_duration",
+            Stop::Interrupted => "interrupted",
+            Stop::Exhausted => "exhausted",
+        }
+    }
+}
+
+/// Signals from outside the loop.
+#[derive(Debug, Clone, Copy)]
+pub enum Signal {
+    /// First Ctrl-C / SIGTERM: finish in-flight fetches, save, exit.
+    Stop,
+    /// Second: abandon in-flight fetches, save, exit.
+    Abort,
+}
+
+/// Everything the loop owns.
+pub struct Engine {
+    pub config: Config,
+    pub ctx: Arc<Ctx>,
+    pub frontier: Frontier,
+    pub seen: SeenSet,
+    pub shard: ShardWriter,
+    pub ids: IdCounter,
+    pub validators: Validators,
+    pub log: EventLog,
+    pub run_id: String,
+    pub state_dir: std::path::PathBuf,
+    /// Listing entries older than this are skipped; links on older pages not followed.
+    pub cutoff: Option<DateTime<Utc>>,
+    /// The previous run's summary.
+    pub last: Option<RunSummary>,
+    pub seeds: Vec<Entry>,
+    pub today: NaiveDate,
+    pub day: u32,
+    pub started: Instant,
+    pub hosts: HashMap<String, HostStats>,
+    /// URLs queued or fetched in this run (seen hashes).
+    pub this_run: HashSet<u64>,
+    /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
+    pub robots_seen: HashSet<String>,
+    /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
+    pub pending_hits: Vec<u64>,
+    pub fetched: u64,
+    pub stored: u64,
+    pub errors: u64,
+}
+
+impl Engine {
+    fn now(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    fn host(&mut self, host: &str) -> &mut HostStats {
+        self.hosts.entry(host.to_string()).or_default()
+    }
+
+    /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
+    pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
+        let hash = url::seen_hash(url);
+        if entry.origin != Origin::Seed {
+            if self.this_run.contains(&hash) {
+                return false;
+            }
+            if let Some(seen) = self.seen.get(hash)
+                && !seen.due(self.day, self.config.crawl.revisit_after_days)
+            {
+                tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
+                return false;
+            }
+        }
+        let host = url::host_key(url);
+        if self.frontier.push(&host, entry) {
+            self.this_run.insert(hash);
+            self.host(&host).discovered += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Queue the configured seeds (at the start, on reseed and on resume).
+    pub fn queue_seeds(&mut self) {
+        for entry in self.seeds.clone() {
+            if let Some(u) = url::parse(&entry.url) {
+                self.log
+                    .emit("seed", json!({"url": u.as_str(), "kind": entry.kind}));
+                self.enqueue(&u, entry);
+            }
+        }
+    }
+
+    /// Run until a limit, a signal, or no work is left.
+    pub async fn run(&mut self, mut signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+        let c = self.config.crawl.clone();
+        let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
+        let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
+        let mut next_reseed = self.started + reseed;
+        let mut tasks: JoinSet<Done> = JoinSet::new();
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let stop = loop {
+            // Limits that stop the taking of new work.
+            if let Some(d) = deadline
+                && Instant::now() >= d
+            {
+                break Stop::MaxDuration;
+            }
+            if c.max_hits > 0 && self.stored >= c.max_hits {
+                break Stop::MaxHits;
+            }
+            if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
+                break Stop::MaxPages;
+            }
+            if Instant::now() >= next_reseed {
+                next_reseed = Instant::now() + reseed;
+                tracing::info!("reseeding");
+                self.queue_seeds();
+            }
+            // Fill free worker slots with ready URLs.
+            let mut wake = Duration::from_millis(250);
+            while tasks.len() < c.concurrency {
+                if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
+                    break;
+                }
+                match self.frontier.next(self.now()) {
+                    Next::Ready { host, entry } => self.dispatch(&mut tasks, host, entry),
+                    Next::Wait(at) => {
+                        wake = wake.min(at.saturating_sub(self.now()));
+                        break;
+                    }
+                    Next::Empty => break,
+                }
+            }
+            if tasks.is_empty() && self.frontier.is_empty() {
+                break Stop::Exhausted;
+            }
+            let sleep = match deadline {
+                Some(d) => wake.min(d.saturating_duration_since(Instant::now())),
+                None => wake,
+            };
+            tokio::select! {
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
+                    if let Ok(done) = done { self.handle(done); }
+                }
+                sig = signals.recv() => {
+                    if let Some(sig) = sig {
+                        tracing::warn!(?sig, "stop requested");
+                        return self.wind_down(tasks, signals, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
+                    }
+                }
+                _ = tokio::time::sleep(sleep) => {}
+                _ = tick.tick() => self.maybe_flush(),
+            }
+        };
+        self.wind_down(tasks, signals, stop, false).await
+    }
+
+    /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
+    /// for limits, unbounded until a second signal for Ctrl-C), then return.
+    async fn wind_down(
+        &mut self,
+        mut tasks: JoinSet<Done>,
+        mut signals: mpsc::UnboundedReceiver<Signal>,
+        stop: Stop,
+        abort: bool,
+    ) -> Stop {
+        tracing::info!(
+            stopped_by = stop.as_str(),
+            in_flight = tasks.len(),
+            "stopping"
+        );
+        if abort {
+            tasks.abort_all();
+        }
+        let grace = match stop {
+            Stop::Interrupted => {
+                self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
+            }
+            _ => self.config.crawl.stop_grace.0,
+        };
+        let until = tokio::time::Instant::now() + grace;
+        while !tasks.is_empty() {
+            tokio::select! {
+                done = tasks.join_next() => match done {
+                    Some(Ok(done)) => self.handle(done),
+                    Some(Err(_)) => {}
+                    None => break,
+                },
+                sig = signals.recv() => {
+                    if sig.is_some() {
+                        tracing::warn!("second stop request: abandoning in-flight fetches");
+                        tasks.abort_all();
+                    }
+                }
+                _ = tokio::time::sleep_until(until) => {
+                    tracing::warn!(abandoned = tasks.len(), "grace period over: abandoning in-flight fetches");
+                    tasks.abort_all();
+                }
+            }
+        }
+        stop
+    }
+
+    fn dispatch(&mut self, tasks: &mut JoinSet<Done>, host: String, entry: Entry) {
+        let Some(u) = url::parse(&entry.url) else {
+            self.frontier.finished(&host, Outcome::Error, self.now());
+            return;
+        };
+        let (etag, last_modified) = match self.validators.get(u.as_str()) {
+            Some(v) => (v.etag.clone(), v.last_modified.clone()),
+            None => (None, None),
+        };
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, "dispatch");
+        let job = Job {
+            host,
+            url: u,
+            entry,
+            etag,
+            last_modified,
+        };
+        tasks.spawn(worker::work(self.ctx.clone(), job));
+    }
+
+    /// Close a frame when it is due; then mark its records as hits.
+    pub fn maybe_flush(&mut self) {
+        if self.shard.due() {
+            self.flush();
+        } else {
+            self.log.flush();
+        }
+    }
+
+    /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
+    pub fn flush(&mut self) {
+        // next_id goes to disk before the ids it covers do: after a crash
+        // between the two, ids are skipped, never reused.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id");
+            return;
+        }
+        match self.shard.flush() {
+            Ok(_) => self.mark_hits(),
+            Err(e) => tracing::error!(error = %e, "shard flush failed"),
+        }
+        if let Err(e) = self.seen.flush(&self.state_dir, &self.run_id) {
+            tracing::error!(error = %e, "seen-set flush failed");
+        }
+        self.log.flush();
+    }
+
+    fn mark_hits(&mut self) {
+        for hash in std::mem::take(&mut self.pending_hits) {
+            self.seen.record(
+                hash,
+                Seen {
+                    day: self.day,
+                    flags: flag::HIT,
+                },
+            );
+        }
+    }
+
+    fn handle(&mut self, done: Done) {
+        let Done {
+            job,
+            robots,
+            result,
+        } = done;
+        let now = self.now();
+        let host = job.host.clone();
+        if let Some(r) = robots
+            && self.robots_seen.insert(host.clone())
+        {
+            self.take_robots(&host, &job.url, &r);
+        }
+        match result {
+            Err(e) => self.failed(&job, e, now),
+            Ok((meta, body)) => {
+                self.frontier
+                    .sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                self.fetched += 1;
+                let hs = self.host(&host);
+                hs.fetched += 1;
+                hs.bytes += meta.wire_bytes;
+                hs.wait_ms += meta.gap_wait.as_millis() as u64;
+                self.log.emit(
+                    "fetch",
+                    json!({"url": job.url.as_str(), "final_url": meta.url.as_str(), "status": meta.status,
+                           "ms": meta.elapsed.as_millis() as u64, "bytes": meta.wire_bytes,
+                           "redirects": meta.redirects.len()}),
+                );
+                if let Some(ra) = meta.retry_after {
+                    let until = now + ra.min(self.config.crawl.max_retry_after.0);
+                    self.frontier.pause(&host, until);
+                }
+                if meta.etag.is_some() || meta.last_modified.is_some() {
+                    let keep = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
+                    if keep {
+                        self.validators.set(
+                            job.url.as_str(),
+                            Validator {
+                                etag: meta.etag.clone(),
+                                last_modified: meta.last_modified.clone(),
+                                day: self.day,
+                            },
+                        );
+                    }
+                }
+                let outcome = self.body(&job, &meta, body);
+                self.frontier.finished(&host, outcome, self.now());
+            }
+        }
+    }
+
+    fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
+        let class = e.class();
+        let host = job.host.clone();
+        *self
+            .host(&host)
+            .errors
+            .entry(class.to_string())
+            .or_default() += 1;
+        match &e {
+            FetchError::Budget => {
+                // Not sent: put it back for --resume.
+                self.frontier.finished(&host, Outcome::Miss, now);
+                self.this_run.remove(&url::seen_hash(&job.url));
+                self.frontier.push(&host, job.entry.clone());
+                return;
+            }
+            FetchError::RobotsDisallowed(_) => {
+                tracing::debug!(url = %job.url, "disallowed by robots.txt");
+                self.host(&host).disallowed += 1;
+                self.frontier.finished(&host, Outcome::Miss, now);
+            }
+            FetchError::Rested => {
+                let dropped = self.frontier.drop_host(&host);
+                self.frontier.finished(&host, Outcome::Error, now);
+                self.log
+                    .emit("host_rested", json!({"host": host, "dropped": dropped}));
+            }
+            _ => {
+                self.errors += 1;
+                self.frontier.finished(&host, Outcome::Error, now);
+            }
+        }
+        self.log.emit(
+            "error",
+            json!({"url": job.url.as_str(), "class": class, "error": e.to_string()}),
+        );
+        tracing::debug!(url = %job.url, error = %e, "fetch failed");
+    }
+
+    /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
+    fn take_robots(&mut self, host: &str, url: &Url, robots: &crate::net::Robots) {
+        if let Some(delay) = robots.crawl_delay {
+            let gap = delay.max(self.config.crawl.min_host_gap.0);
+            self.frontier.set_gap(host, gap);
+        }
+        self.log.emit(
+            "robots",
+            json!({"host": host, "outcome": format!("{:?}", robots.outcome),
+                   "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
+                   "sitemaps": robots.sitemaps.len()}),
+        );
+        if !robots.allowed(url) && !robots.sitemaps.is_empty() {
+            // Nothing under the root is allowed; sitemaps would lead nowhere useful.
+        }
+        for sm in robots.sitemaps.clone() {
+            if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
+                let entry = Entry {
+                    url: sm.to_string(),
+                    kind: Kind::Sitemap,
+                    origin: Origin::Seed,
+                    depth: 0,
+                    lastmod: None,
+                };
+                if !self.seeds.iter().any(|s| s.url == entry.url) {
+                    self.seeds.push(entry.clone());
+                }
+                self.enqueue(&sm, entry);
+            }
+        }
+    }
+
+    /// Act on a fetched body; returns the scheduler outcome.
+    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Outcome {
+        let day = self.day;
+        let final_hash = url::seen_hash(&meta.url);
+        let req_hash = url::seen_hash(&job.url);
+        match body {
+            Body::NotModified => {
+                tracing::debug!(url = %job.url, "304 not modified: nothing new");
+                self.host(&job.host).not_modified += 1;
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
+                Outcome::Miss
+            }
+            Body::Status(code) => {
+                *self
+                    .host(&job.host)
+                    .errors
+                    .entry(status_class(code).into())
+                    .or_default() += 1;
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
+                if code == 429 || code == 503 {
+                    return Outcome::Error;
+                }
+                if code >= 500 {
+                    Outcome::Error
+                } else {
+                    Outcome::Miss
+                }
+            }
+            Body::BadListing(reason) => {
+                self.host(&job.host).bad_listings += 1;
+                self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "malformed listing", "reason": reason}));
+                tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
+                Outcome::Miss
+            }
+            Body::Listing(listing) => {
+                self.seen.record(
+                    req_hash,
+                    Seen {
+                        day,
+                        flags: flag::MISS,
+                    },
+                );
+                self.listing(job, meta, listing);
+                Outcome::Miss
+            }
+            Body::Page(page) => {
+                let hit = self.page(job, meta, &page);
+                let flags = if hit { 0 } else { flag::MISS };
+                if !hit {
+                    self.seen.record(req_hash, Seen { day, flags });
+                    if final_hash != req_hash {
+                        self.seen.record(final_hash, Seen { day, flags });
+                    }
+                }
+                if hit { Outcome::Hit } else { Outcome::Miss }
+            }
+        }
+    }
+
+    fn listing(&mut self, job: &Job, meta: &Meta, parsed: Parsed) {
+        if parsed.cut > 0 || parsed.partial.is_some() {
+            let reason = parsed.partial.as_ref().map(|e| e.to_string());
+            tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
+            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
+        }
+        let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
+            Listing::Feed(entries) => (entries, vec![]),
+            // An index's children: the undated, the recent and the newest few, not the whole archive.
+            Listing::Sitemap { urls, sitemaps } => (
+                urls,
+                discover::select_children(&sitemaps, self.cutoff, 3, 200),
+            ),
+        };
+        let total = pages.len() + children.len();
+        let mut queued = 0;
+        let mut too_old = 0;
+        for (kind, list) in [(Kind::Page, pages), (Kind::Sitemap, children)] {
+            for item in list {
+                // Child sitemaps were chosen by `select_children`, which keeps a few
+                // stale-dated newest ones on purpose; the cut-off applies to pages.
+                if kind == Kind::Page
+                    && let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
+                    && lm.with_timezone(&Utc) < cut
+                {
+                    too_old += 1;
+                    continue;
+                }
+                if item.url == meta.url || item.url == job.url {
+                    continue; // a sitemap index that lists itself
+                }
+                if !self.in_scope(&item.url, true) {
+                    continue;
+                }
+                let entry = Entry {
+                    url: item.url.to_string(),
+                    kind,
+                    origin: Origin::Listed,
+                    depth: job.entry.depth + 1,
+                    lastmod: item.lastmod.map(|d| d.to_rfc3339()),
+                };
+                if self.enqueue(&item.url, entry) {
+                    queued += 1;
+                }
+            }
+        }
+        tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
+        self.log.emit("discovery", json!({"url": job.url.as_str(), "entries": total, "queued": queued, "too_old": too_old}));
+    }
+
+    /// May we fetch `u`? `from_relevant` says whether the link came from a relevant page (or a listing).
+    fn in_scope(&self, u: &Url, from_relevant: bool) -> bool {
+        if self.ctx.scope.contains(u) {
+            return true;
+        }
+        if self.config.crawl.scope != Scope::Open || !from_relevant {
+            return false;
+        }
+        let host = u.host_str().unwrap_or("");
+        if self
+            .config
+            .crawl
+            .deny_hosts
+            .iter()
+            .any(|d| url::host_matches(host, d))
+        {
+            return false;
+        }
+        let key = url::host_key(u);
+        let cap = self.config.crawl.host_page_cap;
+        self.hosts
+            .get(&key)
+            .is_none_or(|h| cap == 0 || h.discovered < cap)
+    }
+
+    /// Decide about a page; returns whether it was stored.
+    fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        let relevant = page.relevance.relevant;
+        let hs = self.host(&job.host);
+        if page.is_article {
+            hs.articles += 1;
+        }
+        if relevant {
+            hs.relevant += 1;
+        }
+        // Links first: follow them unless the page is older than the cut-off.
+        let too_old = match (self.cutoff, page.date) {
+            (Some(cut), Some(d)) => d < cut.date_naive(),
+            _ => false,
+        };
+        if too_old {
+            tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
+        } else if job.entry.depth < self.config.crawl.max_depth {
+            let nofollow = page
+                .robots_meta
+                .iter()
+                .any(|d| d == "nofollow" || d == "none");
+            if !nofollow {
+                for link in page.links.iter().chain(page.feeds.iter()) {
+                    if !self.in_scope(link, relevant) {
+                        continue;
+                    }
+                    let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
+                    let origin = if relevant {
+                        Origin::Relevant
+                    } else {
+                        Origin::Other
+                    };
+                    let entry = Entry {
+                        url: link.to_string(),
+                        kind,
+                        origin,
+                        depth: job.entry.depth + 1,
+                        lastmod: None,
+                    };
+                    self.enqueue(link, entry);
+                }
+            }
+        }
+        // Then the storing decision.
+        let reason = if job.entry.kind != Kind::Page
+            || crate::discover::kind_from_url(&meta.url).is_some()
+        {
+            Some("feed or sitemap URL")
+        } else if !page.is_article {
+            Some("not an article")
+        } else if !relevant {
+            Some("not relevant")
+        } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            Some("no title")
+        } else if self.already_stored(meta, page) {
+            Some("already stored")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            tracing::debug!(url = %meta.url, reason, "not stored");
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": reason}),
+            );
+            return false;
+        }
+        self.store(job, meta, page)
+    }
+
+    fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
+        let stored = |h: u64| {
+            self.seen
+                .get(h)
+                .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
+        };
+        stored(url::seen_hash(&meta.url))
+            || page
+                .canonical_url
+                .as_ref()
+                .is_some_and(|c| stored(url::seen_hash(c)))
+    }
+
+    fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        let id = self.ids.next_id();
+        let date = page.date.map(|d| d.format("%Y-%m-%d").to_string());
+        let year = page.date.map(|d| chrono::Datelike::year(&d));
+        let canonical = page
+            .canonical_url
+            .as_ref()
+            .filter(|c| **c != meta.url)
+            .map(|c| c.to_string());
+        let article = Article {
+            id,
+            url: meta.url.to_string(),
+            domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
+            title: page.title.clone().unwrap_or_default(),
+            date,
+            date_source: page.date_source.map(str::to_string),
+            year,
+            text: page.text.clone(),
+            keywords: page.keywords.clone(),
+            fetched_at: crate::date::format_utc(Utc::now()),
+            lang: page.lang.clone(),
+            canonical_url: canonical,
+            byline: page.byline.clone(),
+            run_id: Some(self.run_id.clone()),
+        };
+        let before = self.pending_hits.len();
+        self.pending_hits.push(url::seen_hash(&meta.url));
+        if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
+            self.pending_hits.push(url::seen_hash(&job.url));
+        }
+        if let Some(c) = &page.canonical_url {
+            self.pending_hits.push(url::seen_hash(c));
+        }
+        match self.shard.append(&article) {
+            Ok(n) => {
+                if n > 0 {
+                    self.mark_hits();
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot write the shard");
+                self.pending_hits.truncate(before);
+                return false;
+            }
+        }
+        self.stored += 1;
+        let hs = self.host(&job.host);
+        hs.stored += 1;
+        tracing::info!(id, url = %meta.url, title = %article.title, "stored");
+        self.log.emit(
+            "stored",
+            json!({"id": id, "url": article.url, "domain": article.domain, "title": article.title,
+                   "date": article.date, "year": article.year, "date_source": article.date_source}),
+        );
+        true
+    }
+}
+
+fn status_class(code: u16) -> &'static str {
+    match code {
+        429 => "429",
+        400..=499 => "4xx",
+        500..=599 => "5xx",
+        _ => "other_status",
+    }
+}

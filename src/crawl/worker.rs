@@ -1,0 +1,172 @@
+//! One fetch, start to finish, on a worker task: robots check, the request
+//! (politeness is held inside `net`), then parsing off the async threads
+//! (`spawn_blocking`). Workers never touch crawl state: they return a [`Done`]
+//! to the engine, which owns the frontier, the seen-set and the counters.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+
+use crate::config::Scope;
+use crate::discover::{self, Limits, Parsed};
+use crate::extract::{self, Page};
+use crate::frontier::{Entry, Kind};
+use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
+use crate::relevance::Rule;
+use crate::url::{SourceScope, Url, host_matches};
+
+/// What every worker shares (read-only).
+pub struct Ctx {
+    pub net: Net,
+    pub rule: Rule,
+    pub scope: SourceScope,
+    pub mode: Scope,
+    pub deny_hosts: Vec<String>,
+    pub today: NaiveDate,
+    pub limits: Limits,
+}
+
+impl Ctx {
+    /// May a redirect lead to `url`? Sources (and `--seed` hosts) always; any
+    /// host that is not deny-listed in open scope.
+    pub fn redirect_in_scope(&self, url: &Url) -> bool {
+        if self.scope.contains(url) {
+            return true;
+        }
+        self.mode == Scope::Open
+            && url
+                .host_str()
+                .is_some_and(|h| !self.deny_hosts.iter().any(|d| host_matches(h, d)))
+    }
+}
+
+/// A fetch handed to a worker.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub host: String,
+    pub url: Url,
+    pub entry: Entry,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// What the body turned out to be.
+#[derive(Debug)]
+pub enum Body {
+    Page(Box<Page>),
+    Listing(Parsed),
+    /// A feed or sitemap that could not be parsed.
+    BadListing(String),
+    /// 304: nothing new.
+    NotModified,
+    /// A non-2xx status (the body is not read further).
+    Status(u16),
+}
+
+/// The response's metadata the engine needs, without the body.
+#[derive(Debug)]
+pub struct Meta {
+    pub url: Url,
+    pub status: u16,
+    pub redirects: Vec<Url>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub retry_after: Option<Duration>,
+    pub sent_at: Instant,
+    pub elapsed: Duration,
+    pub wire_bytes: u64,
+    pub gap_wait: Duration,
+    pub x_robots_tag: Vec<String>,
+}
+
+/// A finished job.
+#[derive(Debug)]
+pub struct Done {
+    pub job: Job,
+    /// The host's robots.txt, as the fetch saw it.
+    pub robots: Option<Arc<Robots>>,
+    pub result: Result<(Meta, Body), FetchError>,
+}
+
+/// Run one job.
+pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
+    let robots = ctx.net.robots(&job.url).await;
+    if !robots.allowed(&job.url) {
+        tracing::debug!(url = %job.url, "robots.txt disallows; not fetched");
+        let url = job.url.clone();
+        return Done {
+            job,
+            robots: Some(robots),
+            result: Err(FetchError::RobotsDisallowed(url)),
+        };
+    }
+    let req = Request {
+        accept: match job.entry.kind {
+            Kind::Page => Accept::Html,
+            Kind::Feed | Kind::Sitemap => Accept::Listing,
+        },
+        etag: job.etag.clone(),
+        last_modified: job.last_modified.clone(),
+    };
+    let c = ctx.clone();
+    let in_scope = move |u: &Url| c.redirect_in_scope(u);
+    let result = match ctx.net.fetch(&job.url, &req, &in_scope).await {
+        Ok(resp) => Ok(read_body(&ctx, &job, resp).await),
+        Err(e) => Err(e),
+    };
+    Done {
+        job,
+        robots: Some(robots),
+        result,
+    }
+}
+
+async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
+    let meta = Meta {
+        url: resp.url.clone(),
+        status: resp.status,
+        redirects: resp.redirects.clone(),
+        etag: resp.etag.clone(),
+        last_modified: resp.last_modified.clone(),
+        retry_after: resp.retry_after,
+        sent_at: resp.sent_at,
+        elapsed: resp.elapsed,
+        wire_bytes: resp.wire_bytes,
+        gap_wait: resp.gap_wait,
+        x_robots_tag: resp.x_robots_tag.clone(),
+    };
+    if resp.status == 304 {
+        return (meta, Body::NotModified);
+    }
+    if !(200..300).contains(&resp.status) {
+        return (meta, Body::Status(resp.status));
+    }
+    let sniffed = discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body);
+    let kind = match (sniffed, job.entry.kind) {
+        (Some(k), _) => k,
+        (None, k) => k,
+    };
+    let ctx = ctx.clone();
+    let body = tokio::task::spawn_blocking(move || match kind {
+        Kind::Feed | Kind::Sitemap => {
+            match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
+                Ok(parsed) => Body::Listing(parsed),
+                Err(e) => Body::BadListing(e.to_string()),
+            }
+        }
+        Kind::Page => {
+            let page = extract::extract(
+                &resp.body,
+                resp.charset.as_deref(),
+                Some(&resp.url),
+                &ctx.rule,
+                ctx.today,
+            );
+            Body::Page(Box::new(page))
+        }
+    })
+    .await
+    .unwrap_or_else(|e| Body::BadListing(format!("parser failed: {e}")));
+    (meta, body)
+}

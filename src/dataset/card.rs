@@ -1,0 +1,294 @@
+//! The Hugging Face dataset card, `dist/README.md`: a YAML header (licence and
+//! languages from config, `configs`/`data_files`, features derived from the
+//! Arrow schema, split sizes, `size_categories`), then counts by year and by
+//! domain, the relevance rule in force, and build notes. The build time and
+//! source commit live here, never in the data files.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+use arrow_schema::Schema;
+
+use super::dedup::Removed;
+use super::scan::ShardReport;
+use crate::config::{Dataset, Keywords};
+
+/// Domains listed one by one; the rest are summed in one row.
+const MAX_DOMAINS: usize = 200;
+
+/// Everything the card reports.
+pub struct Card<'a> {
+    pub dataset: &'a Dataset,
+    pub keywords: &'a Keywords,
+    pub relevance_filter: bool,
+    pub schema: &'a Schema,
+    pub files: &'a [String],
+    pub rows: u64,
+    pub arrow_bytes: u64,
+    pub download_bytes: u64,
+    pub years: &'a BTreeMap<Option<i32>, u64>,
+    pub domains: &'a HashMap<String, u64>,
+    pub reports: &'a [ShardReport],
+    pub read: u64,
+    pub removed: &'a Removed,
+    pub built_at: String,
+    pub build_secs: f64,
+    pub commit: Option<String>,
+}
+
+/// A YAML (and JSON) double-quoted scalar.
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The Hub's size bucket for `n` rows.
+pub fn size_category(n: u64) -> &'static str {
+    match n {
+        0..1_000 => "n<1K",
+        1_000..10_000 => "1K<n<10K",
+        10_000..100_000 => "10K<n<100K",
+        100_000..1_000_000 => "100K<n<1M",
+        1_000_000..10_000_000 => "1M<n<10M",
+        10_000_000..100_000_000 => "10M<n<100M",
+        100_000_000..1_000_000_000 => "100M<n<1B",
+        _ => "1B<n<10B",
+    }
+}
+
+impl Card<'_> {
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        self.header(&mut s);
+        self.body(&mut s);
+        s
+    }
+
+    fn header(&self, s: &mut String) {
+        let d = self.dataset;
+        s.push_str("---\n");
+        let _ = writeln!(s, "license: {}", q(&d.license));
+        s.push_str("language:\n");
+        for l in &d.languages {
+            let _ = writeln!(s, "- {}", q(l));
+        }
+        let _ = writeln!(s, "pretty_name: {}", q(&d.pretty_name));
+        let _ = writeln!(s, "size_categories:\n- {}", q(size_category(self.rows)));
+        s.push_str("task_categories:\n- text-generation\n- text-classification\n");
+        s.push_str("tags:\n- news\n- artificial-intelligence\n- technology\n");
+        s.push_str("configs:\n- config_name: default\n  data_files:\n  - split: train\n");
+        s.push_str("    path: data/train-*\n");
+        s.push_str("dataset_info:\n  features:\n");
+        for f in self.schema.fields() {
+            for line in super::schema::feature_yaml(f).lines() {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  splits:\n  - name: train\n    num_bytes: {}\n    num_examples: {}",
+            self.arrow_bytes, self.rows
+        );
+        let _ = writeln!(s, "  download_size: {}", self.download_bytes);
+        let _ = writeln!(s, "  dataset_size: {}", self.arrow_bytes);
+        s.push_str("---\n\n");
+    }
+
+    fn body(&self, s: &mut String) {
+        let d = self.dataset;
+        let _ = writeln!(s, "# {}\n", d.pretty_name);
+        let _ = writeln!(
+            s,
+            "News and blog articles about AI and technology, collected by a focused, polite \
+             crawler that honours robots.txt. One row per article: {} rows in {} Parquet \
+             file(s) under `data/`, sorted by `id`.\n",
+            self.rows,
+            self.files.len()
+        );
+        s.push_str("## License\n\n");
+        let _ = writeln!(s, "`{}`. {}\n", d.license, d.license_note);
+        self.fields(s);
+        self.counts(s);
+        self.rule(s);
+        self.notes(s);
+    }
+
+    fn fields(&self, s: &mut String) {
+        s.push_str("## Fields\n\n| field | type | meaning |\n|---|---|---|\n");
+        for f in self.schema.fields() {
+            let meaning = match f.name().as_str() {
+                "id" => "stable id given by the crawler; never reused or renumbered",
+                "url" => "normalised URL the page was fetched from",
+                "domain" => "host without `www.`",
+                "title" => "headline",
+                "date" => "publication day as the publisher's calendar shows it",
+                "date_source" => "where the date was found (metadata, JSON-LD, URL, ...)",
+                "year" => "publication year",
+                "text" => "article text, paragraphs separated by `\\n`",
+                "keywords" => "broad target terms found, most frequent first",
+                "fetched_at" => "when the page was fetched (UTC)",
+                "lang" => "ISO 639-1 language code",
+                "canonical_url" => "the page's `rel=canonical` when it differs from `url`",
+                "byline" => "author line",
+                "run_id" => "the crawl run that stored the record",
+                _ => "",
+            };
+            let nullable = if f.is_nullable() { ", nullable" } else { "" };
+            let _ = writeln!(
+                s,
+                "| `{}` | {}{} | {} |",
+                f.name(),
+                super::schema::dtype(f.data_type()),
+                nullable,
+                meaning
+            );
+        }
+        s.push('\n');
+    }
+
+    fn counts(&self, s: &mut String) {
+        s.push_str("## Articles by year\n\n| year | articles |\n|---|---:|\n");
+        for (year, n) in self.years.iter().rev() {
+            match year {
+                Some(y) => {
+                    let _ = writeln!(s, "| {y} | {n} |");
+                }
+                None => {
+                    let _ = writeln!(s, "| unknown | {n} |");
+                }
+            }
+        }
+        let mut domains: Vec<(&String, &u64)> = self.domains.iter().collect();
+        domains.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let _ = writeln!(
+            s,
+            "\n## Articles by domain\n\n{} domains.\n\n| domain | articles |\n|---|---:|",
+            domains.len()
+        );
+        for (domain, n) in domains.iter().take(MAX_DOMAINS) {
+            let _ = writeln!(s, "| {domain} | {n} |");
+        }
+        if domains.len() > MAX_DOMAINS {
+            let rest: u64 = domains[MAX_DOMAINS..].iter().map(|(_, n)| **n).sum();
+            let _ = writeln!(
+                s,
+                "| ({} other domains) | {rest} |",
+                domains.len() - MAX_DOMAINS
+            );
+        }
+        s.push('\n');
+    }
+
+    fn rule(&self, s: &mut String) {
+        let k = self.keywords;
+        s.push_str("## Relevance rule\n\n");
+        if !self.relevance_filter {
+            s.push_str(
+                "**Not applied in this build** (`--no-relevance-filter`): every stored record \
+                 was kept. The rule the crawler used is below.\n\n",
+            );
+        } else {
+            s.push_str("Applied again to every record at build time (title and text).\n\n");
+        }
+        let _ = writeln!(
+            s,
+            "The two-tier rule of `config.yml` (`keywords`), computed from title and text \
+             alone (the lede is the first paragraph). A record is relevant when it has at \
+             least {} broad mentions and either\n\n\
+             - at least {} strong mentions, one of them in the title or lede, or\n\
+             - at least {} strong mentions in the body, {} or more per 1,000 words.\n",
+            k.min_target_mentions,
+            k.min_strong_mentions,
+            k.min_dense_mentions,
+            k.min_strong_density
+        );
+        let _ = writeln!(s, "- Strong terms: {}", k.strong_targets.join(", "));
+        let _ = writeln!(s, "- Broad terms: {}\n", k.targets.join(", "));
+    }
+
+    fn notes(&self, s: &mut String) {
+        let r = self.removed;
+        let reports = self.reports;
+        let sum = |f: fn(&ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
+        s.push_str("## Build notes\n\n");
+        let _ = writeln!(s, "- Built: {} in {:.1} s", self.built_at, self.build_secs);
+        let _ = writeln!(
+            s,
+            "- Source commit: {}",
+            self.commit
+                .as_deref()
+                .unwrap_or("unknown (not a git checkout)")
+        );
+        let _ = writeln!(s, "- Builder: scraper {}", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(
+            s,
+            "- Shards read: {}; lines: {}; good records: {}",
+            reports.len(),
+            sum(|r| r.lines),
+            self.read
+        );
+        let _ = writeln!(
+            s,
+            "- Removed by the relevance rule: {}{}",
+            r.relevance,
+            if self.relevance_filter {
+                ""
+            } else {
+                " (rule not applied)"
+            }
+        );
+        let _ = writeln!(
+            s,
+            "- Removed as the same URL or canonical URL as a lower id: {}",
+            r.same_url
+        );
+        let _ = writeln!(
+            s,
+            "- Removed as the same normalised text as a lower id: {}",
+            r.same_text
+        );
+        let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
+        let _ = writeln!(
+            s,
+            "- Broken input skipped: {} malformed JSON, {} invalid UTF-8, {} missing a \
+             required field, {} with an invalid field, {} corrupt frames, {} truncated \
+             shard tails ({} bytes), {} unreadable shards",
+            sum(|r| r.malformed_json),
+            sum(|r| r.invalid_utf8),
+            sum(|r| r.missing_field),
+            sum(|r| r.invalid_field),
+            sum(|r| r.bad_frames),
+            sum(|r| u64::from(r.truncated_bytes > 0)),
+            sum(|r| r.truncated_bytes),
+            sum(|r| u64::from(r.unreadable.is_some())),
+        );
+        let _ = writeln!(
+            s,
+            "- Dates that could not be read (kept, stored as null): {}",
+            sum(|r| r.bad_dates)
+        );
+        let broken: Vec<&ShardReport> = reports.iter().filter(|r| r.broken() > 0).collect();
+        if !broken.is_empty() {
+            s.push_str(
+                "\n| shard | malformed JSON | invalid UTF-8 | missing field | invalid field | \
+                 corrupt frames | truncated bytes |\n|---|---:|---:|---:|---:|---:|---:|\n",
+            );
+            for b in broken {
+                let _ = writeln!(
+                    s,
+                    "| {}{} | {} | {} | {} | {} | {} | {} |",
+                    b.name,
+                    b.unreadable
+                        .as_deref()
+                        .map(|e| format!(" (unreadable: {e})"))
+                        .unwrap_or_default(),
+                    b.malformed_json,
+                    b.invalid_utf8,
+                    b.missing_field,
+                    b.invalid_field,
+                    b.bad_frames,
+                    b.truncated_bytes
+                );
+            }
+        }
+    }
+}

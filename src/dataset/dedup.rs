@@ -1,0 +1,146 @@
+//! Which records survive. The rule, in this order:
+//!
+//! 1. Records the relevance rule rejects are removed (unless the filter is off);
+//!    they take no part in what follows.
+//! 2. The rest are taken in id order (ties: shard name, then position in the
+//!    shard). A record is a duplicate when its URL key or canonical-URL key
+//!    was claimed by an earlier record, or its normalised text was seen
+//!    before; otherwise, a record whose id was already taken is removed.
+//! 3. Every record taken, kept or not, claims its keys (so an AMP copy that
+//!    lost to the original still catches a third variant of it).
+//!
+//! Hence the lowest id wins, and because new shards only add higher ids, a
+//! later build never drops a record an earlier build published for a record
+//! added since (unless the relevance rule now rejects it). Ids are the
+//! crawler's own, never renumbered.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::scan::Meta;
+
+/// How many records each rule removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removed {
+    pub relevance: u64,
+    pub same_url: u64,
+    pub same_text: u64,
+    pub same_id: u64,
+}
+
+/// Keys are already hashes: use them as they are.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64 ^ (n >> 64) as u64;
+    }
+}
+
+type FastSet<T> = HashSet<T, BuildHasherDefault<Identity>>;
+
+/// Sort `metas` into output order and keep only survivors.
+pub fn survivors(mut metas: Vec<Meta>, relevance_filter: bool) -> (Vec<Meta>, Removed) {
+    let mut removed = Removed::default();
+    if relevance_filter {
+        let before = metas.len();
+        metas.retain(|m| m.relevant);
+        removed.relevance = (before - metas.len()) as u64;
+    }
+    // Frame indices follow shard order then file order, so this is (id, shard, position).
+    metas.sort_unstable_by_key(|m| (m.id, m.frame, m.line));
+    let mut urls: FastSet<u64> = FastSet::default();
+    let mut texts: FastSet<u128> = FastSet::default();
+    urls.reserve(metas.len() * 2);
+    texts.reserve(metas.len());
+    let mut last_id = None;
+    metas.retain(|m| {
+        let mut url_seen = !urls.insert(m.url_key);
+        if let Some(c) = m.canonical_key {
+            url_seen |= !urls.insert(c);
+        }
+        let text_seen = m.text_key.is_some_and(|t| !texts.insert(t));
+        if url_seen {
+            removed.same_url += 1;
+            return false;
+        }
+        if text_seen {
+            removed.same_text += 1;
+            return false;
+        }
+        if last_id == Some(m.id) {
+            removed.same_id += 1;
+            return false;
+        }
+        last_id = Some(m.id);
+        true
+    });
+    (metas, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(id: i64, frame: u32, url: u64, canon: Option<u64>, text: u128) -> Meta {
+        Meta {
+            id,
+            frame,
+            line: 0,
+            raw_len: 10,
+            url_key: url,
+            canonical_key: canon,
+            text_key: Some(text),
+            relevant: id % 2 == 0,
+            optional: 0,
+        }
+    }
+
+    #[test]
+    fn lowest_id_wins_and_keys_chain() {
+        let metas = vec![
+            meta(40, 0, 1, None, 100),    // later copy of 10's URL
+            meta(10, 1, 1, None, 101),    // the original
+            meta(20, 1, 2, Some(1), 102), // AMP variant pointing at 10
+            meta(30, 2, 2, None, 103),    // same URL as the AMP variant
+            meta(50, 2, 5, None, 101),    // syndicated copy of 10's text
+            meta(60, 3, 6, None, 106),
+            meta(60, 4, 7, None, 107), // a second record claiming id 60
+        ];
+        let (kept, removed) = survivors(metas, false);
+        let ids: Vec<(i64, u32)> = kept.iter().map(|m| (m.id, m.frame)).collect();
+        assert_eq!(ids, vec![(10, 1), (60, 3)]);
+        assert_eq!(
+            removed,
+            Removed {
+                relevance: 0,
+                same_url: 3,
+                same_text: 1,
+                same_id: 1
+            }
+        );
+    }
+
+    #[test]
+    fn relevance_runs_first() {
+        // 11 is rejected by relevance, so its later copy 12 survives.
+        let metas = vec![meta(11, 0, 1, None, 1), meta(12, 0, 1, None, 1)];
+        let (kept, removed) = survivors(metas.clone(), true);
+        assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![12]);
+        assert_eq!(removed.relevance, 1);
+        let (kept, _) = survivors(metas, false);
+        assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![11]);
+    }
+}

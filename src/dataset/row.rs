@@ -1,0 +1,287 @@
+//! One shard line read for the build: parsing with borrowed strings, the
+//! classification of broken lines, the typed values the Parquet columns need,
+//! and the identity keys deduplication compares (URL keys and the normalised
+//! text hash). Pure functions; both passes call the same [`Row::parse`], so a
+//! line the scan accepted is a line the writer can write.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
+
+/// Why a line was skipped. Each kind is counted per shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Broken {
+    /// Not valid UTF-8.
+    InvalidUtf8,
+    /// Not a JSON object (syntax error, cut line).
+    MalformedJson,
+    /// A required field (`id`, `url`, `domain`, `title`, `text`, `keywords`, `fetched_at`) is absent.
+    MissingField,
+    /// A field has the wrong type or an unreadable value (e.g. `fetched_at` not RFC 3339).
+    InvalidField,
+}
+
+/// A shard line as stored (see [`crate::record::Article`]), borrowing from the line where it can.
+#[derive(Debug, Deserialize)]
+pub struct Row<'a> {
+    pub id: i64,
+    #[serde(borrow)]
+    pub url: Cow<'a, str>,
+    #[serde(borrow)]
+    pub domain: Cow<'a, str>,
+    #[serde(borrow)]
+    pub title: Cow<'a, str>,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub date_source: Option<String>,
+    #[serde(default)]
+    pub year: Option<i32>,
+    #[serde(borrow)]
+    pub text: Cow<'a, str>,
+    pub keywords: Vec<String>,
+    #[serde(borrow)]
+    pub fetched_at: Cow<'a, str>,
+    #[serde(default)]
+    pub lang: Option<String>,
+    #[serde(default)]
+    pub canonical_url: Option<String>,
+    #[serde(default)]
+    pub byline: Option<String>,
+    #[serde(default)]
+    pub run_id: Option<String>,
+}
+
+/// A parsed, checked line with the typed values the columns need.
+#[derive(Debug)]
+pub struct Parsed<'a> {
+    pub row: Row<'a>,
+    /// Microseconds since the Unix epoch, UTC.
+    pub fetched_at_us: i64,
+    /// Days since the Unix epoch; `None` when absent or unreadable.
+    pub date_days: Option<i32>,
+    /// A `date` was given but could not be read (stored as null, counted).
+    pub bad_date: bool,
+}
+
+/// Optional columns, as bits: which ones a record carries.
+pub const HAS_LANG: u8 = 1;
+pub const HAS_CANONICAL: u8 = 2;
+pub const HAS_BYLINE: u8 = 4;
+pub const HAS_RUN_ID: u8 = 8;
+
+impl Row<'_> {
+    /// Parse and check one line. Deterministic: the same bytes give the same answer.
+    pub fn parse(line: &[u8]) -> Result<Parsed<'_>, Broken> {
+        let text = std::str::from_utf8(line).map_err(|_| Broken::InvalidUtf8)?;
+        let row: Row<'_> = serde_json::from_str(text).map_err(|e| classify(&e))?;
+        let fetched_at_us = chrono::DateTime::parse_from_rfc3339(&row.fetched_at)
+            .map_err(|_| Broken::InvalidField)?
+            .timestamp_micros();
+        let (date_days, bad_date) = match row.date.as_deref() {
+            None => (None, false),
+            Some(d) => match parse_day(d) {
+                Some(days) => (Some(days), false),
+                None => (None, true),
+            },
+        };
+        Ok(Parsed {
+            row,
+            fetched_at_us,
+            date_days,
+            bad_date,
+        })
+    }
+
+    /// Which optional columns this record fills ([`HAS_LANG`] ...).
+    pub fn optional_bits(&self) -> u8 {
+        let mut bits = 0;
+        for (present, bit) in [
+            (self.lang.is_some(), HAS_LANG),
+            (self.canonical_url.is_some(), HAS_CANONICAL),
+            (self.byline.is_some(), HAS_BYLINE),
+            (self.run_id.is_some(), HAS_RUN_ID),
+        ] {
+            if present {
+                bits |= bit;
+            }
+        }
+        bits
+    }
+}
+
+fn classify(e: &serde_json::Error) -> Broken {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Data if e.to_string().starts_with("missing field") => Broken::MissingField,
+        Category::Data => Broken::InvalidField,
+        Category::Syntax | Category::Eof | Category::Io => Broken::MalformedJson,
+    }
+}
+
+/// `yyyy-mm-dd` (a longer RFC 3339 value keeps its calendar day) as days since 1970-01-01.
+fn parse_day(s: &str) -> Option<i32> {
+    let day = s.get(..10)?;
+    if s.len() > 10 && !s[10..].starts_with(['T', 't', ' ']) {
+        return None;
+    }
+    let date = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?;
+    i32::try_from((date - epoch).num_days()).ok()
+}
+
+/// The URL identity used for dedup: [`crate::url::seen_hash`] of the normalised
+/// URL, or a hash of the trimmed text when it does not parse as http(s).
+pub fn url_key(url: &str) -> u64 {
+    match crate::url::parse(url) {
+        Some(u) => crate::url::seen_hash(&u),
+        None => xxh3_64(url.trim().as_bytes()),
+    }
+}
+
+/// The key of a `canonical_url`, or `None` when it is unusable: unparsable, or
+/// a site's home page (a misconfigured site that points every article at its
+/// home page must not collapse them all into one).
+pub fn canonical_key(canonical: Option<&str>) -> Option<u64> {
+    let url = crate::url::parse(canonical?)?;
+    if url.path() == "/" && url.query().is_none() {
+        return None;
+    }
+    Some(crate::url::seen_hash(&url))
+}
+
+/// 128-bit xxh3 of the text with case folded and every run of white space made
+/// one space (leading and trailing dropped). `None` for a text with no words.
+pub fn text_key(text: &str) -> Option<u128> {
+    const CAP: usize = 8192;
+    let mut hasher = Xxh3Default::new();
+    let mut buf = [0u8; CAP];
+    let mut n = 0;
+    let mut words = false;
+    let mut space = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if n + 16 > CAP {
+            hasher.update(&buf[..n]);
+            n = 0;
+        }
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            if b.is_ascii_whitespace() {
+                space = words;
+                continue;
+            }
+            if space {
+                buf[n] = b' ';
+                n += 1;
+                space = false;
+            }
+            buf[n] = b.to_ascii_lowercase();
+            n += 1;
+            words = true;
+            continue;
+        }
+        // `i` sits on a char boundary: it only ever advances by whole chars.
+        let Some(ch) = text[i..].chars().next() else {
+            break;
+        };
+        i += ch.len_utf8();
+        if ch.is_whitespace() {
+            space = words;
+            continue;
+        }
+        if space {
+            buf[n] = b' ';
+            n += 1;
+            space = false;
+        }
+        for lower in ch.to_lowercase() {
+            if n + 4 > CAP {
+                hasher.update(&buf[..n]);
+                n = 0;
+            }
+            n += lower.encode_utf8(&mut buf[n..]).len();
+        }
+        words = true;
+    }
+    hasher.update(&buf[..n]);
+    words.then(|| hasher.digest128())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{"id":7,"url":"https://ex.com/a","domain":"ex.com","title":"T","date":"2024-03-04","date_source":"jsonld","year":2024,"text":"One.\nTwo.","keywords":["ai"],"fetched_at":"2026-10-09T18:12:33Z","lang":"en"}"#;
+
+    #[test]
+    fn parses_a_good_line() {
+        let p = Row::parse(GOOD.as_bytes()).unwrap();
+        assert_eq!(p.row.id, 7);
+        assert_eq!(p.row.text, "One.\nTwo.");
+        assert_eq!(p.date_days, Some(19786));
+        assert_eq!(p.fetched_at_us, 1_791_569_553_000_000);
+        assert_eq!(p.row.optional_bits(), HAS_LANG);
+    }
+
+    #[test]
+    fn classifies_broken_lines() {
+        let table: [(&[u8], Broken); 6] = [
+            (b"{\"id\":1,", Broken::MalformedJson),
+            (b"not json", Broken::MalformedJson),
+            (b"{\"id\":\"\xff\"}", Broken::InvalidUtf8),
+            (br#"{"id":1,"url":"u"}"#, Broken::MissingField),
+            (br#"{"id":"x","url":"u"}"#, Broken::InvalidField),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[],"fetched_at":"yesterday"}"#,
+                Broken::InvalidField,
+            ),
+        ];
+        for (line, want) in table {
+            assert_eq!(
+                Row::parse(line).err(),
+                Some(want),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_day("1970-01-02"), Some(1));
+        assert_eq!(parse_day("2024-03-04T10:00:00+09:00"), Some(19786));
+        assert_eq!(parse_day("2024-13-01"), None);
+        assert_eq!(parse_day("2024-03-04x"), None);
+        assert_eq!(parse_day("March"), None);
+    }
+
+    #[test]
+    fn text_key_folds_case_and_space() {
+        let a = text_key("Hello  World.\nSecond\tline ").unwrap();
+        let b = text_key(" hello world. second line").unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, text_key("hello world second line").unwrap());
+        assert_eq!(text_key("ÉCOLE  à"), text_key("école à"));
+        assert_eq!(text_key(" \n\t "), None);
+        let long = "word ".repeat(10_000);
+        assert_eq!(text_key(&long), text_key(&long.to_uppercase()));
+    }
+
+    #[test]
+    fn url_keys() {
+        assert_eq!(
+            url_key("https://www.ex.com/a/?utm_source=x"),
+            url_key("http://ex.com/a")
+        );
+        assert_ne!(url_key("https://ex.com/a"), url_key("https://ex.com/b"));
+        assert_eq!(canonical_key(Some("https://ex.com/")), None);
+        assert_eq!(
+            canonical_key(Some("https://ex.com/a")),
+            Some(url_key("https://ex.com/a"))
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! Pass 1: read every shard once, in parallel over shards, and keep only a
+//! small [`Meta`] per good line (id, where the line is, dedup keys, the
+//! relevance verdict): about 64 bytes a record, never the text. Broken lines
+//! and frames are counted per shard in a [`ShardReport`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::frames::{Decoder, FrameReader, line_ranges};
+use super::row::{Broken, Row, canonical_key, text_key, url_key};
+use crate::relevance::Rule;
+
+/// Where a frame is: its shard (index into the shard list), byte offset and compressed length.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameRef {
+    pub shard: u32,
+    pub offset: u64,
+    pub len: u32,
+}
+
+/// What pass 1 keeps of one good line.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    pub id: i64,
+    /// Index into the global frame table (shard order, then file order).
+    pub frame: u32,
+    /// Index of the line among the frame's non-empty lines.
+    pub line: u32,
+    /// Length of the JSON line, for sizing row groups and files.
+    pub raw_len: u32,
+    pub url_key: u64,
+    pub canonical_key: Option<u64>,
+    pub text_key: Option<u128>,
+    pub relevant: bool,
+    /// Optional columns present (`row::HAS_*` bits).
+    pub optional: u8,
+}
+
+/// What reading one shard found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShardReport {
+    pub name: String,
+    pub frames: u64,
+    pub lines: u64,
+    pub good: u64,
+    pub invalid_utf8: u64,
+    pub malformed_json: u64,
+    pub missing_field: u64,
+    pub invalid_field: u64,
+    /// A torn tail: bytes after the last complete frame (a crashed run).
+    pub truncated_bytes: u64,
+    /// Complete-looking frames that failed to decode (bad checksum, corrupt data).
+    pub bad_frames: u64,
+    /// Good records whose `date` could not be read (kept, date stored as null).
+    pub bad_dates: u64,
+    /// The shard could not be read at all.
+    pub unreadable: Option<String>,
+    /// The first broken line, for the build notes: (line number, kind).
+    pub first_broken: Option<(u64, Broken)>,
+}
+
+impl ShardReport {
+    /// Broken lines and frames (a torn tail counts as one).
+    pub fn broken(&self) -> u64 {
+        self.invalid_utf8
+            + self.malformed_json
+            + self.missing_field
+            + self.invalid_field
+            + self.bad_frames
+            + u64::from(self.truncated_bytes > 0)
+            + u64::from(self.unreadable.is_some())
+    }
+
+    fn count(&mut self, kind: Broken) {
+        if self.first_broken.is_none() {
+            self.first_broken = Some((self.lines, kind));
+        }
+        match kind {
+            Broken::InvalidUtf8 => self.invalid_utf8 += 1,
+            Broken::MalformedJson => self.malformed_json += 1,
+            Broken::MissingField => self.missing_field += 1,
+            Broken::InvalidField => self.invalid_field += 1,
+        }
+    }
+}
+
+/// The result of pass 1 over all shards.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub frames: Vec<FrameRef>,
+    pub metas: Vec<Meta>,
+    pub reports: Vec<ShardReport>,
+}
+
+/// One shard's frames (local indices) and metas.
+struct ShardScan {
+    frames: Vec<(u64, u32)>,
+    metas: Vec<Meta>,
+    report: ShardReport,
+}
+
+/// Scan `shards` with up to `jobs` threads. `rule` is evaluated on every good line.
+pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<ShardScan>>> =
+        Mutex::new((0..shards.len()).map(|_| None).collect());
+    let workers = jobs.clamp(1, shards.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = shards.get(i) else { break };
+                    let one = scan_shard(path, rule);
+                    // A poisoned lock means another worker panicked; the scope re-raises that panic.
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(one);
+                    }
+                }
+            });
+        }
+    });
+    let mut out = Scan::default();
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    for (i, one) in results.into_iter().enumerate() {
+        let Some(one) = one else { continue };
+        let base = out.frames.len() as u32;
+        out.frames
+            .extend(one.frames.iter().map(|&(offset, len)| FrameRef {
+                shard: i as u32,
+                offset,
+                len,
+            }));
+        out.metas.extend(one.metas.into_iter().map(|mut m| {
+            m.frame += base;
+            m
+        }));
+        out.reports.push(one.report);
+    }
+    out
+}
+
+fn scan_shard(path: &Path, rule: Option<&Rule>) -> ShardScan {
+    let mut out = ShardScan {
+        frames: Vec::new(),
+        metas: Vec::new(),
+        report: ShardReport {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ..ShardReport::default()
+        },
+    };
+    if let Err(e) = scan_frames(path, rule, &mut out) {
+        out.report.unreadable = Some(e.to_string());
+    }
+    out
+}
+
+fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io::Result<()> {
+    let mut reader = FrameReader::open(path)?;
+    let mut decoder = Decoder::new()?;
+    let mut data = Vec::new();
+    let mut lines = Vec::new();
+    let report = &mut out.report;
+    while let Some((offset, frame)) = reader.next_frame()? {
+        if decoder.decode(frame, &mut data).is_err() {
+            report.bad_frames += 1;
+            continue;
+        }
+        let frame_index = out.frames.len() as u32;
+        out.frames.push((offset, frame.len() as u32));
+        report.frames += 1;
+        line_ranges(&data, &mut lines);
+        for (n, &(a, b)) in lines.iter().enumerate() {
+            report.lines += 1;
+            let line = &data[a as usize..b as usize];
+            let parsed = match Row::parse(line) {
+                Ok(p) => p,
+                Err(kind) => {
+                    report.count(kind);
+                    continue;
+                }
+            };
+            report.good += 1;
+            report.bad_dates += u64::from(parsed.bad_date);
+            let row = &parsed.row;
+            let url = url_key(&row.url);
+            let relevant = rule.is_none_or(|r| r.evaluate(&row.title, &row.text).relevant);
+            out.metas.push(Meta {
+                id: row.id,
+                frame: frame_index,
+                line: n as u32,
+                raw_len: line.len() as u32,
+                url_key: url,
+                canonical_key: canonical_key(row.canonical_url.as_deref()).filter(|&k| k != url),
+                text_key: text_key(&row.text),
+                relevant,
+                optional: row.optional_bits(),
+            });
+        }
+    }
+    report.truncated_bytes = reader.truncated_bytes;
+    Ok(())
+}

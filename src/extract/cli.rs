@@ -1,0 +1,210 @@
+//! `scraper extract` (saved files to JSON Lines) and the shared renderings of
+//! a [`Page`]: [`to_json`] (the extract object, also `check-url --json`) and
+//! [`describe`] (the readable `check-url` report).
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{Page, extract};
+use crate::relevance::{Rule, TermCount};
+
+/// Largest decompressed `.gz` input read; the rest is ignored.
+const MAX_GZ_BYTES: u64 = 64 << 20;
+
+/// The extract object for one page.
+pub fn to_json(path_or_url: &str, page: &Page) -> Value {
+    let url = if path_or_url.starts_with("http://") || path_or_url.starts_with("https://") {
+        Some(path_or_url.to_string())
+    } else {
+        page.canonical_url.as_ref().map(|u| u.as_str().to_string())
+    };
+    json!({
+        "path": path_or_url,
+        "url": url,
+        "title": page.title,
+        "text": page.text,
+        "date": page.date.map(|d| d.format("%Y-%m-%d").to_string()),
+        "date_source": page.date_source,
+        "lang": page.lang,
+        "byline": page.byline,
+        "canonical_url": page.canonical_url.as_ref().map(|u| u.as_str()),
+        "is_article": page.is_article,
+        "article_signal": page.article_signal,
+        "prose_ratio": (page.prose_ratio * 1000.0).round() / 1000.0,
+        "relevance": page.relevance,
+        "keywords": page.keywords,
+        "links": page.links.len(),
+        "feeds": page.feeds.iter().map(|u| u.as_str()).collect::<Vec<_>>(),
+        "robots_meta": page.robots_meta,
+        "charset": page.charset,
+    })
+}
+
+fn terms(list: &[TermCount]) -> String {
+    if list.is_empty() {
+        return "none".into();
+    }
+    list.iter()
+        .map(|t| format!("{} x{}", t.term, t.count))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A readable multi-line report of what the extractor decided.
+pub fn describe(page: &Page, url: &str) -> String {
+    let r = &page.relevance;
+    let mut s = String::new();
+    let kind = match (page.is_article, page.article_signal) {
+        (true, _) => "an article",
+        (false, Some(_)) => "not an article (article signal, but too little prose)",
+        (false, None) => "not an article (no article signal)",
+    };
+    let stored = page.is_article && r.relevant;
+    let _ = writeln!(s, "URL:          {url}");
+    if let Some(c) = &page.canonical_url {
+        let _ = writeln!(s, "Canonical:    {c}");
+    }
+    let _ = writeln!(s, "Page:         {kind}");
+    let _ = writeln!(
+        s,
+        "Title:        {}",
+        page.title.as_deref().unwrap_or("(none)")
+    );
+    let _ = writeln!(
+        s,
+        "Date:         {} (from {})",
+        page.date.map_or("(none)".into(), |d| d.to_string()),
+        page.date_source.unwrap_or("nowhere")
+    );
+    let _ = writeln!(
+        s,
+        "Language:     {}",
+        page.lang.as_deref().unwrap_or("(unknown)")
+    );
+    let _ = writeln!(
+        s,
+        "Byline:       {}",
+        page.byline.as_deref().unwrap_or("(none)")
+    );
+    let _ = writeln!(
+        s,
+        "Article:      signal {}; prose ratio {:.2}",
+        page.article_signal.unwrap_or("none"),
+        page.prose_ratio
+    );
+    let words = crate::relevance::word_count(&page.text);
+    let _ = writeln!(
+        s,
+        "Text:         {words} words in {} paragraphs",
+        page.text.lines().count()
+    );
+    let _ = writeln!(
+        s,
+        "Strong terms: {} mention(s): {}",
+        r.strong_mentions,
+        terms(&r.strong_terms)
+    );
+    let _ = writeln!(
+        s,
+        "Broad terms:  {} mention(s): {}",
+        r.broad_mentions,
+        terms(&r.broad_terms)
+    );
+    let _ = writeln!(
+        s,
+        "Title/lede:   {}; density {:.1} strong mentions per 1,000 words",
+        if r.strong_in_title_or_lede {
+            "a strong term is in the title or lede"
+        } else {
+            "no strong term in the title or lede"
+        },
+        r.density
+    );
+    let _ = writeln!(s, "Relevance:    {}", r.reason);
+    let verdict = if stored {
+        "would be stored (an article, and relevant)".to_string()
+    } else if !page.is_article {
+        format!("would not be stored: {kind}")
+    } else {
+        "would not be stored: not relevant".to_string()
+    };
+    let _ = writeln!(s, "Decision:     {verdict}");
+    if !page.robots_meta.is_empty() {
+        let _ = writeln!(s, "Robots meta:  {}", page.robots_meta.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "Links:        {} ({} feeds)",
+        page.links.len(),
+        page.feeds.len()
+    );
+    s
+}
+
+/// Read a file, un-gzipping `.gz` files.
+fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    let raw = std::fs::read(path)?;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .take(MAX_GZ_BYTES)
+            .read_to_end(&mut out)?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// `scraper extract`: one JSON object per path on stdout, in input order.
+pub fn run_files(
+    config: &crate::config::Config,
+    paths: &[std::path::PathBuf],
+    url: Option<&str>,
+) -> anyhow::Result<()> {
+    let rule = Rule::new(&config.keywords);
+    let today = chrono::Utc::now().date_naive();
+    let base = match url {
+        Some(u) => Some(
+            crate::url::parse(u)
+                .ok_or_else(|| anyhow::anyhow!("--url: not an http(s) URL: {u}"))?,
+        ),
+        None => None,
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    for path in paths {
+        let shown = path.display().to_string();
+        let obj = match read_input(path) {
+            Err(e) => json!({"path": shown, "error": e.to_string()}),
+            Ok(bytes) => {
+                let start = Instant::now();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    extract(&bytes, None, base.as_ref(), &rule, today)
+                }));
+                let elapsed = start.elapsed().as_secs_f64() * 1000.0;
+                match result {
+                    Ok(page) => {
+                        let mut v = to_json(&shown, &page);
+                        if let Some(b) = &base {
+                            v["url"] = json!(b.as_str());
+                        }
+                        v["elapsed_ms"] = json!((elapsed * 1000.0).round() / 1000.0);
+                        v
+                    }
+                    Err(_) => json!({"path": shown, "error": "internal error while extracting"}),
+                }
+            }
+        };
+        serde_json::to_writer(&mut out, &obj)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,337 @@
+//! Publication date of a page, and where it came from.
+//!
+//! Sources, in PRODUCT.md's order; the first plausible one wins and names
+//! itself in `date_source`:
+//!
+//! | `date_source` | where |
+//! |---|---|
+//! | `published_time` | `article:published_time` and its relatives (`og:`, `itemprop=datePublished`) |
+//! | `meta` | other publication-date `<meta>` names (`date`, `dc.date.issued`, `parsely-pub-date`...) |
+//! | `jsonld` | JSON-LD `datePublished` (article-typed objects first), then `dateCreated` |
+//! | `time` | a `<time datetime>` marked as publication time, or the first one in the article |
+//! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`) |
+//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`) |
+//! | `text_date` | the first written date after the main heading, outside chrome |
+//! | `text_year` | the largest plausible year in the text (as 1 January) |
+//!
+//! A date is plausible when it is neither after `today` nor before 1995. The
+//! day is the one written on the page, in the page's own time zone (no
+//! conversion to UTC). Script and style content never reaches this module:
+//! the pre-pass removed it.
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike, NaiveDate};
+use regex::Regex;
+
+use super::dom::{Dom, NodeId};
+use super::meta::{self, Meta};
+
+/// Meta keys for `published_time`.
+const PUBLISHED: &[&str] = &[
+    "article:published_time",
+    "og:published_time",
+    "og:article:published_time",
+    "article:published",
+    "datepublished",
+];
+/// Other meta keys naming a publication date (`meta`).
+const META_DATES: &[&str] = &[
+    "parsely-pub-date",
+    "sailthru.date",
+    "publish-date",
+    "publish_date",
+    "publishdate",
+    "published-date",
+    "published_date",
+    "publication_date",
+    "publication-date",
+    "pubdate",
+    "dc.date.issued",
+    "dcterms.issued",
+    "dc.date.created",
+    "dcterms.created",
+    "dc.date",
+    "dcterms.date",
+    "citation_publication_date",
+    "citation_date",
+    "date",
+    "created",
+    "article.published",
+    "originalpublicationdate",
+    "og:pubdate",
+    "release_date",
+    "datecreated",
+];
+
+static URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"/((?:199[5-9]|20[0-9]{2}))[/_-]?([01]?[0-9])[/_-]?([0-3]?[0-9])(?:[/_.-]|$)")
+        .expect("static regex")
+});
+static URL_DATE_COMPACT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[/_-]((?:199[5-9]|20[0-9]{2}))([01][0-9])([0-3][0-9])(?:[/_.-]|$)")
+        .expect("static regex")
+});
+static YEAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?-u:\b)(199[5-9]|20[0-9]{2})(?-u:\b)").expect("static regex"));
+static CHROME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
+        .expect("static regex")
+});
+static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"date|time|byline|posted|publish|meta|dateline|datum|fecha|data|info|author|stamp")
+        .expect("static regex")
+});
+
+/// The chosen date and its source.
+pub fn find(
+    dom: &Dom,
+    m: &Meta,
+    url: Option<&str>,
+    content_root: Option<NodeId>,
+    text: &str,
+    today: NaiveDate,
+) -> (Option<NaiveDate>, Option<&'static str>) {
+    let ok = |d: NaiveDate| plausible(d, today);
+    let from_meta = |keys: &[&str]| {
+        keys.iter().find_map(|k| {
+            m.metas
+                .iter()
+                .filter(|(name, _)| name == k)
+                .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)).map(|d| (d, v.clone())))
+        })
+    };
+    let machine = from_meta(PUBLISHED)
+        .map(|(d, raw)| (d, raw, "published_time"))
+        .or_else(|| jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld")))
+        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
+        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")));
+    let visible = || {
+        byline_date(dom, content_root, &ok)
+            .map(|d| (d, "byline"))
+            .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
+    };
+    if let Some((d, raw, source)) = machine {
+        // A UTC time late or early in the day may fall on another day in the
+        // publisher's own calendar: trust a visible date one day apart.
+        if ADJUST_UTC
+            && is_utc(&raw)
+            && let Some((v, vs)) = visible()
+            && (v - d).num_days().abs() == 1
+        {
+            return (Some(v), Some(vs));
+        }
+        return (Some(d), Some(source));
+    }
+    if let Some(d) = url.and_then(url_date).filter(|&d| ok(d)) {
+        return (Some(d), Some("url"));
+    }
+    if let Some((d, source)) = visible() {
+        return (Some(d), Some(source));
+    }
+    let year = YEAR
+        .captures_iter(text)
+        .filter_map(|c| c[1].parse::<i32>().ok())
+        .filter(|&y| y <= today.year())
+        .max();
+    if let Some(d) = year.and_then(|y| NaiveDate::from_ymd_opt(y, 1, 1)) {
+        return (Some(d), Some("text_year"));
+    }
+    (None, None)
+}
+
+/// Whether a visible date may correct a UTC machine date by one day.
+const ADJUST_UTC: bool = false;
+
+/// Does a machine date carry a UTC time of day?
+fn is_utc(raw: &str) -> bool {
+    let r = raw.trim();
+    r.len() > 10 && (r.ends_with('Z') || r.ends_with("+00:00") || r.ends_with("+0000"))
+}
+
+/// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
+fn in_chrome(dom: &Dom, id: NodeId) -> bool {
+    let mut cur = dom.nodes[id].parent;
+    while let Some(c) = cur {
+        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "form" | "menu") {
+            return true;
+        }
+        if let Some(class) = dom.attr(c, "class")
+            && CHROME.is_match(&class.to_ascii_lowercase())
+        {
+            return true;
+        }
+        cur = dom.nodes[c].parent;
+    }
+    false
+}
+
+/// The first full date written in the page text after the main heading
+/// (or from the content's container), outside chrome.
+fn text_date(
+    dom: &Dom,
+    m: &Meta,
+    root: Option<NodeId>,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
+    let body = dom.find("body").unwrap_or(0);
+    let start =
+        m.h1.first()
+            .map(|h| h.0)
+            .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+            .unwrap_or(body);
+    let mut started = start == body;
+    let mut seen = 0usize;
+    let mut it = dom.descendants(body);
+    while let Some(id) = it.next() {
+        if id == start {
+            started = true;
+        }
+        if !started {
+            continue;
+        }
+        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside" | "form") {
+            it.skip_children_of(id);
+            continue;
+        }
+        if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
+            seen += t.len();
+            if t.len() < 300
+                && let Some(d) = parse_text(t).filter(|&d| ok(d))
+                && !in_chrome(dom, id)
+            {
+                return Some(d);
+            }
+            if seen > 6000 {
+                break;
+            }
+        }
+    }
+    None
+}
+
+fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
+    d <= today && d.year() >= 1995
+}
+
+fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
+    let typed = m.jsonld.iter().filter(|v| {
+        meta::jsonld_types(v)
+            .iter()
+            .any(|t| meta::is_article_type(t))
+    });
+    let others = m.jsonld.iter().filter(|v| {
+        !meta::jsonld_types(v)
+            .iter()
+            .any(|t| meta::is_article_type(t))
+    });
+    for key in ["datePublished", "dateCreated"] {
+        for v in typed.clone().chain(others.clone()) {
+            if let Some(raw) = v.get(key).and_then(meta::jsonld_text)
+                && let Some(d) = parse_machine(&raw).filter(|&d| ok(d))
+            {
+                return Some((d, raw));
+            }
+        }
+    }
+    None
+}
+
+fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
+    let parse = |v: &str| {
+        parse_machine(v)
+            .or_else(|| parse_text(v))
+            .filter(|&d| ok(d))
+    };
+    if let Some(found) = m
+        .times
+        .iter()
+        .filter(|t| t.2)
+        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
+    {
+        return Some(found);
+    }
+    // Otherwise the first `<time datetime>` outside chrome.
+    m.times
+        .iter()
+        .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome(dom, t.0))
+        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
+}
+
+/// A date written in a URL path.
+pub fn url_date(url: &str) -> Option<NaiveDate> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let path = path.find("://").map_or(path, |i| &path[i + 3..]);
+    for re in [&*URL_DATE, &*URL_DATE_COMPACT] {
+        if let Some(c) = re.captures(path) {
+            let (y, mo, d) = (c[1].parse().ok()?, c[2].parse().ok()?, c[3].parse().ok()?);
+            if let Some(date) = NaiveDate::from_ymd_opt(y, mo, d) {
+                return Some(date);
+            }
+        }
+    }
+    None
+}
+
+/// The first written date in a byline-like element (class or id naming a date,
+/// time, byline...), searched near the content first, then in the whole page.
+fn byline_date(
+    dom: &Dom,
+    root: Option<NodeId>,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
+    let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
+    for start in [scope, 0] {
+        let mut it = dom.descendants(start);
+        while let Some(id) = it.next() {
+            if !dom.is_element(id) {
+                continue;
+            }
+            let ci = format!(
+                "{} {}",
+                dom.attr(id, "class").unwrap_or(""),
+                dom.attr(id, "id").unwrap_or("")
+            )
+            .to_ascii_lowercase();
+            if ci.trim().is_empty() || !DATE_CLASS.is_match(&ci) {
+                continue;
+            }
+            let text = dom.text(id);
+            if text.len() > 400 {
+                continue;
+            }
+            if let Some(d) = parse_text(&text).filter(|&d| ok(d)) {
+                return Some(d);
+            }
+            it.skip_children_of(id);
+        }
+        if start == 0 {
+            break;
+        }
+    }
+    None
+}
+
+/// Parse a machine-readable date: ISO 8601 / RFC 3339 / RFC 2822, taking the
+/// day as written (the page's own offset).
+pub fn parse_machine(s: &str) -> Option<NaiveDate> {
+    let t = s.trim();
+    if t.len() >= 10
+        && let Some(d) = t.get(..10).and_then(|p| {
+            NaiveDate::parse_from_str(p, "%Y-%m-%d")
+                .or_else(|_| NaiveDate::parse_from_str(p, "%Y/%m/%d"))
+                .ok()
+        })
+    {
+        return Some(d);
+    }
+    if t.len() == 8 && t.bytes().all(|b| b.is_ascii_digit()) {
+        return NaiveDate::parse_from_str(t, "%Y%m%d").ok();
+    }
+    if let Some(d) = crate::date::parse_datetime(t) {
+        return Some(d.date_naive());
+    }
+    parse_text(t)
+}
+
+pub use super::datetext::parse_text;

@@ -1,0 +1,224 @@
+//! Dates written for people: `March 4, 2024`, `4 Mar 2024`, `4. März 2024`,
+//! `2024-03-04`, `04.03.2024`, and `04/03/2024` only when unambiguous.
+//!
+//! Month names are known in English, German, French, Spanish, Italian, Dutch
+//! and Portuguese. The first date found in the text is returned.
+
+use std::sync::LazyLock;
+
+use chrono::NaiveDate;
+use regex::Regex;
+
+/// (name prefix, month). Matching uses the lower-cased word; a name matches
+/// when the word starts with the prefix and is at most the full name's length.
+const MONTHS: &[(&str, u32)] = &[
+    ("january", 1),
+    ("jan", 1),
+    ("januar", 1),
+    ("janvier", 1),
+    ("enero", 1),
+    ("gennaio", 1),
+    ("januari", 1),
+    ("janeiro", 1),
+    ("jänner", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("februar", 2),
+    ("février", 2),
+    ("fevrier", 2),
+    ("febrero", 2),
+    ("febbraio", 2),
+    ("februari", 2),
+    ("fevereiro", 2),
+    ("févr", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("märz", 3),
+    ("maerz", 3),
+    ("mars", 3),
+    ("marzo", 3),
+    ("maart", 3),
+    ("março", 3),
+    ("mär", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("avril", 4),
+    ("abril", 4),
+    ("aprile", 4),
+    ("may", 5),
+    ("mai", 5),
+    ("mayo", 5),
+    ("maggio", 5),
+    ("mei", 5),
+    ("maio", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("juni", 6),
+    ("juin", 6),
+    ("junio", 6),
+    ("giugno", 6),
+    ("junho", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("juli", 7),
+    ("juillet", 7),
+    ("julio", 7),
+    ("luglio", 7),
+    ("julho", 7),
+    ("juil", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("août", 8),
+    ("aout", 8),
+    ("agosto", 8),
+    ("augustus", 8),
+    ("september", 9),
+    ("sep", 9),
+    ("sept", 9),
+    ("septembre", 9),
+    ("septiembre", 9),
+    ("settembre", 9),
+    ("setembro", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("oktober", 10),
+    ("octobre", 10),
+    ("octubre", 10),
+    ("ottobre", 10),
+    ("outubro", 10),
+    ("okt", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("novembre", 11),
+    ("noviembre", 11),
+    ("novembro", 11),
+    ("december", 12),
+    ("dec", 12),
+    ("dezember", 12),
+    ("décembre", 12),
+    ("decembre", 12),
+    ("diciembre", 12),
+    ("dicembre", 12),
+    ("dezembro", 12),
+    ("dez", 12),
+    ("déc", 12),
+];
+
+const MONTH_WORD: &str = r"([^\W\d_]{3,10})";
+
+static DAY_MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"\b([0-3]?\d)(?:st|nd|rd|th|er|º)?\.?\s*(?:de\s+|of\s+)?{MONTH_WORD}\.?,?\s*(?:de\s+)?((?:19|20)\d\d)\b"
+    ))
+    .expect("static regex")
+});
+static MONTH_DAY_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"\b{MONTH_WORD}\.?\s+([0-3]?\d)(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b"
+    ))
+    .expect("static regex")
+});
+static ISO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
+});
+static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([0-3]?\d)([./-])([01]?\d)([./-])((?:19|20)\d\d)\b").expect("static regex")
+});
+
+fn month(word: &str) -> Option<u32> {
+    let w = word.to_lowercase();
+    MONTHS
+        .iter()
+        .find(|(name, _)| w == *name)
+        .or_else(|| {
+            // Full names written out beyond a known abbreviation ("Sept", "Septem...").
+            MONTHS
+                .iter()
+                .find(|(name, _)| name.len() >= 3 && w.starts_with(name) && w.len() <= 9)
+        })
+        .map(|&(_, m)| m)
+}
+
+/// The first human-written date in `text`.
+pub fn parse_text(text: &str) -> Option<NaiveDate> {
+    let mut best: Option<(usize, NaiveDate)> = None;
+    let mut consider = |pos: usize, d: Option<NaiveDate>| {
+        if let Some(d) = d
+            && best.is_none_or(|(p, _)| pos < p)
+        {
+            best = Some((pos, d));
+        }
+    };
+    if let Some(c) = DAY_MONTH_YEAR.captures(text) {
+        let d = month(&c[2]).and_then(|m| ymd(&c[3], m, &c[1]));
+        consider(c.get(0).map_or(0, |m| m.start()), d);
+    }
+    if let Some(c) = MONTH_DAY_YEAR.captures(text) {
+        let d = month(&c[1]).and_then(|m| ymd(&c[3], m, &c[2]));
+        consider(c.get(0).map_or(0, |m| m.start()), d);
+    }
+    if let Some(c) = ISO.captures(text) {
+        let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
+        consider(c.get(0).map_or(0, |m| m.start()), d);
+    }
+    for c in NUMERIC.captures_iter(text) {
+        if c[2] != c[4] {
+            continue;
+        }
+        let (a, b): (u32, u32) = match (c[1].parse(), c[3].parse()) {
+            (Ok(a), Ok(b)) => (a, b),
+            _ => continue,
+        };
+        // `.` and `-` are day-first; `/` only when the order is unambiguous.
+        let (day, mon) = if &c[2] != "/" || a > 12 {
+            (a, b)
+        } else if b > 12 {
+            (b, a)
+        } else {
+            continue;
+        };
+        let d = c[5]
+            .parse()
+            .ok()
+            .and_then(|y| NaiveDate::from_ymd_opt(y, mon, day));
+        consider(c.get(0).map_or(0, |m| m.start()), d);
+        break;
+    }
+    best.map(|(_, d)| d)
+}
+
+fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(y.parse().ok()?, m, d.parse().ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_dates_table() {
+        let table = [
+            ("Published March 4, 2024 at 10am", Some("2024-03-04")),
+            ("4 Mar 2024", Some("2024-03-04")),
+            ("Mar. 4th, 2024", Some("2024-03-04")),
+            ("4. März 2024", Some("2024-03-04")),
+            ("le 4 mars 2024", Some("2024-03-04")),
+            ("4 de marzo de 2024", Some("2024-03-04")),
+            ("2024-03-04T10:00:00Z", Some("2024-03-04")),
+            ("04.03.2024", Some("2024-03-04")),
+            ("13/03/2024", Some("2024-03-13")),
+            ("03/13/2024", Some("2024-03-13")),
+            ("04/03/2024", None),
+            ("Sept. 9, 2021", Some("2021-09-09")),
+            ("no date here 2024", None),
+            (
+                "Updated 5 May 2023; first published 1 April 2023",
+                Some("2023-05-05"),
+            ),
+        ];
+        for (text, want) in table {
+            let got = parse_text(text).map(|d| d.to_string());
+            assert_eq!(got.as_deref(), want, "{text}");
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! A small arena DOM built by html5ever's tree builder.
+//!
+//! Nodes live in one `Vec` and point at each other by index, so the tree is
+//! cheap to build, cheap to drop and walked without recursion (see
+//! [`Dom::descendants`]). Only what extraction reads is kept: element names,
+//! attributes and text.
+
+use std::borrow::Cow;
+use std::cell::{Ref, RefCell};
+
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
+
+/// Index of a node in [`Dom::nodes`]; the document is node 0.
+pub type NodeId = usize;
+
+/// What a node is.
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Document,
+    Element,
+    Text(StrTendril),
+    /// Comments, processing instructions, doctypes: kept only as placeholders.
+    Other,
+}
+
+/// One node and its links.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub kind: Kind,
+    /// Element name (empty for other nodes).
+    pub name: QualName,
+    pub attrs: Vec<Attribute>,
+    pub parent: Option<NodeId>,
+    pub first_child: Option<NodeId>,
+    pub last_child: Option<NodeId>,
+    pub prev: Option<NodeId>,
+    pub next: Option<NodeId>,
+}
+
+/// A parsed document.
+#[derive(Debug)]
+pub struct Dom {
+    pub nodes: Vec<Node>,
+}
+
+fn blank_name() -> QualName {
+    QualName::new(None, ns!(), local_name!(""))
+}
+
+fn node(kind: Kind, name: QualName, attrs: Vec<Attribute>) -> Node {
+    Node {
+        kind,
+        name,
+        attrs,
+        parent: None,
+        first_child: None,
+        last_child: None,
+        prev: None,
+        next: None,
+    }
+}
+
+impl Dom {
+    /// Parse a whole document. html5ever never fails; malformed input gives some tree.
+    pub fn parse(html: &str) -> Dom {
+        let sink = Sink {
+            nodes: RefCell::new(vec![node(Kind::Document, blank_name(), vec![])]),
+        };
+        parse_document(sink, ParseOpts::default()).one(StrTendril::from(html))
+    }
+
+    /// Local element name (`""` for non-elements).
+    pub fn tag(&self, id: NodeId) -> &str {
+        &self.nodes[id].name.local
+    }
+
+    pub fn is_element(&self, id: NodeId) -> bool {
+        matches!(self.nodes[id].kind, Kind::Element)
+    }
+
+    pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        self.nodes[id]
+            .attrs
+            .iter()
+            .find(|a| &*a.name.local == name)
+            .map(|a| &*a.value)
+    }
+
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            dom: self,
+            next: self.nodes[id].first_child,
+        }
+    }
+
+    /// All descendants of `id` in document order (not `id` itself).
+    pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
+        Descendants {
+            dom: self,
+            root: id,
+            next: self.nodes[id].first_child,
+        }
+    }
+
+    /// The next node in document order after `id`'s subtree, bounded by `root`.
+    pub fn skip_subtree(&self, id: NodeId, root: NodeId) -> Option<NodeId> {
+        let mut cur = id;
+        loop {
+            if cur == root {
+                return None;
+            }
+            if let Some(n) = self.nodes[cur].next {
+                return Some(n);
+            }
+            cur = self.nodes[cur].parent?;
+        }
+    }
+
+    /// All text below `id`, concatenated as it appears.
+    pub fn text(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        if let Kind::Text(t) = &self.nodes[id].kind {
+            out.push_str(t);
+        }
+        for d in self.descendants(id) {
+            if let Kind::Text(t) = &self.nodes[d].kind {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+
+    /// First element with this tag name anywhere in the document.
+    pub fn find(&self, tag: &str) -> Option<NodeId> {
+        self.descendants(0)
+            .find(|&d| self.is_element(d) && self.tag(d) == tag)
+    }
+}
+
+/// Iterator over direct children.
+pub struct Children<'a> {
+    dom: &'a Dom,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.next?;
+        self.next = self.dom.nodes[cur].next;
+        Some(cur)
+    }
+}
+
+/// Pre-order iterator over a subtree, without recursion.
+pub struct Descendants<'a> {
+    dom: &'a Dom,
+    root: NodeId,
+    next: Option<NodeId>,
+}
+
+impl Descendants<'_> {
+    /// Do not descend into the node last returned.
+    pub fn skip_children_of(&mut self, id: NodeId) {
+        self.next = self.dom.skip_subtree(id, self.root);
+    }
+}
+
+impl Iterator for Descendants<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        let cur = self.next?;
+        let n = &self.dom.nodes[cur];
+        self.next = match n.first_child {
+            Some(c) => Some(c),
+            None => self.dom.skip_subtree(cur, self.root),
+        };
+        Some(cur)
+    }
+}
+
+/// The html5ever tree sink that fills the arena.
+struct Sink {
+    nodes: RefCell<Vec<Node>>,
+}
+
+impl Sink {
+    fn push(&self, n: Node) -> NodeId {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(n);
+        nodes.len() - 1
+    }
+
+    fn detach(nodes: &mut [Node], id: NodeId) {
+        let (parent, prev, next) = (nodes[id].parent, nodes[id].prev, nodes[id].next);
+        if let Some(p) = prev {
+            nodes[p].next = next;
+        } else if let Some(par) = parent {
+            nodes[par].first_child = next;
+        }
+        if let Some(n) = next {
+            nodes[n].prev = prev;
+        } else if let Some(par) = parent {
+            nodes[par].last_child = prev;
+        }
+        nodes[id].parent = None;
+        nodes[id].prev = None;
+        nodes[id].next = None;
+    }
+
+    fn append_child(nodes: &mut [Node], parent: NodeId, child: NodeId) {
+        Self::detach(nodes, child);
+        let last = nodes[parent].last_child;
+        nodes[child].parent = Some(parent);
+        nodes[child].prev = last;
+        match last {
+            Some(l) => nodes[l].next = Some(child),
+            None => nodes[parent].first_child = Some(child),
+        }
+        nodes[parent].last_child = Some(child);
+    }
+
+    fn insert_before(nodes: &mut [Node], sibling: NodeId, child: NodeId) {
+        Self::detach(nodes, child);
+        let parent = nodes[sibling].parent;
+        let prev = nodes[sibling].prev;
+        nodes[child].parent = parent;
+        nodes[child].prev = prev;
+        nodes[child].next = Some(sibling);
+        nodes[sibling].prev = Some(child);
+        match prev {
+            Some(p) => nodes[p].next = Some(child),
+            None => {
+                if let Some(par) = parent {
+                    nodes[par].first_child = Some(child);
+                }
+            }
+        }
+    }
+
+    /// Append text to the node before which it lands, merging adjacent text.
+    fn text_node(&self, text: StrTendril) -> NodeId {
+        self.push(node(Kind::Text(text), blank_name(), vec![]))
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = NodeId;
+    type Output = Dom;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Dom {
+        Dom {
+            nodes: self.nodes.into_inner(),
+        }
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeId {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> Ref<'a, QualName> {
+        Ref::map(self.nodes.borrow(), |n| &n[*target].name)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
+        self.push(node(Kind::Element, name, attrs))
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> NodeId {
+        self.push(node(Kind::Other, blank_name(), vec![]))
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
+        self.push(node(Kind::Other, blank_name(), vec![]))
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        match child {
+            NodeOrText::AppendNode(c) => {
+                Self::append_child(&mut self.nodes.borrow_mut(), *parent, c);
+            }
+            NodeOrText::AppendText(t) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    if let Some(last) = nodes[*parent].last_child
+                        && let Kind::Text(existing) = &mut nodes[last].kind
+                    {
+                        existing.push_tendril(&t);
+                        return;
+                    }
+                }
+                let id = self.text_node(t);
+                Self::append_child(&mut self.nodes.borrow_mut(), *parent, id);
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        let has_parent = self.nodes.borrow()[*element].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        *target
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        let id = match new_node {
+            NodeOrText::AppendNode(n) => n,
+            NodeOrText::AppendText(t) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    if let Some(prev) = nodes[*sibling].prev
+                        && let Kind::Text(existing) = &mut nodes[prev].kind
+                    {
+                        existing.push_tendril(&t);
+                        return;
+                    }
+                }
+                self.text_node(t)
+            }
+        };
+        Self::insert_before(&mut self.nodes.borrow_mut(), *sibling, id);
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let existing = &mut nodes[*target].attrs;
+        for a in attrs {
+            if !existing.iter().any(|e| e.name == a.name) {
+                existing.push(a);
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        Self::detach(&mut self.nodes.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        let mut nodes = self.nodes.borrow_mut();
+        while let Some(c) = nodes[*node].first_child {
+            Self::append_child(&mut nodes, *new_parent, c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_a_tree_and_fixes_misnesting() {
+        let dom = Dom::parse("<p>one <b>two<i>three</b> four</i><p>five");
+        let body = dom.find("body").unwrap();
+        let ps: Vec<_> = dom.children(body).collect();
+        assert_eq!(ps.len(), 2);
+        assert_eq!(dom.text(ps[0]), "one twothree four");
+        assert_eq!(dom.text(ps[1]), "five");
+    }
+
+    #[test]
+    fn table_foster_parenting_keeps_text() {
+        let dom = Dom::parse("<table>stray<tr><td>cell</td></tr></table>");
+        let body = dom.find("body").unwrap();
+        let t = dom.text(body);
+        assert!(t.contains("stray") && t.contains("cell"), "{t}");
+    }
+}

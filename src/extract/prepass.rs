@@ -1,0 +1,248 @@
+//! A cheap lexical pass over the decoded page before html5ever sees it.
+//!
+//! It does three things in one linear scan:
+//! * drops `<script>`, `<style>`, `<noscript>`, `<iframe>`, `<svg>`,
+//!   `<template>` elements and comments, which never hold article text (so the
+//!   tree builder has less to do), keeping the bodies of JSON-LD scripts aside;
+//! * caps element nesting at [`MAX_DEPTH`]: tags deeper than that are removed
+//!   (their text stays, in the deepest kept ancestor). html5ever's cost grows
+//!   with the square of the depth, so 100,000 nested `<div>`s would otherwise
+//!   take minutes;
+//! * truncates pages larger than [`MAX_BYTES`].
+//!
+//! The depth estimate is lexical (a stack of open tag names, with the usual
+//! implied end tags of `p`, `li`, `td`...), which is all a guard needs.
+
+/// Deepest element nesting handed to the tree builder.
+pub const MAX_DEPTH: usize = 256;
+/// Largest page (in bytes of decoded text) that is parsed; the rest is ignored.
+pub const MAX_BYTES: usize = 8 << 20;
+/// How far down the open-tag stack an end tag looks for its start tag.
+const MATCH_WINDOW: usize = 64;
+
+/// The page ready for the tree builder, and what was taken out of it.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    pub html: String,
+    /// Bodies of `<script type="application/ld+json">` elements.
+    pub jsonld: Vec<String>,
+    /// Whether the depth cap removed any tag.
+    pub capped: bool,
+}
+
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr", "param", "keygen", "basefont", "bgsound", "frame",
+];
+/// Elements dropped with their content.
+const DROPPED: &[&str] = &[
+    "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes", "math",
+];
+/// Elements whose content is raw text but which are kept.
+const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
+/// Start tags that close an open element of the same name.
+const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+
+struct Open {
+    name: String,
+    dropped: bool,
+}
+
+/// Run the pass.
+pub fn prepare(text: &str) -> Prepared {
+    let text = truncate(text, MAX_BYTES);
+    let bytes = text.as_bytes();
+    let mut out = Prepared {
+        html: String::with_capacity(text.len()),
+        ..Prepared::default()
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    let mut copied = 0; // bytes[copied..i] are pending copy
+    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
+        let lt = i + off;
+        let next = bytes.get(lt + 1).copied().unwrap_or(b' ');
+        if next == b'!' {
+            // Comment, doctype or CDATA: drop comments, keep the rest.
+            if bytes[lt..].starts_with(b"<!--") {
+                let end = memchr::memmem::find(&bytes[lt + 4..], b"-->")
+                    .map_or(bytes.len(), |e| lt + 4 + e + 3);
+                out.html.push_str(&text[copied..lt]);
+                copied = end;
+                i = end;
+            } else {
+                i = tag_end(bytes, lt + 2);
+            }
+            continue;
+        }
+        let is_end = next == b'/';
+        let name_start = if is_end { lt + 2 } else { lt + 1 };
+        if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
+            i = lt + 1;
+            continue;
+        }
+        let mut name_end = name_start;
+        while name_end < bytes.len()
+            && !matches!(
+                bytes[name_end],
+                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>'
+            )
+        {
+            name_end += 1;
+        }
+        let name = text[name_start..name_end].to_ascii_lowercase();
+        let end = tag_end(bytes, name_end);
+        if is_end {
+            let found = stack
+                .iter()
+                .rev()
+                .take(MATCH_WINDOW)
+                .position(|o| o.name == name)
+                .map(|p| stack.len() - 1 - p);
+            if let Some(k) = found {
+                let dropped = stack[k].dropped;
+                stack.truncate(k);
+                if dropped {
+                    out.html.push_str(&text[copied..lt]);
+                    copied = end;
+                }
+            }
+            i = end;
+            continue;
+        }
+        if DROPPED.contains(&name.as_str()) || RAW_KEPT.contains(&name.as_str()) {
+            let close = find_close(bytes, end, &name);
+            let after = tag_end(bytes, close);
+            if DROPPED.contains(&name.as_str()) {
+                if name == "script" && is_jsonld(&text[lt..end]) {
+                    out.jsonld.push(text[end..close].to_string());
+                }
+                out.html.push_str(&text[copied..lt]);
+                copied = after;
+            }
+            i = after;
+            continue;
+        }
+        if VOID.contains(&name.as_str()) {
+            i = end;
+            continue;
+        }
+        if SELF_CLOSING_SIBLINGS.contains(&name.as_str())
+            && stack.last().is_some_and(|o| o.name == name)
+        {
+            stack.pop();
+        }
+        let dropped = stack.len() >= MAX_DEPTH;
+        if dropped {
+            out.capped = true;
+            out.html.push_str(&text[copied..lt]);
+            copied = end;
+        }
+        stack.push(Open { name, dropped });
+        i = end;
+    }
+    out.html.push_str(&text[copied.min(text.len())..]);
+    out
+}
+
+/// Cut `text` at a char boundary at or below `max` bytes.
+fn truncate(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// Index just past the `>` that ends the tag whose attributes start at `from`,
+/// skipping quoted attribute values.
+fn tag_end(bytes: &[u8], from: usize) -> usize {
+    let mut j = from;
+    let mut after_eq = false;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'>' => return j + 1,
+            b'=' => after_eq = true,
+            q @ (b'"' | b'\'') if after_eq => {
+                match memchr::memchr(q, &bytes[j + 1..]) {
+                    Some(e) => j += e + 1,
+                    None => return bytes.len(),
+                }
+                after_eq = false;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => after_eq = false,
+        }
+        j += 1;
+    }
+    bytes.len()
+}
+
+/// Start of the `</name` that closes a raw-text element, or the end of input.
+fn find_close(bytes: &[u8], from: usize, name: &str) -> usize {
+    let mut j = from;
+    while let Some(off) = memchr::memmem::find(&bytes[j..], b"</") {
+        let at = j + off;
+        let cand = bytes.get(at + 2..at + 2 + name.len());
+        let after = bytes.get(at + 2 + name.len()).copied().unwrap_or(b'>');
+        if cand.is_some_and(|c| c.eq_ignore_ascii_case(name.as_bytes()))
+            && matches!(after, b'>' | b' ' | b'\t' | b'\n' | b'\r' | b'/')
+        {
+            return at;
+        }
+        j = at + 2;
+    }
+    bytes.len()
+}
+
+fn is_jsonld(start_tag: &str) -> bool {
+    start_tag.to_ascii_lowercase().contains("ld+json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_scripts_and_comments_and_keeps_jsonld() {
+        let p = prepare(
+            "<p>a<!-- c --><script>if (a<b) x='</p>'</script>b</p>\
+             <script type=\"application/ld+json\">{\"x\":1}</script><style>p{}</style><p>c</p>",
+        );
+        assert_eq!(p.html, "<p>ab</p><p>c</p>");
+        assert_eq!(p.jsonld, vec!["{\"x\":1}".to_string()]);
+    }
+
+    #[test]
+    fn keeps_title_and_quoted_angle_brackets() {
+        let src = "<title>a < b</title><a title=\"x>y\" href='/z'>link</a>";
+        assert_eq!(prepare(src).html, src);
+    }
+
+    #[test]
+    fn caps_depth_and_keeps_text() {
+        let n = 1000;
+        let src = format!("{}deep{}", "<div>".repeat(n), "</div>".repeat(n));
+        let p = prepare(&src);
+        assert!(p.capped);
+        assert_eq!(p.html.matches("<div>").count(), MAX_DEPTH);
+        assert_eq!(p.html.matches("</div>").count(), MAX_DEPTH);
+        assert!(p.html.contains("deep"));
+    }
+
+    #[test]
+    fn unclosed_paragraphs_do_not_count_as_depth() {
+        let src = "<p>x".repeat(2 * MAX_DEPTH);
+        let p = prepare(&src);
+        assert!(!p.capped);
+        assert_eq!(p.html, src);
+    }
+
+    #[test]
+    fn truncates_at_a_char_boundary() {
+        assert_eq!(truncate("h\u{e9}llo", 2), "h");
+    }
+}

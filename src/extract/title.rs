@@ -1,0 +1,158 @@
+//! The page's headline.
+//!
+//! Candidates: the main `<h1>`, JSON-LD `headline`, `og:title` /
+//! `twitter:title`, and `<title>`. An `<h1>` that the metadata titles agree
+//! with wins (it is the bare headline); otherwise the metadata title with the
+//! site name cut off (`Headline | Site`, `Headline - Site`).
+
+use super::dom::{Dom, NodeId};
+use super::meta::{self, Meta, clean};
+
+/// Separators between a headline and a site name in `<title>`.
+const SEPARATORS: &[&str] = &[
+    " | ", " - ", " – ", " — ", " :: ", " » ", " · ", " • ", " / ", " ‹ ", " « ",
+];
+
+/// Lower-cased word tokens.
+fn tokens(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Does `inner`'s token sequence occur in `outer`'s?
+fn contains_tokens(outer: &str, inner: &str) -> bool {
+    let (o, i) = (tokens(outer), tokens(inner));
+    !i.is_empty() && o.windows(i.len()).any(|w| w == i.as_slice())
+}
+
+/// Cut a site name off a title: keep the longest part between separators
+/// when it is a real headline (at least three words).
+pub fn strip_site(title: &str, site: Option<&str>) -> String {
+    let t = clean(title);
+    if let Some(site) = site.map(clean).filter(|s| !s.is_empty()) {
+        for sep in SEPARATORS {
+            if let Some(head) = t.strip_suffix(&format!("{sep}{site}")) {
+                return head.trim().to_string();
+            }
+            if let Some(head) = t.strip_prefix(&format!("{site}{sep}")) {
+                return head.trim().to_string();
+            }
+        }
+    }
+    for sep in SEPARATORS {
+        if t.contains(sep) {
+            let parts: Vec<&str> = t.split(sep).collect();
+            if let Some(best) = parts.iter().max_by_key(|p| p.chars().count())
+                && best.split_whitespace().count() >= 3
+            {
+                return best.trim().to_string();
+            }
+        }
+    }
+    t
+}
+
+/// Choose the title. `root` is the main content container, if known.
+pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
+    let site = m.get(&["og:site_name", "application-name"]);
+    let headline = m
+        .jsonld
+        .iter()
+        .filter(|v| {
+            meta::jsonld_types(v)
+                .iter()
+                .any(|t| meta::is_article_type(t))
+        })
+        .find_map(|v| v.get("headline").and_then(meta::jsonld_text))
+        .map(|h| clean(&h))
+        .filter(|h| !h.is_empty());
+    let og = m
+        .get(&["og:title", "twitter:title", "dc.title", "headline"])
+        .map(clean)
+        .filter(|t| !t.is_empty());
+    let doc = m.title.as_deref().map(clean).filter(|t| !t.is_empty());
+
+    let h1 = main_h1(dom, m, root);
+    let metas: Vec<&String> = [&headline, &og, &doc].into_iter().flatten().collect();
+    if let Some(h1) = &h1
+        && metas.iter().any(|t| contains_tokens(t, h1))
+    {
+        return Some(h1.clone());
+    }
+    if let Some(h) = headline {
+        return Some(h);
+    }
+    if let Some(o) = og {
+        return Some(strip_site(&o, site));
+    }
+    if let Some(d) = doc {
+        return Some(strip_site(&d, site));
+    }
+    h1
+}
+
+/// The `<h1>` of the content: the one inside or nearest before the content
+/// container, else the only one on the page, else the first.
+fn main_h1(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
+    let texts: Vec<(NodeId, String)> =
+        m.h1.iter()
+            .map(|(id, t)| (*id, clean(t)))
+            .filter(|(_, t)| !t.is_empty() && t.chars().count() < 300)
+            .collect();
+    if texts.len() <= 1 {
+        return texts.into_iter().next().map(|(_, t)| t);
+    }
+    if let Some(r) = root {
+        let scope = dom.nodes[r]
+            .parent
+            .and_then(|p| dom.nodes[p].parent)
+            .unwrap_or(r);
+        let inside = |id: NodeId| {
+            let mut cur = Some(id);
+            while let Some(c) = cur {
+                if c == scope {
+                    return true;
+                }
+                cur = dom.nodes[c].parent;
+            }
+            false
+        };
+        if let Some((_, t)) = texts.iter().find(|(id, _)| inside(*id)) {
+            return Some(t.clone());
+        }
+    }
+    texts.into_iter().next().map(|(_, t)| t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_site_table() {
+        let table = [
+            (
+                "A long headline here | The Site",
+                None,
+                "A long headline here",
+            ),
+            (
+                "The Site - A long headline here",
+                None,
+                "A long headline here",
+            ),
+            ("Short | Site", None, "Short | Site"),
+            (
+                "Headline about things — Example News",
+                Some("Example News"),
+                "Headline about things",
+            ),
+            ("No separators at all", None, "No separators at all"),
+        ];
+        for (t, site, want) in table {
+            assert_eq!(strip_site(t, site), want, "{t}");
+        }
+    }
+}

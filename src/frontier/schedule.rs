@@ -1,0 +1,458 @@
+//! The scheduler: which host goes next, and when.
+//!
+//! Each host with queued work is in one of three states: *waiting* (for its gap
+//! or a pause to run out; a min-heap on the time it becomes ready), *ready* (a
+//! min-heap on its stride-scheduling pass), or *busy* (at its concurrency limit,
+//! or handed a URL whose request has not been reported `sent` yet, so its gap
+//! cannot be counted). A host leaves the ready heap only when picked, so a host
+//! that cannot go never holds up the others: the rule is work-conserving.
+//!
+//! Stride scheduling: a picked host's pass advances by `1 / weight`, and the
+//! ready host with the lowest pass goes next, so hosts get turns in proportion
+//! to their weights. A host returning from a wait starts no lower than the
+//! current virtual time (the pass of the last pick), so time spent waiting
+//! earns no burst afterwards.
+//!
+//! No host starves: weights lie in `[min_host_weight, 1]`, so over any run of
+//! `warmup_pages × hosts` turns each ready host gets about
+//! `warmup_pages × min_host_weight` of them, at least one with the defaults
+//! (10 × 0.1).
+//!
+//! Heap entries carry a stamp; any change to a host bumps its stamp, and stale
+//! entries are skipped when they surface (and swept if the heaps grow large).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::time::Duration;
+
+use super::host::{Host, HostStats, ReadyKey};
+use super::queue::{Class, Refused};
+use super::weight::weight;
+use super::{Entry, Next, Origin, Outcome, Params};
+
+/// How far ahead `next` says to look again when only a finishing fetch can free
+/// work (see [`Next::Wait`]).
+pub const IDLE_RECHECK: Duration = Duration::from_secs(1);
+
+/// The best host's average is searched for again after this many verdicts.
+const BEST_RESCAN_EVERY: u32 = 64;
+
+/// Hosts compared when choosing where to shed an entry past `max_queue`.
+const SHED_SAMPLE: usize = 16;
+
+/// Per-host queues and the rotation between them.
+#[derive(Debug, Default)]
+pub struct Frontier {
+    params: Params,
+    hosts: Vec<Host>,
+    index: HashMap<Box<str>, u32>,
+    /// URLs queued, over all hosts.
+    len: usize,
+    in_flight: usize,
+    /// Entries dropped (or refused) because of `max_queue`.
+    shed: u64,
+    ready: BinaryHeap<ReadyKey>,
+    /// (ready at, host, stamp)
+    waiting: BinaryHeap<Reverse<(Duration, u32, u32)>>,
+    /// Pass of the last pick.
+    vtime: f64,
+    /// Best moving-average hit ratio among warm hosts.
+    best: f64,
+    best_host: Option<u32>,
+    since_rescan: u32,
+    /// Which hosts hold entries of each class (to shed the lowest first).
+    classes: BTreeMap<Class, BTreeSet<u32>>,
+    /// Where the next search for a host to shed from starts.
+    shed_cursor: u32,
+}
+
+impl Frontier {
+    pub fn new(params: Params) -> Frontier {
+        Frontier {
+            params,
+            ..Frontier::default()
+        }
+    }
+
+    /// Queue a URL for `host`. Returns false when it was refused (host dropped,
+    /// already queued, queue full of better entries, URL over 64 KiB).
+    ///
+    /// Past `max_queue`, the lowest-ranked entry over all hosts is shed (from the
+    /// host holding most of that rank); seeds are never shed, so seeds can take
+    /// the queue past `max_queue`.
+    pub fn push(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, false)
+    }
+
+    /// Put back a URL that `next` handed out but that was not fetched (robots.txt
+    /// had to be fetched first, or a 429 asked to come back later): it goes ahead
+    /// of its rank, so it keeps its place. The fetch still has to be closed with
+    /// `released` (or `finished`).
+    pub fn requeue(&mut self, host: &str, entry: Entry) -> bool {
+        self.insert(host, entry, true)
+    }
+
+    fn insert(&mut self, host: &str, entry: Entry, front: bool) -> bool {
+        let id = self.host_id(host);
+        let h = &mut self.hosts[id as usize];
+        if h.dropped {
+            return false;
+        }
+        let class = (entry.origin, entry.depth);
+        let mut pushed = if front {
+            h.queue.push_front(host, &entry)
+        } else {
+            h.queue.push(host, &entry)
+        };
+        if pushed == Err(Refused::Duplicate) && entry.origin == Origin::Seed {
+            // A seed already queued as a link takes the seed's rank (and so can
+            // never be shed).
+            if let Some((old, emptied)) = h.queue.remove_worse(host, &entry.url, class) {
+                self.len -= 1;
+                if emptied {
+                    self.forget_class(id, old);
+                }
+                pushed = self.hosts[id as usize].queue.push(host, &entry);
+            }
+        }
+        let h = &mut self.hosts[id as usize];
+        let was_empty = h.queue.len() == usize::from(pushed.is_ok());
+        let Ok(new_class) = pushed else {
+            return false;
+        };
+        self.len += 1;
+        if new_class {
+            self.classes.entry(class).or_default().insert(id);
+        }
+        if was_empty {
+            self.schedule(id);
+        }
+        let mut kept = true;
+        while self.len > self.params.max_queue {
+            match self.shed_one() {
+                Some(shed) if shed == (id, class) => kept = false,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        kept
+    }
+
+    /// The next URL to fetch at `now`, honouring per-host gaps, concurrency and weights.
+    pub fn next(&mut self, now: Duration) -> Next {
+        self.promote(now);
+        while let Some(key) = self.ready.pop() {
+            let id = key.id;
+            let h = &self.hosts[id as usize];
+            if h.stamp != key.stamp {
+                continue;
+            }
+            let w = self.weight_of(h);
+            let h = &mut self.hosts[id as usize];
+            let Some((entry, emptied)) = h.queue.pop_best(&h.name) else {
+                continue;
+            };
+            let start = h.pass.max(self.vtime);
+            self.vtime = start;
+            h.pass = start + 1.0 / w;
+            h.in_flight += 1;
+            h.unsent += 1;
+            let host = h.name.to_string();
+            self.in_flight += 1;
+            self.len -= 1;
+            if emptied {
+                self.forget_class(id, (entry.origin, entry.depth));
+            }
+            self.schedule(id);
+            return Next::Ready { host, entry };
+        }
+        while let Some(&Reverse((at, id, stamp))) = self.waiting.peek() {
+            if self.hosts[id as usize].stamp == stamp {
+                return Next::Wait(at);
+            }
+            self.waiting.pop();
+        }
+        if self.in_flight > 0 || self.len > 0 {
+            Next::Wait(now + IDLE_RECHECK)
+        } else {
+            Next::Empty
+        }
+    }
+
+    /// A request to `host` actually went on the wire at `sent_at` (gaps count
+    /// from here). Report every request to the host, robots.txt included; a
+    /// request made outside `next` (robots.txt) does not take a slot, so after
+    /// it send the handed-out URL no earlier than the host's gap, or `requeue`
+    /// it and call `released`.
+    pub fn sent(&mut self, host: &str, sent_at: Duration) {
+        let id = self.host_id(host);
+        let h = &mut self.hosts[id as usize];
+        h.unsent = h.unsent.saturating_sub(1);
+        h.last_sent = Some(h.last_sent.map_or(sent_at, |t| t.max(sent_at)));
+        self.schedule(id);
+    }
+
+    /// A fetch handed out by `next` ended; `outcome` feeds the host's yield.
+    pub fn finished(&mut self, host: &str, outcome: Outcome, now: Duration) {
+        let Some(id) = self.release(host, now) else {
+            return;
+        };
+        let alpha = self.params.yield_alpha;
+        let h = &mut self.hosts[id as usize];
+        h.yields.record(outcome, alpha);
+        if h.yields.warm(self.params.warmup_pages) {
+            if h.yields.ema >= self.best {
+                self.best = h.yields.ema;
+                self.best_host = Some(id);
+            } else if self.best_host == Some(id) {
+                self.rescan_best();
+            }
+        }
+        self.since_rescan += 1;
+        if self.since_rescan >= BEST_RESCAN_EVERY {
+            self.rescan_best();
+        }
+    }
+
+    /// A fetch handed out by `next` ended without a verdict on the host's yield
+    /// (a feed, a sitemap, a 304): frees the slot, leaves the average alone.
+    pub fn released(&mut self, host: &str, now: Duration) {
+        self.release(host, now);
+    }
+
+    /// Raise a host's gap (robots.txt Crawl-delay). Never below `min_host_gap`.
+    pub fn set_gap(&mut self, host: &str, gap: Duration) {
+        let id = self.host_id(host);
+        self.hosts[id as usize].gap = gap.max(self.params.min_host_gap);
+        self.schedule(id);
+    }
+
+    /// Hold a host back until `until` (Retry-After).
+    pub fn pause(&mut self, host: &str, until: Duration) {
+        let id = self.host_id(host);
+        let h = &mut self.hosts[id as usize];
+        h.paused_until = h.paused_until.max(until);
+        self.schedule(id);
+    }
+
+    /// Take a host out of the rotation for the rest of the run; returns its
+    /// dropped entries' count. Later pushes for it are refused; fetches in flight
+    /// may still report `sent` and `finished`.
+    pub fn drop_host(&mut self, host: &str) -> usize {
+        let id = self.host_id(host);
+        let h = &mut self.hosts[id as usize];
+        h.dropped = true;
+        let (count, classes) = h.queue.clear();
+        for class in classes {
+            self.forget_class(id, class);
+        }
+        self.len -= count;
+        self.schedule(id);
+        if self.best_host == Some(id) {
+            self.rescan_best();
+        }
+        count
+    }
+
+    /// Is `host` out of the rotation for the rest of the run?
+    pub fn is_dropped(&self, host: &str) -> bool {
+        self.index
+            .get(host)
+            .is_some_and(|&id| self.hosts[id as usize].dropped)
+    }
+
+    /// URLs queued.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fetches handed out and not finished yet.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Entries dropped, or refused, because the queue was at `max_queue`.
+    pub fn shed(&self) -> u64 {
+        self.shed
+    }
+
+    /// What the frontier knows about `host`.
+    pub fn host_stats(&self, host: &str) -> Option<HostStats> {
+        let &id = self.index.get(host)?;
+        Some(self.stats_of(&self.hosts[id as usize]))
+    }
+
+    /// Every host seen this run, with its stats.
+    pub fn hosts(&self) -> impl Iterator<Item = (&str, HostStats)> {
+        self.hosts.iter().map(|h| (&*h.name, self.stats_of(h)))
+    }
+
+    /// Approximate heap bytes held by the queues (URL text, handles, dedup sets).
+    pub fn heap_bytes(&self) -> usize {
+        self.hosts
+            .iter()
+            .map(|h| h.queue.heap_bytes() + h.name.len() + std::mem::size_of::<Host>())
+            .sum()
+    }
+
+    /// Remove and return everything queued (to save for `--resume`), host by
+    /// host, best first within a host.
+    pub fn drain(&mut self) -> Vec<Entry> {
+        let mut out = Vec::with_capacity(self.len);
+        for id in 0..self.hosts.len() {
+            let h = &mut self.hosts[id];
+            h.queue.drain_into(&h.name, &mut out);
+            self.schedule(id as u32);
+        }
+        self.classes.clear();
+        self.len = 0;
+        out
+    }
+
+    fn stats_of(&self, h: &Host) -> HostStats {
+        HostStats {
+            queued: h.queue.len(),
+            in_flight: h.in_flight as usize,
+            gap: h.gap,
+            last_sent: h.last_sent,
+            paused_until: h.paused_until,
+            ready_at: h.ready_at(),
+            dropped: h.dropped,
+            yields: h.yields,
+            weight: self.weight_of(h),
+        }
+    }
+
+    fn weight_of(&self, h: &Host) -> f64 {
+        let p = &self.params;
+        weight(&h.yields, self.best, p.warmup_pages, p.min_host_weight)
+    }
+
+    fn host_id(&mut self, host: &str) -> u32 {
+        if let Some(&id) = self.index.get(host) {
+            return id;
+        }
+        // More than 4 billion hosts cannot be held in memory anyway.
+        let id = u32::try_from(self.hosts.len()).unwrap_or(u32::MAX);
+        self.hosts.push(Host {
+            name: host.into(),
+            gap: self.params.min_host_gap,
+            pass: self.vtime,
+            ..Host::default()
+        });
+        self.index.insert(host.into(), id);
+        id
+    }
+
+    fn release(&mut self, host: &str, _now: Duration) -> Option<u32> {
+        let &id = self.index.get(host)?;
+        let h = &mut self.hosts[id as usize];
+        if h.in_flight == 0 {
+            return None;
+        }
+        h.in_flight -= 1;
+        h.unsent = h.unsent.min(h.in_flight);
+        self.in_flight -= 1;
+        self.schedule(id);
+        Some(id)
+    }
+
+    /// A host's state may have changed: invalidate its heap entries and, if it
+    /// has work and a free slot, put it in the waiting heap.
+    fn schedule(&mut self, id: u32) {
+        let h = &mut self.hosts[id as usize];
+        h.stamp = h.stamp.wrapping_add(1);
+        let slots = self.params.per_host_concurrency.max(1) as u32;
+        if h.dropped || h.queue.is_empty() || h.in_flight >= slots || h.unsent > 0 {
+            return;
+        }
+        self.waiting.push(Reverse((h.ready_at(), id, h.stamp)));
+        if self.waiting.len() > 4 * self.hosts.len() + 1024 {
+            self.sweep();
+        }
+    }
+
+    /// Move hosts whose time has come from the waiting heap to the ready heap.
+    fn promote(&mut self, now: Duration) {
+        while let Some(&Reverse((at, id, stamp))) = self.waiting.peek() {
+            if at > now {
+                break;
+            }
+            self.waiting.pop();
+            let h = &mut self.hosts[id as usize];
+            if h.stamp == stamp {
+                h.pass = h.pass.max(self.vtime);
+                self.ready.push(ReadyKey {
+                    pass: h.pass,
+                    id,
+                    stamp,
+                });
+            }
+        }
+        if self.ready.len() > 4 * self.hosts.len() + 1024 {
+            self.sweep();
+        }
+    }
+
+    /// Drop stale heap entries.
+    fn sweep(&mut self) {
+        let hosts = &self.hosts;
+        self.waiting
+            .retain(|Reverse((_, id, stamp))| hosts[*id as usize].stamp == *stamp);
+        self.ready.retain(|k| hosts[k.id as usize].stamp == k.stamp);
+    }
+
+    fn forget_class(&mut self, id: u32, class: Class) {
+        if let Some(set) = self.classes.get_mut(&class) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.classes.remove(&class);
+            }
+        }
+    }
+
+    /// Drop the newest entry of the lowest class (never a seed), from the host
+    /// holding most of that class among up to `SHED_SAMPLE` hosts taken in
+    /// rotation. Returns (host, class), or None if only seeds are queued.
+    fn shed_one(&mut self) -> Option<(u32, Class)> {
+        let (&class, set) = self.classes.last_key_value()?;
+        if class.0 == Origin::Seed {
+            return None;
+        }
+        let hosts = &self.hosts;
+        let cursor = self.shed_cursor;
+        let &id = set
+            .range(cursor..)
+            .chain(set.range(..cursor))
+            .take(SHED_SAMPLE)
+            .max_by_key(|&&id| hosts[id as usize].queue.class_len(class))?;
+        self.shed_cursor = id.wrapping_add(1);
+        let emptied = self.hosts[id as usize].queue.discard_newest(class)?;
+        self.len -= 1;
+        self.shed += 1;
+        if emptied {
+            self.forget_class(id, class);
+        }
+        if self.hosts[id as usize].queue.is_empty() {
+            self.schedule(id);
+        }
+        Some((id, class))
+    }
+
+    fn rescan_best(&mut self) {
+        self.since_rescan = 0;
+        let warmup = self.params.warmup_pages;
+        let mut best = (0.0, None);
+        for (id, h) in self.hosts.iter().enumerate() {
+            let live = !h.dropped && (!h.queue.is_empty() || h.in_flight > 0);
+            if live && h.yields.warm(warmup) && h.yields.ema > best.0 {
+                best = (h.yields.ema, Some(id as u32));
+            }
+        }
+        (self.best, self.best_host) = best;
+    }
+}

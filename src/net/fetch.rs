@@ -1,0 +1,340 @@
+//! One fetch: robots and scope checked at every hop, the politeness gate taken
+//! right before each send, redirects followed by hand, bodies read in a chunk
+//! loop under raw and decoded caps, per-read and total timeouts.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap};
+use tokio::time::Instant;
+
+use super::decode::{DecodeError, Decoder};
+use super::error::classify;
+use super::headers::{
+    accept_header, accepts, conditional, header_list, media_type, parse_retry_after,
+};
+use super::polite::Permit;
+use super::{Accept, FetchError, Net, Request, Response};
+use crate::url::{self, Url};
+
+/// An answered request whose body has not been read yet.
+pub(super) struct Hop {
+    pub resp: reqwest::Response,
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub sent_at: Instant,
+    pub deadline: Instant,
+    pub gap_wait: Duration,
+    pub retry_after: Option<Duration>,
+    /// Held until the body is read: the host's concurrency slot.
+    _permit: Permit,
+}
+
+impl Hop {
+    /// Drop a body we do not want; a small one is read first so that the
+    /// connection can be reused (bounded by a second and the deadline).
+    pub async fn discard(mut self) {
+        if self.resp.content_length().is_some_and(|n| n <= 16 * 1024) {
+            let until = self.deadline.min(Instant::now() + Duration::from_secs(1));
+            let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };
+            let _ = tokio::time::timeout_at(until, drain).await;
+        }
+    }
+}
+
+/// How to read a body.
+pub(super) struct BodyLimits {
+    pub raw: u64,
+    pub decoded: u64,
+    /// Keep the first `decoded` bytes instead of failing (robots.txt).
+    pub truncate: bool,
+}
+
+impl Net {
+    /// Fetch `url`: see the module docs of [`crate::net`] and the crate's
+    /// politeness rules. Redirect targets must pass `in_scope`.
+    pub async fn fetch(
+        &self,
+        url: &Url,
+        req: &Request,
+        in_scope: &(dyn Fn(&Url) -> bool + Send + Sync),
+    ) -> Result<Response, FetchError> {
+        let mut current = url::normalize(url.clone()).ok_or(FetchError::Scheme)?;
+        let mut redirects: Vec<Url> = Vec::new();
+        let mut visited: HashSet<String> = HashSet::new();
+        visited.insert(current.as_str().to_string());
+        let mut gap_wait = Duration::ZERO;
+        let mut first_sent: Option<Instant> = None;
+        loop {
+            self.check_host(&current)?;
+            let robots = self.robots_for(&current).await?;
+            if !robots.allowed(&current) {
+                tracing::debug!(url = %current, outcome = ?robots.outcome, "robots: disallowed");
+                return Err(FetchError::RobotsDisallowed(current));
+            }
+            tracing::debug!(url = %current, "robots: allowed");
+            let mut extra = HeaderMap::new();
+            extra.insert(header::ACCEPT, accept_header(req.accept));
+            if redirects.is_empty() {
+                conditional(&mut extra, req);
+            }
+            let hop = self.send(&current, extra).await?;
+            gap_wait += hop.gap_wait;
+            first_sent.get_or_insert(hop.sent_at);
+
+            if is_redirect(hop.status) {
+                let location = hop
+                    .headers
+                    .get(header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|l| url::resolve(&current, l));
+                if let Some(next) = location {
+                    tracing::debug!(from = %current, to = %next, status = hop.status, "redirect");
+                    hop.discard().await;
+                    self.inner.gate.success(&url::host_key(&current));
+                    redirects.push(current.clone());
+                    if redirects.len() > self.inner.limits.max_redirects {
+                        tracing::debug!(url = %url, hops = redirects.len(), "redirect: too many");
+                        return Err(FetchError::TooManyRedirects);
+                    }
+                    if !visited.insert(next.as_str().to_string()) {
+                        tracing::debug!(url = %next, "redirect: loop");
+                        return Err(FetchError::RedirectLoop);
+                    }
+                    if !in_scope(&next) {
+                        tracing::debug!(url = %next, "redirect: out of scope");
+                        return Err(FetchError::OutOfScope(next));
+                    }
+                    current = next;
+                    continue;
+                }
+                // A redirect without a usable Location is answered as it is.
+            }
+            return self
+                .finish(hop, current, redirects, req.accept, gap_wait, first_sent)
+                .await;
+        }
+    }
+
+    /// Read the final hop's body (when wanted) and build the [`Response`].
+    async fn finish(
+        &self,
+        hop: Hop,
+        url: Url,
+        redirects: Vec<Url>,
+        accept: Accept,
+        gap_wait: Duration,
+        first_sent: Option<Instant>,
+    ) -> Result<Response, FetchError> {
+        let (content_type, charset) = media_type(&hop.headers);
+        let wanted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
+        let success = (200..300).contains(&hop.status);
+        if success && !wanted {
+            self.inner.gate.success(&url::host_key(&url));
+            let ct = content_type.unwrap_or_default();
+            tracing::debug!(%url, content_type = %ct, "skip: content type not wanted, body not read");
+            return Err(FetchError::NotHtml(ct));
+        }
+        let headers = header_list(&hop.headers);
+        let status = hop.status;
+        let retry_after = hop.retry_after;
+        let sent_at = hop.sent_at;
+        let limits = BodyLimits {
+            raw: self.inner.limits.max_raw_bytes,
+            decoded: self.inner.limits.max_body_bytes,
+            truncate: false,
+        };
+        let (body, wire_bytes) = if wanted && status != 304 {
+            self.read_body(hop, &url, &limits).await?
+        } else {
+            self.inner.gate.success(&url::host_key(&url));
+            (Vec::new(), 0)
+        };
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let x_robots_tag = headers
+            .iter()
+            .filter(|(k, _)| k == "x-robots-tag")
+            .map(|(_, v)| v.clone())
+            .collect();
+        let now = Instant::now();
+        tracing::debug!(%url, status, bytes = body.len(), wire_bytes, "fetched");
+        Ok(Response {
+            etag: get("etag"),
+            last_modified: get("last-modified"),
+            url,
+            status,
+            redirects,
+            content_type,
+            charset,
+            body,
+            retry_after,
+            x_robots_tag,
+            headers,
+            sent_at: sent_at.into_std(),
+            elapsed: now - first_sent.unwrap_or(sent_at),
+            wire_bytes,
+            gap_wait,
+        })
+    }
+
+    /// Send one request: budget, politeness slot, then `send()` with the
+    /// total deadline. Handles Retry-After and failure counting.
+    pub(super) async fn send(&self, url: &Url, headers: HeaderMap) -> Result<Hop, FetchError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(FetchError::Scheme);
+        }
+        self.check_host(url)?;
+        let host = url::host_key(url);
+        if self.budget_spent() {
+            tracing::debug!(%url, "skip: budget spent");
+            return Err(FetchError::Budget);
+        }
+        let permit = self.inner.gate.acquire(&host).await.map_err(|_| {
+            tracing::debug!(%url, "skip: host rested");
+            FetchError::Rested
+        })?;
+        self.take_request()?;
+        let gap_wait = permit.waited;
+        if !gap_wait.is_zero() {
+            tracing::debug!(%url, wait_ms = gap_wait.as_millis() as u64, "gap: waited for host");
+        }
+        let sent_at = Instant::now();
+        let deadline = sent_at + self.inner.limits.request_timeout;
+        let request = self.inner.client.get(url.as_str()).headers(headers).send();
+        let resp = match tokio::time::timeout_at(deadline, request).await {
+            Err(_) => Err(FetchError::Timeout),
+            Ok(Err(e)) => Err(classify(&e)),
+            Ok(Ok(r)) => Ok(r),
+        };
+        let resp = match resp {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(%url, error = %e, "send failed");
+                self.inner.gate.failure(&host);
+                return Err(e);
+            }
+        };
+        // The failure count is reset only once the whole answer is in
+        // (see `read_body` and `fetch`), so a host that resets every body is rested.
+        self.inner.gate.answered(&host);
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let mut retry_after = None;
+        if status == 429 || status == 503 {
+            retry_after = headers
+                .get(header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
+            match retry_after {
+                Some(d) if d > self.inner.limits.max_retry_after => {
+                    tracing::debug!(%url, secs = d.as_secs(), "retry-after too long: resting host");
+                    self.inner.gate.rest(&host);
+                }
+                Some(d) => {
+                    tracing::debug!(%url, secs = d.as_secs_f64(), "retry-after: pausing host");
+                    self.inner.gate.pause_until(&host, Instant::now() + d);
+                }
+                None => {
+                    tracing::debug!(%url, status, "no retry-after: backing off");
+                    self.inner.gate.back_off(&host);
+                }
+            }
+        }
+        Ok(Hop {
+            resp,
+            status,
+            headers,
+            sent_at,
+            deadline,
+            gap_wait,
+            retry_after,
+            _permit: permit,
+        })
+    }
+
+    /// Read a body in a chunk loop: per-read timeout, total deadline, raw and
+    /// decoded caps. Returns the decoded bytes and the bytes on the wire.
+    pub(super) async fn read_body(
+        &self,
+        mut hop: Hop,
+        url: &Url,
+        limits: &BodyLimits,
+    ) -> Result<(Vec<u8>, u64), FetchError> {
+        let too_large = |what: &str| {
+            tracing::debug!(%url, what, "skip: body over the cap");
+            FetchError::TooLarge
+        };
+        if !limits.truncate && hop.resp.content_length().is_some_and(|n| n > limits.raw) {
+            return Err(too_large("content-length"));
+        }
+        let encoding = hop
+            .headers
+            .get(header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let mut decoder = Decoder::new(encoding.as_deref(), limits.decoded)
+            .map_err(|e| FetchError::Body(format!("{e:?}")))?;
+        let host = url::host_key(url);
+        let mut wire = 0u64;
+        loop {
+            let now = Instant::now();
+            let read_until = (now + self.inner.limits.read_timeout).min(hop.deadline);
+            let chunk = match tokio::time::timeout_at(read_until, hop.resp.chunk()).await {
+                Err(_) => {
+                    tracing::debug!(%url, wire, "body: timed out");
+                    self.inner.gate.failure(&host);
+                    return Err(FetchError::Timeout);
+                }
+                Ok(Err(e)) => {
+                    let err = match classify(&e) {
+                        FetchError::Timeout => FetchError::Timeout,
+                        other => FetchError::Body(other.to_string()),
+                    };
+                    tracing::debug!(%url, error = %err, "body: read failed");
+                    self.inner.gate.failure(&host);
+                    return Err(err);
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(c))) => c,
+            };
+            wire += chunk.len() as u64;
+            let room = limits.raw.saturating_sub(wire - chunk.len() as u64) as usize;
+            let over_raw = wire > limits.raw;
+            let piece = if over_raw {
+                &chunk[..room.min(chunk.len())]
+            } else {
+                &chunk[..]
+            };
+            match decoder.push(piece) {
+                Ok(()) => {}
+                Err(DecodeError::TooLarge) if limits.truncate => {
+                    self.inner.gate.success(&host);
+                    return Ok((decoder.into_partial(), wire));
+                }
+                Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
+                Err(DecodeError::Corrupt(m)) => return Err(FetchError::Body(m)),
+            }
+            if over_raw {
+                if limits.truncate {
+                    break;
+                }
+                return Err(too_large("raw"));
+            }
+        }
+        self.inner.gate.success(&host);
+        match decoder.finish() {
+            Ok(body) => Ok((body, wire)),
+            Err(DecodeError::TooLarge) => Err(too_large("decoded")),
+            Err(DecodeError::Corrupt(m)) => Err(FetchError::Body(m)),
+        }
+    }
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}

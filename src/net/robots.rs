@@ -1,0 +1,271 @@
+//! robots.txt per RFC 9309, fetched once per origin per run and cached.
+//!
+//! Access results: 2xx is parsed (the first `max_robots_bytes`, cut at a line
+//! end); 4xx allows all (429 is treated as unreachable); 5xx, a network failure
+//! or a timeout disallows all; redirects are followed up to five hops, after
+//! which the file counts as unavailable (allow all). Rules are matched by
+//! `robotxt` (longest match, Allow wins ties, `*` and `$`) for our product
+//! token, falling back to `*`. `Crawl-delay` raises the host's politeness gap
+//! and `Sitemap:` lines are handed to discovery.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap};
+
+use super::fetch::BodyLimits;
+use super::{FetchError, Net};
+use crate::url::{self, Url};
+
+/// Redirect hops followed for robots.txt (RFC 9309 asks for at least five).
+const MAX_ROBOTS_REDIRECTS: usize = 5;
+
+/// How a host's robots.txt was obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsOutcome {
+    /// A 2xx answer with this status, parsed.
+    Parsed(u16),
+    /// Unavailable (4xx, or too many redirects) with this status: everything allowed.
+    AllowAll(u16),
+    /// Unreachable (5xx, 429, network failure, timeout, rested host, spent budget): nothing allowed.
+    DisallowAll(String),
+}
+
+/// The robots.txt rules that apply to us on one origin.
+#[derive(Debug, Clone)]
+pub struct Robots {
+    pub outcome: RobotsOutcome,
+    /// `Crawl-delay` of our group (or `*`), uncapped.
+    pub crawl_delay: Option<Duration>,
+    /// `Sitemap:` URLs, normalised.
+    pub sitemaps: Vec<Url>,
+    /// xxh3 of the body as received (0 when there was none), for provenance.
+    pub hash: u64,
+    /// Bytes parsed.
+    pub bytes: usize,
+    rules: robotxt::Robots,
+}
+
+impl Robots {
+    /// Parse a robots.txt body for `agent` (a product token such as `scraper`).
+    pub fn parse(body: &[u8], agent: &str, status: u16) -> Robots {
+        let rules = robotxt::Robots::parse(body, agent);
+        Robots {
+            outcome: RobotsOutcome::Parsed(status),
+            crawl_delay: rules.crawl_delay(),
+            sitemaps: rules
+                .sitemaps()
+                .iter()
+                .filter_map(|u| url::normalize(u.clone()))
+                .collect(),
+            hash: xxhash_rust::xxh3::xxh3_64(body),
+            bytes: body.len(),
+            rules,
+        }
+    }
+
+    pub fn allow_all(status: u16) -> Robots {
+        Robots {
+            outcome: RobotsOutcome::AllowAll(status),
+            crawl_delay: None,
+            sitemaps: Vec::new(),
+            hash: 0,
+            bytes: 0,
+            rules: robotxt::Robots::allow_all(),
+        }
+    }
+
+    pub fn disallow_all(reason: impl Into<String>) -> Robots {
+        Robots {
+            outcome: RobotsOutcome::DisallowAll(reason.into()),
+            crawl_delay: None,
+            sitemaps: Vec::new(),
+            hash: 0,
+            bytes: 0,
+            rules: robotxt::Robots::disallow_all(),
+        }
+    }
+
+    /// May we fetch `url` (its path and query)?
+    pub fn allowed(&self, url: &Url) -> bool {
+        match self.outcome {
+            RobotsOutcome::DisallowAll(_) => false,
+            RobotsOutcome::AllowAll(_) => true,
+            RobotsOutcome::Parsed(_) => self.rules.is_url_allowed(url),
+        }
+    }
+}
+
+/// The robots.txt product token from a User-Agent: `scraper/0.1 (+https://...)`
+/// gives `scraper`.
+pub fn agent_token(user_agent: &str) -> String {
+    let token: String = user_agent
+        .trim()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    if token.is_empty() {
+        "*".to_string()
+    } else {
+        token.to_ascii_lowercase()
+    }
+}
+
+/// `scheme://host[:port]`: robots.txt applies per origin.
+fn origin(url: &Url) -> String {
+    format!("{}://{}", url.scheme(), url::host_key(url))
+}
+
+impl Net {
+    /// The robots.txt rules for `url`'s origin. Fetched once per origin per
+    /// run (concurrent callers share one fetch), through the politeness gate
+    /// and counted as a request. A spent budget gives a disallow-all answer
+    /// that is not cached.
+    pub async fn robots(&self, url: &Url) -> Arc<Robots> {
+        self.robots_for(url)
+            .await
+            .unwrap_or_else(|e| Arc::new(Robots::disallow_all(e.class())))
+    }
+
+    /// [`Net::robots`], but a spent budget or a rested host is an `Err`
+    /// (and not cached), so that `fetch` can report it as such.
+    pub(super) async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
+        let key = origin(url);
+        let cell = {
+            let mut map = self.inner.robots.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(key.clone()).or_default().clone()
+        };
+        cell.get_or_try_init(|| async {
+            let robots = self.fetch_robots(url).await?;
+            if let Some(d) = robots.crawl_delay {
+                self.inner.gate.apply_crawl_delay(&url::host_key(url), d);
+            }
+            tracing::debug!(origin = %key, outcome = ?robots.outcome, delay = ?robots.crawl_delay, "robots: cached");
+            Ok(Arc::new(robots))
+        })
+        .await
+        .cloned()
+    }
+
+    /// Fetch and interpret one origin's robots.txt. `Err` only for outcomes
+    /// that must not be cached (a spent budget, a rested host).
+    async fn fetch_robots(&self, url: &Url) -> Result<Robots, FetchError> {
+        let Some(mut current) = url::parse(&format!("{}/robots.txt", origin(url))) else {
+            return Ok(Robots::disallow_all("bad origin"));
+        };
+        let limits = BodyLimits {
+            raw: self.inner.limits.max_robots_bytes,
+            decoded: self.inner.limits.max_robots_bytes,
+            truncate: true,
+        };
+        let mut hops = 0;
+        loop {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::ACCEPT,
+                header::HeaderValue::from_static("text/plain,*/*;q=0.5"),
+            );
+            let hop = match self.send(&current, headers).await {
+                Ok(h) => h,
+                Err(
+                    e @ (FetchError::Budget | FetchError::Rested | FetchError::PrivateAddress(_)),
+                ) => {
+                    return Err(e);
+                }
+                Err(e) => return Ok(Robots::disallow_all(e.class())),
+            };
+            let status = hop.status;
+            if !(200..300).contains(&status) {
+                self.inner.gate.success(&url::host_key(&current));
+            }
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let next = hop
+                    .headers
+                    .get(header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|l| url::resolve(&current, l));
+                hop.discard().await;
+                hops += 1;
+                match next {
+                    Some(next) if hops <= MAX_ROBOTS_REDIRECTS => {
+                        tracing::debug!(from = %current, to = %next, "robots: redirect");
+                        current = next;
+                        continue;
+                    }
+                    _ => return Ok(Robots::allow_all(status)),
+                }
+            }
+            return Ok(match status {
+                200..=299 => match self.read_body(hop, &current, &limits).await {
+                    Ok((mut body, _)) => {
+                        if body.len() as u64 >= limits.decoded {
+                            // Cut mid-line: drop the partial last line.
+                            let end = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                            body.truncate(end);
+                        }
+                        Robots::parse(&body, &self.inner.agent, status)
+                    }
+                    Err(e) => Robots::disallow_all(e.class()),
+                },
+                429 => Robots::disallow_all("429"),
+                400..=499 => Robots::allow_all(status),
+                _ => Robots::disallow_all(status.to_string()),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn product_token() {
+        assert_eq!(agent_token("scraper/0.1 (+https://x.y)"), "scraper");
+        assert_eq!(agent_token("My-Bot"), "my-bot");
+        assert_eq!(agent_token(""), "*");
+    }
+
+    #[test]
+    fn rules_table() {
+        let txt = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\nDisallow: /*.pdf$\n\
+                    Disallow: /search?\nCrawl-delay: 2\nSitemap: https://a.test/sitemap.xml\n\n\
+                    User-agent: otherbot\nDisallow: /\n";
+        let r = Robots::parse(txt, "scraper", 200);
+        let table = [
+            ("https://a.test/", true),
+            ("https://a.test/private", false),
+            ("https://a.test/private/x", false),
+            ("https://a.test/private/ok/page", true),
+            ("https://a.test/doc.pdf", false),
+            ("https://a.test/doc.pdf?x=1", true),
+            ("https://a.test/search?q=1", false),
+            ("https://a.test/search", true),
+            ("https://a.test/robots.txt", true),
+        ];
+        for (url, want) in table {
+            assert_eq!(r.allowed(&u(url)), want, "{url}");
+        }
+        assert_eq!(r.crawl_delay, Some(Duration::from_secs(2)));
+        assert_eq!(r.sitemaps, vec![u("https://a.test/sitemap.xml")]);
+        assert_ne!(r.hash, 0);
+    }
+
+    #[test]
+    fn our_group_wins_over_star() {
+        let txt = b"User-agent: *\nDisallow: /\n\nUser-agent: Scraper\nDisallow: /no\n";
+        let r = Robots::parse(txt, "scraper", 200);
+        assert!(r.allowed(&u("https://a.test/yes")));
+        assert!(!r.allowed(&u("https://a.test/no")));
+    }
+
+    #[test]
+    fn access_outcomes() {
+        assert!(Robots::allow_all(404).allowed(&u("https://a.test/x")));
+        assert!(!Robots::disallow_all("503").allowed(&u("https://a.test/x")));
+    }
+}

@@ -1,0 +1,150 @@
+//! The last run's summary, read from `data/state/last_run.json` as loose JSON:
+//! the engine owns that file's type, so every field here is optional and a
+//! missing or renamed field shows as absent rather than failing `stats`.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Hosts listed in the summary, busiest first.
+pub const TOP_HOSTS: usize = 10;
+
+/// What `stats` shows about the last run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub run_id: Option<String>,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    /// `finished_at - started_at`, when both parse as RFC 3339.
+    pub duration_s: Option<f64>,
+    pub stopped_by: Option<String>,
+    pub interrupted: Option<bool>,
+    pub pages_fetched: Option<u64>,
+    pub articles_stored: Option<u64>,
+    pub queue_left: Option<u64>,
+    pub shard: Option<String>,
+    /// Hosts in the run.
+    pub hosts: u64,
+    /// Up to [`TOP_HOSTS`], by stored articles, then by pages fetched.
+    pub top_hosts: Vec<HostLine>,
+}
+
+/// One host's funnel, flattened.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostLine {
+    pub host: String,
+    pub discovered: u64,
+    pub fetched: u64,
+    pub articles: u64,
+    pub stored: u64,
+    /// Sum over error classes.
+    pub errors: u64,
+    pub bytes: u64,
+    pub wait_ms: u64,
+}
+
+impl RunSummary {
+    /// `None` when the file is missing or is not a JSON object.
+    pub fn load(path: &Path) -> Option<RunSummary> {
+        let bytes = std::fs::read(path).ok()?;
+        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        RunSummary::from_value(&v)
+    }
+
+    pub fn from_value(v: &Value) -> Option<RunSummary> {
+        let obj = v.as_object()?;
+        let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
+        let n = |k: &str| obj.get(k).and_then(Value::as_u64);
+        let mut hosts: Vec<HostLine> = obj
+            .get("hosts")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(h, v)| HostLine::from_value(h, v)).collect())
+            .unwrap_or_default();
+        hosts.sort_by(|a, b| {
+            (b.stored, b.fetched)
+                .cmp(&(a.stored, a.fetched))
+                .then_with(|| a.host.cmp(&b.host))
+        });
+        let count = hosts.len() as u64;
+        hosts.truncate(TOP_HOSTS);
+        let started_at = s("started_at");
+        let finished_at = s("finished_at");
+        Some(RunSummary {
+            run_id: s("run_id"),
+            duration_s: seconds_between(started_at.as_deref(), finished_at.as_deref()),
+            started_at,
+            finished_at,
+            stopped_by: s("stopped_by"),
+            interrupted: obj.get("interrupted").and_then(Value::as_bool),
+            pages_fetched: n("pages_fetched"),
+            articles_stored: n("articles_stored"),
+            queue_left: n("queue_left"),
+            shard: s("shard"),
+            hosts: count,
+            top_hosts: hosts,
+        })
+    }
+}
+
+impl HostLine {
+    fn from_value(host: &str, v: &Value) -> HostLine {
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let errors = match v.get("errors") {
+            Some(Value::Object(m)) => m.values().filter_map(Value::as_u64).sum(),
+            Some(e) => e.as_u64().unwrap_or(0),
+            None => 0,
+        };
+        HostLine {
+            host: host.to_string(),
+            discovered: n("discovered"),
+            fetched: n("fetched"),
+            articles: n("articles"),
+            stored: n("stored"),
+            errors,
+            bytes: n("bytes"),
+            wait_ms: n("wait_ms"),
+        }
+    }
+}
+
+fn seconds_between(start: Option<&str>, end: Option<&str>) -> Option<f64> {
+    let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    let (a, b) = (parse(start?)?, parse(end?)?);
+    Some((b - a).num_milliseconds() as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tolerates_missing_fields_and_ranks_hosts() {
+        let v = json!({
+            "run_id": "r1",
+            "started_at": "2026-11-29T06:30:00Z",
+            "finished_at": "2026-11-29T07:10:30.500Z",
+            "stopped_by": "max_duration",
+            "pages_fetched": 4000,
+            "hosts": {
+                "a.com": {"fetched": 10, "stored": 1, "errors": {"5xx": 2, "timeout": 1}},
+                "b.com": {"fetched": 50, "stored": 5},
+                "c.com": {"fetched": 70},
+                "d.com": "garbage"
+            }
+        });
+        let s = RunSummary::from_value(&v).unwrap();
+        assert_eq!(s.duration_s, Some(2430.5));
+        assert_eq!(s.articles_stored, None);
+        assert_eq!(s.hosts, 4);
+        let order: Vec<_> = s.top_hosts.iter().map(|h| h.host.as_str()).collect();
+        assert_eq!(order, ["b.com", "a.com", "c.com", "d.com"]);
+        assert_eq!(s.top_hosts[1].errors, 3);
+        assert!(RunSummary::from_value(&json!([1, 2])).is_none());
+        assert_eq!(
+            RunSummary::from_value(&json!({})).unwrap(),
+            RunSummary::default()
+        );
+    }
+}

@@ -1,0 +1,249 @@
+//! Plain-text rendering for people: `scraper stats` as a report, and the
+//! small human formats (counts with separators, bytes, durations) that the
+//! progress line shares.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use super::run::RunSummary;
+use super::stats::Stats;
+
+/// Domains listed in the text report; `--json` has them all.
+const TOP_DOMAINS: usize = 25;
+/// Shards listed in the text report (the newest); `--json` has them all.
+const LAST_SHARDS: usize = 12;
+/// Width of the longest bar.
+const BAR: usize = 30;
+
+/// `1234567` -> `1,234,567`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1536` -> `1.5 KiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// Whole seconds as `45s`, `12m05s`, `3h02m`.
+pub fn duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+fn bar(n: u64, max: u64) -> String {
+    let len = if max == 0 {
+        0
+    } else {
+        ((n as f64 / max as f64) * BAR as f64).ceil() as usize
+    };
+    "#".repeat(len.min(BAR))
+}
+
+/// The whole `scraper stats` report.
+pub fn render(s: &Stats) -> String {
+    let mut o = String::new();
+    let compressed: u64 = s.shards.iter().map(|x| x.bytes).sum();
+    let _ = writeln!(
+        o,
+        "{} articles in {} shards ({}) under {}",
+        count(s.total),
+        s.shards.len(),
+        bytes(compressed),
+        s.data.display()
+    );
+    let b = &s.broken;
+    if b.bad_lines + b.bad_frames + b.truncated_bytes + b.unreadable_shards > 0 {
+        let _ = writeln!(
+            o,
+            "damaged: {} bad lines, {} bad frames, {} torn bytes, {} unreadable shards",
+            count(b.bad_lines),
+            count(b.bad_frames),
+            count(b.truncated_bytes),
+            count(b.unreadable_shards)
+        );
+    }
+
+    let _ = writeln!(o, "\nBy year");
+    let max = s.by_year.values().copied().max().unwrap_or(0);
+    for (year, n) in &s.by_year {
+        let _ = writeln!(o, "  {year:<8} {:>10}  {}", count(*n), bar(*n, max));
+    }
+
+    let mut domains: Vec<_> = s.by_domain.iter().collect();
+    domains.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let _ = writeln!(o, "\nBy domain ({} domains)", count(domains.len() as u64));
+    let max = domains.first().map_or(0, |d| *d.1);
+    let width = domains
+        .iter()
+        .take(TOP_DOMAINS)
+        .map(|d| d.0.len())
+        .max()
+        .unwrap_or(0);
+    for (d, n) in domains.iter().take(TOP_DOMAINS) {
+        let _ = writeln!(o, "  {d:<width$} {:>10}  {}", count(**n), bar(**n, max));
+    }
+    if domains.len() > TOP_DOMAINS {
+        let rest: u64 = domains.iter().skip(TOP_DOMAINS).map(|d| *d.1).sum();
+        let _ = writeln!(
+            o,
+            "  ... {} more domains with {} articles (see --json)",
+            count((domains.len() - TOP_DOMAINS) as u64),
+            count(rest)
+        );
+    }
+
+    let _ = writeln!(o, "\nShards (newest last)");
+    let skip = s.shards.len().saturating_sub(LAST_SHARDS);
+    if skip > 0 {
+        let _ = writeln!(o, "  ... {skip} older shards (see --json)");
+    }
+    for sh in &s.shards[skip..] {
+        let mut note = String::new();
+        if let Some(e) = &sh.error {
+            note = format!("  UNREADABLE: {e}");
+        } else if sh.bad_lines + sh.bad_frames + sh.truncated_bytes > 0 {
+            note = format!(
+                "  ({} bad lines, {} bad frames, {} torn bytes)",
+                sh.bad_lines, sh.bad_frames, sh.truncated_bytes
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  {:<32} {:>10} articles {:>10}{note}",
+            sh.file,
+            count(sh.records),
+            bytes(sh.bytes)
+        );
+    }
+
+    let _ = writeln!(o, "\nLast run");
+    match &s.last_run {
+        None => {
+            let _ = writeln!(o, "  none yet (no state/last_run.json)");
+        }
+        Some(r) => render_run(&mut o, r),
+    }
+
+    let _ = writeln!(
+        o,
+        "\nOn disk: articles/ {}, state/ {}",
+        bytes(s.disk.articles_bytes),
+        bytes(s.disk.state_bytes)
+    );
+    for (f, n) in &s.disk.state_files {
+        let _ = writeln!(o, "  state/{f:<28} {:>10}", bytes(*n));
+    }
+    o
+}
+
+fn render_run(o: &mut String, r: &RunSummary) {
+    let opt = |v: Option<u64>| v.map_or_else(|| "?".to_string(), count);
+    let _ = writeln!(
+        o,
+        "  {}  started {}  took {}  stopped by {}{}",
+        r.run_id.as_deref().unwrap_or("(no id)"),
+        r.started_at.as_deref().unwrap_or("?"),
+        r.duration_s
+            .filter(|d| *d >= 0.0)
+            .map_or_else(|| "?".to_string(), |d| duration(Duration::from_secs_f64(d))),
+        r.stopped_by.as_deref().unwrap_or("?"),
+        if r.interrupted == Some(true) {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        o,
+        "  pages fetched {}, articles stored {}, queue left {}, {} hosts",
+        opt(r.pages_fetched),
+        opt(r.articles_stored),
+        opt(r.queue_left),
+        r.hosts
+    );
+    if r.top_hosts.is_empty() {
+        return;
+    }
+    let width = r.top_hosts.iter().map(|h| h.host.len()).max().unwrap_or(4);
+    let _ = writeln!(
+        o,
+        "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10}",
+        "host", "fetched", "articles", "stored", "errors", "bytes"
+    );
+    for h in &r.top_hosts {
+        let _ = writeln!(
+            o,
+            "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10}",
+            h.host,
+            h.fetched,
+            h.articles,
+            h.stored,
+            h.errors,
+            bytes(h.bytes)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_formats() {
+        let counts = [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ];
+        for (n, want) in counts {
+            assert_eq!(count(n), want);
+        }
+        let sizes = [
+            (0, "0 B"),
+            (1023, "1023 B"),
+            (1536, "1.5 KiB"),
+            (5 << 30, "5.0 GiB"),
+        ];
+        for (n, want) in sizes {
+            assert_eq!(bytes(n), want);
+        }
+        let spans = [
+            (0, "0s"),
+            (59, "59s"),
+            (65, "1m05s"),
+            (3600, "1h00m"),
+            (5430, "1h30m"),
+        ];
+        for (s, want) in spans {
+            assert_eq!(duration(Duration::from_secs(s)), want);
+        }
+        assert_eq!(bar(0, 0), "");
+        assert_eq!(bar(10, 10).len(), BAR);
+        assert_eq!(bar(1, 1000).len(), 1);
+    }
+}

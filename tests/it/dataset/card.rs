@@ -1,0 +1,132 @@
+//! The dataset card (checked by `huggingface_hub` when Python has it), a
+//! pyarrow read of the files, and `scripts/publish.sh` in dry-run mode.
+//!
+//! The Python checks fail loudly when python3 or its modules are missing;
+//! set `SCRAPER_SKIP_PY=1` to skip them instead.
+
+use std::path::Path;
+use std::process::Command;
+
+use scraper::config::Config;
+use scraper::dataset::{Tuning, build_with};
+
+use super::{article, opts, run, write_shard};
+
+/// Run a Python snippet; fail loudly when Python or a module is missing unless SCRAPER_SKIP_PY=1.
+fn python(module: &str, code: &str, args: &[&Path]) -> bool {
+    if std::env::var_os("SCRAPER_SKIP_PY").is_some_and(|v| v == "1") {
+        eprintln!("SCRAPER_SKIP_PY=1: skipping the {module} check");
+        return false;
+    }
+    let probe = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {}
+        _ => panic!(
+            "python3 with `{module}` is needed for this check (pip install {module}), \
+             or set SCRAPER_SKIP_PY=1 to skip it"
+        ),
+    }
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(code)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python check failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+#[test]
+fn card_and_files_load_in_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    write_shard(&data, "run-1", &(1..=20).map(article).collect::<Vec<_>>());
+    let mut config = Config::default();
+    config.dataset.pretty_name = "AI news: a test \"card\"".into();
+    let s = build_with(&config, &opts(&data, &out), &Tuning::default()).unwrap();
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    for want in [
+        "size_categories:\n- \"n<1K\"",
+        "path: data/train-*",
+        "- name: keywords\n    sequence: string",
+    ] {
+        assert!(card.contains(want), "{want} not in card:\n{card}");
+    }
+    python(
+        "huggingface_hub",
+        "import sys\nfrom huggingface_hub import DatasetCard\n\
+         c = DatasetCard.load(sys.argv[1])\nd = c.data.to_dict()\n\
+         assert d['license'] == 'other', d\nassert d['language'] == ['en'], d\n\
+         assert d['pretty_name'] == 'AI news: a test \"card\"', d\n\
+         assert d['configs'][0]['data_files'][0]['path'] == 'data/train-*', d\n\
+         names = [f['name'] for f in d['dataset_info']['features']]\n\
+         assert names[:3] == ['id', 'url', 'domain'], names\n\
+         assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n",
+        &[&out.join("README.md")],
+    );
+    python(
+        "pyarrow",
+        "import sys\nimport pyarrow.parquet as pq\nt = pq.read_table(sys.argv[1])\n\
+         assert t.num_rows == 20\nassert str(t.schema.field('text').type) == 'large_string'\n\
+         assert str(t.schema.field('fetched_at').type) == 'timestamp[us, tz=UTC]'\n\
+         assert str(t.schema.field('date').type) == 'date32[day]'\n\
+         assert t.column('id').to_pylist() == list(range(1, 21))\n",
+        &[&s.files[0]],
+    );
+}
+
+#[test]
+fn publish_dry_run_lists_the_upload() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    write_shard(&data, "run-1", &[article(1)]);
+    run(&data, &out, &Tuning::default());
+    std::fs::write(out.join("data/train-00009-of-00010.parquet.tmp"), b"x").unwrap();
+    let config = dir.path().join("config.yml");
+    std::fs::write(
+        &config,
+        "keywords: {}\ndataset:\n  pretty_name: x\n  hub_repo: \"me/ai-news\" # the repo\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/publish.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .env("DRY_RUN", "1")
+        .env("DIST", &out)
+        .env("SCRAPER_CONFIG", &config)
+        .env_remove("HF_REPO")
+        .env_remove("HF_TOKEN")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("datasets/me/ai-news"), "{stdout}");
+    assert!(stdout.contains("  README.md ("), "{stdout}");
+    assert!(
+        stdout.contains("  data/train-00000-of-00001.parquet ("),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(".tmp ("), "{stdout}");
+    // No repo anywhere: a clear failure, not an upload.
+    let o = Command::new("bash")
+        .arg(&script)
+        .env("DRY_RUN", "1")
+        .env("DIST", &out)
+        .env("SCRAPER_CONFIG", dir.path().join("missing.yml"))
+        .env_remove("HF_REPO")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no repo"));
+}

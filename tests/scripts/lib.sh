@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034 # variables set here are read by the tests that source this file
+# Helpers shared by the automation tests: a temporary repository that pushes
+# to a local bare remote, the fake scraper, and small assertions.
+# Sourced, not run. Everything lives under one temp folder removed at exit.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+FAKE=$ROOT/tests/scripts/fake-scraper.sh
+T=$(mktemp -d "${TMPDIR:-/tmp}/scraper-automation.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASSED=0
+FAILED=0
+export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home"
+mkdir -p "$HOME"
+git config --global init.defaultBranch main
+git config --global user.name "Test Person"
+git config --global user.email "test@example.test"
+git config --global advice.detachedHead false
+unset GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY COMMIT BUILD_DATASET PUBLISH SCRAPER_BIN \
+	MAX_DURATION MAX_PAGES MIN_LASTMOD MAX_HITS CONFIG DATA_DIR DIST_DIR REPO_DIR LOCK_DIR COMMIT_AUTHOR \
+	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL HF_TOKEN
+
+note() { printf '  %s\n' "$*"; }
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	FAILED=$((FAILED + 1))
+	return 1
+}
+ok() {
+	printf 'ok: %s\n' "$*"
+	PASSED=$((PASSED + 1))
+}
+# check DESCRIPTION COMMAND...: run COMMAND, count a failure with the description.
+check() {
+	local what=$1
+	shift
+	if "$@"; then return 0; fi
+	fail "$what"
+}
+contains() { grep -q -e "$2" "$1" 2>/dev/null; }
+summary() {
+	printf '%s passed, %s failed\n' "$PASSED" "$FAILED"
+	[ "$FAILED" -eq 0 ]
+}
+
+# new_world NAME: a bare remote $T/NAME/remote.git and a clone $T/NAME/repo with
+# the project's layout (scripts/daily.sh copied in, a fake publish.sh, config.yml).
+new_world() {
+	W=$T/$1
+	mkdir -p "$W"
+	git init --quiet --bare "$W/remote.git"
+	git clone --quiet "$W/remote.git" "$W/repo" 2>/dev/null
+	mkdir -p "$W/repo/scripts" "$W/repo/data/articles" "$W/repo/data/state"
+	cp "$ROOT/scripts/daily.sh" "$W/repo/scripts/daily.sh"
+	cp "$ROOT/.gitignore" "$W/repo/.gitignore"
+	cat >"$W/repo/scripts/publish.sh" <<'PUB'
+#!/usr/bin/env bash
+echo "published $1 with token ${HF_TOKEN:+set}" >"$PUBLISH_LOG"
+PUB
+	chmod +x "$W/repo/scripts/publish.sh"
+	echo "crawl: {}" >"$W/repo/config.yml"
+	touch "$W/repo/data/articles/.keep"
+	(cd "$W/repo" && git add -A && git commit --quiet -m "project" && git push --quiet origin main 2>/dev/null)
+	REPO=$W/repo
+	REMOTE=$W/remote.git
+}
+
+# other_clone NAME: a second clone of the world's remote (another machine).
+other_clone() {
+	git clone --quiet "$REMOTE" "$W/$1" 2>/dev/null
+	printf '%s\n' "$W/$1"
+}
+
+# daily [VAR=value ...]: run the repo's daily.sh from / with the fake scraper.
+# Output goes to $W/out; the exit status is in $RC.
+daily() {
+	RC=0
+	(cd / && env SCRAPER_BIN="$FAKE" PUSH_BACKOFF=0 "$@" bash "$REPO/scripts/daily.sh") >"$W/out" 2>&1 || RC=$?
+}
+
+remote_files() { git --git-dir="$REMOTE" ls-tree -r --name-only main; }
+remote_count() { git --git-dir="$REMOTE" rev-list --count main; }

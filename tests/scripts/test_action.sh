@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# action.yml run the way a runner runs it (tests/scripts/gha_emulate.py), against
+# shellcheck disable=SC2016 # $(...) and backticks in single quotes are the point: they must stay text
+# the fake scraper: outputs, the job summary, the binary cache key, and inputs
+# that try shell injection.
+set -u
+# shellcheck source=tests/scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# The action as a user's workflow downloads it: its own folder, apart from the workspace.
+A=$T/action
+mkdir -p "$A"
+cp -R "$ROOT/action.yml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" "$ROOT/src" "$ROOT/scripts" "$A/"
+
+# emulate NAME [input=value ...]: run the action in $REPO; outputs in $W/NAME.json.
+emulate() {
+	local name=$1
+	shift
+	set -- "$@"
+	local a=()
+	for kv in "$@"; do a+=(--input "$kv"); done
+	RC=0
+	(cd "$REPO" && python3 "$ROOT/tests/scripts/gha_emulate.py" "$A/action.yml" --workspace "$REPO" \
+		--summary "$W/summary.md" --cache "scraper-bin-=$FAKE" --steps-json "$W/$name.steps" "${a[@]}") \
+		>"$W/$name.json" 2>"$W/$name.log" || RC=$?
+}
+out() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/$1.json" "$2"; }
+step_out() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]["outputs"].get(sys.argv[3], ""))' "$W/$1.steps" "$2" "$3"; }
+
+# --- 1. a crawl that commits: outputs, summary, cache, queue
+new_world run
+export FAKE_ARGS=$W/args FAKE_RUN_ID=20261129T063700Z-abcd
+emulate one commit=true max-pages=10
+if check "action run succeeds (got $RC)" [ "$RC" -eq 0 ]; then
+	check "shard output" [ "$(out one shard)" = "data/articles/20261129T063700Z-abcd.jsonl.zst" ] &&
+		check "pages-fetched" [ "$(out one pages-fetched)" = 123 ] &&
+		check "articles-stored" [ "$(out one articles-stored)" = 2 ] &&
+		check "stopped-by" [ "$(out one stopped-by)" = max_duration ] &&
+		check "run-id" [ "$(out one run-id)" = 20261129T063700Z-abcd ] &&
+		check "commit output is the pushed commit" [ "$(out one commit)" = "$(git --git-dir="$REMOTE" rev-parse main)" ] &&
+		check "committed as github-actions[bot]" [ "$(git --git-dir="$REMOTE" log -1 --format=%an main)" = "github-actions[bot]" ] &&
+		check "inputs reach the crawler" [ "$(tr '\n' ' ' <"$FAKE_ARGS")" = "--config $REPO/config.yml crawl --data $REPO/data --max-duration 40m --max-pages 10 --min-lastmod auto " ] &&
+		ok "the action crawls, commits and sets its outputs from last_run.json"
+	check "summary heading" contains "$W/summary.md" "### scraper crawl 20261129T063700Z-abcd" &&
+		check "summary table header" contains "$W/summary.md" '^| host | discovered | fetched | stored | errors | bytes |$' &&
+		check "busiest host first" [ "$(grep -n 'example' "$W/summary.md" | head -n 1 | grep -c 'example.test')" = 1 ] &&
+		check "row" contains "$W/summary.md" '^| example.test | 40 | 100 | 2 | timeout: 2 | 1500000 |$' &&
+		check "empty errors as -" contains "$W/summary.md" '^| news.example | 9 | 23 | 0 | - | 2000 |$' &&
+		check "one table only (the crawler's own is suppressed)" [ "$(grep -c '^| host' "$W/summary.md")" = 1 ] &&
+		ok "the job summary gets one per-host table"
+	check "binary restored from cache, build skipped" contains "$W/one.log" "skip: Build the binary" &&
+		check "queue saved for the next run" contains "$W/one.log" "actions/cache/save key=scraper-queue-data-4242-1 path=data/state/frontier.jsonl" &&
+		ok "the binary comes from the cache; the unfinished queue is kept in the cache"
+else cat "$W/one.log"; fi
+
+# --- 2. the cache key follows the action's own sources, not the workspace
+h1=$(step_out one bin hash)
+emulate two
+h2=$(step_out two bin hash)
+echo "// changed" >>"$A/src/lib.rs"
+emulate three
+h3=$(step_out three bin hash)
+check "key is stable ($h1 = $h2)" [ -n "$h1" ] && [ "$h1" = "$h2" ] &&
+	check "key changes with src/ ($h3)" [ "$h3" != "$h1" ] &&
+	check "binary path is keyed" [ "$(step_out three bin path)" = "$HOME/.cache/scraper-action/$h3/scraper" ] &&
+	ok "the binary's cache key is a hash of the action's Cargo.lock, Cargo.toml and src/"
+
+# --- 3. inputs that try to run commands stay data
+rm -f /tmp/pwned
+: >"$FAKE_ARGS"
+# shellcheck disable=SC2016 # the $(...) must reach the action unexpanded
+emulate inject 'max-duration=$(touch /tmp/pwned)' 'min-lastmod=`touch /tmp/pwned`' \
+	'commit-author=$(touch /tmp/pwned) <x@example.test>' commit=true 'max-pages=4; touch /tmp/pwned'
+check "nothing ran" [ ! -e /tmp/pwned ] &&
+	check "non-numeric max-pages refused by daily.sh" [ "$RC" -ne 0 ] &&
+	ok "a max-pages input with shell in it is refused, nothing runs"
+rm -f /tmp/pwned
+: >"$FAKE_ARGS"
+# shellcheck disable=SC2016
+emulate inject2 'max-duration=$(touch /tmp/pwned)' 'min-lastmod=`touch /tmp/pwned`' \
+	'commit-author=$(touch /tmp/pwned) <x@example.test>' commit=true
+check "injection run completes (got $RC)" [ "$RC" -eq 0 ] &&
+	check "nothing ran" [ ! -e /tmp/pwned ] &&
+	check "values reach the crawler verbatim" contains "$FAKE_ARGS" '^\$(touch /tmp/pwned)$' &&
+	check "backticks verbatim" contains "$FAKE_ARGS" '^`touch /tmp/pwned`$' &&
+	check "author verbatim" [ "$(git --git-dir="$REMOTE" log -1 --format=%an main)" = '$(touch /tmp/pwned)' ] &&
+	ok "inputs containing \$(...) and backticks reach the crawler as plain text"
+rm -f /tmp/pwned
+# shellcheck disable=SC2016
+emulate inject3 'config=$(touch /tmp/pwned)' 'data-dir=data'
+check "bad config fails the action" [ "$RC" -ne 0 ] &&
+	check "nothing ran" [ ! -e /tmp/pwned ] &&
+	check "summary says the crawl did not finish" contains "$W/summary.md" "The crawl did not finish" &&
+	check "no stale outputs" [ "$(out inject3 shard)" = "" ] &&
+	ok "a failed crawl reports no outputs and says so in the summary"
+rm -f /tmp/pwned
+
+summary

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end tests of scripts/daily.sh against the fake scraper, in temporary
+# git repositories that push to local bare remotes. No network.
+set -u
+# shellcheck source=tests/scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# --- 1. a run commits exactly the shard and state, and pushes
+new_world basic
+ARGS=$W/args
+daily COMMIT=1 FAKE_RUN_ID=20261129T063700Z-aaaa FAKE_ARGS="$ARGS" GITHUB_OUTPUT="$W/gh_out" \
+	COMMIT_AUTHOR="Crawl Bot <bot@example.test>"
+if check "first run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
+	files=$(cd "$REPO" && git show --name-only --format= HEAD | sort | tr '\n' ' ')
+	want="data/articles/20261129T063700Z-aaaa.jsonl.zst data/state/last_run.json data/state/next_id data/state/seen/20261129T063700Z-aaaa.bin data/state/validators.json "
+	check "commit holds only shard and state: [$files]" [ "$files" = "$want" ] &&
+		check "remote has the commit" [ "$(remote_count)" -eq 2 ] &&
+		check "frontier, crawl.log and the lock stay out" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -E 'frontier|crawl.log|lock'" &&
+		check "author is COMMIT_AUTHOR" [ "$(git --git-dir="$REMOTE" log -1 --format='%an <%ae>' main)" = "Crawl Bot <bot@example.test>" ] &&
+		check "message names the run" contains <(git --git-dir="$REMOTE" log -1 --format=%s main) "crawl 20261129T063700Z-aaaa: 2 articles from 123 requests (stopped by max_duration)" &&
+		check "default limits passed" [ "$(tr '\n' ' ' <"$ARGS")" = "--config $REPO/config.yml crawl --data $REPO/data --max-duration 40m --max-pages 4000 --min-lastmod auto " ] &&
+		check "GITHUB_OUTPUT has commit and shard" contains "$W/gh_out" "^commit=$(git --git-dir="$REMOTE" rev-parse main)$" &&
+		check "GITHUB_OUTPUT shard" contains "$W/gh_out" '^shard=20261129T063700Z-aaaa.jsonl.zst$' &&
+		check "lock released" [ ! -d "$REPO/.git/scraper-daily.lock" ] &&
+		ok "a run commits the new shard and state files and pushes"
+else cat "$W/out"; fi
+
+# --- 2. the next run is incremental: a second shard, ids continue
+daily COMMIT=1 FAKE_RUN_ID=20261130T063700Z-bbbb
+if check "second run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
+	check "two shards on the remote" [ "$(remote_files | grep -c 'jsonl.zst$')" -eq 2 ] &&
+		check "next_id continued" [ "$(git --git-dir="$REMOTE" show main:data/state/next_id | head -n 1)" = 5 ] &&
+		ok "a second run commits a second shard and continues the ids"
+else cat "$W/out"; fi
+
+# --- 2b. someone else's staged work in the checkout stays out of the commit;
+# SCRAPER_BIN may be relative to where daily.sh was started
+echo "work in progress" >"$REPO/notes.txt"
+(cd "$REPO" && git add notes.txt)
+RC=0
+(cd "$(dirname "$FAKE")" && COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID=20261130T073700Z-cccc SCRAPER_BIN=./fake-scraper.sh bash "$REPO/scripts/daily.sh") >"$W/out" 2>&1 || RC=$?
+check "relative SCRAPER_BIN works (got $RC)" [ "$RC" -eq 0 ] &&
+	check "staged notes.txt not committed" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -q notes.txt" &&
+	check "notes.txt still staged" sh -c "cd '$REPO' && git diff --cached --name-only | grep -qx notes.txt" &&
+	ok "only the data files go into the commit, whatever else is staged"
+(cd "$REPO" && git rm --quiet --cached notes.txt && rm notes.txt)
+mkdir -p "$REPO/.git/rebase-merge"
+daily COMMIT=1
+check "refuses during a rebase (got $RC)" [ "$RC" -eq 1 ] && check "says so" contains "$W/out" "a rebase is in progress" &&
+	ok "a checkout in the middle of a rebase is left alone"
+rmdir "$REPO/.git/rebase-merge"
+
+# --- 3. limits from the environment; an empty one leaves the flag out
+: >"$ARGS"
+daily COMMIT=0 MAX_DURATION=90s MAX_PAGES=10 MIN_LASTMOD= MAX_HITS=5 FAKE_ARGS="$ARGS" CONFIG=config.yml DATA_DIR=./data
+check "overrides run" [ "$RC" -eq 0 ] &&
+	check "overrides reach the crawler: $(tr '\n' ' ' <"$ARGS")" [ "$(tr '\n' ' ' <"$ARGS")" = "--config $REPO/config.yml crawl --data $REPO/data --max-duration 90s --max-pages 10 --max-hits 5 " ] &&
+	check "COMMIT=0 commits nothing" [ "$(remote_count)" -eq 4 ] &&
+	ok "environment overrides reach the crawler; COMMIT=0 leaves git alone"
+daily COMMIT=1 MAX_PAGES=lots
+check "a non-numeric MAX_PAGES is refused (got $RC)" [ "$RC" -eq 2 ] && ok "bad numbers are refused before anything runs"
+(cd "$REPO" && git stash --quiet -u 2>/dev/null; git reset --quiet --hard; git clean -qfdx data >/dev/null)
+
+# --- 4. exit 130 (Ctrl-C, state saved) still commits; exit 1 does not
+new_world codes
+daily COMMIT=1 FAKE_EXIT=130 FAKE_RUN_ID=20261129T063700Z-cccc
+check "interrupted crawl: daily exits 130 (got $RC)" [ "$RC" -eq 130 ] &&
+	check "interrupted crawl still commits" remote_files | grep -q 20261129T063700Z-cccc.jsonl.zst &&
+	ok "a crawl that exits 130 still has its shard and state committed"
+before=$(remote_count)
+daily COMMIT=1 FAKE_EXIT=1 BUILD_DATASET=1 FAKE_RUN_ID=20261129T073700Z-dddd
+check "fatal crawl: daily fails (got $RC)" [ "$RC" -eq 1 ] &&
+	check "fatal crawl commits nothing" [ "$(remote_count)" -eq "$before" ] &&
+	check "fatal crawl: nothing built" [ ! -d "$REPO/dist" ] &&
+	check "fatal crawl: message" contains "$W/out" "crawl failed (exit 1): nothing committed" &&
+	ok "a crawl that exits 1 commits nothing and fails"
+# The next good run picks up the shard the failed run left behind.
+daily COMMIT=1 FAKE_RUN_ID=20261129T083700Z-eeee
+check "after a failure the next run commits both shards" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'T0[78]3700Z-' | grep -qx 4" &&
+	ok "shards left by a failed run are committed by the next run"
+
+# --- 5. build and publish switches
+new_world build
+daily BUILD_DATASET=1 PUBLISH=1 HF_TOKEN=secret PUBLISH_LOG="$W/published"
+check "build+publish run (got $RC)" [ "$RC" -eq 0 ] &&
+	check "dist built" [ -f "$REPO/dist/README.md" ] &&
+	check "publish.sh called with dist and token" contains "$W/published" "published $REPO/dist with token set" &&
+	ok "BUILD_DATASET=1 builds dist/, PUBLISH=1 calls scripts/publish.sh"
+daily PUBLISH=1 PUBLISH_LOG="$W/published2"
+check "PUBLISH without HF_TOKEN fails (got $RC)" [ "$RC" -ne 0 ] && check "message" contains "$W/out" "PUBLISH=1 needs HF_TOKEN" &&
+	ok "publishing without HF_TOKEN fails loudly"
+
+summary

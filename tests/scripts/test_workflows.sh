@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016 # $(...) in single quotes is the attack under test
+# Single steps of the workflows, run offline through tests/scripts/gha_emulate.py:
+# the payload check of build-dataset.yml and the repository_dispatch of
+# daily-crawl.yml (with a fake `gh` that records its request).
+set -u
+# shellcheck source=tests/scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+W=$T/wf
+mkdir -p "$W/bin"
+# step WORKFLOW JOB STEP CTX...: result JSON in $W/result.
+step() {
+	local wf=$1 job=$2 id=$3
+	shift 3
+	local a=()
+	for kv in "$@"; do a+=(--ctx "$kv"); done
+	: >"$W/summary.md"
+	PATH="$W/bin:$PATH" python3 "$ROOT/tests/scripts/gha_emulate.py" --workflow "$ROOT/.github/workflows/$wf" \
+		--job "$job" --step "$id" --workspace "$W" --summary "$W/summary.md" "${a[@]}" >"$W/result" 2>"$W/log"
+}
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$W/result" "$1"; }
+
+SHA=0123456789abcdef0123456789abcdef01234567
+OTHER=89abcdef0123456789abcdef0123456789abcdef
+
+# --- build-dataset.yml: the SHA from the payload is checked before use
+step build-dataset.yml build ref "github.event.client_payload.sha=$SHA" "github.sha=$OTHER"
+check "payload sha accepted" [ "$(field 'outputs["sha"]')" = "$SHA" ] &&
+	ok "a 40-hex SHA from the crawl-finished payload is used"
+step build-dataset.yml build ref "github.sha=$OTHER"
+check "no payload: the pushed head" [ "$(field 'outputs["sha"]')" = "$OTHER" ] &&
+	ok "schedule and manual runs without a SHA build the branch head"
+step build-dataset.yml build ref "inputs.sha=$SHA" "github.sha=$OTHER"
+check "manual input sha" [ "$(field 'outputs["sha"]')" = "$SHA" ] && ok "a SHA given by hand is used"
+rm -f /tmp/pwned
+for bad in '$(touch /tmp/pwned)' "$SHA; touch /tmp/pwned" 'main' "${SHA}0" "$(printf '%s\nx' "$SHA")" '0123456789ABCDEF0123456789ABCDEF01234567'; do
+	step build-dataset.yml build ref "github.event.client_payload.sha=$bad" "github.sha=$OTHER"
+	check "bad payload refused: $bad" [ "$(field rc)" = 1 ] || cat "$W/log"
+	check "no output for a bad payload" [ "$(field 'outputs.get("sha", "")')" = "" ]
+done
+check "nothing ran" [ ! -e /tmp/pwned ] && ok "payloads that are not a 40-hex SHA fail the run, and nothing in them runs"
+
+# --- daily-crawl.yml: the dispatch goes out only with a token and a commit
+cat >"$W/bin/gh" <<GH
+#!/usr/bin/env bash
+{ printf '%s\n' "\$*"; cat; echo "token=\$GH_TOKEN"; } >"$W/gh_request"
+GH
+chmod +x "$W/bin/gh"
+rm -f "$W/gh_request"
+step daily-crawl.yml crawl dispatch "secrets.ACTOR_TOKEN=tok123" "steps.crawl.outputs.commit=$SHA" "github.repository=me/scraper"
+check "dispatch ran (rc $(field rc))" [ "$(field ran)" = True ] && [ "$(field rc)" = 0 ] &&
+	check "POST to the repository's dispatches" contains "$W/gh_request" '^api --method POST repos/me/scraper/dispatches --input -$' &&
+	check "event type and SHA in the payload" contains "$W/gh_request" "\"event_type\":\"crawl-finished\",\"client_payload\":{\"sha\":\"$SHA\"}" &&
+	check "with the secret token" contains "$W/gh_request" '^token=tok123$' &&
+	ok "with ACTOR_TOKEN set, a pushed commit sends repository_dispatch crawl-finished with its SHA"
+rm -f "$W/gh_request"
+step daily-crawl.yml crawl dispatch "steps.crawl.outputs.commit=$SHA" "github.repository=me/scraper"
+check "no token: skipped" [ "$(field ran)" = False ] && check "gh not called" [ ! -e "$W/gh_request" ] &&
+	ok "without ACTOR_TOKEN the dispatch step is skipped cleanly"
+step daily-crawl.yml crawl dispatch "secrets.ACTOR_TOKEN=tok123" "github.repository=me/scraper"
+check "nothing committed: skipped" [ "$(field ran)" = False ] && ok "a run that committed nothing asks for no build"
+
+summary

@@ -18,9 +18,10 @@ use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::extract::Page;
-use crate::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome};
+use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
 use crate::net::FetchError;
 use crate::record::Article;
+use crate::report::progress::Progress;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
@@ -78,6 +79,9 @@ pub struct Engine {
     pub day: u32,
     pub started: Instant,
     pub hosts: HashMap<String, HostStats>,
+    /// Admission, page caps and probation for hosts outside the sources.
+    pub open: OpenScope,
+    pub progress: Progress,
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
@@ -267,6 +271,12 @@ impl Engine {
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
+        self.progress.update(
+            self.fetched,
+            self.stored,
+            self.frontier.len(),
+            self.ctx.net.requests(),
+        );
         if self.shard.due() {
             self.flush();
         } else {
@@ -315,7 +325,7 @@ impl Engine {
         if let Some(r) = robots
             && self.robots_seen.insert(host.clone())
         {
-            self.take_robots(&host, &job.url, &r);
+            self.take_robots(&host, &r);
         }
         match result {
             Err(e) => self.failed(&job, e, now),
@@ -350,8 +360,20 @@ impl Engine {
                         );
                     }
                 }
-                let outcome = self.body(&job, &meta, body);
-                self.frontier.finished(&host, outcome, self.now());
+                match self.body(&job, &meta, body) {
+                    Some(outcome) => {
+                        self.frontier.finished(&host, outcome, self.now());
+                        if self.config.crawl.scope == Scope::Open {
+                            let verdict = self.open.record(&self.ctx.scope, &host, outcome);
+                            if verdict != Verdict::Keep {
+                                let dropped = self.frontier.drop_host(&host);
+                                tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
+                                self.log.emit("host_rested", json!({"host": host, "reason": format!("{verdict:?}"), "dropped": dropped}));
+                            }
+                        }
+                    }
+                    None => self.frontier.released(&host, self.now()),
+                }
             }
         }
     }
@@ -396,7 +418,7 @@ impl Engine {
     }
 
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
-    fn take_robots(&mut self, host: &str, url: &Url, robots: &crate::net::Robots) {
+    fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
             let gap = delay.max(self.config.crawl.min_host_gap.0);
             self.frontier.set_gap(host, gap);
@@ -407,8 +429,14 @@ impl Engine {
                    "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
                    "sitemaps": robots.sitemaps.len()}),
         );
-        if !robots.allowed(url) && !robots.sitemaps.is_empty() {
-            // Nothing under the root is allowed; sitemaps would lead nowhere useful.
+        if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
+            let dropped = self.frontier.drop_host(host);
+            tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
+            self.log.emit(
+                "host_rested",
+                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
+            );
+            return;
         }
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
@@ -427,8 +455,9 @@ impl Engine {
         }
     }
 
-    /// Act on a fetched body; returns the scheduler outcome.
-    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Outcome {
+    /// Act on a fetched body; returns the scheduler outcome (`None`: a feed,
+    /// sitemap or 304, which says nothing about the host's yield).
+    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Option<Outcome> {
         let day = self.day;
         let final_hash = url::seen_hash(&meta.url);
         let req_hash = url::seen_hash(&job.url);
@@ -443,7 +472,7 @@ impl Engine {
                         flags: flag::MISS,
                     },
                 );
-                Outcome::Miss
+                None
             }
             Body::Status(code) => {
                 *self
@@ -451,6 +480,16 @@ impl Engine {
                     .errors
                     .entry(status_class(code).into())
                     .or_default() += 1;
+                if (code == 429 || code == 503)
+                    && meta
+                        .retry_after
+                        .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
+                {
+                    // Asked to come back later: keep the URL; the host is paused.
+                    tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, "backing off; URL requeued");
+                    self.frontier.requeue(&job.host, job.entry.clone());
+                    return Some(Outcome::Error);
+                }
                 self.seen.record(
                     req_hash,
                     Seen {
@@ -458,20 +497,17 @@ impl Engine {
                         flags: flag::MISS,
                     },
                 );
-                if code == 429 || code == 503 {
-                    return Outcome::Error;
-                }
-                if code >= 500 {
+                Some(if code >= 500 || code == 429 {
                     Outcome::Error
                 } else {
                     Outcome::Miss
-                }
+                })
             }
             Body::BadListing(reason) => {
                 self.host(&job.host).bad_listings += 1;
                 self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "malformed listing", "reason": reason}));
                 tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
-                Outcome::Miss
+                None
             }
             Body::Listing(listing) => {
                 self.seen.record(
@@ -482,7 +518,7 @@ impl Engine {
                     },
                 );
                 self.listing(job, meta, listing);
-                Outcome::Miss
+                None
             }
             Body::Page(page) => {
                 let hit = self.page(job, meta, &page);
@@ -493,7 +529,7 @@ impl Engine {
                         self.seen.record(final_hash, Seen { day, flags });
                     }
                 }
-                if hit { Outcome::Hit } else { Outcome::Miss }
+                Some(if hit { Outcome::Hit } else { Outcome::Miss })
             }
         }
     }
@@ -553,24 +589,12 @@ impl Engine {
         if self.ctx.scope.contains(u) {
             return true;
         }
-        if self.config.crawl.scope != Scope::Open || !from_relevant {
+        if self.config.crawl.scope != Scope::Open {
             return false;
         }
-        let host = u.host_str().unwrap_or("");
-        if self
-            .config
-            .crawl
-            .deny_hosts
-            .iter()
-            .any(|d| url::host_matches(host, d))
-        {
-            return false;
-        }
-        let key = url::host_key(u);
-        let cap = self.config.crawl.host_page_cap;
-        self.hosts
-            .get(&key)
-            .is_none_or(|h| cap == 0 || h.discovered < cap)
+        let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
+        tracing::trace!(url = %u, ?admit, "open scope");
+        admit.is_yes()
     }
 
     /// Decide about a page; returns whether it was stored.

@@ -23,9 +23,10 @@ use events::EventLog;
 
 use crate::config::Config;
 use crate::discover::{self, Limits};
-use crate::frontier::{Entry, Frontier, Kind, Origin, Params};
+use crate::frontier::{Entry, Frontier, Kind, OpenScope, Origin, Params, ScopeParams};
 use crate::net::Net;
 use crate::relevance::Rule;
+use crate::report::progress::Progress;
 use crate::store::DataDir;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
@@ -128,6 +129,10 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         today,
         started: Instant::now(),
         hosts: HashMap::new(),
+        open: OpenScope::new(ScopeParams::from_config(&config.crawl)),
+        progress: Progress::new(
+            (c.max_duration.0 > std::time::Duration::ZERO).then_some(c.max_duration.0),
+        ),
         this_run: HashSet::new(),
         robots_seen: HashSet::new(),
         pending_hits: Vec::new(),
@@ -239,6 +244,7 @@ async fn finish(
                "shard": shard_name}),
     );
     engine.log.flush();
+    engine.progress.finish(stop.as_str());
     eprintln!("{table}");
     tracing::info!(
         stopped_by = stop.as_str(),

@@ -326,3 +326,25 @@ fn sigkill_mid_run_leaves_readable_shards_and_no_duplicates() {
         "not every article ended up stored once"
     );
 }
+
+#[test]
+fn open_scope_follows_relevant_pages_to_new_hosts_but_never_deny_listed_ones() {
+    let web = news_web();
+    let ws = Workspace::new(&web, SOURCES, "  deny_hosts: [social.test]\n  host_page_cap: 2");
+    let out = ws.crawl(&["--scope", "open", "--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(web.count_host("social.test"), 0, "a deny-listed host was fetched");
+    let partner_pages = web.requests_to("partner.test").into_iter().filter(|r| r.path != "/robots.txt").count();
+    assert!(partner_pages >= 1, "links from relevant pages to a new host were not followed");
+    assert!(partner_pages <= 2, "host_page_cap not held: {partner_pages}");
+    // Only relevant pages lead out: the home page's link to outside.test is not followed.
+    assert_eq!(web.count_host("outside.test"), 0);
+    assert!(urls(&ws.records()).iter().any(|u| u.starts_with("http://partner.test/")));
+
+    // In domains scope the partner host is never contacted.
+    let web = news_web();
+    let ws = Workspace::new(&web, SOURCES, "");
+    let out = ws.crawl(&["--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(web.count_host("partner.test"), 0);
+}

@@ -23,7 +23,11 @@ pub fn article_html(host: &str, n: usize, day: &str) -> String {
         "The company plans to offer the model to developers through its API next month, with a smaller version for phones. Its chief scientist said the next AI model would be trained on ten times more compute.".to_string(),
         format!("Story number {n} on {host} ends here, with a note that the deep learning community will be watching closely how these neural network systems are used by businesses and governments."),
     ];
-    let body: String = paras.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    let mut body: String = paras.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    body.push_str(&format!(
+        "<p>Read the follow-up at <a href=\"http://partner.test{}\">our partner</a>, or <a href=\"http://social.test/share?u={n}\">share it</a>.</p>\n",
+        article_path(200 + n % 3)
+    ));
     format!(
         r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title>

@@ -27,6 +27,10 @@ use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
 use crate::url::{self, Url};
 
+/// Levels of sitemaps read below (and counting) a seed or a robots.txt
+/// `Sitemap:` line: the children of an index at the last level are not read.
+const MAX_SITEMAP_DEPTH: u32 = 3;
+
 /// Why a run stopped (the `stopped_by` of the last event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -86,6 +90,9 @@ pub struct Engine {
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
     pub robots_seen: HashSet<String>,
+    /// Child sitemaps queued since the last reseed (seen hashes): a reseed
+    /// forgets them from `this_run`, so a re-read index can list them again.
+    pub listed_sitemaps: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
     pub fetched: u64,
@@ -109,7 +116,10 @@ impl Engine {
             if self.this_run.contains(&hash) {
                 return false;
             }
-            if let Some(seen) = self.seen.get(hash)
+            // Feeds and sitemaps are read again every run (conditionally: an
+            // unchanged one costs a 304); the revisit rule is for pages.
+            if entry.kind == Kind::Page
+                && let Some(seen) = self.seen.get(hash)
                 && !seen.due(self.day, self.config.crawl.revisit_after_days)
             {
                 tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
@@ -117,8 +127,12 @@ impl Engine {
             }
         }
         let host = url::host_key(url);
+        let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
         if self.frontier.push(&host, entry) {
             self.this_run.insert(hash);
+            if child_sitemap {
+                self.listed_sitemaps.insert(hash);
+            }
             self.host(&host).discovered += 1;
             true
         } else {
@@ -162,6 +176,9 @@ impl Engine {
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
+                for hash in std::mem::take(&mut self.listed_sitemaps) {
+                    self.this_run.remove(&hash);
+                }
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
@@ -538,15 +555,28 @@ impl Engine {
         if parsed.cut > 0 || parsed.partial.is_some() {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
+            self.host(&job.host).bad_listings += 1;
             self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
         }
         let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             // An index's children: the undated, the recent and the newest few, not the whole archive.
-            Listing::Sitemap { urls, sitemaps } => (
-                urls,
-                discover::select_children(&sitemaps, self.cutoff, 3, 200),
-            ),
+            Listing::Sitemap { urls, sitemaps } => {
+                if !sitemaps.is_empty() {
+                    // An index is always read in full: its children can change while it does not.
+                    self.validators.set(job.url.as_str(), Validator::default());
+                }
+                // Nesting is counted from where the chain started (a seed or robots.txt: 0).
+                let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
+                    discover::select_children(&sitemaps, self.cutoff, 3, 200)
+                } else {
+                    self.host(&job.host).bad_listings += 1;
+                    tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
+                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
+                    vec![]
+                };
+                (urls, children)
+            }
         };
         let total = pages.len() + children.len();
         let mut queued = 0;

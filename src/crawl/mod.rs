@@ -87,10 +87,8 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
         today,
-        limits: Limits {
-            max_urls: 50_000,
-            max_decoded_bytes: config.crawl.max_body_bytes * 4,
-        },
+        // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
+        limits: Limits::default(),
     });
     let c = &config.crawl;
     let frontier = Frontier::new(Params {
@@ -135,6 +133,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         ),
         this_run: HashSet::new(),
         robots_seen: HashSet::new(),
+        listed_sitemaps: HashSet::new(),
         pending_hits: Vec::new(),
         fetched: 0,
         stored: 0,

@@ -4,6 +4,7 @@
 mod crawl;
 mod dataset;
 mod discover;
+mod discovery;
 mod extract;
 mod fixture;
 mod frontier;

@@ -93,6 +93,8 @@ pub struct Engine {
     /// Child sitemaps queued since the last reseed (seen hashes): a reseed
     /// forgets them from `this_run`, so a re-read index can list them again.
     pub listed_sitemaps: HashSet<u64>,
+    /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
+    pub listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
     pub fetched: u64,
@@ -364,18 +366,11 @@ impl Engine {
                     let until = now + ra.min(self.config.crawl.max_retry_after.0);
                     self.frontier.pause(&host, until);
                 }
-                if meta.etag.is_some() || meta.last_modified.is_some() {
-                    let keep = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
-                    if keep {
-                        self.validators.set(
-                            job.url.as_str(),
-                            Validator {
-                                etag: meta.etag.clone(),
-                                last_modified: meta.last_modified.clone(),
-                                day: self.day,
-                            },
-                        );
-                    }
+                if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+                    self.keep_validator(&job, &meta);
+                }
+                if job.entry.kind != Kind::Page {
+                    self.listings_read.insert(url::seen_hash(&job.url));
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
@@ -392,6 +387,20 @@ impl Engine {
                     None => self.frontier.released(&host, self.now()),
                 }
             }
+        }
+    }
+
+    /// Remember the response's ETag / Last-Modified for the next request of this URL.
+    fn keep_validator(&mut self, job: &Job, meta: &Meta) {
+        if meta.etag.is_some() || meta.last_modified.is_some() {
+            self.validators.set(
+                job.url.as_str(),
+                Validator {
+                    etag: meta.etag.clone(),
+                    last_modified: meta.last_modified.clone(),
+                    day: self.day,
+                },
+            );
         }
     }
 
@@ -540,6 +549,10 @@ impl Engine {
             Body::Page(page) => {
                 let hit = self.page(job, meta, &page);
                 let flags = if hit { 0 } else { flag::MISS };
+                if !hit && !page.is_article && job.entry.origin != Origin::Seed {
+                    // A listing page (home, section, tag) is revisited: ask conditionally then.
+                    self.keep_validator(job, meta);
+                }
                 if !hit {
                     self.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {

@@ -134,6 +134,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         this_run: HashSet::new(),
         robots_seen: HashSet::new(),
         listed_sitemaps: HashSet::new(),
+        listings_read: HashSet::new(),
         pending_hits: Vec::new(),
         fetched: 0,
         stored: 0,
@@ -201,8 +202,27 @@ async fn finish(
     summary.articles_stored = engine.stored;
     summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
     // The queue left over is saved and carried into the next run, so the
-    // watermark may move on unless the run was cut short by a signal.
-    summary.set_watermark(engine.last.as_ref(), stop != Stop::Interrupted);
+    // watermark may move on unless the run was cut short by a signal, or a
+    // feed or sitemap in that queue was never read in this run: its entries
+    // would meet a later cut-off than the one they were due.
+    let unread_listings = queue
+        .iter()
+        .filter(|e| {
+            e.kind != Kind::Page
+                && url::parse(&e.url)
+                    .is_none_or(|u| !engine.listings_read.contains(&url::seen_hash(&u)))
+        })
+        .count();
+    if unread_listings > 0 {
+        tracing::info!(
+            unread_listings,
+            "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
+        );
+    }
+    summary.set_watermark(
+        engine.last.as_ref(),
+        stop != Stop::Interrupted && unread_listings == 0,
+    );
     summary.hosts = hosts
         .iter()
         .map(|(k, v)| (k.clone(), v.counters()))
@@ -214,6 +234,9 @@ async fn finish(
     summary
         .extra
         .insert("queue_left".into(), json!(queue.len()));
+    summary
+        .extra
+        .insert("unread_listings".into(), json!(unread_listings));
     summary.extra.insert("shard".into(), json!(shard_name));
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);

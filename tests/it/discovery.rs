@@ -423,3 +423,65 @@ fn seeds_are_fetched_again_during_a_long_run() {
     assert!(web.count("slow.test", "/sitemap_index.xml") >= 2);
     assert_eq!(ws.records().len(), 12);
 }
+
+#[test]
+fn revisited_listing_pages_are_asked_conditionally_and_hits_never() {
+    let site = Site::new(&["rev.test"], 6, 10, false);
+    let web = site.start(|_| None);
+    let ws = Workspace::new(
+        &web,
+        "  - {host: rev.test, seeds: [http://rev.test/feed.xml, http://rev.test/]}",
+        "min_host_gap: 20ms\nrevisit_after_days: 0",
+    );
+    let out = ws.crawl(&["--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ws.records().len(), 6);
+    web.clear_log();
+    site.clear_answers();
+    let out = ws.crawl(&["--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The tag page (a non-hit found by a link) is due again and asked with its validator...
+    let tag: Vec<_> = site
+        .answers()
+        .into_iter()
+        .filter(|a| a.path == "/tag/ai")
+        .collect();
+    assert_eq!(tag.len(), 1, "{tag:?}");
+    assert!(tag[0].conditional && tag[0].status == 304, "{tag:?}");
+    // ...the home page (no validator) is fetched again, stored articles never.
+    assert_eq!(web.count("rev.test", "/"), 1);
+    assert!(stories(&web).is_empty(), "{:?}", stories(&web));
+}
+
+#[test]
+fn work_a_cut_short_run_listed_is_done_by_the_next_auto_run() {
+    let site = Site::new(&["queue.test"], 30, 10, false);
+    let web = site.start(|_| None);
+    let ws = Workspace::new(
+        &web,
+        "  - {host: queue.test, seeds: [http://queue.test/feed.xml]}",
+        "min_host_gap: 20ms",
+    );
+    // The budget runs out while most listed stories are still queued.
+    let out = ws.crawl(&["--max-pages", "12"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = ws.records().len();
+    assert!(first < 30, "{first}");
+    // Child sitemaps were left unread, so the watermark did not move: the
+    // next `auto` run must not weigh their entries against a cut-off they
+    // were never due. Stories listed but not fetched are carried over.
+    let s = summary(&ws);
+    assert!(s["unread_listings"].as_u64().unwrap() > 0, "{s}");
+    assert!(s["last_success_started_at"].is_null(), "{s}");
+    let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stored_urls(&ws).len(), 30, "listed work was dropped");
+    // That run read everything; now the watermark moves and the next run is cheap.
+    let s = summary(&ws);
+    assert_eq!(s["unread_listings"], 0, "{s}");
+    assert!(s["last_success_started_at"].is_string(), "{s}");
+    web.clear_log();
+    let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "25s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stories(&web).is_empty(), "{:?}", stories(&web));
+}

@@ -155,6 +155,7 @@ impl Site {
                     .iter()
                     .map(|&n| format!("<li><a href=\"{}\">story {n}</a></li>", self.path(n)))
                     .collect();
+                let links = format!("{links}<li><a href=\"/tag/ai\">AI</a></li>");
                 Some(Reply::html(format!(
                     "<!doctype html><html><head><title>{host}</title></head><body><ul>{links}</ul></body></html>"
                 )))
@@ -224,9 +225,13 @@ impl Site {
             p if p.starts_with("/archive/") => Some(Reply::html(format!(
                 "<!doctype html><html><head><title>Archive</title></head><body><h1>Archive {p}</h1><a href=\"/\">Home</a></body></html>"
             ))),
-            "/tag/ai" => Some(Reply::html(
-                "<!doctype html><html><head><title>AI</title></head><body><a href=\"/\">Home</a></body></html>",
-            )),
+            // A listing page with validators, as a revisited page would have.
+            "/tag/ai" => doc(
+                b"<!doctype html><html><head><title>AI</title></head><body><a href=\"/\">Home</a></body></html>".to_vec(),
+                "text/html",
+                true,
+                self.date(0),
+            ),
             p => {
                 let n: usize = p.rsplit_once("/story-")?.1.parse().ok()?;
                 (n < v && self.path(n) == p).then(|| Reply::html(self.article(host, n)))

@@ -663,7 +663,11 @@ impl Engine {
                 .iter()
                 .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
-                for link in page.links.iter().chain(page.feeds.iter()) {
+                // An article's own comment feed lists comments, not articles.
+                let feeds = page.feeds.iter().filter(|f| {
+                    !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
+                });
+                for link in page.links.iter().chain(feeds) {
                     if !self.in_scope(link, relevant) {
                         continue;
                     }

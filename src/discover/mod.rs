@@ -39,7 +39,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 
 pub use crate::frontier::Kind;
 use crate::url::Url;
-pub use sniff::{kind_from_url, sniff};
+pub use sniff::{is_comment_feed, kind_from_url, sniff};
 
 /// One URL a feed or sitemap listed.
 #[derive(Debug, Clone, PartialEq, Eq)]

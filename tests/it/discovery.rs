@@ -143,6 +143,8 @@ fn second_auto_run_fetches_only_what_is_new() {
         targets.len(),
         "a URL was requested twice: {targets:?}"
     );
+    // No article's own comment feed was read (in either run).
+    assert!(web.log().iter().all(|r| !r.path.ends_with("/feed/")));
     // Non-hit pages seen yesterday-or-today (home, tag) are not due yet.
     assert_eq!(web.count("ai.test", "/"), 0);
     assert_eq!(web.count("ai.test", "/tag/ai"), 0);

@@ -345,13 +345,16 @@ impl Site {
 <title>{title}</title>
 <meta property="og:type" content="article">
 <meta property="article:published_time" content="{}">
+<link rel="alternate" type="application/rss+xml" title="News" href="/feed.xml">
+<link rel="alternate" type="application/rss+xml" title="Comments" href="{}/feed/">
 </head><body>
 <nav><a href="/">Home</a></nav>
 <main><article><h1>{title}</h1>
 {body}</article></main>
 <aside>{links}</aside>
 </body></html>"#,
-            date.to_rfc3339()
+            date.to_rfc3339(),
+            self.path(n)
         )
     }
 }

@@ -118,9 +118,10 @@ impl Engine {
             if self.this_run.contains(&hash) {
                 return false;
             }
-            // Feeds and sitemaps are read again every run (conditionally: an
-            // unchanged one costs a 304); the revisit rule is for pages.
-            if entry.kind == Kind::Page
+            // Feeds and sitemaps a listing gave (an index's children) are read
+            // again every run, conditionally: an unchanged one costs a 304. Those
+            // found by links follow the revisit rule, like pages.
+            if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
                 && let Some(seen) = self.seen.get(hash)
                 && !seen.due(self.day, self.config.crawl.revisit_after_days)
             {

@@ -30,7 +30,9 @@ const PER_SITEMAP: usize = 50_000;
 
 fn article(host: &str, n: usize) -> String {
     let p = "The artificial intelligence lab said its new large language model, trained with reinforcement learning on a large GPU cluster, beats earlier AI systems on reasoning benchmarks, and that machine learning engineers measured it carefully.";
-    let body: String = (0..8).map(|i| format!("<p>{p} Paragraph {i} of story {n} on {host}.</p>\n")).collect();
+    let body: String = (0..8)
+        .map(|i| format!("<p>{p} Paragraph {i} of story {n} on {host}.</p>\n"))
+        .collect();
     format!(
         "<!doctype html><html lang=en><head><title>OpenAI model story {n}</title><meta property=og:type content=article>\
          <meta property=article:published_time content=2024-05-03T10:00:00Z></head><body><nav><a href=/>Home</a></nav>\
@@ -44,7 +46,9 @@ fn throughput_web() -> Web {
     Web::start(|r: &Req| match r.path.as_str() {
         "/robots.txt" => Reply::not_found(),
         "/" => {
-            let links: String = (0..PER_HOST).map(|n| format!("<a href=/s/{n}>{n}</a>\n")).collect();
+            let links: String = (0..PER_HOST)
+                .map(|n| format!("<a href=/s/{n}>{n}</a>\n"))
+                .collect();
             Reply::html(format!("<html><body>{links}</body></html>"))
         }
         p if p.starts_with("/s/") => {
@@ -57,7 +61,9 @@ fn throughput_web() -> Web {
 
 fn queue_web() -> Web {
     Web::start(|r: &Req| match r.path.as_str() {
-        "/robots.txt" => Reply::text("User-agent: *\nAllow: /\nSitemap: http://big.test/index.xml\n"),
+        "/robots.txt" => {
+            Reply::text("User-agent: *\nAllow: /\nSitemap: http://big.test/index.xml\n")
+        }
         "/index.xml" => {
             let items: String = (0..CHILDREN)
                 .map(|i| format!("<sitemap><loc>http://big.test/map-{i}.xml</loc></sitemap>"))
@@ -71,7 +77,9 @@ fn queue_web() -> Web {
             let mut s = String::with_capacity(PER_SITEMAP * 80);
             s.push_str("<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">");
             for n in 0..PER_SITEMAP {
-                s.push_str(&format!("<url><loc>http://big.test/articles/{i}/story-{n}-about-ai</loc></url>"));
+                s.push_str(&format!(
+                    "<url><loc>http://big.test/articles/{i}/story-{n}-about-ai</loc></url>"
+                ));
             }
             s.push_str("</urlset>");
             Reply::xml(s)
@@ -102,8 +110,14 @@ fn run(dir: &std::path::Path, args: &[&str]) -> Usage {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
     assert_eq!(r, pid, "wait4 failed");
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    Usage { wall: start.elapsed(), cpu: tv(ru.ru_utime) + tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Usage {
+        wall: start.elapsed(),
+        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
+        max_rss_kb: ru.ru_maxrss,
+    }
 }
 
 fn config(dir: &std::path::Path, sources: &str, extra: &str) {
@@ -128,7 +142,14 @@ async fn baseline(proxy: &str, urls: Vec<String>) -> Duration {
             loop {
                 let next = urls.lock().expect("lock").pop();
                 let Some(u) = next else { break };
-                let body = client.get(&u).send().await.expect("get").bytes().await.expect("body");
+                let body = client
+                    .get(&u)
+                    .send()
+                    .await
+                    .expect("get")
+                    .bytes()
+                    .await
+                    .expect("body");
                 std::hint::black_box(body);
             }
         }));
@@ -144,34 +165,89 @@ fn main() {
     // 1. Throughput.
     let web = throughput_web();
     let dir = tempfile::tempdir().expect("tempdir");
-    let sources: String =
-        (0..HOSTS).map(|h| format!("  - {{host: h{h}.test, seeds: [http://h{h}.test/]}}\n")).collect();
+    let sources: String = (0..HOSTS)
+        .map(|h| format!("  - {{host: h{h}.test, seeds: [http://h{h}.test/]}}\n"))
+        .collect();
     config(dir.path(), &sources, "");
     let proxy = web.proxy_url();
-    let u = run(dir.path(), &["crawl", "--data", "data", "--proxy", &proxy, "--max-duration", "10m"]);
+    let u = run(
+        dir.path(),
+        &[
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            &proxy,
+            "--max-duration",
+            "10m",
+        ],
+    );
     let requests = web.log().len();
     let pages = requests as f64;
-    let urls: Vec<String> = web.log().iter().map(|r| format!("http://{}{}", r.host, r.target())).collect();
+    let urls: Vec<String> = web
+        .log()
+        .iter()
+        .map(|r| format!("http://{}{}", r.host, r.target()))
+        .collect();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let base = rt.block_on(baseline(&proxy, urls));
     let crawl_rate = pages / u.wall.as_secs_f64();
     let base_rate = pages / base.as_secs_f64();
-    println!("throughput: {requests} requests in {:.2}s = {crawl_rate:.0} pages/s; CPU {:.2}s = {:.2} CPU-s per 1,000 pages",
-        u.wall.as_secs_f64(), u.cpu.as_secs_f64(), u.cpu.as_secs_f64() * 1000.0 / pages);
-    println!("baseline (plain HTTP GET loop, same pages, same concurrency): {base_rate:.0} pages/s");
-    println!("ratio crawl/baseline pages per second: {:.2}", crawl_rate / base_rate);
+    println!(
+        "throughput: {requests} requests in {:.2}s = {crawl_rate:.0} pages/s; CPU {:.2}s = {:.2} CPU-s per 1,000 pages",
+        u.wall.as_secs_f64(),
+        u.cpu.as_secs_f64(),
+        u.cpu.as_secs_f64() * 1000.0 / pages
+    );
+    println!(
+        "baseline (plain HTTP GET loop, same pages, same concurrency): {base_rate:.0} pages/s"
+    );
+    println!(
+        "ratio crawl/baseline pages per second: {:.2}",
+        crawl_rate / base_rate
+    );
     drop(web);
 
     // 2. Memory with 1,000,000 URLs queued.
     let web = queue_web();
     let proxy = web.proxy_url();
     let empty = tempfile::tempdir().expect("tempdir");
-    config(empty.path(), "  - {host: empty.test, seeds: [http://empty.test/]}", "  max_queue: 2000000");
-    let e = run(empty.path(), &["crawl", "--data", "data", "--proxy", &proxy, "--max-pages", "3"]);
+    config(
+        empty.path(),
+        "  - {host: empty.test, seeds: [http://empty.test/]}",
+        "  max_queue: 2000000",
+    );
+    let e = run(
+        empty.path(),
+        &[
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            &proxy,
+            "--max-pages",
+            "3",
+        ],
+    );
     let big = tempfile::tempdir().expect("tempdir");
-    config(big.path(), "  - {host: big.test, seeds: [http://big.test/index.xml]}", "  max_queue: 2000000\n  per_host_concurrency: 4");
+    config(
+        big.path(),
+        "  - {host: big.test, seeds: [http://big.test/index.xml]}",
+        "  max_queue: 2000000\n  per_host_concurrency: 4",
+    );
     let pages_needed = (2 + CHILDREN + 1).to_string();
-    let b = run(big.path(), &["crawl", "--data", "data", "--proxy", &proxy, "--max-pages", &pages_needed]);
+    let b = run(
+        big.path(),
+        &[
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            &proxy,
+            "--max-pages",
+            &pages_needed,
+        ],
+    );
     let queued = std::fs::read_to_string(big.path().join("data/state/frontier.jsonl"))
         .map(|s| s.lines().count())
         .unwrap_or(0);

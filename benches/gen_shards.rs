@@ -216,6 +216,10 @@ fn original(v: &Vocab, id: i64) -> Article {
             .chance(600)
             .then(|| format!("By {}", v.made_up[rng.below(500) as usize])),
         run_id: None,
+        robots_hash: None,
+        ai_signals: Vec::new(),
+        ai_reserved: None,
+        crawler: None,
     }
 }
 

@@ -19,13 +19,19 @@
 #   COMMIT=1           pull before the crawl, then commit the new shard(s) and
 #                      state files and push (PUSH=0: commit only)
 #   BUILD_DATASET=1    run `scraper build` into DIST_DIR after the crawl
-#   PUBLISH=1          then upload DIST_DIR with scripts/publish.sh (needs HF_TOKEN)
+#   PUBLISH=1          then upload DIST_DIR with scripts/publish.sh (needs HF_TOKEN;
+#                      the Hub repo from HF_REPO or dataset.hub_repo in the config)
 #   COMMIT_AUTHOR="Name <email>"  or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL: who
 #                      commits (default: git config, else "scraper daily")
 #   REMOTE=origin  BRANCH=<current>  PUSH_RETRIES=5  PUSH_BACKOFF=2 (seconds,
 #                      doubled each retry, plus jitter)
 #   LOCK_DIR           default: <git dir>/scraper-daily.lock, or
 #                      DATA_DIR/.daily.lock outside git
+#
+# With COMMIT=1 the branch is pulled (rebased) before the crawl, so every run
+# starts from the latest state, and pushed after it. In GitHub Actions
+# (GITHUB_OUTPUT set) it records run_id, shard and, when something was
+# committed, commit=<sha> as step outputs.
 #
 # Exit status: 0 done; 130 the crawl was interrupted (what it saved is still
 # committed; build and publish are skipped); 75 another daily.sh holds the
@@ -79,7 +85,7 @@ json_field() {
 	[ -f "$1" ] || return 0
 	tr -d '\n' <"$1" |
 		sed -n "s/.*\"$2\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^\",}]*\)\"\{0,1\}.*/\1/p" |
-		head -n 1
+		sed 's/^null$//' | head -n 1
 }
 
 # ---------------------------------------------------------------- the lock
@@ -274,7 +280,10 @@ rebase_onto() {
 		return 0
 	fi
 	rebasing || die "git rebase onto $upstream failed: $out"
+	local steps=0
 	while rebasing; do
+		steps=$((steps + 1))
+		[ "$steps" -le 200 ] || die_conflict "(the rebase does not move on)"
 		files=$(git diff --name-only --diff-filter=U | tr '\n' ' ')
 		files=${files% }
 		if [ -z "$files" ]; then
@@ -311,6 +320,7 @@ commit_and_push() {
 	# go into the commit, whatever else someone has staged in this checkout.
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
+		"$DATA_DIR"/state/consent/*.jsonl \
 		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json"; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
@@ -384,6 +394,9 @@ main() {
 		[ -n "$in_git" ] || die "COMMIT=1 but $REPO_DIR is not a git repository"
 		case "$DATA_DIR/" in "$(git rev-parse --show-toplevel)/"*) ;; *) die "COMMIT=1 needs DATA_DIR inside the repository ($DATA_DIR)" ;; esac
 		STATE_REL=${DATA_DIR#"$(git rev-parse --show-toplevel)/"}/state
+		if is_on "${PUSH-1}" && ! git remote get-url "$REMOTE" >/dev/null 2>&1; then
+			die "COMMIT=1 pushes to the remote '$REMOTE', which this repository does not have (set REMOTE, or PUSH=0)"
+		fi
 		BRANCH=${BRANCH:-$(git symbolic-ref --quiet --short HEAD || true)}
 		[ -n "$BRANCH" ] || die "COMMIT=1 needs a branch checked out (HEAD is detached); set BRANCH"
 	fi
@@ -433,9 +446,9 @@ main() {
 	fi
 	if is_on "${PUBLISH-}"; then
 		[ -d "$DIST_DIR" ] || die "PUBLISH=1 but $DIST_DIR does not exist (set BUILD_DATASET=1)"
-		[ -n "${HF_TOKEN-}" ] || die "PUBLISH=1 needs HF_TOKEN"
 		log "publishing $DIST_DIR"
-		"$CODE_DIR/scripts/publish.sh" "$DIST_DIR" </dev/null || die "publishing failed"
+		# publish.sh reads HF_TOKEN, HF_REPO (or dataset.hub_repo in the config) and DRY_RUN.
+		DIST=$DIST_DIR SCRAPER_CONFIG=$CONFIG "$CODE_DIR/scripts/publish.sh" </dev/null || die "publishing failed"
 	fi
 	log "done"
 }

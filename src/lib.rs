@@ -6,6 +6,7 @@
 //! (stats, dashboard). See ARCHITECTURE.md.
 
 pub mod config;
+pub mod consent;
 pub mod crawl;
 pub mod dataset;
 pub mod date;

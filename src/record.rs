@@ -34,4 +34,19 @@ pub struct Article {
     /// The run that stored it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// Provenance: 16-digit hex xxh3 of the robots.txt the page was fetched
+    /// under (snapshot in `state/consent/<run_id>.jsonl`); absent when the
+    /// host had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robots_hash: Option<String>,
+    /// Provenance: the AI-use signals seen (see [`crate::consent::Signal`]'s short form).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ai_signals: Vec<String>,
+    /// Whether those signals reserve AI training (stored anyway under
+    /// `ai_use_policy: record` or `ignore`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai_reserved: Option<bool>,
+    /// Provenance: the crawler version that stored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crawler: Option<String>,
 }

@@ -34,6 +34,10 @@ fn article(id: i64) -> Article {
         canonical_url: None,
         byline: None,
         run_id: None,
+        robots_hash: None,
+        ai_signals: Vec::new(),
+        ai_reserved: None,
+        crawler: None,
     }
 }
 

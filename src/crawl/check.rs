@@ -3,7 +3,8 @@
 
 use chrono::Utc;
 
-use crate::config::Config;
+use crate::config::{AiUsePolicy, Config};
+use crate::consent::{self, Signals};
 use crate::discover::{self, Limits, Listing};
 use crate::extract;
 use crate::frontier::Kind;
@@ -76,8 +77,36 @@ pub async fn check_url(
         &rule,
         Utc::now().date_naive(),
     );
+    let mut signals = Signals::default();
+    signals.x_robots_tag(&resp.x_robots_tag, net.agent());
+    signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
+    let final_robots = net.robots(&resp.url).await;
+    signals.content_signals(&final_robots.content_signals);
+    signals.meta(&page.consent_meta, net.agent());
+    let tdm = net.tdmrep(&resp.url).await;
+    let path = match resp.url.query() {
+        Some(q) => format!("{}?{q}", resp.url.path()),
+        None => resp.url.path().to_string(),
+    };
+    signals.tdmrep(&tdm.rules, &path);
+    let reserved = consent::reserves_ai_training(&signals);
+    let decision = ai_decision(reserved, config.crawl.ai_use_policy);
     if json {
-        println!("{}", extract::to_json(resp.url.as_str(), &page));
+        let mut v = extract::to_json(resp.url.as_str(), &page);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("ai_signals".into(), serde_json::json!(signals.labels()));
+            o.insert("ai_reserved".into(), serde_json::json!(reserved));
+            o.insert("ai_decision".into(), serde_json::json!(decision));
+            o.insert(
+                "robots_hash".into(),
+                serde_json::json!(
+                    (final_robots.hash != 0)
+                        .then(|| crate::store::consent::hash_hex(final_robots.hash))
+                ),
+            );
+            o.insert("tdmrep".into(), serde_json::json!(tdm.outcome));
+        }
+        println!("{v}");
     } else {
         if !resp.redirects.is_empty() {
             println!(
@@ -93,6 +122,32 @@ pub async fn check_url(
             println!("robots.txt Crawl-delay: {:.1}s", d.as_secs_f64());
         }
         print!("{}", extract::describe(&page, resp.url.as_str()));
+        let labels = signals.labels();
+        println!(
+            "AI-use:       {} (tdmrep.json: {})\n              decision: {decision}",
+            if labels.is_empty() {
+                "no signals".to_string()
+            } else {
+                labels.join(", ")
+            },
+            tdm.outcome
+        );
     }
     Ok(())
+}
+
+/// What the crawl would do about AI-use signals under `policy`.
+pub fn ai_decision(reserved: bool, policy: AiUsePolicy) -> &'static str {
+    match (reserved, policy) {
+        (false, _) => "no AI-training reservation: stored if it is a relevant article",
+        (true, AiUsePolicy::Respect) => {
+            "withheld: ai-use (the publisher reserves AI training; ai_use_policy: respect)"
+        }
+        (true, AiUsePolicy::Record) => {
+            "stored and marked ai_reserved (the publisher reserves AI training; ai_use_policy: record)"
+        }
+        (true, AiUsePolicy::Ignore) => {
+            "stored (the publisher reserves AI training; ai_use_policy: ignore)"
+        }
+    }
 }

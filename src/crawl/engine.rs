@@ -97,6 +97,8 @@ pub struct Engine {
     pub listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    pub consent: crate::store::consent::ConsentLog,
     pub fetched: u64,
     pub stored: u64,
     pub errors: u64,
@@ -456,6 +458,18 @@ impl Engine {
                    "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
                    "sitemaps": robots.sitemaps.len()}),
         );
+        let signals: Vec<String> = robots
+            .content_signals
+            .iter()
+            .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
+            .collect();
+        self.consent.robots(crate::store::consent::RobotsSnapshot {
+            host,
+            outcome: &format!("{:?}", robots.outcome),
+            hash: robots.hash,
+            content_signal: &signals,
+            body: &robots.body,
+        });
         if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
             let dropped = self.frontier.drop_host(host);
             tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
@@ -702,9 +716,25 @@ impl Engine {
             Some("no title")
         } else if self.already_stored(meta, page) {
             Some("already stored")
+        } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
+            && crate::consent::reserves_ai_training(&meta.signals)
+        {
+            Some(WITHHELD_AI_USE)
         } else {
             None
         };
+        if reason == Some(WITHHELD_AI_USE) {
+            let labels = meta.signals.labels();
+            self.host(&job.host).withheld_ai_use += 1;
+            let domain = url::domain(meta.url.host_str().unwrap_or(""));
+            self.consent.withheld(meta.url.as_str(), domain, &labels);
+            tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
+            );
+            return false;
+        }
         if let Some(reason) = reason {
             tracing::debug!(url = %meta.url, reason, "not stored");
             self.log.emit(
@@ -753,6 +783,11 @@ impl Engine {
             canonical_url: canonical,
             byline: page.byline.clone(),
             run_id: Some(self.run_id.clone()),
+            robots_hash: (meta.robots_hash != 0)
+                .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
+            ai_signals: meta.signals.labels(),
+            ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
+            crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
         let before = self.pending_hits.len();
         self.pending_hits.push(url::seen_hash(&meta.url));
@@ -786,6 +821,9 @@ impl Engine {
         true
     }
 }
+
+/// The `rejected` reason of a page withheld under `ai_use_policy: respect`.
+pub const WITHHELD_AI_USE: &str = "withheld: ai-use";
 
 fn status_class(code: u16) -> &'static str {
     match code {

@@ -22,6 +22,8 @@ pub struct HostStats {
     pub relevant: u64,
     /// Articles stored in this run's shard.
     pub stored: u64,
+    /// Articles not stored because the publisher reserves AI training (`ai_use_policy: respect`).
+    pub withheld_ai_use: u64,
     /// Conditional requests answered 304.
     pub not_modified: u64,
     /// Feeds or sitemaps that could not be parsed.
@@ -50,6 +52,7 @@ impl HostStats {
         for (k, v) in [
             ("disallowed", self.disallowed),
             ("stored", self.stored),
+            ("withheld_ai_use", self.withheld_ai_use),
             ("not_modified", self.not_modified),
             ("bad_listings", self.bad_listings),
         ] {
@@ -62,8 +65,8 @@ impl HostStats {
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostStats>) -> String {
     let mut out = String::from(
-        "| host | discovered | fetched | robots-denied | articles | relevant | stored | 304 | errors | MB | wait s |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
+        "| host | discovered | fetched | robots-denied | articles | relevant | stored | withheld: ai-use | 304 | errors | MB | wait s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
     );
     for (host, h) in hosts {
         let errors = if h.errors.is_empty() {
@@ -76,13 +79,14 @@ pub fn markdown(hosts: &BTreeMap<String, HostStats>) -> String {
                 .join(", ")
         };
         out.push_str(&format!(
-            "| {host} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} |\n",
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} |\n",
             h.discovered,
             h.fetched,
             h.disallowed,
             h.articles,
             h.relevant,
             h.stored,
+            h.withheld_ai_use,
             h.not_modified,
             h.bytes as f64 / 1e6,
             h.wait_ms as f64 / 1000.0
@@ -110,7 +114,7 @@ mod tests {
         let md = markdown(&hosts);
         assert_eq!(md.lines().count(), 4);
         assert!(
-            md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | timeout: 2 | 2.00 | 0.0 |"),
+            md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | 0 | timeout: 2 | 2.00 | 0.0 |"),
             "{md}"
         );
         assert!(md.contains("| b.test |"));

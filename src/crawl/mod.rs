@@ -136,6 +136,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         listed_sitemaps: HashSet::new(),
         listings_read: HashSet::new(),
         pending_hits: Vec::new(),
+        consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
         fetched: 0,
         stored: 0,
         errors: 0,

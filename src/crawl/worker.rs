@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 
 use crate::config::Scope;
+use crate::consent::Signals;
 use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
 use crate::frontier::{Entry, Kind};
@@ -78,6 +79,10 @@ pub struct Meta {
     pub wire_bytes: u64,
     pub gap_wait: Duration,
     pub x_robots_tag: Vec<String>,
+    /// AI-use signals for a page (headers, robots.txt, meta tags, tdmrep.json); empty otherwise.
+    pub signals: Signals,
+    /// xxh3 of the robots.txt the final URL was fetched under (0: none).
+    pub robots_hash: u64,
 }
 
 /// A finished job.
@@ -112,7 +117,16 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
     let c = ctx.clone();
     let in_scope = move |u: &Url| c.redirect_in_scope(u);
     let result = match ctx.net.fetch(&job.url, &req, &in_scope).await {
-        Ok(resp) => Ok(read_body(&ctx, &job, resp).await),
+        Ok(resp) => {
+            let (mut meta, body) = read_body(&ctx, &job, resp).await;
+            match &body {
+                Body::Page(page) => match consent(&ctx, &job, &mut meta, page).await {
+                    Some(e) => Err(e),
+                    None => Ok((meta, body)),
+                },
+                _ => Ok((meta, body)),
+            }
+        }
         Err(e) => Err(e),
     };
     Done {
@@ -123,7 +137,7 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
 }
 
 async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
-    let meta = Meta {
+    let mut meta = Meta {
         url: resp.url.clone(),
         status: resp.status,
         redirects: resp.redirects.clone(),
@@ -135,7 +149,13 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         wire_bytes: resp.wire_bytes,
         gap_wait: resp.gap_wait,
         x_robots_tag: resp.x_robots_tag.clone(),
+        signals: Signals::default(),
+        robots_hash: 0,
     };
+    meta.signals
+        .x_robots_tag(&resp.x_robots_tag, ctx.net.agent());
+    meta.signals
+        .tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
     if resp.status == 304 {
         return (meta, Body::NotModified);
     }
@@ -169,4 +189,32 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
     .await
     .unwrap_or_else(|e| Body::BadListing(format!("parser failed: {e}")));
     (meta, body)
+}
+
+/// The AI-use signals of a fetched page beyond its headers: robots.txt
+/// Content-Signal lines of the final URL's origin, meta tags, and, for a page
+/// the crawler would keep (an article, relevant), the origin's tdmrep.json
+/// (fetched once per origin, so hosts without candidates cost no request).
+/// `Some(Budget | Rested)` when tdmrep.json could not be asked for: the page
+/// is then not decided on (a spent budget puts it back in the queue).
+async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<FetchError> {
+    let agent = ctx.net.agent();
+    let robots = ctx.net.robots(&meta.url).await;
+    meta.robots_hash = robots.hash;
+    meta.signals.content_signals(&robots.content_signals);
+    meta.signals.meta(&page.consent_meta, agent);
+    if job.entry.kind == Kind::Page && page.is_article && page.relevance.relevant {
+        let tdm = ctx.net.tdmrep(&meta.url).await;
+        let path = match meta.url.query() {
+            Some(q) => format!("{}?{q}", meta.url.path()),
+            None => meta.url.path().to_string(),
+        };
+        meta.signals.tdmrep(&tdm.rules, &path);
+        match tdm.outcome.as_str() {
+            "budget" => return Some(FetchError::Budget),
+            "rested" => return Some(FetchError::Rested),
+            _ => {}
+        }
+    }
+    None
 }

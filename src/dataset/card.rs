@@ -28,6 +28,9 @@ pub struct Card<'a> {
     pub download_bytes: u64,
     pub years: &'a BTreeMap<Option<i32>, u64>,
     pub domains: &'a HashMap<String, u64>,
+    /// Pages withheld because the publisher reserves AI training: distinct
+    /// URLs per domain over every run's `state/consent/` file, not in the dataset.
+    pub withheld: &'a BTreeMap<String, u64>,
     pub reports: &'a [ShardReport],
     pub read: u64,
     pub removed: &'a Removed,
@@ -108,6 +111,7 @@ impl Card<'_> {
         let _ = writeln!(s, "`{}`. {}\n", d.license, d.license_note);
         self.fields(s);
         self.counts(s);
+        self.withheld(s);
         self.rule(s);
         self.notes(s);
     }
@@ -130,6 +134,14 @@ impl Card<'_> {
                 "canonical_url" => "the page's `rel=canonical` when it differs from `url`",
                 "byline" => "author line",
                 "run_id" => "the crawl run that stored the record",
+                "robots_hash" => "xxh3 (hex) of the robots.txt the page was fetched under",
+                "crawler" => "the crawler version that stored the record",
+                "ai_signals" => {
+                    "AI-use signals the publisher gave (robots.txt Content-Signal, noai, TDMRep)"
+                }
+                "ai_reserved" => {
+                    "whether those signals reserve AI training (kept under `ai_use_policy: record`)"
+                }
                 _ => "",
             };
             let nullable = if f.is_nullable() { ", nullable" } else { "" };
@@ -173,6 +185,41 @@ impl Card<'_> {
                 s,
                 "| ({} other domains) | {rest} |",
                 domains.len() - MAX_DOMAINS
+            );
+        }
+        s.push('\n');
+    }
+
+    fn withheld(&self, s: &mut String) {
+        let total: u64 = self.withheld.values().sum();
+        s.push_str(
+            "## Withheld at the publisher's request
+
+",
+        );
+        let _ = writeln!(
+            s,
+            "Pages the crawler fetched but did not store because their publisher reserves \
+             AI training (robots.txt `Content-Signal: ai-train=no`, `noai` in `X-Robots-Tag` \
+             or a robots meta tag, a TDMRep reservation): {total} pages from {} domains \
+             (distinct URLs over all crawl runs, not counting pages stored later).\n",
+            self.withheld.len()
+        );
+        if total == 0 {
+            return;
+        }
+        let mut rows: Vec<(&String, &u64)> = self.withheld.iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        s.push_str("| domain | withheld pages |\n|---|---:|\n");
+        for (domain, n) in rows.iter().take(MAX_DOMAINS) {
+            let _ = writeln!(s, "| {domain} | {n} |");
+        }
+        if rows.len() > MAX_DOMAINS {
+            let rest: u64 = rows[MAX_DOMAINS..].iter().map(|(_, n)| **n).sum();
+            let _ = writeln!(
+                s,
+                "| ({} other domains) | {rest} |",
+                rows.len() - MAX_DOMAINS
             );
         }
         s.push('\n');

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    Date32Builder, Int32Builder, Int64Builder, LargeStringBuilder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder,
+    BooleanBuilder, Date32Builder, Int32Builder, Int64Builder, LargeStringBuilder, ListBuilder,
+    StringBuilder, TimestampMicrosecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -24,8 +24,10 @@ pub struct Columns {
     text: LargeStringBuilder,
     keywords: ListBuilder<StringBuilder>,
     fetched_at: TimestampMicrosecondBuilder,
-    /// `lang`, `canonical_url`, `byline`, `run_id`: `None` when not in the schema.
-    optional: [Option<StringBuilder>; 4],
+    /// `lang`, `canonical_url`, `byline`, `run_id`, `robots_hash`, `crawler`: `None` when not in the schema.
+    optional: [Option<StringBuilder>; 6],
+    /// `ai_signals` and `ai_reserved`, when in the schema.
+    ai: Option<(ListBuilder<StringBuilder>, BooleanBuilder)>,
 }
 
 impl Columns {
@@ -48,6 +50,12 @@ impl Columns {
             keywords: ListBuilder::new(StringBuilder::new()),
             fetched_at: TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"),
             optional,
+            ai: schema.field_with_name("ai_signals").is_ok().then(|| {
+                (
+                    ListBuilder::new(StringBuilder::new()),
+                    BooleanBuilder::with_capacity(rows),
+                )
+            }),
         }
     }
 
@@ -66,11 +74,32 @@ impl Columns {
         }
         self.keywords.append(true);
         self.fetched_at.append_value(p.fetched_at_us);
-        let values = [&r.lang, &r.canonical_url, &r.byline, &r.run_id];
+        let values = [
+            &r.lang,
+            &r.canonical_url,
+            &r.byline,
+            &r.run_id,
+            &r.robots_hash,
+            &r.crawler,
+        ];
         for (builder, value) in self.optional.iter_mut().zip(values) {
             if let Some(b) = builder {
                 b.append_option(value.as_deref());
             }
+        }
+        if let Some((signals, reserved)) = &mut self.ai {
+            // A record with consent provenance and no signals has an empty list; an older one, null.
+            match (&r.ai_signals, r.ai_reserved) {
+                (Some(list), _) => {
+                    for s in list {
+                        signals.values().append_value(s);
+                    }
+                    signals.append(true);
+                }
+                (None, Some(_)) => signals.append(true),
+                (None, None) => signals.append(false),
+            }
+            reserved.append_option(r.ai_reserved);
         }
     }
 
@@ -90,6 +119,10 @@ impl Columns {
         ];
         for b in self.optional.iter_mut().flatten() {
             arrays.push(Arc::new(b.finish()));
+        }
+        if let Some((signals, reserved)) = &mut self.ai {
+            arrays.push(Arc::new(signals.finish()));
+            arrays.push(Arc::new(reserved.finish()));
         }
         RecordBatch::try_new(schema.clone(), arrays)
     }

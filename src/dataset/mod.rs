@@ -232,6 +232,7 @@ pub fn build_with(
         }
     }
     summary.rows = stats.iter().map(|s| s.rows).sum();
+    let withheld = withheld(&opts.data, &rows);
     let file_bytes: u64 = stats.iter().map(|s| s.file_bytes).sum();
     let card = card::Card {
         dataset: &config.dataset,
@@ -244,6 +245,7 @@ pub fn build_with(
         download_bytes: file_bytes,
         years: &years,
         domains: &domains,
+        withheld: &withheld,
         reports: &scan.reports,
         read: summary.read,
         removed: &removed,
@@ -272,6 +274,22 @@ pub fn build_with(
     summary.reports = scan.reports;
     summary.removed = removed;
     Ok(summary)
+}
+
+/// Withheld pages per domain (see [`crate::store::consent`]), less those the dataset holds.
+fn withheld(data: &Path, rows: &[scan::Meta]) -> BTreeMap<String, u64> {
+    let stored: std::collections::HashSet<u64> = rows.iter().map(|m| m.url_key).collect();
+    crate::store::consent::withheld_by_domain(&DataDir::open_read(data).state)
+        .into_iter()
+        .map(|(domain, urls)| {
+            let n = urls
+                .iter()
+                .filter(|u| !stored.contains(&row::url_key(u)))
+                .count() as u64;
+            (domain, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 /// Remove data files of an earlier build that this one does not write (a

@@ -51,6 +51,14 @@ pub struct Row<'a> {
     pub byline: Option<String>,
     #[serde(default)]
     pub run_id: Option<String>,
+    #[serde(default)]
+    pub robots_hash: Option<String>,
+    #[serde(default)]
+    pub crawler: Option<String>,
+    #[serde(default)]
+    pub ai_signals: Option<Vec<String>>,
+    #[serde(default)]
+    pub ai_reserved: Option<bool>,
 }
 
 /// A parsed, checked line with the typed values the columns need.
@@ -70,6 +78,10 @@ pub const HAS_LANG: u8 = 1;
 pub const HAS_CANONICAL: u8 = 2;
 pub const HAS_BYLINE: u8 = 4;
 pub const HAS_RUN_ID: u8 = 8;
+pub const HAS_ROBOTS_HASH: u8 = 16;
+pub const HAS_CRAWLER: u8 = 32;
+/// `ai_signals` or `ai_reserved`: a record written with consent provenance.
+pub const HAS_AI: u8 = 64;
 
 impl Row<'_> {
     /// Parse and check one line. Deterministic: the same bytes give the same answer.
@@ -102,6 +114,12 @@ impl Row<'_> {
             (self.canonical_url.is_some(), HAS_CANONICAL),
             (self.byline.is_some(), HAS_BYLINE),
             (self.run_id.is_some(), HAS_RUN_ID),
+            (self.robots_hash.is_some(), HAS_ROBOTS_HASH),
+            (self.crawler.is_some(), HAS_CRAWLER),
+            (
+                self.ai_signals.is_some() || self.ai_reserved.is_some(),
+                HAS_AI,
+            ),
         ] {
             if present {
                 bits |= bit;

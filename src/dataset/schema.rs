@@ -9,14 +9,18 @@ use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
-use super::row::{HAS_BYLINE, HAS_CANONICAL, HAS_LANG, HAS_RUN_ID};
+use super::row::{
+    HAS_AI, HAS_BYLINE, HAS_CANONICAL, HAS_CRAWLER, HAS_LANG, HAS_ROBOTS_HASH, HAS_RUN_ID,
+};
 
-/// Optional columns, in schema order, with the bit that says a record fills them.
-pub const OPTIONAL: [(&str, u8); 4] = [
+/// Optional string columns, in schema order, with the bit that says a record fills them.
+pub const OPTIONAL: [(&str, u8); 6] = [
     ("lang", HAS_LANG),
     ("canonical_url", HAS_CANONICAL),
     ("byline", HAS_BYLINE),
     ("run_id", HAS_RUN_ID),
+    ("robots_hash", HAS_ROBOTS_HASH),
+    ("crawler", HAS_CRAWLER),
 ];
 
 /// Columns with few distinct values: dictionary encoded.
@@ -25,7 +29,10 @@ const DICTIONARY: &[&str] = &[
     "date_source",
     "lang",
     "run_id",
+    "robots_hash",
+    "crawler",
     "keywords.list.item",
+    "ai_signals.list.item",
 ];
 
 /// The schema: the ten fixed columns, then each optional column that at least
@@ -55,6 +62,15 @@ pub fn schema(present: u8) -> SchemaRef {
         if present & bit != 0 {
             fields.push(Field::new(name, DataType::Utf8, true));
         }
+    }
+    // Consent provenance: the signals seen and whether they reserve AI training.
+    if present & HAS_AI != 0 {
+        fields.push(Field::new(
+            "ai_signals",
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            true,
+        ));
+        fields.push(Field::new("ai_reserved", DataType::Boolean, true));
     }
     Arc::new(Schema::new(fields))
 }
@@ -102,6 +118,7 @@ pub fn dtype(t: &DataType) -> String {
     match t {
         DataType::Int64 => "int64".into(),
         DataType::Int32 => "int32".into(),
+        DataType::Boolean => "bool".into(),
         DataType::Utf8 => "string".into(),
         DataType::LargeUtf8 => "large_string".into(),
         DataType::Date32 => "date32".into(),

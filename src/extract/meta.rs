@@ -59,19 +59,15 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
             continue;
         }
         match dom.tag(id) {
-            "html" => {
-                if m.html_lang.is_none() {
-                    m.html_lang = dom
-                        .attr(id, "lang")
-                        .or_else(|| dom.attr(id, "xml:lang"))
-                        .map(str::to_string);
-                }
+            "html" if m.html_lang.is_none() => {
+                m.html_lang = dom
+                    .attr(id, "lang")
+                    .or_else(|| dom.attr(id, "xml:lang"))
+                    .map(str::to_string);
             }
             "meta" => meta_tag(dom, id, &mut m),
-            "title" => {
-                if m.title.is_none() && !in_svg(dom, id) {
-                    m.title = Some(dom.text(id));
-                }
+            "title" if m.title.is_none() && !in_svg(dom, id) => {
+                m.title = Some(dom.text(id));
             }
             "h1" => m.h1.push((id, dom.text(id))),
             "time" => {

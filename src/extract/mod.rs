@@ -60,6 +60,11 @@ pub struct Page {
     /// Values of `<meta name="robots">` and similar directives, lower-cased (`noindex`, `nofollow`, `noai`...).
     #[serde(skip)]
     pub robots_meta: Vec<String>,
+    /// Meta tags that may carry AI-use signals, as (lower-cased name, content):
+    /// `robots`, `tdm-reservation`, `tdm-policy`, names ending in `bot`, and any
+    /// name whose content is only robots directives (`<meta name="<agent>" content="noai">`).
+    #[serde(skip)]
+    pub consent_meta: Vec<(String, String)>,
     /// The encoding the page was decoded with.
     pub charset: &'static str,
     /// Whether the nesting-depth guard had to flatten the page.
@@ -130,9 +135,47 @@ pub fn extract(
         links: m.links,
         feeds: m.feeds,
         robots_meta: m.robots,
+        consent_meta: consent_meta(&m.metas),
         charset: encoding.name(),
         depth_capped: prepared.capped,
     }
+}
+
+/// Robots directive words: a meta tag whose content is only these may be addressed to a crawler.
+const DIRECTIVES: &[&str] = &[
+    "all",
+    "none",
+    "index",
+    "noindex",
+    "follow",
+    "nofollow",
+    "noarchive",
+    "nocache",
+    "nosnippet",
+    "noimageindex",
+    "notranslate",
+    "noai",
+    "noimageai",
+];
+
+fn consent_meta(metas: &[(String, String)]) -> Vec<(String, String)> {
+    metas
+        .iter()
+        .filter(|(name, content)| {
+            let words = || {
+                content
+                    .split([',', ' '])
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty())
+            };
+            content.len() <= 512
+                && (matches!(name.as_str(), "robots" | "tdm-reservation" | "tdm-policy")
+                    || name.ends_with("bot")
+                    || (words().next().is_some()
+                        && words().all(|w| DIRECTIVES.contains(&w.to_ascii_lowercase().as_str()))))
+        })
+        .cloned()
+        .collect()
 }
 
 fn article_signal(
@@ -229,4 +272,46 @@ fn byline(dom: &dom::Dom, m: &meta::Meta) -> Option<String> {
         .trim()
         .to_string();
     (!cleaned.is_empty()).then_some(cleaned)
+}
+
+#[cfg(test)]
+mod consent_tests {
+    use super::*;
+
+    #[test]
+    fn consent_meta_keeps_robots_agent_and_tdm_tags() {
+        let html = br#"<html><head><title>T</title>
+            <meta name="robots" content="index, noai">
+            <meta name="Scraper" content="noimageai">
+            <meta name="googlebot" content="nosnippet">
+            <meta name="tdm-reservation" content="1">
+            <meta name="tdm-policy" content="https://p.test/policy.json">
+            <meta name="description" content="No AI here, none at all">
+            <meta name="viewport" content="width=device-width">
+            </head><body><p>x</p></body></html>"#;
+        let rule = Rule::new(&crate::config::Keywords::default());
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        let page = extract(html, None, None, &rule, today);
+        let names: Vec<&str> = page.consent_meta.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "robots",
+                "scraper",
+                "googlebot",
+                "tdm-reservation",
+                "tdm-policy"
+            ]
+        );
+        let mut s = crate::consent::Signals::default();
+        s.meta(&page.consent_meta, "scraper");
+        assert_eq!(
+            s.labels(),
+            [
+                "meta:noai",
+                "meta:noimageai",
+                "tdm-meta:1;policy=https://p.test/policy.json"
+            ]
+        );
+    }
 }

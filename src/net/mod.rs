@@ -17,6 +17,7 @@ mod guard;
 mod headers;
 mod polite;
 mod robots;
+mod tdmrep;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,6 +34,7 @@ pub use error::FetchError;
 pub use guard::is_public;
 pub use polite::Gate;
 pub use robots::{Robots, RobotsOutcome, agent_token};
+pub use tdmrep::TdmRep;
 
 /// Which content types a fetch reads; others are skipped from their headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,6 +136,8 @@ struct Inner {
     gate: Arc<Gate>,
     /// One cell per origin: concurrent callers share one fetch.
     robots: Mutex<HashMap<String, RobotsCell>>,
+    /// One `tdmrep.json` cell per origin, as for robots.txt.
+    tdmrep: Mutex<HashMap<String, Arc<OnceCell<Arc<TdmRep>>>>>,
     sent: AtomicU64,
     budget: AtomicU64,
     /// Shared with the DNS resolver.
@@ -220,6 +224,7 @@ impl Net {
                 agent: agent_token(&cfg.user_agent),
                 gate: Arc::new(gate),
                 robots: Mutex::new(HashMap::new()),
+                tdmrep: Mutex::new(HashMap::new()),
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,

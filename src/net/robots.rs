@@ -43,6 +43,10 @@ pub struct Robots {
     pub hash: u64,
     /// Bytes parsed.
     pub bytes: usize,
+    /// `Content-Signal` entries for our group (see [`crate::consent::content_signals`]).
+    pub content_signals: Vec<crate::consent::ContentSignal>,
+    /// The body as parsed (empty when there was none): the provenance snapshot.
+    pub body: Vec<u8>,
     rules: robotxt::Robots,
 }
 
@@ -60,6 +64,8 @@ impl Robots {
                 .collect(),
             hash: xxhash_rust::xxh3::xxh3_64(body),
             bytes: body.len(),
+            content_signals: crate::consent::content_signals(body, agent),
+            body: body.to_vec(),
             rules,
         }
     }
@@ -71,6 +77,8 @@ impl Robots {
             sitemaps: Vec::new(),
             hash: 0,
             bytes: 0,
+            content_signals: Vec::new(),
+            body: Vec::new(),
             rules: robotxt::Robots::allow_all(),
         }
     }
@@ -82,6 +90,8 @@ impl Robots {
             sitemaps: Vec::new(),
             hash: 0,
             bytes: 0,
+            content_signals: Vec::new(),
+            body: Vec::new(),
             rules: robotxt::Robots::disallow_all(),
         }
     }

@@ -5,11 +5,13 @@
 //!   `state/.lock`, an OS advisory lock taken with [`File::try_lock`]. The
 //!   kernel drops it when the process ends, however it ends, so a crash or a
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
+//! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
 //! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
 //! * [`state`]: the small state files (`next_id`, `last_run.json`,
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
+pub mod consent;
 pub mod seen;
 pub mod shard;
 pub mod state;

@@ -222,6 +222,10 @@ mod tests {
             canonical_url: None,
             byline: None,
             run_id: None,
+            robots_hash: None,
+            ai_signals: Vec::new(),
+            ai_reserved: None,
+            crawler: None,
         }
     }
 

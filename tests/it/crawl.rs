@@ -330,16 +330,38 @@ fn sigkill_mid_run_leaves_readable_shards_and_no_duplicates() {
 #[test]
 fn open_scope_follows_relevant_pages_to_new_hosts_but_never_deny_listed_ones() {
     let web = news_web();
-    let ws = Workspace::new(&web, SOURCES, "  deny_hosts: [social.test]\n  host_page_cap: 2");
+    let ws = Workspace::new(
+        &web,
+        SOURCES,
+        "  deny_hosts: [social.test]\n  host_page_cap: 2",
+    );
     let out = ws.crawl(&["--scope", "open", "--max-duration", "25s"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(web.count_host("social.test"), 0, "a deny-listed host was fetched");
-    let partner_pages = web.requests_to("partner.test").into_iter().filter(|r| r.path != "/robots.txt").count();
-    assert!(partner_pages >= 1, "links from relevant pages to a new host were not followed");
-    assert!(partner_pages <= 2, "host_page_cap not held: {partner_pages}");
+    assert_eq!(
+        web.count_host("social.test"),
+        0,
+        "a deny-listed host was fetched"
+    );
+    let partner_pages = web
+        .requests_to("partner.test")
+        .into_iter()
+        .filter(|r| r.path != "/robots.txt" && !r.path.starts_with("/.well-known/"))
+        .count();
+    assert!(
+        partner_pages >= 1,
+        "links from relevant pages to a new host were not followed"
+    );
+    assert!(
+        partner_pages <= 2,
+        "host_page_cap not held: {partner_pages}"
+    );
     // Only relevant pages lead out: the home page's link to outside.test is not followed.
     assert_eq!(web.count_host("outside.test"), 0);
-    assert!(urls(&ws.records()).iter().any(|u| u.starts_with("http://partner.test/")));
+    assert!(
+        urls(&ws.records())
+            .iter()
+            .any(|u| u.starts_with("http://partner.test/"))
+    );
 
     // In domains scope the partner host is never contacted.
     let web = news_web();
@@ -347,4 +369,40 @@ fn open_scope_follows_relevant_pages_to_new_hosts_but_never_deny_listed_ones() {
     let out = ws.crawl(&["--max-duration", "25s"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(web.count_host("partner.test"), 0);
+}
+
+#[test]
+fn proxy_environment_variables_are_honoured_like_curl() {
+    let web = news_web();
+    let ws = Workspace::new(
+        &web,
+        "  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}",
+        "",
+    );
+    // No --proxy: the standard variable points the crawler at the local web.
+    let out = ws
+        .command(&["crawl", "--data", "data", "--max-duration", "20s"])
+        .env("http_proxy", web.proxy_url())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        web.count("lab.test", "/blog/") >= 1,
+        "http_proxy was not used"
+    );
+    // no_proxy exempts the host: the request then goes to the (unresolvable) host directly and fails.
+    web.clear_log();
+    let ws = Workspace::new(
+        &web,
+        "  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}",
+        "  connect_timeout: 1s",
+    );
+    let out = ws
+        .command(&["crawl", "--data", "data", "--max-duration", "10s"])
+        .env("http_proxy", web.proxy_url())
+        .env("no_proxy", "lab.test")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(web.count_host("lab.test"), 0, "no_proxy was ignored");
 }

@@ -44,6 +44,10 @@ fn article(id: i64) -> Article {
         canonical_url: None,
         byline: (id % 5 == 0).then(|| format!("Writer {id}")),
         run_id: Some("run-1".into()),
+        robots_hash: None,
+        ai_signals: Vec::new(),
+        ai_reserved: None,
+        crawler: None,
     }
 }
 
@@ -198,6 +202,10 @@ fn round_trip_field_by_field() {
                 canonical_url: opt_str(b, "canonical_url", i),
                 byline: opt_str(b, "byline", i),
                 run_id: opt_str(b, "run_id", i),
+                robots_hash: opt_str(b, "robots_hash", i),
+                ai_signals: Vec::new(),
+                ai_reserved: None,
+                crawler: opt_str(b, "crawler", i),
             });
         }
     }
@@ -446,4 +454,66 @@ fn relevance_rule_is_applied_again() {
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
     let line = format!("Removed by the relevance rule: {}", 10 - want.len());
     assert!(card.contains(&line));
+}
+
+#[test]
+fn consent_provenance_columns_and_withheld_counts_in_the_card() {
+    use scraper::store::consent::ConsentLog;
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let mut reserved = article(1);
+    reserved.robots_hash = Some("00000000000000ab".into());
+    reserved.ai_signals = vec!["robots.txt:ai-train=no".into()];
+    reserved.ai_reserved = Some(true);
+    reserved.crawler = Some("scraper/0.1.0".into());
+    let mut plain = article(2);
+    plain.ai_reserved = Some(false);
+    plain.crawler = Some("scraper/0.1.0".into());
+    let old = article(3);
+    write_shard(&data, "run-1", &[reserved.clone(), plain, old]);
+    // Withheld pages over two runs: a URL withheld twice counts once, and a
+    // URL the dataset holds (stored by a later run) not at all.
+    let state = data.join("state");
+    let mut one = ConsentLog::new(&state, "run-1");
+    one.withheld("https://x.test/1", "x.test", &["x-robots-tag:noai".into()]);
+    one.withheld("https://x.test/2", "x.test", &[]);
+    let mut two = ConsentLog::new(&state, "run-2");
+    two.withheld("https://x.test/1", "x.test", &[]);
+    two.withheld(&reserved.url, &reserved.domain, &[]);
+    run(&data, &out, &Tuning::default());
+
+    let batches = read_all(&out);
+    let b = &batches[0];
+    assert_eq!(b.num_rows(), 3);
+    assert_eq!(
+        opt_str(b, "robots_hash", 0).as_deref(),
+        Some("00000000000000ab")
+    );
+    assert_eq!(opt_str(b, "crawler", 1).as_deref(), Some("scraper/0.1.0"));
+    assert_eq!(opt_str(b, "crawler", 2), None);
+    let flags = b.column_by_name("ai_reserved").unwrap().as_boolean();
+    assert_eq!(
+        (0..3)
+            .map(|i| flags.is_valid(i).then(|| flags.value(i)))
+            .collect::<Vec<_>>(),
+        [Some(true), Some(false), None]
+    );
+    let signals = b.column_by_name("ai_signals").unwrap().as_list::<i32>();
+    assert_eq!(
+        signals.value(0).as_string::<i32>().value(0),
+        "robots.txt:ai-train=no"
+    );
+    assert_eq!(signals.value(1).len(), 0);
+    assert!(
+        signals.is_null(2),
+        "an old record has no signals column value"
+    );
+
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        card.contains("- name: ai_reserved\n    dtype: bool"),
+        "{card}"
+    );
+    assert!(card.contains("2 pages from 1 domains"), "{card}");
+    assert!(card.contains("| x.test | 2 |"), "{card}");
 }

@@ -3,6 +3,7 @@
 
 mod basics;
 mod engine;
+mod invariants;
 mod open;
 mod policy;
 mod scale;

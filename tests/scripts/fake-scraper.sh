@@ -36,6 +36,7 @@ done
 if [ "$cmd" = build ]; then
 	mkdir -p "$out/data"
 	echo "# fake dataset card" >"$out/README.md"
+	echo "not really parquet" >"$out/data/train-00000-of-00001.parquet"
 	exit 0
 fi
 [ "$cmd" = crawl ] || { echo "fake scraper: unknown command" >&2; exit 2; }

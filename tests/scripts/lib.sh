@@ -8,6 +8,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 FAKE=$ROOT/tests/scripts/fake-scraper.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/scraper-automation.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# The interpreter itself, not a version manager's shim (a shim costs a second per call under load).
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3)
+# Tools pip installed for that interpreter (actionlint, zizmor), also without the shim.
+PY_SCRIPTS=$("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)
+if [ -n "$PY_SCRIPTS" ] && [ -d "$PY_SCRIPTS" ]; then PATH=$PY_SCRIPTS:$PATH; fi
 PASSED=0
 FAILED=0
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home"
@@ -44,7 +49,7 @@ summary() {
 }
 
 # new_world NAME: a bare remote $T/NAME/remote.git and a clone $T/NAME/repo with
-# the project's layout (scripts/daily.sh copied in, a fake publish.sh, config.yml).
+# the project's layout (scripts/daily.sh and scripts/publish.sh copied in, a config.yml).
 new_world() {
 	W=$T/$1
 	mkdir -p "$W"
@@ -53,11 +58,7 @@ new_world() {
 	mkdir -p "$W/repo/scripts" "$W/repo/data/articles" "$W/repo/data/state"
 	cp "$ROOT/scripts/daily.sh" "$W/repo/scripts/daily.sh"
 	cp "$ROOT/.gitignore" "$W/repo/.gitignore"
-	cat >"$W/repo/scripts/publish.sh" <<'PUB'
-#!/usr/bin/env bash
-echo "published $1 with token ${HF_TOKEN:+set}" >"$PUBLISH_LOG"
-PUB
-	chmod +x "$W/repo/scripts/publish.sh"
+	cp "$ROOT/scripts/publish.sh" "$W/repo/scripts/publish.sh"
 	echo "crawl: {}" >"$W/repo/config.yml"
 	touch "$W/repo/data/articles/.keep"
 	(cd "$W/repo" && git add -A && git commit --quiet -m "project" && git push --quiet origin main 2>/dev/null)

@@ -20,12 +20,12 @@ emulate() {
 	local a=()
 	for kv in "$@"; do a+=(--input "$kv"); done
 	RC=0
-	(cd "$REPO" && python3 "$ROOT/tests/scripts/gha_emulate.py" "$A/action.yml" --workspace "$REPO" \
+	(cd "$REPO" && "$PY" "$ROOT/tests/scripts/gha_emulate.py" "$A/action.yml" --workspace "$REPO" \
 		--summary "$W/summary.md" --cache "scraper-bin-=$FAKE" --steps-json "$W/$name.steps" "${a[@]}") \
 		>"$W/$name.json" 2>"$W/$name.log" || RC=$?
 }
-out() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/$1.json" "$2"; }
-step_out() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]["outputs"].get(sys.argv[3], ""))' "$W/$1.steps" "$2" "$3"; }
+out() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/$1.json" "$2"; }
+step_out() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]["outputs"].get(sys.argv[3], ""))' "$W/$1.steps" "$2" "$3"; }
 
 # --- 1. a crawl that commits: outputs, summary, cache, queue
 new_world run

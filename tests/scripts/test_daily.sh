@@ -79,15 +79,17 @@ daily COMMIT=1 FAKE_RUN_ID=20261129T083700Z-eeee
 check "after a failure the next run commits both shards" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'T0[78]3700Z-' | grep -qx 4" &&
 	ok "shards left by a failed run are committed by the next run"
 
-# --- 5. build and publish switches
+# --- 5. build and publish switches (the real scripts/publish.sh, dry run)
 new_world build
-daily BUILD_DATASET=1 PUBLISH=1 HF_TOKEN=secret PUBLISH_LOG="$W/published"
+daily BUILD_DATASET=1 PUBLISH=1 DRY_RUN=1 HF_REPO=me/ai-news
 check "build+publish run (got $RC)" [ "$RC" -eq 0 ] &&
 	check "dist built" [ -f "$REPO/dist/README.md" ] &&
-	check "publish.sh called with dist and token" contains "$W/published" "published $REPO/dist with token set" &&
-	ok "BUILD_DATASET=1 builds dist/, PUBLISH=1 calls scripts/publish.sh"
-daily PUBLISH=1 PUBLISH_LOG="$W/published2"
-check "PUBLISH without HF_TOKEN fails (got $RC)" [ "$RC" -ne 0 ] && check "message" contains "$W/out" "PUBLISH=1 needs HF_TOKEN" &&
+	check "publish.sh dry run lists the card" contains "$W/out" "would upload to https://huggingface.co/datasets/me/ai-news" &&
+	check "publish.sh uploads dist" contains "$W/out" "hf upload me/ai-news $REPO/dist . --repo-type dataset" &&
+	ok "BUILD_DATASET=1 builds dist/, PUBLISH=1 hands it to scripts/publish.sh"
+daily BUILD_DATASET=1 PUBLISH=1 HF_REPO=me/ai-news
+check "PUBLISH without HF_TOKEN fails (got $RC)" [ "$RC" -eq 1 ] && check "message" contains "$W/out" "HF_TOKEN is not set" &&
+	check "daily says publishing failed" contains "$W/out" "error: publishing failed" &&
 	ok "publishing without HF_TOKEN fails loudly"
 
 summary

@@ -23,7 +23,7 @@ have() {
 if have shellcheck "apt-get install shellcheck"; then
 	check "shellcheck scripts/ tests/scripts/" shellcheck -x scripts/*.sh tests/scripts/*.sh &&
 		ok "shellcheck: scripts/*.sh and tests/scripts/*.sh"
-	python3 - "$T/runs" <<'PY'
+	"$PY" - "$T/runs" <<'PY'
 import os, sys, yaml
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -48,7 +48,7 @@ found=$(grep -nE "$bash4" scripts/*.sh "$T"/runs/*.sh 2>/dev/null || true)
 check "bash-4-only syntax in scripts/: $found" [ -z "$found" ] && ok "scripts/ use no bash-4-only syntax"
 for f in scripts/*.sh; do check "bash -n $f" bash -n "$f"; done && ok "scripts/ parse with bash -n"
 
-check "structure" python3 - <<'PY' && ok "action.yml, workflows, plist and cron line have the required shape"
+check "structure" "$PY" - <<'PY' && ok "action.yml, workflows, plist and cron line have the required shape"
 import plistlib, re, sys, yaml
 
 problems = []

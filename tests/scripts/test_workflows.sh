@@ -16,10 +16,10 @@ step() {
 	local a=()
 	for kv in "$@"; do a+=(--ctx "$kv"); done
 	: >"$W/summary.md"
-	PATH="$W/bin:$PATH" python3 "$ROOT/tests/scripts/gha_emulate.py" --workflow "$ROOT/.github/workflows/$wf" \
+	PATH="$W/bin:$PATH" "$PY" "$ROOT/tests/scripts/gha_emulate.py" --workflow "$ROOT/.github/workflows/$wf" \
 		--job "$job" --step "$id" --workspace "$W" --summary "$W/summary.md" "${a[@]}" >"$W/result" 2>"$W/log"
 }
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$W/result" "$1"; }
+field() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$W/result" "$1"; }
 
 SHA=0123456789abcdef0123456789abcdef01234567
 OTHER=89abcdef0123456789abcdef0123456789abcdef

@@ -281,7 +281,7 @@ impl Sim<'_> {
         let rng = &mut self.rng;
         let (status, latency) = if spec
             .retry_after
-            .is_some_and(|(k, _)| self.requests[h] % k == 0)
+            .is_some_and(|(k, _)| self.requests[h].is_multiple_of(k))
         {
             (Status::TooMany, 0.05)
         } else if rng.f64() < spec.hang_p {

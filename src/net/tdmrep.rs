@@ -1,0 +1,140 @@
+//! TDMRep's `/.well-known/tdmrep.json`, fetched once per origin per run and
+//! cached, like robots.txt: through the politeness gate, counted as a request,
+//! and only where robots.txt allows the path. A 2xx JSON array gives rules
+//! ([`crate::consent::parse_tdmrep`]); a 404, any other status, a network
+//! failure or a file that does not parse give no rules, which is no
+//! reservation known. Redirects are followed within the origin (three hops).
+
+use std::sync::Arc;
+
+use reqwest::header::{self, HeaderMap};
+
+use super::fetch::BodyLimits;
+use super::{FetchError, Net};
+use crate::consent::{self, TdmRule};
+use crate::url::{self, Url};
+
+/// Redirect hops followed for tdmrep.json.
+const MAX_HOPS: usize = 3;
+
+/// One origin's `tdmrep.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TdmRep {
+    /// How it was obtained: `200`, `404`, `timeout`, `robots`, `malformed: ...`;
+    /// `budget` and `rested` (not cached) when it could not be asked for.
+    pub outcome: String,
+    pub rules: Vec<TdmRule>,
+}
+
+impl TdmRep {
+    fn none(outcome: impl Into<String>) -> TdmRep {
+        TdmRep {
+            outcome: outcome.into(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+fn well_known(url: &Url) -> Option<Url> {
+    url::parse(&format!(
+        "{}://{}/.well-known/tdmrep.json",
+        url.scheme(),
+        url::host_key(url)
+    ))
+}
+
+impl Net {
+    /// Our robots.txt product token (`scraper` from `scraper/0.1 (+...)`).
+    pub fn agent(&self) -> &str {
+        &self.inner.agent
+    }
+
+    /// The `tdmrep.json` rules of `url`'s origin (fetched at most once per
+    /// origin per run; concurrent callers share one fetch). A spent budget or
+    /// a rested host gives no rules, not cached.
+    pub async fn tdmrep(&self, url: &Url) -> Arc<TdmRep> {
+        let Some(target) = well_known(url) else {
+            return Arc::new(TdmRep::none("bad origin"));
+        };
+        let key = target.as_str().to_string();
+        let cell = {
+            let mut map = self.inner.tdmrep.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(key.clone()).or_default().clone()
+        };
+        let got = cell
+            .get_or_try_init(|| async {
+                let t = self.fetch_tdmrep(target.clone()).await?;
+                tracing::debug!(url = %key, outcome = %t.outcome, rules = t.rules.len(), "tdmrep.json: cached");
+                Ok::<_, FetchError>(Arc::new(t))
+            })
+            .await;
+        match got {
+            Ok(t) => t.clone(),
+            Err(e) => Arc::new(TdmRep::none(e.class())),
+        }
+    }
+
+    async fn fetch_tdmrep(&self, mut current: Url) -> Result<TdmRep, FetchError> {
+        let origin = url::host_key(&current);
+        let limits = BodyLimits {
+            raw: self.inner.limits.max_robots_bytes,
+            decoded: self.inner.limits.max_robots_bytes,
+            truncate: false,
+        };
+        for _ in 0..=MAX_HOPS {
+            let robots = self.robots_for(&current).await?;
+            if !robots.allowed(&current) {
+                return Ok(TdmRep::none("robots"));
+            }
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::ACCEPT,
+                header::HeaderValue::from_static("application/json,*/*;q=0.5"),
+            );
+            let hop = match self.send(&current, headers).await {
+                Ok(h) => h,
+                Err(
+                    e @ (FetchError::Budget | FetchError::Rested | FetchError::PrivateAddress(_)),
+                ) => return Err(e),
+                Err(e) => return Ok(TdmRep::none(e.class())),
+            };
+            let status = hop.status;
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let next = hop
+                    .headers
+                    .get(header::LOCATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|l| url::resolve(&current, l))
+                    .filter(|n| url::host_key(n) == origin);
+                hop.discard().await;
+                self.inner.gate.success(&origin);
+                match next {
+                    Some(n) => {
+                        current = n;
+                        continue;
+                    }
+                    None => return Ok(TdmRep::none(status.to_string())),
+                }
+            }
+            if !(200..300).contains(&status) {
+                hop.discard().await;
+                self.inner.gate.success(&origin);
+                return Ok(TdmRep::none(status.to_string()));
+            }
+            return Ok(match self.read_body(hop, &current, &limits).await {
+                Ok((body, _)) => match consent::parse_tdmrep(&body) {
+                    Ok(rules) => TdmRep {
+                        outcome: status.to_string(),
+                        rules,
+                    },
+                    Err(e) => {
+                        tracing::debug!(url = %current, error = %e, "tdmrep.json: unreadable");
+                        TdmRep::none(format!("malformed: {e}"))
+                    }
+                },
+                Err(e) => TdmRep::none(e.class()),
+            });
+        }
+        Ok(TdmRep::none("too many redirects"))
+    }
+}

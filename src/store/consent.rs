@@ -1,0 +1,179 @@
+//! `state/consent/<run-id>.jsonl`: what a run learnt about publishers' consent.
+//! Append-only JSON Lines, one file per run (so runs from several machines
+//! merge by pull and push), each line written whole and unbuffered, so a
+//! killed run keeps every line it wrote:
+//!
+//! * `{"kind":"robots", "host", "t", "outcome", "hash", "bytes",
+//!   "content_signal", "body"}`: once per host per run, the robots.txt
+//!   snapshot the run's pages from that host were fetched under. `hash` is the
+//!   16-digit hex xxh3 of the body as received, as in the records'
+//!   `robots_hash`; `body` is that body as text (invalid UTF-8 replaced).
+//! * `{"kind":"withheld", "url", "domain", "t", "signals"}`: a page the crawl
+//!   would have stored but did not, because its publisher reserves AI
+//!   training (`ai_use_policy: respect`).
+//!
+//! [`withheld_by_domain`] reads every run's lines back for the dataset card.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use serde_json::json;
+
+/// Folder under `state/`.
+pub const CONSENT_DIR: &str = "consent";
+
+/// The short hex form of a robots.txt hash, as records and snapshots carry it.
+pub fn hash_hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
+/// This run's consent file, created on first write.
+#[derive(Debug)]
+pub struct ConsentLog {
+    path: PathBuf,
+    file: Option<File>,
+    /// A write failed once: warned, then the file is left alone.
+    broken: bool,
+}
+
+/// One robots.txt snapshot.
+#[derive(Debug, Clone, Copy)]
+pub struct RobotsSnapshot<'a> {
+    pub host: &'a str,
+    /// `Parsed(200)`, `AllowAll(404)`, `DisallowAll("timeout")`.
+    pub outcome: &'a str,
+    pub hash: u64,
+    pub content_signal: &'a [String],
+    pub body: &'a [u8],
+}
+
+impl ConsentLog {
+    pub fn new(state: &Path, run_id: &str) -> ConsentLog {
+        ConsentLog {
+            path: state.join(CONSENT_DIR).join(format!("{run_id}.jsonl")),
+            file: None,
+            broken: false,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn robots(&mut self, r: RobotsSnapshot<'_>) {
+        self.write(json!({
+            "kind": "robots", "host": r.host, "t": crate::date::format_utc(Utc::now()),
+            "outcome": r.outcome, "hash": (r.hash != 0).then(|| hash_hex(r.hash)),
+            "bytes": r.body.len(), "content_signal": r.content_signal,
+            "body": String::from_utf8_lossy(r.body),
+        }));
+    }
+
+    pub fn withheld(&mut self, url: &str, domain: &str, signals: &[String]) {
+        self.write(json!({
+            "kind": "withheld", "url": url, "domain": domain,
+            "t": crate::date::format_utc(Utc::now()), "signals": signals,
+        }));
+    }
+
+    fn write(&mut self, value: serde_json::Value) {
+        if self.broken {
+            return;
+        }
+        let mut line = value.to_string();
+        line.push('\n');
+        let result = (|| {
+            if self.file.is_none() {
+                if let Some(dir) = self.path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                self.file = Some(
+                    OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&self.path)?,
+                );
+            }
+            match self.file.as_mut() {
+                Some(f) => f.write_all(line.as_bytes()),
+                None => Ok(()),
+            }
+        })();
+        if let Err(e) = result {
+            tracing::warn!(path = %self.path.display(), error = %e, "cannot write the consent log; provenance snapshots of this run are incomplete");
+            self.broken = true;
+        }
+    }
+}
+
+/// Every page withheld for AI use by any run, as distinct URLs per domain.
+/// Unreadable files and lines are skipped.
+pub fn withheld_by_domain(state: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir(state.join(CONSENT_DIR)) else {
+        return out;
+    };
+    let mut paths: Vec<PathBuf> = dir
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if v["kind"] != "withheld" {
+                continue;
+            }
+            if let (Some(url), Some(domain)) = (v["url"].as_str(), v["domain"].as_str()) {
+                out.entry(domain.to_string())
+                    .or_default()
+                    .insert(url.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_and_withheld_urls_are_distinct() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = ConsentLog::new(dir.path(), "20260101T000000Z-aaaa");
+        a.robots(RobotsSnapshot {
+            host: "a.test",
+            outcome: "Parsed(200)",
+            hash: 0xabc,
+            content_signal: &["robots.txt:ai-train=no".to_string()],
+            body: b"User-agent: *\nContent-Signal: ai-train=no\n",
+        });
+        a.withheld(
+            "https://a.test/1",
+            "a.test",
+            &["robots.txt:ai-train=no".into()],
+        );
+        a.withheld("https://a.test/2", "a.test", &[]);
+        let mut b = ConsentLog::new(dir.path(), "20260102T000000Z-bbbb");
+        b.withheld("https://a.test/1", "a.test", &[]);
+        b.withheld("https://b.test/1", "b.test", &[]);
+        let text = std::fs::read_to_string(a.path()).unwrap();
+        let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(first["hash"], "0000000000000abc");
+        assert!(first["body"].as_str().unwrap().contains("ai-train=no"));
+        std::fs::write(dir.path().join("consent/broken.jsonl"), "{not json\n").unwrap();
+        let w = withheld_by_domain(dir.path());
+        assert_eq!(w["a.test"].len(), 2);
+        assert_eq!(w["b.test"].len(), 1);
+        assert!(withheld_by_domain(&dir.path().join("nowhere")).is_empty());
+    }
+}

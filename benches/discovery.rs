@@ -7,7 +7,7 @@
 //! all; then 2% of the articles (6 per host) are published and a second run
 //! with `--min-lastmod auto` goes. Reported: the second run's requests by kind,
 //! the new articles found, and requests per new article with and without the
-//! per-host fixed cost (robots.txt, feeds, sitemaps, 304s included).
+//! per-host fixed cost (robots.txt, tdmrep.json, feeds, sitemaps, 304s included).
 //!
 //! `cargo bench --bench discovery` (release), or `cargo bench --profile dev
 //! --bench discovery` for a debug build. `DISCOVERY_BENCH_HOSTS` and
@@ -88,7 +88,11 @@ fn main() {
 
     let answers = site.answers();
     let is_listing = |p: &str| p == "/feed.xml" || p == "/atom.xml" || p.contains("sitemap");
-    let robots = answers.iter().filter(|a| a.path == "/robots.txt").count();
+    // Per-host files: robots.txt and the TDMRep consent file.
+    let robots = answers
+        .iter()
+        .filter(|a| a.path == "/robots.txt" || a.path.starts_with("/.well-known/"))
+        .count();
     let listings = answers.iter().filter(|a| is_listing(&a.path)).count();
     let not_modified = answers.iter().filter(|a| a.status == 304).count();
     let stories = answers
@@ -106,7 +110,7 @@ fn main() {
         hosts_n
     );
     println!(
-        "  robots.txt {robots}, feeds and sitemaps {listings} ({not_modified} answered 304), articles {stories}, other pages {other}"
+        "  robots.txt and tdmrep.json {robots}, feeds and sitemaps {listings} ({not_modified} answered 304), articles {stories}, other pages {other}"
     );
     println!(
         "  new articles: {found} of {} found ({} published per host)",
@@ -114,7 +118,7 @@ fn main() {
         new_per_host
     );
     println!(
-        "  per-host fixed cost: {:.2} requests (robots.txt + feeds + sitemaps)",
+        "  per-host fixed cost: {:.2} requests (robots.txt, tdmrep.json, feeds, sitemaps)",
         fixed as f64 / hosts_n as f64
     );
     println!(

@@ -22,10 +22,14 @@ python3 -c 'import duckdb' 2>/dev/null || { echo "pip install duckdb" >&2; exit 
 [ -x /usr/bin/time ] || { echo "GNU time (/usr/bin/time) is needed" >&2; exit 1; }
 
 cd "$root"
-cargo build --release --quiet
+# The generator is built with the release profile too (`cargo bench` would use
+# the bench profile and could rebuild every dependency).
+cargo build --release --quiet --bench gen_shards --bin scraper
+gen="$(find target/release/deps -maxdepth 1 -type f -perm -u+x -name 'gen_shards-*' -newer Cargo.toml | head -n 1)"
+[ -n "$gen" ] || gen="$(find target/release/deps -maxdepth 1 -type f -perm -u+x -name 'gen_shards-*' | head -n 1)"
 if [ "${REGEN:-0}" = "1" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$records" ]; then
   rm -rf "$data"
-  cargo bench --quiet --bench gen_shards -- --out "$data" --records "$records"
+  "$gen" --out "$data" --records "$records"
   echo "$records" >"$stamp"
 fi
 mkdir -p "$work/duck"
@@ -35,12 +39,12 @@ printf '' >"$work/config.yml"
 cat "$data"/articles/*.jsonl.zst >/dev/null
 shard_bytes=$(cat "$data"/articles/*.jsonl.zst | wc -c | tr -d ' ')
 
-# Prints "seconds peak_kib" for the command.
+# Prints "wall_seconds peak_kib cpu_seconds" for the command.
 measure() {
   local out
   out="$(mktemp)"
-  /usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null
-  cat "$out"
+  /usr/bin/time -f '%e %M %U %S' -o "$out" "$@" >/dev/null
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out"
   rm -f "$out"
 }
 
@@ -71,18 +75,18 @@ EOF
 
 echo "records: $records; shards: $(find "$data/articles" -name '*.jsonl.zst' | wc -l | tr -d ' ') files, $shard_bytes bytes"
 # shellcheck disable=SC2086 # filter_flag is empty or one word
-read -r ours_s ours_kib <<<"$(measure "$root/target/release/scraper" --config "$work/config.yml" \
+read -r ours_s ours_kib ours_cpu <<<"$(measure "$root/target/release/scraper" --config "$work/config.yml" \
   build --data "$data" --out "$work/dist" $filter_flag)"
-echo "scraper build: ${ours_s} s, peak RSS $((ours_kib / 1024)) MiB"
+echo "scraper build: ${ours_s} s wall, ${ours_cpu} s CPU, peak RSS $((ours_kib / 1024)) MiB"
 rm -f "$work/duck/out.parquet"
-read -r duck_s duck_kib <<<"$(measure python3 "$work/duck/run.py" "$data" "$work/duck/out.parquet")"
-echo "duckdb:        ${duck_s} s, peak RSS $((duck_kib / 1024)) MiB"
+read -r duck_s duck_kib duck_cpu <<<"$(measure python3 "$work/duck/run.py" "$data" "$work/duck/out.parquet")"
+echo "duckdb:        ${duck_s} s wall, ${duck_cpu} s CPU, peak RSS $((duck_kib / 1024)) MiB"
 
 rows() {
   python3 -c 'import sys, pyarrow.parquet as pq; print(sum(pq.ParquetFile(f).metadata.num_rows for f in sys.argv[1:]))' "$@" 2>/dev/null || echo "?"
 }
 echo "rows: scraper $(rows "$work"/dist/data/*.parquet), duckdb $(rows "$work/duck/out.parquet")"
 echo "bytes: scraper $(cat "$work"/dist/data/*.parquet | wc -c | tr -d ' '), duckdb $(wc -c <"$work/duck/out.parquet" | tr -d ' ')"
-awk -v a="$ours_s" -v b="$duck_s" -v c="$ours_kib" -v d="$duck_kib" 'BEGIN {
-  printf "ratio scraper/duckdb: wall time %.2f, peak RSS %.2f\n", a / b, c / d
+awk -v a="$ours_s" -v b="$duck_s" -v c="$ours_kib" -v d="$duck_kib" -v e="$ours_cpu" -v f="$duck_cpu" 'BEGIN {
+  printf "ratio scraper/duckdb: wall time %.2f, CPU time %.2f, peak RSS %.2f\n", a / b, e / f, c / d
 }'

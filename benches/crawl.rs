@@ -95,6 +95,8 @@ struct Usage {
 }
 
 /// Run the binary and measure its CPU time and peak RSS with wait4.
+// The child is reaped by `wait4`, which clippy does not see.
+#[allow(clippy::zombie_processes)]
 fn run(dir: &std::path::Path, args: &[&str]) -> Usage {
     let start = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_scraper"))

@@ -6,6 +6,9 @@
 //!     [--per-shard 4000] [--jobs 2]
 //! ```
 //!
+//! (`benches/build_vs_duckdb.sh` builds it with `cargo build --release --bench
+//! gen_shards` and runs the binary, to share the release build's artifacts.)
+//!
 //! Texts average about 4 KB (1,000,000 records is about 4 GB of text): paragraphs
 //! of sentences drawn from a Zipf-like vocabulary of common English words, tech
 //! terms and ~20,000 made-up words, so zstd compresses them roughly as it does

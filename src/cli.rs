@@ -39,6 +39,8 @@ pub enum Command {
     Build(BuildArgs),
     /// Serve a live progress page that follows the crawl log.
     Dashboard(DashboardArgs),
+    /// Merge the per-run seen-set segments into compacted files (takes the run lock).
+    Compact(CompactArgs),
 }
 
 #[derive(Debug, Args)]
@@ -120,4 +122,10 @@ pub struct DashboardArgs {
     pub data: PathBuf,
     #[arg(long, default_value_t = 8765)]
     pub port: u16,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
 }

@@ -105,6 +105,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Compact(a) => {
+            let data = scraper::store::DataDir::open(&a.data)?;
+            let stamp = scraper::store::state::new_run_id(chrono::Utc::now());
+            let r = scraper::store::seen::compact(&data.state, &stamp)?;
+            println!(
+                "compacted {} seen-set files ({} records, {} bytes) into {} files ({} URLs, {} bytes)",
+                r.files,
+                r.records_in,
+                r.bytes_in,
+                r.paths.len(),
+                r.records_out,
+                r.bytes_out
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Dashboard(a) => {
             runtime()?.block_on(scraper::report::dashboard(&a.data, a.port))?;
             Ok(ExitCode::SUCCESS)

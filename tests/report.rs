@@ -1,6 +1,9 @@
 //! `scraper stats` on generated shards and the dashboard server over real
 //! sockets on 127.0.0.1. The million-record timing is an ignored test:
-//! `cargo test --release --test report -- --ignored --nocapture million`.
+//! `REPORT_BENCH_DIR=/tmp/bench cargo test --release --test report -- --ignored --nocapture million`
+//! then `time target/release/scraper stats --data /tmp/bench`. Measured on 2
+//! busy shared cores: 1,000,000 records (20 shards, 338 MB of JSON) in about
+//! 0.6 s wall; decompression alone takes 0.39 s on one thread.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -314,9 +317,9 @@ async fn dashboard_follows_the_log() {
     assert_eq!(e["events"].as_array().unwrap().len(), 1);
     assert_eq!(e["events"][0]["title"], "Two");
     let next2 = e["next"].as_u64().unwrap();
-    append(&log, "ch\",\"t\":\"2026-11-29T20:01:01Z\",\"queued\":42}\n");
+    append(&log, "ch\",\"t\":\"2026-11-29T20:01:01Z\",\"queue\":42}\n");
     let e = get_json(addr, &format!("/events?from={next2}&gen={generation}")).await;
-    assert_eq!(e["events"][0]["queued"], 42);
+    assert_eq!(e["events"][0]["queue"], 42);
     let s = get_json(addr, "/summary").await;
     assert_eq!(
         (s["live"]["stored"].as_u64(), s["live"]["queue"].as_u64()),
@@ -364,7 +367,8 @@ fn page_fold_matches_server_fold() {
     let mut events = vec![
         serde_json::json!({"v":1,"t":"2026-11-29T19:59:00.000Z","event":"stored","domain":"old.com","url":"o"}),
         serde_json::json!({"v":1,"t":"2026-11-29T20:00:00.000Z","event":"run_start","run_id":"r1","max_duration_s":2400}),
-        serde_json::json!({"v":1,"t":"2026-11-29T20:00:01.000Z","event":"seed","url":"s","queued":3}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:01.000Z","event":"seed","url":"s","queue":3}),
+        serde_json::json!({"v":1,"t":"2026-11-29T20:00:02.000Z","event":"discovery","url":"f","queued":30}),
         serde_json::json!({"v":1,"event":"warning","message":"no t"}),
         serde_json::json!({"v":1,"t":"2026-11-29T20:00:09.000Z","event":"rejected","reason":"not_relevant"}),
         serde_json::json!({"v":1,"t":"2026-11-29T20:00:10.000Z","event":"error","class":"timeout"}),

@@ -30,7 +30,8 @@ pub struct Live {
     pub rejected: u64,
     pub errors: u64,
     pub warnings: u64,
-    /// Latest queue size any event reported (`queue`, `queued` or `queue_left`).
+    /// Latest queue size any event reported (a `queue` or `queue_left` field;
+    /// not `queued`, which `discovery` uses for the URLs one listing added).
     pub queue: Option<u64>,
     /// `stopped_by` of the `done` event; `None` while running.
     pub stopped_by: Option<String>,
@@ -67,7 +68,7 @@ impl Live {
         if t.is_some() {
             self.last_t.clone_from(&t);
         }
-        for key in ["queue", "queued", "queue_left"] {
+        for key in ["queue", "queue_left"] {
             if let Some(q) = ev.get(key).and_then(Value::as_u64) {
                 self.queue = Some(q);
             }
@@ -143,7 +144,8 @@ mod tests {
             json!({"v":1,"t":"2026-11-29T20:01:02.000Z","event":"stored","url":"v","domain":"a.com","title":"U"}),
             json!({"v":1,"t":"2026-11-29T20:01:03.000Z","event":"rejected","url":"w","reason":"not_relevant"}),
             json!({"v":1,"t":"2026-11-29T20:01:04.000Z","event":"error","url":"w","class":"timeout"}),
-            json!({"t":"2026-11-29T20:01:05.000Z","event":"mystery","queued":12}),
+            json!({"t":"2026-11-29T20:01:05.000Z","event":"mystery","queue":12}),
+            json!({"t":"2026-11-29T20:01:06.000Z","event":"discovery","queued":3}),
             json!({"no":"event"}),
             json!({"v":1,"t":"2026-11-29T20:02:00.000Z","event":"done","stopped_by":"max_pages","queue_left":7}),
         ];
@@ -154,7 +156,7 @@ mod tests {
         assert_eq!(live.run_id.as_deref(), Some("r1"));
         assert_eq!(live.max_duration_s, Some(2400.0));
         assert_eq!((live.fetched, live.bytes, live.stored), (1, 1000, 2));
-        assert_eq!((live.rejected, live.errors, live.events), (1, 1, 8));
+        assert_eq!((live.rejected, live.errors, live.events), (1, 1, 9));
         assert_eq!(live.queue, Some(7));
         assert_eq!(live.stopped_by.as_deref(), Some("max_pages"));
         assert_eq!(live.by_domain["a.com"], 2);

@@ -41,6 +41,8 @@ pub struct HostLine {
     /// Sum over error classes.
     pub errors: u64,
     pub bytes: u64,
+    /// Time spent waiting for the host's politeness gap
+    /// (`politeness_wait_ms` in `last_run.json`; `wait_ms` accepted too).
     pub wait_ms: u64,
 }
 
@@ -103,7 +105,11 @@ impl HostLine {
             stored: n("stored"),
             errors,
             bytes: n("bytes"),
-            wait_ms: n("wait_ms"),
+            wait_ms: v
+                .get("politeness_wait_ms")
+                .or_else(|| v.get("wait_ms"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
         }
     }
 }
@@ -128,7 +134,7 @@ mod tests {
             "stopped_by": "max_duration",
             "pages_fetched": 4000,
             "hosts": {
-                "a.com": {"fetched": 10, "stored": 1, "errors": {"5xx": 2, "timeout": 1}},
+                "a.com": {"fetched": 10, "stored": 1, "errors": {"5xx": 2, "timeout": 1}, "politeness_wait_ms": 7},
                 "b.com": {"fetched": 50, "stored": 5},
                 "c.com": {"fetched": 70},
                 "d.com": "garbage"
@@ -140,7 +146,7 @@ mod tests {
         assert_eq!(s.hosts, 4);
         let order: Vec<_> = s.top_hosts.iter().map(|h| h.host.as_str()).collect();
         assert_eq!(order, ["b.com", "a.com", "c.com", "d.com"]);
-        assert_eq!(s.top_hosts[1].errors, 3);
+        assert_eq!((s.top_hosts[1].errors, s.top_hosts[1].wait_ms), (3, 7));
         assert!(RunSummary::from_value(&json!([1, 2])).is_none());
         assert_eq!(
             RunSummary::from_value(&json!({})).unwrap(),

@@ -191,19 +191,20 @@ fn render_run(o: &mut String, r: &RunSummary) {
     let width = r.top_hosts.iter().map(|h| h.host.len()).max().unwrap_or(4);
     let _ = writeln!(
         o,
-        "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10}",
-        "host", "fetched", "articles", "stored", "errors", "bytes"
+        "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10} {:>8}",
+        "host", "fetched", "articles", "stored", "errors", "bytes", "waited"
     );
     for h in &r.top_hosts {
         let _ = writeln!(
             o,
-            "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10}",
+            "  {:<width$} {:>8} {:>8} {:>8} {:>7} {:>10} {:>8}",
             h.host,
             h.fetched,
             h.articles,
             h.stored,
             h.errors,
-            bytes(h.bytes)
+            bytes(h.bytes),
+            duration(Duration::from_millis(h.wait_ms))
         );
     }
 }

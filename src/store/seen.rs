@@ -8,8 +8,9 @@
 //!   little-endian records `u64 hash, u32 day, u32 flags`. A run appends only
 //!   what changed since its last [`SeenSet::flush`], so a daily commit adds
 //!   bytes in proportion to the URLs that run saw and never rewrites old ones.
-//! * `state/seen/compact-<stamp>.bin`: the same format, written by [`compact`]
-//!   with records sorted by hash and unique; it replaces the segments it merged.
+//! * `state/seen/compact-<stamp>-<k>.bin`: the same format, written by
+//!   [`compact`]: records sorted by hash, one per URL, in chunks of at most
+//!   32 MiB over consecutive hash ranges; they replace the files merged.
 //! * `state/seen.bin`: the legacy single file (same records, no header), read
 //!   if present and folded into the next compaction.
 //!
@@ -19,8 +20,10 @@
 //! the order of files and records never matters and compaction changes nothing.
 //!
 //! # Memory
-//! Loaded records live in one sorted `Vec` (exactly 16 bytes per URL, looked up
-//! by binary search); this run's changes live in a small hash map on top.
+//! Loaded records live in one sorted `Vec` (exactly 16 bytes per URL) with a
+//! table of where each range of leading hash bits starts (about 0.5 byte per
+//! URL), so a lookup is a binary search among a handful of records; this
+//! run's changes live in a small hash map on top.
 
 mod file;
 mod merge;
@@ -34,7 +37,6 @@ use chrono::{DateTime, Utc};
 use super::StoreError;
 
 pub use file::{CompactReport, compact, segment_files};
-pub(crate) use merge::merge_runs;
 
 /// Flags of a seen record.
 pub mod flag {
@@ -147,13 +149,23 @@ pub struct LoadStats {
     pub records: usize,
     /// Bytes of torn records ignored at file ends.
     pub torn_bytes: u64,
+    /// Bytes of the files.
+    pub bytes: u64,
 }
 
 /// All URLs ever seen, in memory, plus this run's new records.
+///
+/// Crash ordering for the engine: record a URL as [`flag::HIT`] only after
+/// the shard flush that made its article durable, and flush the shard before
+/// the seen-set; a crash then loses at most a hit mark (the page is fetched
+/// again and deduplicated by URL at build time), never claims an article that
+/// is not stored.
 #[derive(Debug, Default)]
 pub struct SeenSet {
     /// Loaded records, sorted by hash, one per hash.
     base: Vec<Rec>,
+    /// Where each range of leading hash bits starts in `base`.
+    index: merge::Index,
     /// This run's records.
     delta: HashIndex<Slot>,
     /// Hashes in `delta` waiting for the next flush, in first-change order.
@@ -166,18 +178,10 @@ pub struct SeenSet {
 impl SeenSet {
     /// Load and merge every segment under `state_dir` (later records win; HIT is sticky).
     pub fn load(state_dir: &Path) -> Result<SeenSet, StoreError> {
-        let files = segment_files(state_dir)?;
-        let mut stats = LoadStats::default();
-        let mut runs = Vec::with_capacity(files.len());
-        for path in &files {
-            let (recs, torn) = file::read(path).map_err(|e| StoreError::io(path, e))?;
-            stats.files += 1;
-            stats.records += recs.len();
-            stats.torn_bytes += torn;
-            runs.push(recs);
-        }
+        let (base, stats, _) = file::load_all(state_dir)?;
         Ok(SeenSet {
-            base: merge_runs(runs),
+            index: merge::Index::build(&base),
+            base,
             stats,
             ..SeenSet::default()
         })
@@ -193,10 +197,12 @@ impl SeenSet {
     }
 
     fn base_get(&self, hash: u64) -> Option<Seen> {
-        self.base
+        let (a, b) = self.index.range(hash);
+        let bucket = self.base.get(a..b)?;
+        bucket
             .binary_search_by_key(&hash, |r| r.hash)
             .ok()
-            .map(|i| self.base[i].seen)
+            .map(|i| bucket[i].seen)
     }
 
     /// Record a URL; it is written at the next [`SeenSet::flush`]. A record
@@ -295,6 +301,7 @@ impl SeenSet {
     pub fn heap_bytes(&self) -> usize {
         let slot = std::mem::size_of::<(u64, Slot)>() + 1;
         self.base.capacity() * std::mem::size_of::<Rec>()
+            + self.index.heap_bytes()
             + self.delta.capacity() * slot
             + self.pending.capacity() * 8
     }

@@ -273,3 +273,45 @@ fn ids_continue_from_first_id_across_runs() {
     assert_eq!(all, (17_159..17_165).collect::<Vec<_>>());
     assert_eq!(prev.unwrap().ids, Some([17_162, 17_165]));
 }
+
+#[test]
+fn compact_command_merges_segments_and_keeps_every_url() {
+    use scraper::store::seen::{Seen, SeenSet, flag};
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("data/state");
+    std::fs::create_dir_all(&state).unwrap();
+    for (run, base) in [
+        ("20260101T000000Z-aaaa", 0u64),
+        ("20260102T000000Z-bbbb", 500),
+    ] {
+        let mut s = SeenSet::load(&state).unwrap();
+        for h in base..base + 1000 {
+            s.record(
+                h * 7919 + 1,
+                Seen {
+                    day: 20000,
+                    flags: if h % 2 == 0 { flag::HIT } else { flag::MISS },
+                },
+            );
+        }
+        s.flush(&state, run).unwrap();
+    }
+    let before = SeenSet::load(&state).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scraper"))
+        .args(["compact", "--data"])
+        .arg(dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = SeenSet::load(&state).unwrap();
+    assert_eq!(after.len(), 1500);
+    for (h, seen) in before.iter() {
+        assert_eq!(after.get(h), Some(seen));
+    }
+    let files: Vec<_> = std::fs::read_dir(state.join("seen")).unwrap().collect();
+    assert_eq!(files.len(), 1, "segments were not merged");
+}

@@ -4,7 +4,8 @@ use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Rec, Seen, merge_runs};
+use super::merge::normalize;
+use super::{LoadStats, Rec, Seen};
 use crate::store::StoreError;
 use crate::store::state::{sync_dir, write_atomic};
 
@@ -108,22 +109,56 @@ fn decode(bytes: &[u8]) -> (Vec<Rec>, u64) {
     d.finish()
 }
 
-/// Records of one file, read in pieces so the file is never held whole next
-/// to its records; and how many trailing bytes were torn.
-pub(crate) fn read(path: &Path) -> std::io::Result<(Vec<Rec>, u64)> {
+/// Append the records of one file to `out`, reading in pieces so the file is
+/// never held whole next to its records; returns how many trailing bytes
+/// were torn.
+fn read_into(path: &Path, out: &mut Vec<Rec>) -> std::io::Result<u64> {
     let mut f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
-    let mut d = Decoder::new(usize::try_from(len).unwrap_or(0) / RECORD);
+    let mut d = Decoder {
+        recs: std::mem::take(out),
+        ..Decoder::new(0)
+    };
     let mut buf = vec![0u8; 1 << 20];
-    loop {
+    let result = loop {
         match f.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => break Ok(()),
             Ok(n) => d.push(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => break Err(e),
         }
+    };
+    let (recs, torn) = d.finish();
+    *out = recs;
+    result.map(|()| torn)
+}
+
+/// Every record of every seen file under `state_dir`, merged: sorted by hash,
+/// one per URL. Compacted files are read first, so their records (already
+/// sorted, in consecutive hash ranges) form a sorted prefix that needs no sort.
+pub(crate) fn load_all(
+    state_dir: &Path,
+) -> Result<(Vec<Rec>, LoadStats, Vec<PathBuf>), StoreError> {
+    let mut files = segment_files(state_dir)?;
+    let is_compact = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(COMPACT_PREFIX))
+    };
+    files.sort_by_key(|p| !is_compact(p));
+    let mut stats = LoadStats::default();
+    let mut bytes = 0u64;
+    for path in &files {
+        bytes += std::fs::metadata(path).map_or(0, |m| m.len());
     }
-    Ok(d.finish())
+    stats.bytes = bytes;
+    let mut all = Vec::with_capacity(usize::try_from(bytes).unwrap_or(0) / RECORD);
+    for path in &files {
+        let before = all.len();
+        stats.torn_bytes += read_into(path, &mut all).map_err(|e| StoreError::io(path, e))?;
+        stats.files += 1;
+        stats.records += all.len() - before;
+    }
+    Ok((normalize(all), stats, files))
 }
 
 /// Append records to a segment (created with its header if new), after
@@ -233,22 +268,16 @@ fn compact_chunked(
     stamp: &str,
     chunk: usize,
 ) -> Result<CompactReport, StoreError> {
-    let files = segment_files(state_dir)?;
+    let (merged, stats, files) = load_all(state_dir)?;
     let mut report = CompactReport {
         files: files.len(),
+        records_in: stats.records,
+        bytes_in: stats.bytes,
         ..CompactReport::default()
     };
     if files.is_empty() {
         return Ok(report);
     }
-    let mut runs = Vec::with_capacity(files.len());
-    for path in &files {
-        report.bytes_in += std::fs::metadata(path).map_or(0, |m| m.len());
-        let (recs, _) = read(path).map_err(|e| StoreError::io(path, e))?;
-        report.records_in += recs.len();
-        runs.push(recs);
-    }
-    let merged = merge_runs(runs);
     let dir = state_dir.join(SEEN_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
     let mut buf = Vec::with_capacity(RECORD * (merged.len().min(chunk) + 1));

@@ -271,6 +271,9 @@ pub struct Crawl {
     pub host_min_hit_ratio: f64,
     /// Consecutive failures after which a host is rested for the rest of the run.
     pub host_max_failures: u32,
+    /// Fetch hosts that are, or resolve to, loopback, private or link-local
+    /// addresses (off: the crawler is never a tool against its own network).
+    pub allow_private_addresses: bool,
     /// Largest body accepted on the wire (compressed), in bytes.
     pub max_raw_bytes: u64,
     /// Largest body accepted after decompression, in bytes.
@@ -319,6 +322,7 @@ impl Default for Crawl {
             host_probation_pages: 20,
             host_min_hit_ratio: 0.05,
             host_max_failures: 8,
+            allow_private_addresses: false,
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
             max_robots_bytes: 512 << 10,

@@ -40,6 +40,11 @@ const TRACKING_PARAMS: &[&str] = &[
     "spm",
     "__twitter_impression",
     "wt.mc_id",
+    // Session ids: a new one per visit would make every page look new.
+    "sessionid",
+    "jsessionid",
+    "phpsessid",
+    "sid",
 ];
 
 fn is_tracking(name: &str) -> bool {
@@ -228,6 +233,10 @@ mod tests {
             ("https://ex.com/index.html?x=1", "https://ex.com/?x=1"),
             ("https://user:pw@ex.com/p", "https://ex.com/p"),
             ("https://ex.com./p", "https://ex.com/p"),
+            (
+                "https://ex.com/cal?day=3&PHPSESSID=ab12",
+                "https://ex.com/cal?day=3",
+            ),
         ];
         for (input, want) in table {
             assert_eq!(parse(input).unwrap().as_str(), want, "{input}");

@@ -22,6 +22,7 @@ pub async fn check_url(
     let u = url::parse(target)
         .ok_or_else(|| anyhow::anyhow!("{target}: expected an absolute http(s) URL"))?;
     let net = Net::new(&config.crawl, proxy)?;
+    net.set_allow_private(config.crawl.allow_private_addresses);
     let robots = net.robots(&u).await;
     if !robots.allowed(&u) {
         anyhow::bail!(

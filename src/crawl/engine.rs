@@ -86,6 +86,8 @@ pub struct Engine {
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
     pub progress: Progress,
+    /// When the last `progress` event was written.
+    pub progress_at: Instant,
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
@@ -293,12 +295,18 @@ impl Engine {
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
-        self.progress.update(
-            self.fetched,
-            self.stored,
-            self.frontier.len(),
-            self.ctx.net.requests(),
-        );
+        let queued = self.frontier.len();
+        let requests = self.ctx.net.requests();
+        self.progress
+            .update(self.fetched, self.stored, queued, requests);
+        if self.progress_at.elapsed() >= Duration::from_secs(10) {
+            self.progress_at = Instant::now();
+            self.log.emit(
+                "progress",
+                json!({"queue": queued, "requests": requests, "fetched": self.fetched, "stored": self.stored,
+                       "errors": self.errors, "elapsed_s": self.started.elapsed().as_secs()}),
+            );
+        }
         if self.shard.due() {
             self.flush();
         } else {
@@ -531,13 +539,18 @@ impl Engine {
                     self.frontier.requeue(&job.host, job.entry.clone());
                     return Some(Outcome::Error);
                 }
-                self.seen.record(
-                    req_hash,
-                    Seen {
-                        day,
-                        flags: flag::MISS,
-                    },
-                );
+                // A transient answer (429, 5xx) is not remembered, like a
+                // timeout: the next run tries the URL again instead of
+                // waiting `revisit_after_days`.
+                if code != 429 && code < 500 {
+                    self.seen.record(
+                        req_hash,
+                        Seen {
+                            day,
+                            flags: flag::MISS,
+                        },
+                    );
+                }
                 Some(if code >= 500 || code == 429 {
                     Outcome::Error
                 } else {
@@ -789,7 +802,13 @@ impl Engine {
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
-        let before = self.pending_hits.len();
+        // next_id goes to disk before any frame holding this id can (the
+        // append below may close one), so a crash or a full disk never
+        // leaves a stored id at or above the counter on disk.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id; article not stored");
+            return false;
+        }
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.pending_hits.push(url::seen_hash(&job.url));
@@ -804,9 +823,10 @@ impl Engine {
                 }
             }
             Err(e) => {
+                // The record stays buffered in the writer and goes out with
+                // the next flush that succeeds, which then marks its URLs as
+                // hits; until then they are not claimed as stored.
                 tracing::error!(error = %e, "cannot write the shard");
-                self.pending_hits.truncate(before);
-                return false;
             }
         }
         self.stored += 1;

@@ -70,6 +70,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let net =
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
+    net.set_allow_private(config.crawl.allow_private_addresses);
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
@@ -128,6 +129,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         started: Instant::now(),
         hosts: HashMap::new(),
         open: OpenScope::new(ScopeParams::from_config(&config.crawl)),
+        progress_at: Instant::now(),
         progress: Progress::new(
             (c.max_duration.0 > std::time::Duration::ZERO).then_some(c.max_duration.0),
         ),
@@ -180,6 +182,9 @@ async fn finish(
 ) -> anyhow::Result<RunEnd> {
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
+    // next_id goes to disk before the last frame (as in `Engine::flush`), so
+    // a failure here never leaves a stored id above the counter on disk.
+    engine.ids.save()?;
     let shard_path = engine.shard.path().to_path_buf();
     let kept = engine
         .shard

@@ -96,14 +96,25 @@ pub struct Done {
 
 /// Run one job.
 pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
-    let robots = ctx.net.robots(&job.url).await;
+    // A spent budget, a rested host or a private address is reported as
+    // such (the budget case puts the URL back), not as a robots refusal.
+    let robots = match ctx.net.robots_for(&job.url).await {
+        Ok(r) => r,
+        Err(e) => {
+            return Done {
+                job,
+                robots: None,
+                result: Err(e),
+            };
+        }
+    };
     if !robots.allowed(&job.url) {
-        tracing::debug!(url = %job.url, "robots.txt disallows; not fetched");
-        let url = job.url.clone();
+        tracing::debug!(url = %job.url, outcome = ?robots.outcome, "robots.txt disallows; not fetched");
+        let err = robots.refusal(&job.url);
         return Done {
             job,
             robots: Some(robots),
-            result: Err(FetchError::RobotsDisallowed(url)),
+            result: Err(err),
         };
     }
     let req = Request {

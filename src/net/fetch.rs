@@ -70,7 +70,7 @@ impl Net {
             let robots = self.robots_for(&current).await?;
             if !robots.allowed(&current) {
                 tracing::debug!(url = %current, outcome = ?robots.outcome, "robots: disallowed");
-                return Err(FetchError::RobotsDisallowed(current));
+                return Err(robots.refusal(&current));
             }
             tracing::debug!(url = %current, "robots: allowed");
             let mut extra = HeaderMap::new();

@@ -43,6 +43,9 @@ pub struct Robots {
     pub hash: u64,
     /// Bytes parsed.
     pub bytes: usize,
+    /// Why robots.txt was unreachable (a network failure): the disallow-all
+    /// outcome is then reported under that failure's class.
+    pub error: Option<FetchError>,
     /// `Content-Signal` entries for our group (see [`crate::consent::content_signals`]).
     pub content_signals: Vec<crate::consent::ContentSignal>,
     /// The body as parsed (empty when there was none): the provenance snapshot.
@@ -64,6 +67,7 @@ impl Robots {
                 .collect(),
             hash: xxhash_rust::xxh3::xxh3_64(body),
             bytes: body.len(),
+            error: None,
             content_signals: crate::consent::content_signals(body, agent),
             body: body.to_vec(),
             rules,
@@ -77,6 +81,7 @@ impl Robots {
             sitemaps: Vec::new(),
             hash: 0,
             bytes: 0,
+            error: None,
             content_signals: Vec::new(),
             body: Vec::new(),
             rules: robotxt::Robots::allow_all(),
@@ -90,10 +95,28 @@ impl Robots {
             sitemaps: Vec::new(),
             hash: 0,
             bytes: 0,
+            error: None,
             content_signals: Vec::new(),
             body: Vec::new(),
             rules: robotxt::Robots::disallow_all(),
         }
+    }
+
+    /// Unreachable because of a network failure: nothing allowed, and the
+    /// refusal of every URL carries `error`'s class (`dns`, `tls`, `timeout`, ...).
+    pub fn unreachable(error: FetchError) -> Robots {
+        Robots {
+            error: Some(error.clone()),
+            ..Robots::disallow_all(error.class())
+        }
+    }
+
+    /// The error for a URL these rules refuse: the network failure that made
+    /// robots.txt unreachable, or [`FetchError::RobotsDisallowed`].
+    pub fn refusal(&self, url: &Url) -> FetchError {
+        self.error
+            .clone()
+            .unwrap_or_else(|| FetchError::RobotsDisallowed(url.clone()))
     }
 
     /// May we fetch `url` (its path and query)?
@@ -137,9 +160,10 @@ impl Net {
             .unwrap_or_else(|e| Arc::new(Robots::disallow_all(e.class())))
     }
 
-    /// [`Net::robots`], but a spent budget or a rested host is an `Err`
-    /// (and not cached), so that `fetch` can report it as such.
-    pub(super) async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
+    /// [`Net::robots`], but a spent budget, a rested host or a refused
+    /// (private) address is an `Err` (and not cached), so that callers can
+    /// report it as such.
+    pub async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
         let key = origin(url);
         let cell = {
             let mut map = self.inner.robots.lock().unwrap_or_else(|e| e.into_inner());
@@ -182,7 +206,7 @@ impl Net {
                 ) => {
                     return Err(e);
                 }
-                Err(e) => return Ok(Robots::disallow_all(e.class())),
+                Err(e) => return Ok(Robots::unreachable(e)),
             };
             let status = hop.status;
             if !(200..300).contains(&status) {
@@ -215,7 +239,7 @@ impl Net {
                         }
                         Robots::parse(&body, &self.inner.agent, status)
                     }
-                    Err(e) => Robots::disallow_all(e.class()),
+                    Err(e) => Robots::unreachable(e),
                 },
                 429 => Robots::disallow_all("429"),
                 400..=499 => Robots::allow_all(status),

@@ -263,6 +263,43 @@ mod tests {
         assert_eq!(scan.truncated_bytes as usize, full.len() - 3 - first);
     }
 
+    /// A disk that fills up mid-run (`/dev/full` answers every write with
+    /// ENOSPC): a clear error naming the shard, the file cut back to its last
+    /// complete frame, and the buffered records written by the next flush
+    /// that succeeds, once each.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_names_the_shard_and_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl.zst");
+        let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).unwrap();
+        w.append(&article(0)).unwrap();
+        assert_eq!(w.flush().unwrap(), 1);
+        let real = std::mem::replace(
+            &mut w.file,
+            OpenOptions::new().write(true).open("/dev/full").unwrap(),
+        );
+        w.append(&article(1)).unwrap();
+        let err = w.flush().unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&*path.to_string_lossy()), "{msg}");
+        assert!(msg.contains("disk full"), "{msg}");
+        assert_eq!(w.pending(), 1, "the record stays buffered");
+        let (got, scan) = collect(&path);
+        assert_eq!(
+            (got.len(), scan.truncated_bytes, scan.bad_frames),
+            (1, 0, 0)
+        );
+        // Space again: the buffered record goes out with the next flush.
+        w.file = real;
+        w.append(&article(2)).unwrap();
+        assert_eq!(w.flush().unwrap(), 2);
+        w.finish().unwrap();
+        let (got, scan) = collect(&path);
+        assert_eq!(got.iter().map(|a| a.id).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(scan.bad_frames, 0);
+    }
+
     #[test]
     fn refuses_to_overwrite_and_removes_empty() {
         let dir = tempfile::tempdir().unwrap();

@@ -2,13 +2,16 @@
 //! so the suite links once. Network tests talk only to servers on 127.0.0.1.
 
 mod consent;
+mod crash;
 mod crawl;
 mod dataset;
 mod discover;
 mod discovery;
 mod extract;
+mod faults;
 mod fixture;
 mod frontier;
+mod fuzz;
 mod net;
 mod store;
 mod web;

@@ -175,9 +175,13 @@ async fn robots_access_results() {
         let page = net
             .fetch(&u(&format!("http://{host}/a")), &Request::html(), &any)
             .await;
+        // 5xx: a robots refusal; a timeout: refused under its own class.
         assert!(
-            matches!(page, Err(FetchError::RobotsDisallowed(_))),
-            "{host}"
+            matches!(
+                page,
+                Err(FetchError::RobotsDisallowed(_) | FetchError::Timeout)
+            ),
+            "{host}: {page:?}"
         );
         assert_eq!(
             web.count(host, "/a"),

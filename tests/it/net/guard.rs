@@ -68,7 +68,8 @@ async fn tls_failure_is_classified() {
     let robots = net.robots(&url).await;
     assert_eq!(robots.outcome, RobotsOutcome::DisallowAll("tls".into()));
     let r = net.fetch(&url, &Request::html(), &any).await;
-    assert!(matches!(r, Err(FetchError::RobotsDisallowed(_))), "{r:?}");
+    // The refusal carries the failure that made robots.txt unreachable.
+    assert!(matches!(r, Err(FetchError::Tls(_))), "{r:?}");
 }
 
 #[tokio::test]

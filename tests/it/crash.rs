@@ -1,0 +1,302 @@
+//! Crash safety: SIGKILL the real crawler at random moments (fixed seed) and
+//! check what it leaves; and a disk that fills up mid-run.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use scraper::store::seen::{SeenSet, flag};
+use scraper::store::shard;
+use scraper::store::state::{IdCounter, RunSummary, load_frontier};
+
+use crate::fixture::{Workspace, article_path, listing_html, news_web_with};
+use crate::web::{Reply, Req, Web};
+
+/// Articles on `many.test`, on top of the standard web's two sources.
+const MANY: usize = 60;
+
+const SOURCES: &str = "  - {host: news.test, seeds: [http://news.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}\n  - {host: many.test, seeds: [http://many.test/]}";
+
+/// The standard web plus `many.test`, a host with many articles.
+fn crash_web(delay: Duration) -> Web {
+    news_web_with(move |r: &Req| {
+        if r.host != "many.test" || r.path == "/robots.txt" {
+            return None;
+        }
+        if r.path == "/" {
+            let links: Vec<String> = (0..MANY).map(article_path).collect();
+            return Some(Reply::html(listing_html("Many", &links)));
+        }
+        let n: usize = r.path.rsplit("story-").next()?.parse().ok()?;
+        Some(Reply::html(crate::fixture::article_html("many.test", n, "2024-05-03")).delay(delay))
+    })
+}
+
+/// Every article URL the fixture web can serve through these sources.
+fn all_articles() -> Vec<String> {
+    let mut v = Vec::new();
+    for n in 0..crate::fixture::ARTICLES {
+        v.push(format!("http://news.test{}", article_path(n)));
+        v.push(format!("http://lab.test/blog{}", article_path(n)));
+    }
+    v.push(format!("http://news.test{}", article_path(100)));
+    for n in 0..MANY {
+        v.push(format!("http://many.test{}", article_path(n)));
+    }
+    v
+}
+
+/// A fixed-seed generator (xorshift64*), so every run kills at the same moments.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// What the data folder holds, checked for the crash invariants.
+struct Check {
+    urls: HashSet<String>,
+    records: usize,
+    truncated: u64,
+}
+
+/// Shards decode up to their last complete frame (no bad frame), every line
+/// is JSON, no URL or id is stored twice, the state files load, `next_id` is
+/// above every stored id, and no URL is a stored hit without its record.
+fn check(data: &Path) -> Check {
+    let mut urls = HashSet::new();
+    let mut ids = HashSet::new();
+    let mut records = 0;
+    let mut truncated = 0;
+    let mut max_id = None;
+    for path in shard::list(&data.join("articles")).expect("list shards") {
+        let scan = shard::read_lines(&path, |line| {
+            let v: serde_json::Value = serde_json::from_slice(line).expect("a JSON line");
+            let url = v["url"].as_str().expect("url").to_string();
+            let id = v["id"].as_i64().expect("id");
+            assert!(urls.insert(url.clone()), "{url} stored twice");
+            assert!(ids.insert(id), "id {id} handed out twice");
+            max_id = max_id.max(Some(id));
+            records += 1;
+        })
+        .expect("readable shard");
+        assert_eq!(scan.bad_frames, 0, "{}: a corrupt frame", path.display());
+        truncated += scan.truncated_bytes;
+    }
+    let state = data.join("state");
+    if state.exists() {
+        RunSummary::load(&state).expect("last_run.json loads");
+        load_frontier(&state).expect("frontier.jsonl loads");
+        let seen = SeenSet::load(&state).expect("the seen-set loads");
+        let next = IdCounter::load(&state, 0, "check").expect("next_id loads");
+        if let Some(m) = max_id
+            && state.join("next_id").exists()
+        {
+            assert!(next.peek() > m, "next_id {} not above id {m}", next.peek());
+        }
+        for u in all_articles() {
+            let parsed = scraper::url::parse(&u).expect("fixture URL");
+            if let Some(s) = seen.get(scraper::url::seen_hash(&parsed))
+                && s.flags & flag::HIT != 0
+            {
+                assert!(urls.contains(&u), "{u} is a stored hit without a record");
+            }
+        }
+    }
+    Check {
+        urls,
+        records,
+        truncated,
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn sigkill_at_random_moments_loses_nothing() {
+    let web = crash_web(Duration::from_millis(20));
+    let ws = Workspace::new(&web, SOURCES, "min_host_gap: 50ms\nflush_every: 100ms");
+    let mut rng = Rng(0x5eed_c0de_2026_1129);
+    let mut before: HashSet<String> = HashSet::new();
+    let mut torn = 0;
+    let mut moments = Vec::new();
+    for trial in 0..20 {
+        let wait = Duration::from_millis(50 + rng.next() % 751);
+        moments.push(wait.as_millis());
+        let mut child = ws
+            .command(&[
+                "crawl",
+                "--data",
+                "data",
+                "--proxy",
+                &ws.proxy,
+                "--max-duration",
+                "30s",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn scraper");
+        std::thread::sleep(wait);
+        child.kill().expect("SIGKILL");
+        let _ = child.wait();
+        let after = check(&ws.data());
+        assert!(
+            before.is_subset(&after.urls),
+            "trial {trial}: a stored article was lost"
+        );
+        torn += usize::from(after.truncated > 0);
+        eprintln!(
+            "trial {trial}: killed after {} ms, {} records",
+            wait.as_millis(),
+            after.records
+        );
+        before = after.urls;
+    }
+    // The next run takes over whatever state the kills left and finishes the job.
+    let started = Instant::now();
+    let out = ws.crawl(&["--max-duration", "40s"]);
+    assert!(
+        out.status.success(),
+        "the run after the kills failed: {}",
+        crate::fixture::stderr(&out)
+    );
+    let end = check(&ws.data());
+    assert!(before.is_subset(&end.urls));
+    let missing: Vec<String> = all_articles()
+        .into_iter()
+        .filter(|u| !end.urls.contains(u))
+        .collect();
+    assert!(missing.is_empty(), "never stored: {missing:?}");
+    assert_eq!(end.records, all_articles().len());
+    eprintln!(
+        "20 kills at {moments:?} ms; shards with a torn tail after a kill: {torn}; final run {:?}",
+        started.elapsed()
+    );
+}
+
+/// A small tmpfs, unmounted on drop. `None` where mounting is not allowed.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().ok()?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Tmpfs { dir })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+/// Fill the file system holding `path` until a write fails.
+fn fill(path: &Path) -> std::fs::File {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path).expect("filler");
+    let block = vec![0xa5u8; 4096];
+    while f.write_all(&block).is_ok() {}
+    let _ = f.sync_all();
+    f
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_a_clear_error_and_corrupts_nothing() {
+    let Some(fs) = Tmpfs::mount("4m") else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    let web = crash_web(Duration::from_millis(60));
+    let ws = Workspace::new(&web, SOURCES, "min_host_gap: 60ms\nflush_every: 100ms");
+    let data = fs.dir.path().join("data");
+    let data_arg = data.to_string_lossy().into_owned();
+    let err_path = ws.dir.path().join("stderr.txt");
+    let mut child = ws
+        .command(&[
+            "crawl",
+            "--data",
+            &data_arg,
+            "--proxy",
+            &ws.proxy,
+            "--max-duration",
+            "8s",
+        ])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("spawn scraper");
+    // Let it store a few articles, then take every free byte.
+    let log = data.join("state/crawl.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).is_ok_and(|s| s.matches("\"stored\"").count() >= 3) {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("nothing stored within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let filler_path = fs.dir.path().join("filler");
+    let filler = fill(&filler_path);
+    let status = child.wait().expect("wait");
+    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+    // The run fails, saying which file and why.
+    assert!(!status.success(), "a crawl on a full disk claimed success");
+    assert!(
+        stderr.contains("No space left on device"),
+        "no ENOSPC in: {stderr}"
+    );
+    let shard_dir = data.join("articles");
+    assert!(
+        stderr.contains(&*shard_dir.to_string_lossy()) || stderr.contains(&*data_arg),
+        "the error does not name the path: {stderr}"
+    );
+    // Free the space: nothing is corrupt, the next run carries on.
+    drop(filler);
+    std::fs::remove_file(&filler_path).expect("remove filler");
+    let first = check(&data);
+    let out = ws
+        .command(&[
+            "crawl",
+            "--data",
+            &data_arg,
+            "--proxy",
+            &ws.proxy,
+            "--max-duration",
+            "30s",
+        ])
+        .output()
+        .expect("run scraper");
+    assert!(
+        out.status.success(),
+        "the run after the disk filled failed: {}",
+        crate::fixture::stderr(&out)
+    );
+    let end = check(&data);
+    assert!(first.urls.is_subset(&end.urls));
+    let stored: HashMap<&str, ()> = end.urls.iter().map(|u| (u.as_str(), ())).collect();
+    for u in all_articles() {
+        assert!(stored.contains_key(u.as_str()), "{u} never stored");
+    }
+    eprintln!(
+        "disk full: {} records before, {} after the retry",
+        first.records, end.records
+    );
+}

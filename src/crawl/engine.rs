@@ -27,6 +27,10 @@ use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
 use crate::url::{self, Url};
 
+/// Levels of sitemaps read below (and counting) a seed or a robots.txt
+/// `Sitemap:` line: the children of an index at the last level are not read.
+const MAX_SITEMAP_DEPTH: u32 = 3;
+
 /// Why a run stopped (the `stopped_by` of the last event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -88,6 +92,11 @@ pub struct Engine {
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
     pub robots_seen: HashSet<String>,
+    /// Child sitemaps queued since the last reseed (seen hashes): a reseed
+    /// forgets them from `this_run`, so a re-read index can list them again.
+    pub listed_sitemaps: HashSet<u64>,
+    /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
+    pub listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
@@ -113,7 +122,11 @@ impl Engine {
             if self.this_run.contains(&hash) {
                 return false;
             }
-            if let Some(seen) = self.seen.get(hash)
+            // Feeds and sitemaps a listing gave (an index's children) are read
+            // again every run, conditionally: an unchanged one costs a 304. Those
+            // found by links follow the revisit rule, like pages.
+            if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
+                && let Some(seen) = self.seen.get(hash)
                 && !seen.due(self.day, self.config.crawl.revisit_after_days)
             {
                 tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
@@ -121,8 +134,12 @@ impl Engine {
             }
         }
         let host = url::host_key(url);
+        let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
         if self.frontier.push(&host, entry) {
             self.this_run.insert(hash);
+            if child_sitemap {
+                self.listed_sitemaps.insert(hash);
+            }
             self.host(&host).discovered += 1;
             true
         } else {
@@ -166,6 +183,9 @@ impl Engine {
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
+                for hash in std::mem::take(&mut self.listed_sitemaps) {
+                    self.this_run.remove(&hash);
+                }
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
@@ -357,18 +377,11 @@ impl Engine {
                     let until = now + ra.min(self.config.crawl.max_retry_after.0);
                     self.frontier.pause(&host, until);
                 }
-                if meta.etag.is_some() || meta.last_modified.is_some() {
-                    let keep = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
-                    if keep {
-                        self.validators.set(
-                            job.url.as_str(),
-                            Validator {
-                                etag: meta.etag.clone(),
-                                last_modified: meta.last_modified.clone(),
-                                day: self.day,
-                            },
-                        );
-                    }
+                if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+                    self.keep_validator(&job, &meta);
+                }
+                if job.entry.kind != Kind::Page {
+                    self.listings_read.insert(url::seen_hash(&job.url));
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
@@ -385,6 +398,20 @@ impl Engine {
                     None => self.frontier.released(&host, self.now()),
                 }
             }
+        }
+    }
+
+    /// Remember the response's ETag / Last-Modified for the next request of this URL.
+    fn keep_validator(&mut self, job: &Job, meta: &Meta) {
+        if meta.etag.is_some() || meta.last_modified.is_some() {
+            self.validators.set(
+                job.url.as_str(),
+                Validator {
+                    etag: meta.etag.clone(),
+                    last_modified: meta.last_modified.clone(),
+                    day: self.day,
+                },
+            );
         }
     }
 
@@ -550,6 +577,10 @@ impl Engine {
             Body::Page(page) => {
                 let hit = self.page(job, meta, &page);
                 let flags = if hit { 0 } else { flag::MISS };
+                if !hit && !page.is_article && job.entry.origin != Origin::Seed {
+                    // A listing page (home, section, tag) is revisited: ask conditionally then.
+                    self.keep_validator(job, meta);
+                }
                 if !hit {
                     self.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {
@@ -565,15 +596,28 @@ impl Engine {
         if parsed.cut > 0 || parsed.partial.is_some() {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
+            self.host(&job.host).bad_listings += 1;
             self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
         }
         let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             // An index's children: the undated, the recent and the newest few, not the whole archive.
-            Listing::Sitemap { urls, sitemaps } => (
-                urls,
-                discover::select_children(&sitemaps, self.cutoff, 3, 200),
-            ),
+            Listing::Sitemap { urls, sitemaps } => {
+                if !sitemaps.is_empty() {
+                    // An index is always read in full: its children can change while it does not.
+                    self.validators.set(job.url.as_str(), Validator::default());
+                }
+                // Nesting is counted from where the chain started (a seed or robots.txt: 0).
+                let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
+                    discover::select_children(&sitemaps, self.cutoff, 3, 200)
+                } else {
+                    self.host(&job.host).bad_listings += 1;
+                    tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
+                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
+                    vec![]
+                };
+                (urls, children)
+            }
         };
         let total = pages.len() + children.len();
         let mut queued = 0;
@@ -647,7 +691,11 @@ impl Engine {
                 .iter()
                 .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
-                for link in page.links.iter().chain(page.feeds.iter()) {
+                // An article's own comment feed lists comments, not articles.
+                let feeds = page.feeds.iter().filter(|f| {
+                    !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
+                });
+                for link in page.links.iter().chain(feeds) {
                     if !self.in_scope(link, relevant) {
                         continue;
                     }

@@ -88,10 +88,8 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
         today,
-        limits: Limits {
-            max_urls: 50_000,
-            max_decoded_bytes: config.crawl.max_body_bytes * 4,
-        },
+        // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
+        limits: Limits::default(),
     });
     let c = &config.crawl;
     let frontier = Frontier::new(Params {
@@ -137,6 +135,8 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         ),
         this_run: HashSet::new(),
         robots_seen: HashSet::new(),
+        listed_sitemaps: HashSet::new(),
+        listings_read: HashSet::new(),
         pending_hits: Vec::new(),
         consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
         fetched: 0,
@@ -208,8 +208,27 @@ async fn finish(
     summary.articles_stored = engine.stored;
     summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
     // The queue left over is saved and carried into the next run, so the
-    // watermark may move on unless the run was cut short by a signal.
-    summary.set_watermark(engine.last.as_ref(), stop != Stop::Interrupted);
+    // watermark may move on unless the run was cut short by a signal, or a
+    // feed or sitemap in that queue was never read in this run: its entries
+    // would meet a later cut-off than the one they were due.
+    let unread_listings = queue
+        .iter()
+        .filter(|e| {
+            e.kind != Kind::Page
+                && url::parse(&e.url)
+                    .is_none_or(|u| !engine.listings_read.contains(&url::seen_hash(&u)))
+        })
+        .count();
+    if unread_listings > 0 {
+        tracing::info!(
+            unread_listings,
+            "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
+        );
+    }
+    summary.set_watermark(
+        engine.last.as_ref(),
+        stop != Stop::Interrupted && unread_listings == 0,
+    );
     summary.hosts = hosts
         .iter()
         .map(|(k, v)| (k.clone(), v.counters()))
@@ -221,6 +240,9 @@ async fn finish(
     summary
         .extra
         .insert("queue_left".into(), json!(queue.len()));
+    summary
+        .extra
+        .insert("unread_listings".into(), json!(unread_listings));
     summary.extra.insert("shard".into(), json!(shard_name));
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);

@@ -204,13 +204,15 @@ impl<R: Read> Read for Utf8Lossy<R> {
             self.output.clear();
             self.output.resize(room.max(16), 0);
             self.pos = 0;
+            let last = self.eof;
             let (_, read, written, _) =
                 self.decoder
-                    .decode_to_utf8(&self.input, &mut self.output, self.eof);
+                    .decode_to_utf8(&self.input, &mut self.output, last);
             self.input.drain(..read);
             self.output.truncate(written);
-            // After the call with `last = true` the decoder must not be used again.
-            if self.eof && self.input.is_empty() {
+            // After the call with `last = true` the decoder must not be used again;
+            // the output was sized for all the input, so nothing is left behind.
+            if last {
                 self.finished = true;
             }
         }

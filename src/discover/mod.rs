@@ -7,17 +7,21 @@
 //! [`select_children`].
 //!
 //! Which parser reads what, and why:
-//! * **Feeds** (RSS 0.9x/1.0/2.0, Atom, JSON Feed) go to `feed-rs` 3.0 ([`feed`]): it
+//! * **Feeds** (RSS 0.9x/1.0/2.0, Atom, JSON Feed) go to `feed-rs` 3.0 (`feed.rs`): it
 //!   knows every flavour, resolves `xml:base`, and never expands XML entities.
-//!   Its one gap we hit, an `<rss>` root without a `version` attribute (or with an
-//!   unusual one such as `0.94`), is worked around by rewriting that start tag.
+//!   Its gaps: an `<rss>` root without a `version` attribute (or with an unusual
+//!   one such as `0.94`) fails in 3.0, so that start tag is rewritten first; and a
+//!   malformed document is an error, not a partial result, so the XML documents
+//!   it rejects (a bare `&` in "AT&T", mismatched tags, bad bytes, a truncated
+//!   body) go to a small lenient reader of ours (`feed/lenient.rs`) that keeps
+//!   whatever entries it can read.
 //! * **Sitemaps** are read by our own streaming reader on `quick-xml`'s `NsReader`
-//!   plus `flate2` ([`sitemap`]). The `sitemap` crate is unmaintained and cannot
+//!   plus `flate2` (`sitemap.rs`). The `sitemap` crate is unmaintained and cannot
 //!   see namespaces (so no `news:publication_date`), CDATA, W3C dates other than
 //!   `YYYY-MM-DD`, gzip or text sitemaps.
 //! * Both accept gzip bodies (recognised by their magic bytes, whatever the
 //!   headers said) and stop at [`Limits::max_decoded_bytes`] of decoded data
-//!   ([`decode`]), so a gzip bomb costs at most the cap.
+//!   (`decode.rs`), so a gzip bomb costs at most the cap.
 //!
 //! A document's *content* decides how it is read: a sitemap URL that serves an
 //! RSS feed (search engines accept those) is read as a feed, and the other way
@@ -35,7 +39,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 
 pub use crate::frontier::Kind;
 use crate::url::Url;
-pub use sniff::{kind_from_url, sniff};
+pub use sniff::{is_comment_feed, kind_from_url, sniff};
 
 /// One URL a feed or sitemap listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +92,7 @@ impl Listing {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
     pub listing: Listing,
-    /// Entries beyond [`Limits::max_urls`], counted but not returned.
+    /// Entries beyond [`Limits::max_urls`], counted but not returned (nor checked to be valid URLs).
     pub cut: usize,
     /// The document broke off after some entries were read (malformed XML, size cap,
     /// truncated body): `listing` holds what came before. Worth a warning, not a failure.
@@ -201,6 +205,34 @@ pub fn select_children(
         }
     }
     chosen
+}
+
+/// A title as shown: trimmed, runs of whitespace collapsed, `None` when empty.
+fn clean_title(text: &str) -> Option<String> {
+    let title = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+/// A listing's date (W3C datetime, RFC 3339 or RFC 2822), with a fast path for the
+/// bare `YYYY-MM-DD` that most sitemaps carry (tens of thousands per document).
+fn listing_date(text: &str) -> Option<DateTime<FixedOffset>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let b = text.as_bytes();
+    if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+        let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+        return Some(
+            day.and_time(chrono::NaiveTime::MIN)
+                .and_utc()
+                .fixed_offset(),
+        );
+    }
+    if let Ok(d) = DateTime::parse_from_rfc3339(text) {
+        return Some(d);
+    }
+    crate::date::parse_datetime(text)
 }
 
 #[cfg(test)]

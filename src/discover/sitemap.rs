@@ -18,8 +18,7 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::reader::NsReader;
 
-use super::{DiscoverError, Limits, Listed, Listing, Parsed, decode};
-use crate::date::parse_datetime;
+use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date};
 use crate::url::{self, Url};
 
 /// Longest text kept for one field; a `loc` this long is not a real URL anyway.
@@ -52,13 +51,14 @@ impl Collector<'_> {
         lastmod: Option<DateTime<FixedOffset>>,
         title: Option<String>,
     ) {
-        let Some(url) = url::resolve(self.base, loc) else {
-            return;
-        };
+        // Past the cap, entries are only counted (not resolved: that is the costly part).
         if self.urls.len() + self.sitemaps.len() >= self.max {
             self.cut += 1;
             return;
         }
+        let Some(url) = url::resolve(self.base, loc) else {
+            return;
+        };
         let listed = Listed {
             url,
             lastmod,
@@ -277,8 +277,12 @@ fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
     if loc.is_empty() {
         return;
     }
-    let date = parse_datetime(&entry.news_date).or_else(|| parse_datetime(&entry.lastmod));
-    let title = Some(entry.news_title.trim().to_string()).filter(|t| !t.is_empty());
+    if out.urls.len() + out.sitemaps.len() >= out.max {
+        out.cut += 1;
+        return;
+    }
+    let date = listing_date(&entry.news_date).or_else(|| listing_date(&entry.lastmod));
+    let title = clean_title(&entry.news_title);
     out.push(entry.child, loc, date, title);
 }
 

@@ -233,6 +233,27 @@ pub fn kind_from_url(url: &Url) -> Option<Kind> {
     None
 }
 
+/// Is `feed`, announced by the article at `page` (`<link rel=alternate>`),
+/// that article's own comment feed? Ask only for articles: a section page's
+/// feed sits under its path too, and is worth reading. Comment feeds (WordPress `/2024/05/story/feed/`,
+/// `?feed=comments-rss2`, `/comments/feed/`) list comments, not articles, and
+/// following one per new article would double a daily run's cost.
+pub fn is_comment_feed(page: &Url, feed: &Url) -> bool {
+    if feed.host_str() != page.host_str() {
+        return false;
+    }
+    let path = feed.path().to_ascii_lowercase();
+    if path.split('/').any(|s| s == "comments")
+        || feed
+            .query_pairs()
+            .any(|(k, v)| k == "feed" && v.starts_with("comments"))
+    {
+        return true;
+    }
+    let own = page.path().trim_end_matches('/');
+    !own.is_empty() && path.starts_with(&format!("{}/", own.to_ascii_lowercase()))
+}
+
 /// Compare strings with runs of digits compared as numbers (`a9` < `a12`).
 pub(super) fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
@@ -273,6 +294,57 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
     use crate::url;
+
+    #[test]
+    fn comment_feeds_table() {
+        let table = [
+            (
+                "https://ex.com/2024/05/story/",
+                "https://ex.com/2024/05/story/feed/",
+                true,
+            ),
+            (
+                "https://ex.com/2024/05/story",
+                "https://ex.com/2024/05/story/feed",
+                true,
+            ),
+            (
+                "https://ex.com/2024/05/story/",
+                "https://ex.com/comments/feed/",
+                true,
+            ),
+            (
+                "https://ex.com/2024/05/story/",
+                "https://ex.com/?feed=comments-rss2",
+                true,
+            ),
+            (
+                "https://ex.com/2024/05/story/",
+                "https://ex.com/feed/",
+                false,
+            ),
+            (
+                "https://ex.com/2024/05/story/",
+                "https://ex.com/category/ai/feed/",
+                false,
+            ),
+            ("https://ex.com/", "https://ex.com/feed/", false),
+            (
+                "https://ex.com/2024/05/story/",
+                "https://other.com/2024/05/story/feed/",
+                false,
+            ),
+            (
+                "https://ex.com/2024/05/story-2/",
+                "https://ex.com/2024/05/story/feed/",
+                false,
+            ),
+        ];
+        for (page, feed, want) in table {
+            let (p, f) = (url::parse(page).unwrap(), url::parse(feed).unwrap());
+            assert_eq!(is_comment_feed(&p, &f), want, "{page} -> {feed}");
+        }
+    }
 
     #[test]
     fn urls_table() {

@@ -265,3 +265,55 @@ fn child_selection() {
     // Without a cut-off everything is taken, up to the cap.
     assert_eq!(select_children(&children, None, 0, 100).len(), 6);
 }
+
+/// Every fixture, cut short at many points and with bytes flipped, through both
+/// readers and the sniff: errors or partial results, never a panic.
+#[test]
+fn mangled_fixtures_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/discover");
+    let limits = Limits {
+        max_urls: 100,
+        max_decoded_bytes: 1 << 20,
+    };
+    let doc = url::parse("https://ex.com/feed.xml").unwrap();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut runs = 0;
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let path = file.unwrap().path();
+        if path.file_name().is_some_and(|n| n == "bomb.xml.gz") {
+            continue;
+        }
+        let body = std::fs::read(&path).unwrap();
+        let mut variants: Vec<Vec<u8>> = (0..body.len())
+            .step_by((body.len() / 40).max(1))
+            .map(|cut| body[..cut].to_vec())
+            .collect();
+        for _ in 0..120 {
+            let mut mangled = body.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % mangled.len() as u64) as usize;
+                mangled[at] = match next() % 4 {
+                    0 => b'<',
+                    1 => b'&',
+                    2 => 0xff,
+                    _ => next() as u8,
+                };
+            }
+            variants.push(mangled);
+        }
+        for variant in variants {
+            for kind in [Kind::Feed, Kind::Sitemap] {
+                let _ = parse(kind, &doc, &variant, &limits);
+                runs += 1;
+            }
+            let _ = sniff(&doc, Some("application/xml"), &variant);
+        }
+    }
+    assert!(runs > 500, "{runs}");
+}

@@ -6,6 +6,7 @@ mod crash;
 mod crawl;
 mod dataset;
 mod discover;
+mod discovery;
 mod extract;
 mod faults;
 mod fixture;

@@ -7,8 +7,9 @@
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::NsReader;
 
-use super::super::{DiscoverError, Limits, Listed, Listing, Parsed, decode};
-use crate::date::parse_datetime;
+use super::super::{
+    DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date,
+};
 use crate::url::{self, Url};
 
 /// Longest text kept for one field.
@@ -83,8 +84,8 @@ impl Item {
             .or(Some(self.link.trim()).filter(|l| !l.is_empty()))
             .or(guid_is_url.then_some(guid))?;
         let url = url::resolve(base, href)?;
-        let lastmod = parse_datetime(&self.published).or_else(|| parse_datetime(&self.updated));
-        let title = Some(self.title.trim().to_string()).filter(|t| !t.is_empty());
+        let lastmod = listing_date(&self.published).or_else(|| listing_date(&self.updated));
+        let title = clean_title(&self.title);
         Some(Listed {
             url,
             lastmod,

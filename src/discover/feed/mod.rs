@@ -20,7 +20,7 @@ use feed_rs::model::{Entry, Link};
 use quick_xml::events::Event;
 use quick_xml::reader::Reader;
 
-use super::{DiscoverError, Limits, Listed, Listing, Parsed, decode};
+use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode};
 use crate::url::{self, Url};
 
 /// Read a feed (gzip allowed, capped like sitemaps).
@@ -79,21 +79,15 @@ fn listed(entry: &Entry, base: &Url) -> Option<Listed> {
     })?;
     let url = url::resolve(base, href)?;
     let lastmod = entry.published.or(entry.updated).map(|d| d.fixed_offset());
-    let title = entry
-        .title
-        .as_ref()
-        .map(|t| {
-            let text = t.content.trim();
-            // An HTML-typed title keeps its escapes in feed-rs: undo the common ones.
-            if t.content_type.subty() == "html" {
-                quick_xml::escape::unescape(text)
-                    .map(|u| u.into_owned())
-                    .unwrap_or_else(|_| text.to_string())
-            } else {
-                text.to_string()
-            }
-        })
-        .filter(|t| !t.is_empty());
+    let title = entry.title.as_ref().and_then(|t| {
+        // An HTML-typed title keeps its escapes in feed-rs: undo the common ones.
+        if t.content_type.subty() == "html" {
+            let unescaped = quick_xml::escape::unescape(&t.content);
+            clean_title(unescaped.as_deref().unwrap_or(&t.content))
+        } else {
+            clean_title(&t.content)
+        }
+    });
     Some(Listed {
         url,
         lastmod,
@@ -233,7 +227,7 @@ mod tests {
             (
                 b"<rss version=\"2.0\"><channel><item><title>caf\xe9 &nbsp;ok</title><link>/a</link><pubDate>Mon, 04 Mar 2024 10:00:00 +0100</pubDate></item>\n<item><title>cut",
                 &["https://ex.com/a"],
-                &["caf\u{fffd}  ok"],
+                &["caf\u{fffd} ok"],
                 true,
             ),
             (

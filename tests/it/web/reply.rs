@@ -45,6 +45,11 @@ impl Reply {
         }
     }
 
+    /// The status this reply answers with.
+    pub fn status_code(&self) -> u16 {
+        self.status
+    }
+
     /// 200 with a body of this content type.
     pub fn bytes(content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
         Reply::status(200)

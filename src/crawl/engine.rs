@@ -776,7 +776,10 @@ impl Engine {
         let id = self.ids.next_id();
         // A year found only in the text is not a publication day: keep the year alone.
         let day_known = page.date_source != Some("text_year");
-        let date = page.date.filter(|_| day_known).map(|d| d.format("%Y-%m-%d").to_string());
+        let date = page
+            .date
+            .filter(|_| day_known)
+            .map(|d| d.format("%Y-%m-%d").to_string());
         let year = page.date.map(|d| chrono::Datelike::year(&d));
         let canonical = page
             .canonical_url

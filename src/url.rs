@@ -55,6 +55,25 @@ fn is_tracking(name: &str) -> bool {
         || TRACKING_PARAMS.contains(&lower.as_str())
 }
 
+/// A `Hasher` for keys that already are xxh3 hashes ([`seen_hash`]): it takes
+/// a `u64` as it is, so hash sets and maps of URL hashes do no second hashing.
+#[derive(Default)]
+pub struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// Parse an absolute http(s) URL and normalise it.
 pub fn parse(s: &str) -> Option<Url> {
     Url::parse(s.trim()).ok().and_then(normalize)

@@ -6,8 +6,9 @@
 //! the queue free of duplicates. The arena is compacted once more than half of it
 //! is dead space, so memory stays proportional to what is queued.
 
+use crate::url::IdentityHasher;
 use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use super::{Entry, Kind, Origin};
 
@@ -57,24 +58,6 @@ fn kind_bits(kind: Kind) -> u8 {
         Kind::Page => 0,
         Kind::Feed => 1,
         Kind::Sitemap => 2,
-    }
-}
-
-/// The keys are already xxh3 hashes: hash them again by taking them as they are.
-#[derive(Default)]
-pub(crate) struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 

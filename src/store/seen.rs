@@ -28,8 +28,9 @@
 mod file;
 mod merge;
 
+use crate::url::IdentityHasher;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -110,24 +111,6 @@ pub fn day_stamp(t: DateTime<Utc>) -> u32 {
 pub(crate) struct Rec {
     pub hash: u64,
     pub seen: Seen,
-}
-
-/// Keys are already xxh3 hashes: use them as they are.
-#[derive(Default)]
-pub(crate) struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }
 
 type HashIndex<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;

@@ -679,8 +679,11 @@ impl Engine {
             hs.relevant += 1;
         }
         // Links first: follow them unless the page is older than the cut-off.
+        // Only an article's own publication date counts: a listing page has none,
+        // and a year or date merely written in the text says nothing about the page.
+        let dated = page.is_article && !matches!(page.date_source, Some("text_year" | "text_date"));
         let too_old = match (self.cutoff, page.date) {
-            (Some(cut), Some(d)) => d < cut.date_naive(),
+            (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
         };
         if too_old {

@@ -406,3 +406,61 @@ fn proxy_environment_variables_are_honoured_like_curl() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(web.count_host("lab.test"), 0, "no_proxy was ignored");
 }
+
+#[test]
+fn secrets_in_the_environment_never_reach_logs_shards_or_the_wire() {
+    let web = news_web();
+    let ws = Workspace::new(&web, SOURCES, "");
+    let secret = "hf_SECRETtoken0123456789abcdef";
+    let mut all = vec![
+        "crawl",
+        "--data",
+        "data",
+        "--proxy",
+        ws.proxy.as_str(),
+        "--max-duration",
+        "20s",
+    ];
+    all.push("--max-hits");
+    all.push("5");
+    let out = ws
+        .command(&all)
+        .env("HF_TOKEN", secret)
+        .env("ACTOR_TOKEN", secret)
+        .env("GITHUB_TOKEN", secret)
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains(secret) && !String::from_utf8_lossy(&out.stdout).contains(secret)
+    );
+    for r in web.log() {
+        assert!(
+            r.headers.iter().all(|(_, v)| !v.contains(secret)),
+            "a request carried the secret"
+        );
+        assert!(!r.target().contains(secret));
+    }
+    let mut stack = vec![ws.data()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let bytes = std::fs::read(&p).unwrap();
+            let text = if p.to_string_lossy().ends_with(".zst") {
+                zstd::stream::decode_all(&bytes[..]).unwrap_or_default()
+            } else {
+                bytes
+            };
+            assert!(
+                !String::from_utf8_lossy(&text).contains(secret),
+                "{} holds the secret",
+                p.display()
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@
 mod consent;
 mod crash;
 mod crawl;
+mod dashboard;
 mod dataset;
 mod discover;
 mod discovery;

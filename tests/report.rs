@@ -422,7 +422,7 @@ const DOM_STUB: &str = r#"
 const [base, search, wait] = [process.argv[2], process.argv[3], Number(process.argv[4])];
 const els = {};
 function el(tag) {
-  return { tagName: tag.toUpperCase(), textContent: '', className: '', style: {}, children: [], title: '',
+  return { tagName: tag.toUpperCase(), textContent: '', className: '', style: {}, dataset: {}, children: [], title: '',
     clientWidth: 600, clientHeight: 180, width: 0, height: 0, drawn: 0,
     replaceChildren(...c) { this.children = c; this.textContent = ''; },
     append(...c) { this.children.push(...c); },

@@ -12,6 +12,11 @@
 //!
 //! Every response closes its connection; requests whose `Host` is not a
 //! loopback name are refused (DNS rebinding).
+//!
+//! The page also writes what it shows as `data-*` attributes (raw counts, per
+//! bar `data-key`/`data-value`, the chart's plotted points and totals, the
+//! countdown's budget), so a test in a real browser can read them back
+//! (`tests/it/dashboard.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -5,6 +5,7 @@ mod consent;
 mod crash;
 mod crawl;
 mod daily;
+mod dashboard;
 mod dataset;
 mod discover;
 mod discovery;

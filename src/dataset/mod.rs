@@ -71,7 +71,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Tuning {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            zstd_level: 3,
+            zstd_level: 1,
             file_bytes: 1 << 30,
             row_group_bytes: 128 << 20,
             row_group_rows: 100_000,

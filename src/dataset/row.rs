@@ -173,6 +173,9 @@ pub fn canonical_key(canonical: Option<&str>) -> Option<u64> {
 /// one space (leading and trailing dropped). `None` for a text with no words.
 pub fn text_key(text: &str) -> Option<u128> {
     const CAP: usize = 8192;
+    /// ASCII bytes handled per round without a bounds check on `buf` (each
+    /// writes at most two bytes: a pending space and the byte itself).
+    const RUN: usize = 256;
     let mut hasher = Xxh3Default::new();
     let mut buf = [0u8; CAP];
     let mut n = 0;
@@ -181,25 +184,29 @@ pub fn text_key(text: &str) -> Option<u128> {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if n + 16 > CAP {
+        if n + 2 * RUN + 16 > CAP {
             hasher.update(&buf[..n]);
             n = 0;
         }
-        let b = bytes[i];
-        if b < 0x80 {
+        // ASCII run, branch-free per byte: white space sets `space` once a
+        // word was seen; any other byte first emits a pending space, then
+        // itself lowercased.
+        let end = bytes.len().min(i + RUN);
+        while i < end {
+            let b = bytes[i];
+            if b >= 0x80 {
+                break;
+            }
             i += 1;
-            if b.is_ascii_whitespace() {
-                space = words;
-                continue;
-            }
-            if space {
-                buf[n] = b' ';
-                n += 1;
-                space = false;
-            }
+            let ws = b.is_ascii_whitespace();
+            buf[n] = b' ';
+            n += usize::from(space && !ws);
             buf[n] = b.to_ascii_lowercase();
-            n += 1;
-            words = true;
+            n += usize::from(!ws);
+            space = ws && words;
+            words |= !ws;
+        }
+        if i >= bytes.len() || bytes[i] < 0x80 {
             continue;
         }
         // `i` sits on a char boundary: it only ever advances by whole chars.
@@ -217,10 +224,6 @@ pub fn text_key(text: &str) -> Option<u128> {
             space = false;
         }
         for lower in ch.to_lowercase() {
-            if n + 4 > CAP {
-                hasher.update(&buf[..n]);
-                n = 0;
-            }
             n += lower.encode_utf8(&mut buf[n..]).len();
         }
         words = true;
@@ -275,6 +278,49 @@ mod tests {
         assert_eq!(parse_day("2024-13-01"), None);
         assert_eq!(parse_day("2024-03-04x"), None);
         assert_eq!(parse_day("March"), None);
+    }
+
+    /// The normalisation `text_key` hashes, spelled out plainly.
+    fn reference_key(text: &str) -> Option<u128> {
+        let mut out = String::new();
+        for word in text.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.extend(word.chars().flat_map(char::to_lowercase));
+        }
+        (!out.is_empty()).then(|| xxhash_rust::xxh3::xxh3_128(out.as_bytes()))
+    }
+
+    #[test]
+    fn text_key_matches_the_plain_normalisation() {
+        let mut x = 0x9e37_79b9_u32;
+        let pieces = [
+            "Word",
+            " ",
+            "\n",
+            "\t\r",
+            "ÉCOLE",
+            "à",
+            "\u{3000}",
+            "İ",
+            "x",
+            "  ",
+            "Ünïcödé",
+            "\u{a0}",
+            "ABC",
+            "\u{1F600}",
+        ];
+        for len in [0, 1, 5, 40, 300, 3000, 20_000] {
+            let mut t = String::new();
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                t.push_str(pieces[x as usize % pieces.len()]);
+            }
+            assert_eq!(text_key(&t), reference_key(&t), "{len}");
+        }
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Pass 2: the survivors, already in id order, are cut into files and row
-//! groups by their JSON size, then each file is written by a two-stage
+//! groups by their JSON size, then each file is written by a
 //! pipeline: a reader thread fetches each line from its frame (a small cache
 //! holds the current frame of each shard), parses it and fills Arrow batches;
-//! the calling thread encodes them with the Parquet writer. Files are written
-//! in parallel, each to `<name>.tmp`.
+//! the calling thread hands each row group to one of a few encoder threads in
+//! turn (the cores not busy with another file), and an appender thread writes
+//! the encoded row groups in order. Files are written in parallel, each to
+//! `<name>.tmp`.
 //!
 //! Every cut depends on the data only, so the same shards give the same bytes.
 
@@ -14,11 +16,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, compute_leaves};
 use parquet::file::properties::WriterProperties;
 
 use super::BuildError;
@@ -85,15 +88,18 @@ pub fn write_all(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<FileStats, BuildError>>>> =
         Mutex::new((0..files.len()).map(|_| None).collect());
+    let writers = jobs.clamp(1, files.len().max(1));
+    // Cores left over when there are fewer files than jobs encode row groups in parallel.
+    let encoders = (jobs / writers).max(1);
     std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, files.len().max(1)) {
+        for _ in 0..writers {
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((rows, path)) = files.get(i) else {
                         break;
                     };
-                    let one = write_file(input, rows, path);
+                    let one = write_file(input, rows, path, encoders);
                     let failed = one.is_err();
                     if let Ok(mut r) = results.lock() {
                         r[i] = Some(one);
@@ -119,7 +125,19 @@ pub fn write_all(
 /// One batch for the encoder, and whether a row group ends after it.
 type Piece = (RecordBatch, bool);
 
-fn write_file(input: &Input<'_>, rows: &[Meta], path: &Path) -> Result<FileStats, BuildError> {
+/// What an encoder thread gets: the column writers of a new row group (with
+/// its first batch), a batch, and whether the row group ends after it.
+type Job = (Option<Vec<ArrowColumnWriter>>, RecordBatch, bool);
+
+/// Write one file. Row groups are encoded by `encoders` threads in turn (row
+/// group k by thread k % encoders) and appended in order by another, so the
+/// bytes do not depend on the number of threads.
+fn write_file(
+    input: &Input<'_>,
+    rows: &[Meta],
+    path: &Path,
+    encoders: usize,
+) -> Result<FileStats, BuildError> {
     let io_err = |source| BuildError::Io {
         path: path.to_path_buf(),
         source,
@@ -129,54 +147,148 @@ fn write_file(input: &Input<'_>, rows: &[Meta], path: &Path) -> Result<FileStats
         source,
     };
     let file = File::create(path).map_err(io_err)?;
-    let mut writer = ArrowWriter::try_new(
+    let (mut file_writer, factory) = ArrowWriter::try_new(
         BufWriter::with_capacity(1 << 20, file),
         input.schema.clone(),
         Some(input.props.clone()),
     )
+    .and_then(ArrowWriter::into_serialized_writer)
     .map_err(pq_err)?;
+    let encoders = encoders.max(1);
     let (tx, rx) = sync_channel::<Piece>(2);
-    let (produced, encoded) = std::thread::scope(|s| {
+    let (produced, encoded, appended) = std::thread::scope(|s| {
         let producer = s.spawn(move || produce(input, rows, |piece| tx.send(piece).is_ok()));
-        let mut encoded: Result<(u64, u64), BuildError> = Ok((0, 0));
-        for (batch, ends_group) in rx.iter() {
-            let step = writer
-                .write(&batch)
-                .and_then(|_| if ends_group { writer.flush() } else { Ok(()) });
-            match (step, &mut encoded) {
-                (Err(e), _) => {
-                    encoded = Err(pq_err(e));
-                    break;
+        let mut job_txs = Vec::with_capacity(encoders);
+        let mut chunk_rxs = Vec::with_capacity(encoders);
+        for _ in 0..encoders {
+            let (job_tx, job_rx) = sync_channel::<Job>(2);
+            let (chunk_tx, chunk_rx) =
+                sync_channel::<parquet::errors::Result<Vec<ArrowColumnChunk>>>(1);
+            let schema = input.schema.clone();
+            s.spawn(move || encode(&schema, job_rx, chunk_tx));
+            job_txs.push(job_tx);
+            chunk_rxs.push(chunk_rx);
+        }
+        let file_writer = &mut file_writer;
+        let appender = s.spawn(move || -> parquet::errors::Result<()> {
+            for k in 0.. {
+                let Ok(chunks) = chunk_rxs[k % chunk_rxs.len()].recv() else {
+                    return Ok(());
+                };
+                let mut group = file_writer.next_row_group()?;
+                for chunk in chunks? {
+                    chunk.append_to_row_group(&mut group)?;
                 }
-                (Ok(()), Ok((groups, bytes))) => {
-                    *groups += u64::from(ends_group);
-                    *bytes += batch
-                        .columns()
-                        .iter()
-                        .map(|c| c.get_buffer_memory_size() as u64)
-                        .sum::<u64>();
-                }
-                (Ok(()), Err(_)) => {}
+                group.close()?;
             }
+            Ok(())
+        });
+        let mut encoded: Result<(u64, u64), BuildError> = Ok((0, 0));
+        let mut group = 0usize;
+        let mut open = false;
+        for (batch, ends_group) in rx.iter() {
+            let writers = if open {
+                None
+            } else {
+                match factory.create_column_writers(group) {
+                    Ok(w) => Some(w),
+                    Err(e) => {
+                        encoded = Err(pq_err(e));
+                        break;
+                    }
+                }
+            };
+            let bytes = batch
+                .columns()
+                .iter()
+                .map(|c| c.get_buffer_memory_size() as u64)
+                .sum::<u64>();
+            if job_txs[group % encoders]
+                .send((writers, batch, ends_group))
+                .is_err()
+            {
+                // The encoder stopped on an error; the appender reports it.
+                break;
+            }
+            open = !ends_group;
+            if let Ok((groups, b)) = &mut encoded {
+                *groups += u64::from(ends_group);
+                *b += bytes;
+            }
+            group += usize::from(ends_group);
         }
         drop(rx);
+        drop(job_txs);
+        let appended = appender.join().unwrap_or_else(|_| {
+            Err(parquet::errors::ParquetError::General(
+                "the Parquet appender panicked".into(),
+            ))
+        });
         let produced = producer.join().unwrap_or_else(|_| {
             Err(BuildError::Io {
                 path: path.to_path_buf(),
                 source: std::io::Error::other("the reader thread panicked"),
             })
         });
-        (produced, encoded)
+        (produced, encoded, appended)
     });
     let mut stats = produced?;
     let (groups, arrow_bytes) = encoded?;
-    let buf = writer.into_inner().map_err(pq_err)?;
+    appended.map_err(pq_err)?;
+    let buf = file_writer.into_inner().map_err(pq_err)?;
     let file = buf.into_inner().map_err(|e| io_err(e.into_error()))?;
     file.sync_all().map_err(io_err)?;
     stats.row_groups = groups;
     stats.arrow_bytes = arrow_bytes;
     stats.file_bytes = file.metadata().map_err(io_err)?.len();
     Ok(stats)
+}
+
+/// Encode the row groups handed to one encoder thread, in order, and hand each
+/// one's column chunks to the appender (stops at the first error).
+fn encode(
+    schema: &SchemaRef,
+    jobs: Receiver<Job>,
+    out: SyncSender<parquet::errors::Result<Vec<ArrowColumnChunk>>>,
+) {
+    let mut writers: Vec<ArrowColumnWriter> = Vec::new();
+    for (fresh, batch, ends_group) in jobs.iter() {
+        if let Some(w) = fresh {
+            writers = w;
+        }
+        let step = (|| {
+            let mut it = writers.iter_mut();
+            for (field, column) in schema.fields().iter().zip(batch.columns()) {
+                for leaf in compute_leaves(field.as_ref(), column)? {
+                    match it.next() {
+                        Some(w) => w.write(&leaf)?,
+                        None => {
+                            return Err(parquet::errors::ParquetError::General(
+                                "more leaves than column writers".into(),
+                            ));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        let done = match step {
+            Err(e) => Some(Err(e)),
+            Ok(()) if ends_group => Some(
+                std::mem::take(&mut writers)
+                    .into_iter()
+                    .map(ArrowColumnWriter::close)
+                    .collect(),
+            ),
+            Ok(()) => None,
+        };
+        if let Some(result) = done {
+            let failed = result.is_err();
+            if out.send(result).is_err() || failed {
+                return;
+            }
+        }
+    }
 }
 
 /// Read the rows in order and hand over batches; stops early when `send` says the encoder is gone.

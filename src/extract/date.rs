@@ -113,12 +113,19 @@ pub fn find(
     };
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
+        // the offset the page writes elsewhere decides the day; failing that,
         // a date one day apart in the URL is the publisher's own.
-        if is_utc(&raw)
-            && let Some(u) = url.and_then(url_date)
-            && (u - d).num_days().abs() == 1
-        {
-            return (Some(u), Some("url"));
+        if is_utc(&raw) {
+            if let Some(off) = page_offset(dom, m)
+                && let Some(local) = shift_day(&raw, off).filter(|&l| ok(l))
+            {
+                return (Some(local), Some(source));
+            }
+            if let Some(u) = url.and_then(url_date)
+                && (u - d).num_days().abs() == 1
+            {
+                return (Some(u), Some("url"));
+            }
         }
         return (Some(d), Some(source));
     }
@@ -137,6 +144,47 @@ pub fn find(
         return (Some(d), Some("text_year"));
     }
     (None, None)
+}
+
+static OFFSET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d?(?:\.\d+)?)?\s*([+-])(\d\d):?(\d\d)$")
+        .expect("static regex")
+});
+static TIME_OF_DAY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d)").expect("static regex"));
+
+/// The first non-zero UTC offset (in minutes) written in a machine date on
+/// the page: `<meta>` contents, `<time datetime>`, JSON-LD date fields.
+fn page_offset(dom: &Dom, m: &Meta) -> Option<i64> {
+    let parse = |raw: &str| {
+        let c = OFFSET.captures(raw.trim())?;
+        let mins = c[2].parse::<i64>().ok()? * 60 + c[3].parse::<i64>().ok()?;
+        let mins = if &c[1] == "-" { -mins } else { mins };
+        (mins != 0 && mins.abs() <= 14 * 60).then_some(mins)
+    };
+    let jsonld = m.jsonld.iter().flat_map(|v| {
+        ["datePublished", "dateModified", "dateCreated", "uploadDate"]
+            .into_iter()
+            .filter_map(|k| v.get(k).and_then(meta::jsonld_text))
+    });
+    m.metas
+        .iter()
+        .find_map(|(_, v)| parse(v))
+        .or_else(|| {
+            m.times
+                .iter()
+                .filter_map(|t| dom.attr(t.0, "datetime"))
+                .find_map(parse)
+        })
+        .or_else(|| jsonld.into_iter().find_map(|s| parse(&s)))
+}
+
+/// The calendar day of a UTC time of day seen at `offset` minutes from UTC.
+fn shift_day(raw: &str, offset: i64) -> Option<NaiveDate> {
+    let c = TIME_OF_DAY.captures(raw.trim())?;
+    let d = NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok()?;
+    let mins = c[2].parse::<i64>().ok()? * 60 + c[3].parse::<i64>().ok()? + offset;
+    Some(d + chrono::Duration::days(mins.div_euclid(24 * 60)))
 }
 
 /// Does a machine date carry a UTC time of day?
@@ -346,3 +394,24 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
 }
 
 pub use super::datetext::parse_text;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_time_takes_the_publishers_day() {
+        assert_eq!(
+            shift_day("2021-11-04T23:00Z", 60),
+            NaiveDate::from_ymd_opt(2021, 11, 5)
+        );
+        assert_eq!(
+            shift_day("2023-11-09T06:35:29+00:00", -8 * 60),
+            NaiveDate::from_ymd_opt(2023, 11, 8)
+        );
+        assert_eq!(
+            shift_day("2023-11-09T12:00:00Z", -5 * 60),
+            NaiveDate::from_ymd_opt(2023, 11, 9)
+        );
+    }
+}

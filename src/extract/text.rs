@@ -236,7 +236,7 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
         // A div or section used as a paragraph: it holds text directly.
         "div" | "section" | "article" | "span" | "font" => dom
             .children(id)
-            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40)),
+            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40 && t.trim().contains(' '))),
         _ => false,
     }
 }

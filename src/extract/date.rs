@@ -200,7 +200,10 @@ fn in_chrome(dom: &Dom, id: NodeId) -> bool {
         if matches!(dom.tag(c), "nav" | "footer" | "aside" | "menu") {
             return true;
         }
-        if let Some(class) = dom.attr(c, "class")
+        // Page-wide classes (`<body class="one-sidebar">`) say nothing
+        // about one element.
+        if !matches!(dom.tag(c), "html" | "body" | "main" | "article")
+            && let Some(class) = dom.attr(c, "class")
             && CHROME.is_match(&class.to_ascii_lowercase())
         {
             return true;

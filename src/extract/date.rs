@@ -79,7 +79,7 @@ static CHROME: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"date|time|byline|posted|publish|meta|dateline|datum|fecha|data|info|author|stamp")
+    Regex::new(r"date|time|byline|posted|publish|submitted|meta|dateline|datum|fecha|data|info|author|stamp")
         .expect("static regex")
 });
 

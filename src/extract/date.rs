@@ -135,6 +135,12 @@ pub fn find(
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
     }
+    // Any full date on the page, chrome included (teasers, sidebars), still
+    // says more than a bare year.
+    let body = dom.find("body").unwrap_or(0);
+    if let Some(d) = scan_text(dom, body, body, 60_000, false, &ok) {
+        return (Some(d), Some("text_date"));
+    }
     let year = YEAR
         .captures_iter(text)
         .filter_map(|c| c[1].parse::<i32>().ok())
@@ -227,9 +233,9 @@ fn text_date(
             .map(|h| h.0)
             .or_else(|| root.and_then(|r| dom.nodes[r].parent))
             .unwrap_or(body);
-    scan_text(dom, body, start, 6_000, ok).or_else(|| {
+    scan_text(dom, body, start, 6_000, true, ok).or_else(|| {
         (start != body)
-            .then(|| scan_text(dom, body, body, 60_000, ok))
+            .then(|| scan_text(dom, body, body, 60_000, true, ok))
             .flatten()
     })
 }
@@ -240,6 +246,7 @@ fn scan_text(
     body: NodeId,
     start: NodeId,
     limit: usize,
+    skip_chrome: bool,
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
     let mut started = start == body;
@@ -252,7 +259,7 @@ fn scan_text(
         if !started {
             continue;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skip_chrome && dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
             it.skip_children_of(id);
             continue;
         }
@@ -260,7 +267,7 @@ fn scan_text(
             seen += t.len();
             if t.len() < 300
                 && let Some(d) = parse_text(t).filter(|&d| ok(d))
-                && !in_chrome(dom, id)
+                && !(skip_chrome && in_chrome(dom, id))
             {
                 return Some(d);
             }

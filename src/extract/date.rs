@@ -79,7 +79,7 @@ static CHROME: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"date|time|byline|posted|publish|meta|dateline|datum|fecha|data|info|author|stamp")
+    Regex::new(r"date|time|byline|posted|publish|submitted|meta|dateline|datum|fecha|data|info|author|stamp")
         .expect("static regex")
 });
 
@@ -113,12 +113,19 @@ pub fn find(
     };
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
+        // the offset the page writes elsewhere decides the day; failing that,
         // a date one day apart in the URL is the publisher's own.
-        if is_utc(&raw)
-            && let Some(u) = url.and_then(url_date)
-            && (u - d).num_days().abs() == 1
-        {
-            return (Some(u), Some("url"));
+        if is_utc(&raw) {
+            if let Some(off) = page_offset(dom, m)
+                && let Some(local) = shift_day(&raw, off).filter(|&l| ok(l))
+            {
+                return (Some(local), Some(source));
+            }
+            if let Some(u) = url.and_then(url_date)
+                && (u - d).num_days().abs() == 1
+            {
+                return (Some(u), Some("url"));
+            }
         }
         return (Some(d), Some(source));
     }
@@ -127,6 +134,12 @@ pub fn find(
     }
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
+    }
+    // Any full date on the page, chrome included (teasers, sidebars), still
+    // says more than a bare year.
+    let body = dom.find("body").unwrap_or(0);
+    if let Some(d) = scan_text(dom, body, body, 60_000, false, &ok) {
+        return (Some(d), Some("text_date"));
     }
     let year = YEAR
         .captures_iter(text)
@@ -137,6 +150,47 @@ pub fn find(
         return (Some(d), Some("text_year"));
     }
     (None, None)
+}
+
+static OFFSET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d?(?:\.\d+)?)?\s*([+-])(\d\d):?(\d\d)$")
+        .expect("static regex")
+});
+static TIME_OF_DAY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d)").expect("static regex"));
+
+/// The first non-zero UTC offset (in minutes) written in a machine date on
+/// the page: `<meta>` contents, `<time datetime>`, JSON-LD date fields.
+fn page_offset(dom: &Dom, m: &Meta) -> Option<i64> {
+    let parse = |raw: &str| {
+        let c = OFFSET.captures(raw.trim())?;
+        let mins = c[2].parse::<i64>().ok()? * 60 + c[3].parse::<i64>().ok()?;
+        let mins = if &c[1] == "-" { -mins } else { mins };
+        (mins != 0 && mins.abs() <= 14 * 60).then_some(mins)
+    };
+    let jsonld = m.jsonld.iter().flat_map(|v| {
+        ["datePublished", "dateModified", "dateCreated", "uploadDate"]
+            .into_iter()
+            .filter_map(|k| v.get(k).and_then(meta::jsonld_text))
+    });
+    m.metas
+        .iter()
+        .find_map(|(_, v)| parse(v))
+        .or_else(|| {
+            m.times
+                .iter()
+                .filter_map(|t| dom.attr(t.0, "datetime"))
+                .find_map(parse)
+        })
+        .or_else(|| jsonld.into_iter().find_map(|s| parse(&s)))
+}
+
+/// The calendar day of a UTC time of day seen at `offset` minutes from UTC.
+fn shift_day(raw: &str, offset: i64) -> Option<NaiveDate> {
+    let c = TIME_OF_DAY.captures(raw.trim())?;
+    let d = NaiveDate::parse_from_str(&c[1], "%Y-%m-%d").ok()?;
+    let mins = c[2].parse::<i64>().ok()? * 60 + c[3].parse::<i64>().ok()? + offset;
+    Some(d + chrono::Duration::days(mins.div_euclid(24 * 60)))
 }
 
 /// Does a machine date carry a UTC time of day?
@@ -152,7 +206,10 @@ fn in_chrome(dom: &Dom, id: NodeId) -> bool {
         if matches!(dom.tag(c), "nav" | "footer" | "aside" | "menu") {
             return true;
         }
-        if let Some(class) = dom.attr(c, "class")
+        // Page-wide classes (`<body class="one-sidebar">`) say nothing
+        // about one element.
+        if !matches!(dom.tag(c), "html" | "body" | "main" | "article")
+            && let Some(class) = dom.attr(c, "class")
             && CHROME.is_match(&class.to_ascii_lowercase())
         {
             return true;
@@ -176,9 +233,9 @@ fn text_date(
             .map(|h| h.0)
             .or_else(|| root.and_then(|r| dom.nodes[r].parent))
             .unwrap_or(body);
-    scan_text(dom, body, start, 6_000, ok).or_else(|| {
+    scan_text(dom, body, start, 6_000, true, ok).or_else(|| {
         (start != body)
-            .then(|| scan_text(dom, body, body, 60_000, ok))
+            .then(|| scan_text(dom, body, body, 60_000, true, ok))
             .flatten()
     })
 }
@@ -189,6 +246,7 @@ fn scan_text(
     body: NodeId,
     start: NodeId,
     limit: usize,
+    skip_chrome: bool,
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
     let mut started = start == body;
@@ -201,7 +259,7 @@ fn scan_text(
         if !started {
             continue;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skip_chrome && dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
             it.skip_children_of(id);
             continue;
         }
@@ -209,7 +267,7 @@ fn scan_text(
             seen += t.len();
             if t.len() < 300
                 && let Some(d) = parse_text(t).filter(|&d| ok(d))
-                && !in_chrome(dom, id)
+                && !(skip_chrome && in_chrome(dom, id))
             {
                 return Some(d);
             }
@@ -346,3 +404,24 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
 }
 
 pub use super::datetext::parse_text;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_time_takes_the_publishers_day() {
+        assert_eq!(
+            shift_day("2021-11-04T23:00Z", 60),
+            NaiveDate::from_ymd_opt(2021, 11, 5)
+        );
+        assert_eq!(
+            shift_day("2023-11-09T06:35:29+00:00", -8 * 60),
+            NaiveDate::from_ymd_opt(2023, 11, 8)
+        );
+        assert_eq!(
+            shift_day("2023-11-09T12:00:00Z", -5 * 60),
+            NaiveDate::from_ymd_opt(2023, 11, 9)
+        );
+    }
+}

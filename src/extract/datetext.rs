@@ -125,6 +125,12 @@ static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([0-3]?\d)([./-])([01]?\d)([./-])((?:19|20)\d\d)\b").expect("static regex")
 });
 
+/// `dd.mm.yy`, a two-digit year (used only when no full date is written).
+static SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[^\d.])([0-3]?\d)\.([01]?\d)\.(\d\d)(?:[^\d.]|\.?$|\.\s)")
+        .expect("static regex")
+});
+
 fn month(word: &str) -> Option<u32> {
     let w = word.to_lowercase();
     MONTHS
@@ -184,6 +190,13 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
         consider(c.get(0).map_or(0, |m| m.start()), d);
         break;
     }
+    if best.is_none()
+        && let Some(c) = SHORT_YEAR.captures(text)
+    {
+        let yy: i32 = c[3].parse().ok()?;
+        let y = if yy >= 95 { 1900 + yy } else { 2000 + yy };
+        return NaiveDate::from_ymd_opt(y, c[2].parse().ok()?, c[1].parse().ok()?);
+    }
     best.map(|(_, d)| d)
 }
 
@@ -209,6 +222,9 @@ mod tests {
             ("13/03/2024", Some("2024-03-13")),
             ("03/13/2024", Some("2024-03-13")),
             ("04/03/2024", None),
+            ("Party, 30.10.23", Some("2023-10-30")),
+            ("Klaus, 8.5.12 ", Some("2012-05-08")),
+            ("version 1.2.3.4", None),
             ("Sept. 9, 2021", Some("2021-09-09")),
             ("no date here 2024", None),
             (

@@ -62,6 +62,40 @@ static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("static regex")
 });
+/// Whole short paragraphs that are labels of page furniture: ad markers,
+/// comment and share prompts, tables of contents, picture labels.
+static BOILERPLATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
+    )
+    .expect("static regex")
+});
+/// Phrases that mark a short paragraph as a prompt to share, rate, comment,
+/// subscribe or pay (matched anywhere in a paragraph of at most
+/// [`PROMPT_CHARS`]).
+static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(artikel teilen|beitrag teilen|share this (article|post|story)|artikel bewerten|beitrag bewerten|rate this (article|post|recipe)|in den kommentaren|leave a comment|kommentar schreiben|newsletter|abonnieren sie|subscribe to|sign up for|enjoyed reading|lesen sie weiter|zugang und lesen|read the full (story|article)|als pdf herunterladen|download as pdf|besuchen sie unseren|follow us on|folgen sie uns|all rights reserved|alle rechte vorbehalten)",
+    )
+    .expect("static regex")
+});
+/// Longest paragraph that [`PROMPT`] may drop.
+const PROMPT_CHARS: usize = 100;
+/// Picture credits and captions' credit lines (`Foto: ...`, `Photo: ...`).
+static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(foto|fotos|photo|photos|bild|image|credit|bildquelle|fuente|crédito)\s*:")
+        .expect("static regex")
+});
+/// Longest paragraph that [`CREDIT`] may drop.
+const CREDIT_CHARS: usize = 80;
+
+/// Is a paragraph page furniture rather than article text?
+fn is_boilerplate(t: &str) -> bool {
+    (t.len() <= BOILERPLATE_CHARS && (BOILERPLATE.is_match(t) || BOILERPLATE_LINE.is_match(t)))
+        || (t.len() <= PROMPT_CHARS && PROMPT.is_match(t))
+        || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
+}
+
 /// Longest paragraph that [`BOILERPLATE`] may drop.
 const BOILERPLATE_CHARS: usize = 160;
 
@@ -92,7 +126,7 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
     let mut cur = String::new();
     let flush = |cur: &mut String, out: &mut Vec<String>| {
         let t = cur.trim();
-        if !t.is_empty() && (t.len() > BOILERPLATE_CHARS || !BOILERPLATE.is_match(t)) {
+        if !t.is_empty() && !is_boilerplate(t) {
             out.push(t.to_string());
         }
         cur.clear();
@@ -148,6 +182,34 @@ fn push_collapsed(cur: &mut String, t: &str) {
         } else {
             cur.push(c);
             space = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod boilerplate_tests {
+    use super::is_boilerplate;
+
+    #[test]
+    fn furniture_lines_are_dropped_and_prose_is_kept() {
+        for line in [
+            "Advertisement",
+            "Kommentieren",
+            "Diesen Artikel teilen",
+            "Hier können Sie den Artikel bewerten",
+            "Foto: Jane Doe/Agency",
+            "© 2020 Example Inc. All Rights Reserved",
+            "Sign up for our newsletter",
+            "Read more »",
+        ] {
+            assert!(is_boilerplate(line), "{line}");
+        }
+        for line in [
+            "The newsletter industry grew by a third last year, the report found, as readers paid for independent writing.",
+            "By the end of the year the model was twice as fast.",
+            "Contents of the report were leaked.",
+        ] {
+            assert!(!is_boilerplate(line), "{line}");
         }
     }
 }

@@ -236,7 +236,7 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
         // A div or section used as a paragraph: it holds text directly.
         "div" | "section" | "article" | "span" | "font" => dom
             .children(id)
-            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40)),
+            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40 && t.trim().contains(' '))),
         _ => false,
     }
 }
@@ -369,6 +369,11 @@ fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
             emit(dom, st, s, &mut out.paragraphs);
         }
     }
+    if let Some(lead) = lead_before(dom, top, body)
+        && !out.paragraphs.iter().any(|p| p.contains(&lead))
+    {
+        out.paragraphs.insert(0, lead);
+    }
     out.root = Some(top);
     let chars: usize = out.paragraphs.iter().map(|p| p.len()).sum();
     if chars < 200 {
@@ -380,6 +385,76 @@ fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
         }
     }
     out
+}
+
+static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser-?text|chapeau|vorspann|(^|[\s_-])(dek|deck|summary)($|[\s_-])")
+        .expect("static regex")
+});
+
+/// A lead paragraph placed before the chosen container, outside it (in the
+/// article header, say): an element whose class or id names a lead or intro,
+/// within three levels above `top`, holding prose and few links.
+fn lead_before(dom: &Dom, top: NodeId, body: NodeId) -> Option<String> {
+    let mut scope = top;
+    for _ in 0..3 {
+        match dom.nodes[scope].parent {
+            Some(p) if p != 0 => scope = p,
+            _ => break,
+        }
+        if scope == body {
+            break;
+        }
+    }
+    let mut found = None;
+    let mut it = dom.descendants(scope);
+    while let Some(id) = it.next() {
+        if id == top {
+            break;
+        }
+        if !dom.is_element(id) {
+            continue;
+        }
+        let tag = dom.tag(id);
+        if matches!(tag, "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form")
+            || tag_pruned(dom, id)
+        {
+            it.skip_children_of(id);
+            continue;
+        }
+        let ci = class_id(dom, id);
+        if ci.is_empty() || !LEAD.is_match(&ci) || CHROME_STRONG.is_match(&ci) {
+            continue;
+        }
+        // An ancestor of the container is not a lead.
+        let mut cur = Some(top);
+        let mut contains = false;
+        while let Some(c) = cur {
+            if c == id {
+                contains = true;
+                break;
+            }
+            cur = dom.nodes[c].parent;
+        }
+        if contains {
+            continue;
+        }
+        it.skip_children_of(id);
+        let text: String = dom
+            .text(id)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let linked: usize = dom
+            .descendants(id)
+            .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
+            .map(|d| dom.text(d).len())
+            .sum();
+        if (80..=1200).contains(&text.len()) && linked * 5 < text.len() {
+            found = Some(text);
+        }
+    }
+    found
 }
 
 /// Readability's refinements of the best candidate: move up to an ancestor
@@ -461,6 +536,22 @@ fn refine_top(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lead_outside_the_container_comes_first() {
+        let body_p = "<p>The body paragraph talks about the model, its training data, its costs, and what the researchers found when they tried it on new tasks.</p>";
+        let html = format!(
+            "<html><body><article><header><h1>T</h1><p class=\"article-lead\">The lead sums up the story in one sentence that is long enough to count as prose.</p></header><div class=\"body\">{}</div></article></body></html>",
+            body_p.repeat(6)
+        );
+        let dom = Dom::parse(&html);
+        let c = extract(&dom);
+        assert!(
+            c.paragraphs[0].starts_with("The lead sums up"),
+            "{:?}",
+            c.paragraphs
+        );
+    }
 
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]

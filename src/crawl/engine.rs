@@ -16,11 +16,8 @@ use super::events::EventLog;
 use super::hosts::HostStats;
 use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
-use crate::discover::{self, Listed, Listing, Parsed};
-use crate::extract::Page;
 use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
 use crate::net::FetchError;
-use crate::record::Article;
 use crate::report::progress::Progress;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
@@ -29,7 +26,7 @@ use crate::url::{self, Url};
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
-const MAX_SITEMAP_DEPTH: u32 = 3;
+pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 
 /// Why a run stopped (the `stopped_by` of the last event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,11 +104,11 @@ pub struct Engine {
 }
 
 impl Engine {
-    fn now(&self) -> Duration {
+    pub(super) fn now(&self) -> Duration {
         self.started.elapsed()
     }
 
-    fn host(&mut self, host: &str) -> &mut HostStats {
+    pub(super) fn host(&mut self, host: &str) -> &mut HostStats {
         self.hosts.entry(host.to_string()).or_default()
     }
 
@@ -273,7 +270,7 @@ impl Engine {
         stop
     }
 
-    fn dispatch(&mut self, tasks: &mut JoinSet<Done>, host: String, entry: Entry) {
+    pub(super) fn dispatch(&mut self, tasks: &mut JoinSet<Done>, host: String, entry: Entry) {
         let Some(u) = url::parse(&entry.url) else {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
@@ -332,7 +329,7 @@ impl Engine {
         self.log.flush();
     }
 
-    fn mark_hits(&mut self) {
+    pub(super) fn mark_hits(&mut self) {
         for hash in std::mem::take(&mut self.pending_hits) {
             self.seen.record(
                 hash,
@@ -344,7 +341,7 @@ impl Engine {
         }
     }
 
-    fn handle(&mut self, done: Done) {
+    pub(super) fn handle(&mut self, done: Done) {
         let Done {
             job,
             robots,
@@ -402,7 +399,7 @@ impl Engine {
     }
 
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
-    fn keep_validator(&mut self, job: &Job, meta: &Meta) {
+    pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
         if meta.etag.is_some() || meta.last_modified.is_some() {
             self.validators.set(
                 job.url.as_str(),
@@ -415,7 +412,7 @@ impl Engine {
         }
     }
 
-    fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
+    pub(super) fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
         let class = e.class();
         let host = job.host.clone();
         *self
@@ -454,59 +451,9 @@ impl Engine {
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
-    /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
-    fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
-        if let Some(delay) = robots.crawl_delay {
-            let gap = delay.max(self.config.crawl.min_host_gap.0);
-            self.frontier.set_gap(host, gap);
-        }
-        self.log.emit(
-            "robots",
-            json!({"host": host, "outcome": format!("{:?}", robots.outcome),
-                   "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
-                   "sitemaps": robots.sitemaps.len()}),
-        );
-        let signals: Vec<String> = robots
-            .content_signals
-            .iter()
-            .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
-            .collect();
-        self.consent.robots(crate::store::consent::RobotsSnapshot {
-            host,
-            outcome: &format!("{:?}", robots.outcome),
-            hash: robots.hash,
-            content_signal: &signals,
-            body: &robots.body,
-        });
-        if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
-            let dropped = self.frontier.drop_host(host);
-            tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
-            self.log.emit(
-                "host_rested",
-                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
-            );
-            return;
-        }
-        for sm in robots.sitemaps.clone() {
-            if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
-                let entry = Entry {
-                    url: sm.to_string(),
-                    kind: Kind::Sitemap,
-                    origin: Origin::Seed,
-                    depth: 0,
-                    lastmod: None,
-                };
-                if !self.seeds.iter().any(|s| s.url == entry.url) {
-                    self.seeds.push(entry.clone());
-                }
-                self.enqueue(&sm, entry);
-            }
-        }
-    }
-
     /// Act on a fetched body; returns the scheduler outcome (`None`: a feed,
     /// sitemap or 304, which says nothing about the host's yield).
-    fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Option<Outcome> {
+    pub(super) fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Option<Outcome> {
         let day = self.day;
         let final_hash = url::seen_hash(&meta.url);
         let req_hash = url::seen_hash(&job.url);
@@ -592,71 +539,8 @@ impl Engine {
         }
     }
 
-    fn listing(&mut self, job: &Job, meta: &Meta, parsed: Parsed) {
-        if parsed.cut > 0 || parsed.partial.is_some() {
-            let reason = parsed.partial.as_ref().map(|e| e.to_string());
-            tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
-            self.host(&job.host).bad_listings += 1;
-            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
-        }
-        let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
-            Listing::Feed(entries) => (entries, vec![]),
-            // An index's children: the undated, the recent and the newest few, not the whole archive.
-            Listing::Sitemap { urls, sitemaps } => {
-                if !sitemaps.is_empty() {
-                    // An index is always read in full: its children can change while it does not.
-                    self.validators.set(job.url.as_str(), Validator::default());
-                }
-                // Nesting is counted from where the chain started (a seed or robots.txt: 0).
-                let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
-                    discover::select_children(&sitemaps, self.cutoff, 3, 200)
-                } else {
-                    self.host(&job.host).bad_listings += 1;
-                    tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
-                    vec![]
-                };
-                (urls, children)
-            }
-        };
-        let total = pages.len() + children.len();
-        let mut queued = 0;
-        let mut too_old = 0;
-        for (kind, list) in [(Kind::Page, pages), (Kind::Sitemap, children)] {
-            for item in list {
-                // Child sitemaps were chosen by `select_children`, which keeps a few
-                // stale-dated newest ones on purpose; the cut-off applies to pages.
-                if kind == Kind::Page
-                    && let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
-                    && lm.with_timezone(&Utc) < cut
-                {
-                    too_old += 1;
-                    continue;
-                }
-                if item.url == meta.url || item.url == job.url {
-                    continue; // a sitemap index that lists itself
-                }
-                if !self.in_scope(&item.url, true) {
-                    continue;
-                }
-                let entry = Entry {
-                    url: item.url.to_string(),
-                    kind,
-                    origin: Origin::Listed,
-                    depth: job.entry.depth + 1,
-                    lastmod: item.lastmod.map(|d| d.to_rfc3339()),
-                };
-                if self.enqueue(&item.url, entry) {
-                    queued += 1;
-                }
-            }
-        }
-        tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
-        self.log.emit("discovery", json!({"url": job.url.as_str(), "entries": total, "queued": queued, "too_old": too_old}));
-    }
-
     /// May we fetch `u`? `from_relevant` says whether the link came from a relevant page (or a listing).
-    fn in_scope(&self, u: &Url, from_relevant: bool) -> bool {
+    pub(super) fn in_scope(&self, u: &Url, from_relevant: bool) -> bool {
         if self.ctx.scope.contains(u) {
             return true;
         }
@@ -666,187 +550,6 @@ impl Engine {
         let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
         tracing::trace!(url = %u, ?admit, "open scope");
         admit.is_yes()
-    }
-
-    /// Decide about a page; returns whether it was stored.
-    fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let relevant = page.relevance.relevant;
-        let hs = self.host(&job.host);
-        if page.is_article {
-            hs.articles += 1;
-        }
-        if relevant {
-            hs.relevant += 1;
-        }
-        // Links first: follow them unless the page is older than the cut-off.
-        // Only an article's own publication date counts: a listing page has none,
-        // and a year or date merely written in the text says nothing about the page.
-        let dated = page.is_article && !matches!(page.date_source, Some("text_year" | "text_date"));
-        let too_old = match (self.cutoff, page.date) {
-            (Some(cut), Some(d)) => dated && d < cut.date_naive(),
-            _ => false,
-        };
-        if too_old {
-            tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
-        } else if job.entry.depth < self.config.crawl.max_depth {
-            let nofollow = page
-                .robots_meta
-                .iter()
-                .any(|d| d == "nofollow" || d == "none");
-            if !nofollow {
-                // An article's own comment feed lists comments, not articles.
-                let feeds = page.feeds.iter().filter(|f| {
-                    !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
-                });
-                for link in page.links.iter().chain(feeds) {
-                    if !self.in_scope(link, relevant) {
-                        continue;
-                    }
-                    let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
-                    let origin = if relevant {
-                        Origin::Relevant
-                    } else {
-                        Origin::Other
-                    };
-                    let entry = Entry {
-                        url: link.to_string(),
-                        kind,
-                        origin,
-                        depth: job.entry.depth + 1,
-                        lastmod: None,
-                    };
-                    self.enqueue(link, entry);
-                }
-            }
-        }
-        // Then the storing decision.
-        let reason = if job.entry.kind != Kind::Page
-            || crate::discover::kind_from_url(&meta.url).is_some()
-        {
-            Some("feed or sitemap URL")
-        } else if !page.is_article {
-            Some("not an article")
-        } else if !relevant {
-            Some("not relevant")
-        } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            Some("no title")
-        } else if self.already_stored(meta, page) {
-            Some("already stored")
-        } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
-            && crate::consent::reserves_ai_training(&meta.signals)
-        {
-            Some(WITHHELD_AI_USE)
-        } else {
-            None
-        };
-        if reason == Some(WITHHELD_AI_USE) {
-            let labels = meta.signals.labels();
-            self.host(&job.host).withheld_ai_use += 1;
-            let domain = url::domain(meta.url.host_str().unwrap_or(""));
-            self.consent.withheld(meta.url.as_str(), domain, &labels);
-            tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
-            );
-            return false;
-        }
-        if let Some(reason) = reason {
-            tracing::debug!(url = %meta.url, reason, "not stored");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": reason}),
-            );
-            return false;
-        }
-        self.store(job, meta, page)
-    }
-
-    fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
-        let stored = |h: u64| {
-            self.seen
-                .get(h)
-                .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
-        };
-        stored(url::seen_hash(&meta.url))
-            || page
-                .canonical_url
-                .as_ref()
-                .is_some_and(|c| stored(url::seen_hash(c)))
-    }
-
-    fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.ids.next_id();
-        // A year found only in the text is not a publication day: keep the year alone.
-        let day_known = page.date_source != Some("text_year");
-        let date = page
-            .date
-            .filter(|_| day_known)
-            .map(|d| d.format("%Y-%m-%d").to_string());
-        let year = page.date.map(|d| chrono::Datelike::year(&d));
-        let canonical = page
-            .canonical_url
-            .as_ref()
-            .filter(|c| **c != meta.url)
-            .map(|c| c.to_string());
-        let article = Article {
-            id,
-            url: meta.url.to_string(),
-            domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
-            title: page.title.clone().unwrap_or_default(),
-            date,
-            date_source: page.date_source.map(str::to_string),
-            year,
-            text: page.text.clone(),
-            keywords: page.keywords.clone(),
-            fetched_at: crate::date::format_utc(Utc::now()),
-            lang: page.lang.clone(),
-            canonical_url: canonical,
-            byline: page.byline.clone(),
-            run_id: Some(self.run_id.clone()),
-            robots_hash: (meta.robots_hash != 0)
-                .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
-            ai_signals: meta.signals.labels(),
-            ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
-            crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-        };
-        // next_id goes to disk before any frame holding this id can (the
-        // append below may close one), so a crash or a full disk never
-        // leaves a stored id at or above the counter on disk.
-        if let Err(e) = self.ids.save() {
-            tracing::error!(error = %e, "cannot save next_id; article not stored");
-            return false;
-        }
-        self.pending_hits.push(url::seen_hash(&meta.url));
-        if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
-            self.pending_hits.push(url::seen_hash(&job.url));
-        }
-        if let Some(c) = &page.canonical_url {
-            self.pending_hits.push(url::seen_hash(c));
-        }
-        match self.shard.append(&article) {
-            Ok(n) => {
-                if n > 0 {
-                    self.mark_hits();
-                }
-            }
-            Err(e) => {
-                // The record stays buffered in the writer and goes out with
-                // the next flush that succeeds, which then marks its URLs as
-                // hits; until then they are not claimed as stored.
-                tracing::error!(error = %e, "cannot write the shard");
-            }
-        }
-        self.stored += 1;
-        let hs = self.host(&job.host);
-        hs.stored += 1;
-        tracing::info!(id, url = %meta.url, title = %article.title, "stored");
-        self.log.emit(
-            "stored",
-            json!({"id": id, "url": article.url, "domain": article.domain, "title": article.title,
-                   "date": article.date, "year": article.year, "date_source": article.date_source}),
-        );
-        true
     }
 }
 

@@ -5,6 +5,8 @@ pub mod check;
 pub mod engine;
 pub mod events;
 pub mod hosts;
+mod listing;
+mod page;
 pub mod worker;
 
 use std::collections::{BTreeMap, HashMap, HashSet};

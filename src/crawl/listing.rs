@@ -1,0 +1,128 @@
+//! What the engine does with robots.txt answers and with feeds and sitemaps:
+//! Crawl-delay and `Sitemap:` lines, consent snapshots, listed URLs queued
+//! under the `--min-lastmod` cut-off.
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::engine::{Engine, MAX_SITEMAP_DEPTH};
+use super::worker::{Job, Meta};
+use crate::discover::{self, Listed, Listing, Parsed};
+use crate::frontier::{Entry, Kind, Origin};
+use crate::store::state::Validator;
+use crate::url;
+
+impl Engine {
+    /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
+    pub(super) fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
+        if let Some(delay) = robots.crawl_delay {
+            let gap = delay.max(self.config.crawl.min_host_gap.0);
+            self.frontier.set_gap(host, gap);
+        }
+        self.log.emit(
+            "robots",
+            json!({"host": host, "outcome": format!("{:?}", robots.outcome),
+                   "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
+                   "sitemaps": robots.sitemaps.len()}),
+        );
+        let signals: Vec<String> = robots
+            .content_signals
+            .iter()
+            .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
+            .collect();
+        self.consent.robots(crate::store::consent::RobotsSnapshot {
+            host,
+            outcome: &format!("{:?}", robots.outcome),
+            hash: robots.hash,
+            content_signal: &signals,
+            body: &robots.body,
+        });
+        if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
+            let dropped = self.frontier.drop_host(host);
+            tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
+            self.log.emit(
+                "host_rested",
+                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
+            );
+            return;
+        }
+        for sm in robots.sitemaps.clone() {
+            if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
+                let entry = Entry {
+                    url: sm.to_string(),
+                    kind: Kind::Sitemap,
+                    origin: Origin::Seed,
+                    depth: 0,
+                    lastmod: None,
+                };
+                if !self.seeds.iter().any(|s| s.url == entry.url) {
+                    self.seeds.push(entry.clone());
+                }
+                self.enqueue(&sm, entry);
+            }
+        }
+    }
+
+    pub(super) fn listing(&mut self, job: &Job, meta: &Meta, parsed: Parsed) {
+        if parsed.cut > 0 || parsed.partial.is_some() {
+            let reason = parsed.partial.as_ref().map(|e| e.to_string());
+            tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
+            self.host(&job.host).bad_listings += 1;
+            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
+        }
+        let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
+            Listing::Feed(entries) => (entries, vec![]),
+            // An index's children: the undated, the recent and the newest few, not the whole archive.
+            Listing::Sitemap { urls, sitemaps } => {
+                if !sitemaps.is_empty() {
+                    // An index is always read in full: its children can change while it does not.
+                    self.validators.set(job.url.as_str(), Validator::default());
+                }
+                // Nesting is counted from where the chain started (a seed or robots.txt: 0).
+                let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
+                    discover::select_children(&sitemaps, self.cutoff, 3, 200)
+                } else {
+                    self.host(&job.host).bad_listings += 1;
+                    tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
+                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
+                    vec![]
+                };
+                (urls, children)
+            }
+        };
+        let total = pages.len() + children.len();
+        let mut queued = 0;
+        let mut too_old = 0;
+        for (kind, list) in [(Kind::Page, pages), (Kind::Sitemap, children)] {
+            for item in list {
+                // Child sitemaps were chosen by `select_children`, which keeps a few
+                // stale-dated newest ones on purpose; the cut-off applies to pages.
+                if kind == Kind::Page
+                    && let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
+                    && lm.with_timezone(&Utc) < cut
+                {
+                    too_old += 1;
+                    continue;
+                }
+                if item.url == meta.url || item.url == job.url {
+                    continue; // a sitemap index that lists itself
+                }
+                if !self.in_scope(&item.url, true) {
+                    continue;
+                }
+                let entry = Entry {
+                    url: item.url.to_string(),
+                    kind,
+                    origin: Origin::Listed,
+                    depth: job.entry.depth + 1,
+                    lastmod: item.lastmod.map(|d| d.to_rfc3339()),
+                };
+                if self.enqueue(&item.url, entry) {
+                    queued += 1;
+                }
+            }
+        }
+        tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
+        self.log.emit("discovery", json!({"url": job.url.as_str(), "entries": total, "queued": queued, "too_old": too_old}));
+    }
+}

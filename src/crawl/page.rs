@@ -1,0 +1,197 @@
+//! What the engine does with an extracted page: follow its links (unless it is
+//! an article older than the cut-off), then decide whether to store it and
+//! append the record to the shard.
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::engine::{Engine, WITHHELD_AI_USE};
+use super::worker::{Job, Meta};
+use crate::extract::Page;
+use crate::frontier::{Entry, Kind, Origin};
+use crate::record::Article;
+use crate::store::seen::flag;
+use crate::url;
+
+impl Engine {
+    /// Decide about a page; returns whether it was stored.
+    pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        let relevant = page.relevance.relevant;
+        let hs = self.host(&job.host);
+        if page.is_article {
+            hs.articles += 1;
+        }
+        if relevant {
+            hs.relevant += 1;
+        }
+        // Links first: follow them unless the page is older than the cut-off.
+        // Only an article's own publication date counts: a listing page has none,
+        // and a year or date merely written in the text says nothing about the page.
+        let dated = page.is_article && !matches!(page.date_source, Some("text_year" | "text_date"));
+        let too_old = match (self.cutoff, page.date) {
+            (Some(cut), Some(d)) => dated && d < cut.date_naive(),
+            _ => false,
+        };
+        if too_old {
+            tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
+        } else if job.entry.depth < self.config.crawl.max_depth {
+            let nofollow = page
+                .robots_meta
+                .iter()
+                .any(|d| d == "nofollow" || d == "none");
+            if !nofollow {
+                // An article's own comment feed lists comments, not articles.
+                let feeds = page.feeds.iter().filter(|f| {
+                    !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
+                });
+                for link in page.links.iter().chain(feeds) {
+                    if !self.in_scope(link, relevant) {
+                        continue;
+                    }
+                    let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
+                    let origin = if relevant {
+                        Origin::Relevant
+                    } else {
+                        Origin::Other
+                    };
+                    let entry = Entry {
+                        url: link.to_string(),
+                        kind,
+                        origin,
+                        depth: job.entry.depth + 1,
+                        lastmod: None,
+                    };
+                    self.enqueue(link, entry);
+                }
+            }
+        }
+        // Then the storing decision.
+        let reason = if job.entry.kind != Kind::Page
+            || crate::discover::kind_from_url(&meta.url).is_some()
+        {
+            Some("feed or sitemap URL")
+        } else if !page.is_article {
+            Some("not an article")
+        } else if !relevant {
+            Some("not relevant")
+        } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            Some("no title")
+        } else if self.already_stored(meta, page) {
+            Some("already stored")
+        } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
+            && crate::consent::reserves_ai_training(&meta.signals)
+        {
+            Some(WITHHELD_AI_USE)
+        } else {
+            None
+        };
+        if reason == Some(WITHHELD_AI_USE) {
+            let labels = meta.signals.labels();
+            self.host(&job.host).withheld_ai_use += 1;
+            let domain = url::domain(meta.url.host_str().unwrap_or(""));
+            self.consent.withheld(meta.url.as_str(), domain, &labels);
+            tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
+            );
+            return false;
+        }
+        if let Some(reason) = reason {
+            tracing::debug!(url = %meta.url, reason, "not stored");
+            self.log.emit(
+                "rejected",
+                json!({"url": meta.url.as_str(), "reason": reason}),
+            );
+            return false;
+        }
+        self.store(job, meta, page)
+    }
+
+    pub(super) fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
+        let stored = |h: u64| {
+            self.seen
+                .get(h)
+                .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
+        };
+        stored(url::seen_hash(&meta.url))
+            || page
+                .canonical_url
+                .as_ref()
+                .is_some_and(|c| stored(url::seen_hash(c)))
+    }
+
+    pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        let id = self.ids.next_id();
+        // A year found only in the text is not a publication day: keep the year alone.
+        let day_known = page.date_source != Some("text_year");
+        let date = page
+            .date
+            .filter(|_| day_known)
+            .map(|d| d.format("%Y-%m-%d").to_string());
+        let year = page.date.map(|d| chrono::Datelike::year(&d));
+        let canonical = page
+            .canonical_url
+            .as_ref()
+            .filter(|c| **c != meta.url)
+            .map(|c| c.to_string());
+        let article = Article {
+            id,
+            url: meta.url.to_string(),
+            domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
+            title: page.title.clone().unwrap_or_default(),
+            date,
+            date_source: page.date_source.map(str::to_string),
+            year,
+            text: page.text.clone(),
+            keywords: page.keywords.clone(),
+            fetched_at: crate::date::format_utc(Utc::now()),
+            lang: page.lang.clone(),
+            canonical_url: canonical,
+            byline: page.byline.clone(),
+            run_id: Some(self.run_id.clone()),
+            robots_hash: (meta.robots_hash != 0)
+                .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
+            ai_signals: meta.signals.labels(),
+            ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
+            crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
+        };
+        // next_id goes to disk before any frame holding this id can (the
+        // append below may close one), so a crash or a full disk never
+        // leaves a stored id at or above the counter on disk.
+        if let Err(e) = self.ids.save() {
+            tracing::error!(error = %e, "cannot save next_id; article not stored");
+            return false;
+        }
+        self.pending_hits.push(url::seen_hash(&meta.url));
+        if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
+            self.pending_hits.push(url::seen_hash(&job.url));
+        }
+        if let Some(c) = &page.canonical_url {
+            self.pending_hits.push(url::seen_hash(c));
+        }
+        match self.shard.append(&article) {
+            Ok(n) => {
+                if n > 0 {
+                    self.mark_hits();
+                }
+            }
+            Err(e) => {
+                // The record stays buffered in the writer and goes out with
+                // the next flush that succeeds, which then marks its URLs as
+                // hits; until then they are not claimed as stored.
+                tracing::error!(error = %e, "cannot write the shard");
+            }
+        }
+        self.stored += 1;
+        let hs = self.host(&job.host);
+        hs.stored += 1;
+        tracing::info!(id, url = %meta.url, title = %article.title, "stored");
+        self.log.emit(
+            "stored",
+            json!({"id": id, "url": article.url, "domain": article.domain, "title": article.title,
+                   "date": article.date, "year": article.year, "date_source": article.date_source}),
+        );
+        true
+    }
+}

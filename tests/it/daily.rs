@@ -143,7 +143,9 @@ impl Repo {
 #[test]
 fn daily_script_crawls_commits_pushes_and_rebases() {
     let published = Arc::new(AtomicUsize::new(4));
-    let web = site(published.clone(), std::time::Duration::ZERO);
+    // The home page answers after a second, so run three is still crawling when
+    // the other clone pushes (after run three's pull, before its push).
+    let web = site(published.clone(), std::time::Duration::from_secs(1));
     let repo = Repo::new(&web);
 
     // Run one: a shard and the state are committed and pushed.
@@ -214,11 +216,23 @@ fn daily_script_crawls_commits_pushes_and_rebases() {
     );
     published.store(7, Ordering::SeqCst);
     // The other clone pushes while run three is crawling.
-    let remote = repo.remote.clone();
     let pusher = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let _ = remote;
-        git(&other, &["push", "-q", "origin", "HEAD:main"]);
+        // Like a second machine: if our push loses a race anyway, pull and push again.
+        for _ in 0..5 {
+            let ok = Command::new("git")
+                .current_dir(&other)
+                .args(["push", "-q", "origin", "HEAD:main"])
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                break;
+            }
+            let _ = Command::new("git")
+                .current_dir(&other)
+                .args(["pull", "-q", "--rebase", "origin", "main"])
+                .status();
+        }
     });
     let out = repo.daily();
     pusher.join().unwrap();

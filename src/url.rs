@@ -72,6 +72,9 @@ impl std::hash::Hasher for IdentityHasher {
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
     }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64 ^ (n >> 64) as u64;
+    }
 }
 
 /// Parse an absolute http(s) URL and normalise it.

@@ -15,9 +15,10 @@
 //! crawler's own, never renumbered.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use super::scan::Meta;
+use crate::url::IdentityHasher;
 
 /// How many records each rule removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,27 +30,7 @@ pub struct Removed {
 }
 
 /// Keys are already hashes: use them as they are.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.0 = n as u64 ^ (n >> 64) as u64;
-    }
-}
-
-type FastSet<T> = HashSet<T, BuildHasherDefault<Identity>>;
+type FastSet<T> = HashSet<T, BuildHasherDefault<IdentityHasher>>;
 
 /// Sort `metas` into output order and keep only survivors.
 pub fn survivors(mut metas: Vec<Meta>, relevance_filter: bool) -> (Vec<Meta>, Removed) {

@@ -97,11 +97,13 @@ struct Usage {
 /// Run the binary and measure its CPU time and peak RSS with wait4.
 // The child is reaped by `wait4`, which clippy does not see.
 #[allow(clippy::zombie_processes)]
-fn run(dir: &std::path::Path, args: &[&str]) -> Usage {
+fn run(dir: &std::path::Path, proxy: &str, extra: &[&str]) -> Usage {
+    let mut args = vec!["crawl", "--data", "data", "--proxy", proxy];
+    args.extend_from_slice(extra);
     let start = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_scraper"))
         .current_dir(dir)
-        .args(args)
+        .args(&args)
         .env("RUST_LOG", "warn")
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -172,18 +174,7 @@ fn main() {
         .collect();
     config(dir.path(), &sources, "");
     let proxy = web.proxy_url();
-    let u = run(
-        dir.path(),
-        &[
-            "crawl",
-            "--data",
-            "data",
-            "--proxy",
-            &proxy,
-            "--max-duration",
-            "10m",
-        ],
-    );
+    let u = run(dir.path(), &proxy, &["--max-duration", "10m"]);
     let requests = web.log().len();
     let pages = requests as f64;
     let urls: Vec<String> = web
@@ -219,18 +210,7 @@ fn main() {
         "  - {host: empty.test, seeds: [http://empty.test/]}",
         "  max_queue: 2000000",
     );
-    let e = run(
-        empty.path(),
-        &[
-            "crawl",
-            "--data",
-            "data",
-            "--proxy",
-            &proxy,
-            "--max-pages",
-            "3",
-        ],
-    );
+    let e = run(empty.path(), &proxy, &["--max-pages", "3"]);
     let big = tempfile::tempdir().expect("tempdir");
     config(
         big.path(),
@@ -238,18 +218,7 @@ fn main() {
         "  max_queue: 2000000\n  per_host_concurrency: 4",
     );
     let pages_needed = (2 + CHILDREN + 1).to_string();
-    let b = run(
-        big.path(),
-        &[
-            "crawl",
-            "--data",
-            "data",
-            "--proxy",
-            &proxy,
-            "--max-pages",
-            &pages_needed,
-        ],
-    );
+    let b = run(big.path(), &proxy, &["--max-pages", &pages_needed]);
     let queued = std::fs::read_to_string(big.path().join("data/state/frontier.jsonl"))
         .map(|s| s.lines().count())
         .unwrap_or(0);

@@ -75,22 +75,23 @@ impl Robots {
     }
 
     pub fn allow_all(status: u16) -> Robots {
-        Robots {
-            outcome: RobotsOutcome::AllowAll(status),
-            crawl_delay: None,
-            sitemaps: Vec::new(),
-            hash: 0,
-            bytes: 0,
-            error: None,
-            content_signals: Vec::new(),
-            body: Vec::new(),
-            rules: robotxt::Robots::allow_all(),
-        }
+        Robots::fixed(
+            RobotsOutcome::AllowAll(status),
+            robotxt::Robots::allow_all(),
+        )
     }
 
     pub fn disallow_all(reason: impl Into<String>) -> Robots {
+        Robots::fixed(
+            RobotsOutcome::DisallowAll(reason.into()),
+            robotxt::Robots::disallow_all(),
+        )
+    }
+
+    /// A verdict that does not come from a parsed file.
+    fn fixed(outcome: RobotsOutcome, rules: robotxt::Robots) -> Robots {
         Robots {
-            outcome: RobotsOutcome::DisallowAll(reason.into()),
+            outcome,
             crawl_delay: None,
             sitemaps: Vec::new(),
             hash: 0,
@@ -98,7 +99,7 @@ impl Robots {
             error: None,
             content_signals: Vec::new(),
             body: Vec::new(),
-            rules: robotxt::Robots::disallow_all(),
+            rules,
         }
     }
 

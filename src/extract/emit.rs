@@ -113,7 +113,7 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if text == 0 {
         return false;
     }
-    if ld > 0.5 {
+    if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
         return true;
     }
     if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
@@ -170,6 +170,11 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
     flush(&mut cur, out);
 }
 
+/// Characters that only hint at line breaking or byte order: soft hyphens,
+/// zero-width spaces, word joiners and BOMs. They would split words for
+/// every later reader of the text, so they are dropped.
+const INVISIBLE: &[char] = &['\u{ad}', '\u{200b}', '\u{2060}', '\u{feff}'];
+
 /// Append text with whitespace runs collapsed to one space.
 fn push_collapsed(cur: &mut String, t: &str) {
     let mut space = cur.is_empty() || cur.ends_with(' ');
@@ -179,6 +184,8 @@ fn push_collapsed(cur: &mut String, t: &str) {
                 cur.push(' ');
                 space = true;
             }
+        } else if INVISIBLE.contains(&c) {
+            continue;
         } else {
             cur.push(c);
             space = false;

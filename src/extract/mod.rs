@@ -11,6 +11,7 @@
 //! Nothing here does I/O except [`run_files`], and nothing recurses on the
 //! tree, so deep or hostile pages cannot overflow the stack.
 
+mod cards;
 pub mod charset;
 mod cli;
 pub mod date;
@@ -96,6 +97,9 @@ pub fn extract(
     let title = title::choose(&dom, &m, content.root);
 
     let mut paragraphs = content.paragraphs;
+    if let Some(body) = jsonld_body(&m, &paragraphs) {
+        paragraphs = body;
+    }
     if let Some(t) = &title {
         let norm = |s: &str| meta::clean(s).to_lowercase();
         let tn = norm(t);
@@ -140,6 +144,38 @@ pub fn extract(
         charset: encoding.name(),
         depth_capped: prepared.capped,
     }
+}
+
+/// Longest page text (characters) that a JSON-LD `articleBody` may replace.
+const SCRIPT_BUILT_CHARS: usize = 300;
+
+/// The `articleBody` of the page's JSON-LD article, as paragraphs, when the
+/// page's own markup yields almost no text (pages whose body a script
+/// builds) and the JSON-LD holds much more.
+fn jsonld_body(m: &meta::Meta, paragraphs: &[String]) -> Option<Vec<String>> {
+    let have: usize = paragraphs.iter().map(|p| p.chars().count()).sum();
+    if have >= SCRIPT_BUILT_CHARS {
+        return None;
+    }
+    let body = m
+        .jsonld
+        .iter()
+        .filter(|v| meta::jsonld_types(v).into_iter().any(meta::is_article_type))
+        .find_map(|v| v.get("articleBody").and_then(serde_json::Value::as_str))?;
+    // Some publishers put markup in the field; it is text to us.
+    let text = if body.contains('<') {
+        let dom = dom::Dom::parse(&format!("<body>{body}</body>"));
+        text::extract(&dom).paragraphs.join("\n")
+    } else {
+        body.to_string()
+    };
+    let out: Vec<String> = text
+        .lines()
+        .map(meta::clean)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let got: usize = out.iter().map(|p| p.chars().count()).sum();
+    (got > have * 2 && got >= SCRIPT_BUILT_CHARS).then_some(out)
 }
 
 /// Robots directive words: a meta tag whose content is only these may be addressed to a crawler.

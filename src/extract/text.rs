@@ -18,15 +18,43 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::cards::CardStats;
 use super::dom::{Dom, Kind, NodeId};
 use super::emit::emit;
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
-    "button", "select", "input", "textarea", "label", "script", "style", "noscript", "iframe",
-    "svg", "canvas", "video", "audio", "object", "embed", "dialog", "menu", "template", "head",
-    "title", "meta", "link", "option", "datalist", "map", "area", "math", "picture", "source",
+    "button",
+    "select",
+    "input",
+    "textarea",
+    "label",
+    "script",
+    "style",
+    "noscript",
+    "iframe",
+    "svg",
+    "canvas",
+    "video",
+    "audio",
+    "object",
+    "embed",
+    "dialog",
+    "menu",
+    "template",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "option",
+    "datalist",
+    "map",
+    "area",
+    "math",
+    "picture",
+    "source",
     "img",
+    "figcaption",
 ];
 /// Landmarks of page chrome: pruned unless they hold the article itself
 /// (unclosed `<header>`s and page-wide `<form>`s are common).
@@ -48,13 +76,13 @@ const PRUNED_ROLES: &[&str] = &[
 ];
 static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us",
+        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
     )
     .expect("static regex")
 });
 static CHROME_WEAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|caption|credit|author|date",
+        r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
     )
     .expect("static regex")
 });
@@ -257,6 +285,7 @@ pub fn extract(dom: &Dom) -> Content {
             || dom
                 .attr(id, "itemprop")
                 .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+            || is_hentry(dom, id)
         {
             holds_main[id] = true;
         }
@@ -266,15 +295,18 @@ pub fn extract(dom: &Dom) -> Content {
             holds_main[p] = true;
         }
     }
+    let cards = CardStats::new(dom, &order);
     let guard = |id: NodeId| !holds_main[id];
     let len = |c: &Content| c.paragraphs.iter().map(|p| p.len()).sum::<usize>();
-    let full = compute(dom, body, &order, &|id| chrome(dom, id) && guard(id));
+    let full = compute(dom, body, &order, &|id| {
+        (chrome(dom, id) || cards.is_grid(dom, id)) && guard(id)
+    });
     let first = select(dom, body, &order, &full);
     if len(&first) >= MIN_CHARS {
         return first;
     }
     let landmarks = compute(dom, body, &order, &|id| {
-        LANDMARK_TAGS.contains(&dom.tag(id)) && guard(id)
+        (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id)) && guard(id)
     });
     let second = select(dom, body, &order, &landmarks);
     if len(&second) >= MIN_CHARS {
@@ -285,6 +317,15 @@ pub fn extract(dom: &Dom) -> Content {
         .into_iter()
         .max_by_key(|c| len(c))
         .unwrap_or_default()
+}
+
+/// A microformats entry (`hentry`, `h-entry`): the post itself, whatever
+/// taxonomy words its other class names carry (`tag-social`, `custom_tags-ai`).
+fn is_hentry(dom: &Dom, id: NodeId) -> bool {
+    dom.attr(id, "class").is_some_and(|c| {
+        c.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case("hentry") || t.eq_ignore_ascii_case("h-entry"))
+    })
 }
 
 /// Text below which extraction is retried without class-name pruning.
@@ -369,7 +410,7 @@ fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
             emit(dom, st, s, &mut out.paragraphs);
         }
     }
-    if let Some(lead) = lead_before(dom, top, body)
+    if let Some(lead) = lead_before(dom, st, top, body)
         && !out.paragraphs.iter().any(|p| p.contains(&lead))
     {
         out.paragraphs.insert(0, lead);
@@ -388,16 +429,21 @@ fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
 }
 
 static LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser-?text|chapeau|vorspann|(^|[\s_-])(dek|deck|summary)($|[\s_-])")
+    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
         .expect("static regex")
 });
 
+/// Levels above the container searched for a lead.
+const LEAD_LEVELS: usize = 4;
+
 /// A lead paragraph placed before the chosen container, outside it (in the
-/// article header, say): an element whose class or id names a lead or intro,
-/// within three levels above `top`, holding prose and few links.
-fn lead_before(dom: &Dom, top: NodeId, body: NodeId) -> Option<String> {
+/// article header or a hero block, say): within [`LEAD_LEVELS`] levels above
+/// `top`, not in pruned chrome, holding prose and few links, and either
+/// named as a lead (class or id) or a long paragraph or subheading inside a
+/// `header`. The last such block before the container wins.
+fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> Option<String> {
     let mut scope = top;
-    for _ in 0..3 {
+    for _ in 0..LEAD_LEVELS {
         match dom.nodes[scope].parent {
             Some(p) if p != 0 => scope = p,
             _ => break,
@@ -407,6 +453,7 @@ fn lead_before(dom: &Dom, top: NodeId, body: NodeId) -> Option<String> {
         }
     }
     let mut found = None;
+    let mut in_header: Vec<NodeId> = Vec::new();
     let mut it = dom.descendants(scope);
     while let Some(id) = it.next() {
         if id == top {
@@ -416,30 +463,38 @@ fn lead_before(dom: &Dom, top: NodeId, body: NodeId) -> Option<String> {
             continue;
         }
         let tag = dom.tag(id);
-        if matches!(tag, "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form")
-            || tag_pruned(dom, id)
+        in_header.retain(|&h| is_ancestor(dom, h, id));
+        // Headers are pruned as chrome, and their content with them; inside
+        // one, only the element's own class name counts, and only when it names
+        // chrome for sure (a header's parts are called header-something).
+        let chrome_here = if in_header.is_empty() {
+            st.pruned[id] && tag != "header"
+        } else {
+            CHROME_STRONG.is_match(&class_id(dom, id))
+        };
+        if matches!(
+            tag,
+            "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form" | "figure"
+        ) || tag_pruned(dom, id)
+            || chrome_here
         {
             it.skip_children_of(id);
             continue;
         }
-        let ci = class_id(dom, id);
-        if ci.is_empty() || !LEAD.is_match(&ci) || CHROME_STRONG.is_match(&ci) {
-            continue;
-        }
         // An ancestor of the container is not a lead.
-        let mut cur = Some(top);
-        let mut contains = false;
-        while let Some(c) = cur {
-            if c == id {
-                contains = true;
-                break;
-            }
-            cur = dom.nodes[c].parent;
-        }
-        if contains {
+        if is_ancestor(dom, id, top) {
             continue;
         }
-        it.skip_children_of(id);
+        if tag == "header" || tag == "hgroup" {
+            in_header.push(id);
+            continue;
+        }
+        let ci = class_id(dom, id);
+        let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
+        let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
+        if !named && !headed {
+            continue;
+        }
         let text: String = dom
             .text(id)
             .split_whitespace()
@@ -450,11 +505,26 @@ fn lead_before(dom: &Dom, top: NodeId, body: NodeId) -> Option<String> {
             .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
             .map(|d| dom.text(d).len())
             .sum();
-        if (80..=1200).contains(&text.len()) && linked * 5 < text.len() {
+        let least = if named { 80 } else { 100 };
+        let prose = !headed || named || text.contains(". ") || text.ends_with('.');
+        if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
+            it.skip_children_of(id);
             found = Some(text);
         }
     }
     found
+}
+
+/// Is `a` an ancestor of (or equal to) `b`?
+fn is_ancestor(dom: &Dom, a: NodeId, b: NodeId) -> bool {
+    let mut cur = Some(b);
+    while let Some(c) = cur {
+        if c == a {
+            return true;
+        }
+        cur = dom.nodes[c].parent;
+    }
+    false
 }
 
 /// Readability's refinements of the best candidate: move up to an ancestor
@@ -588,6 +658,17 @@ mod tests {
                     st.pruned[id],
                     tag_pruned(&dom, id),
                     class_pruned(&dom, id)
+                );
+            }
+        }
+        let cards = CardStats::new(&dom, &order);
+        for &id in &order {
+            if dom.is_element(id) && cards.is_grid(&dom, id) {
+                println!(
+                    "GRID {} class={:?} text={}",
+                    dom.tag(id),
+                    dom.attr(id, "class"),
+                    raw.text[id]
                 );
             }
         }

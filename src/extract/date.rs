@@ -68,6 +68,11 @@ static URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"/((?:199[5-9]|20[0-9]{2}))[/_-]?([01]?[0-9])[/_-]?([0-3]?[0-9])(?:[/_.-]|$)")
         .expect("static regex")
 });
+/// `/29-10-2021/`: day first, as some European sites write it.
+static URL_DATE_DAY_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"/([0-3]?[0-9])[_.-]([01]?[0-9])[_.-]((?:199[5-9]|20[0-9]{2}))(?:[/_.-]|$)")
+        .expect("static regex")
+});
 static URL_DATE_COMPACT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[/_-]((?:199[5-9]|20[0-9]{2}))([01][0-9])([0-3][0-9])(?:[/_.-]|$)")
         .expect("static regex")
@@ -114,7 +119,8 @@ pub fn find(
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
         // the offset the page writes elsewhere decides the day; failing that,
-        // a date one day apart in the URL is the publisher's own.
+        // a date one day apart in the URL or written on the page for readers
+        // is the publisher's own.
         if is_utc(&raw) {
             if let Some(off) = page_offset(dom, m)
                 && let Some(local) = shift_day(&raw, off).filter(|&l| ok(l))
@@ -125,6 +131,14 @@ pub fn find(
                 && (u - d).num_days().abs() == 1
             {
                 return (Some(u), Some("url"));
+            }
+            // Only when no byline on the page shows the machine's own day
+            // (pages list other stories, or print today's date, nearby).
+            if let Some((v, source)) = visible()
+                && (v - d).num_days().abs() == 1
+                && !byline_dates(dom, &ok).contains(&d)
+            {
+                return (Some(v), Some(source));
             }
         }
         return (Some(d), Some(source));
@@ -199,19 +213,25 @@ fn is_utc(raw: &str) -> bool {
     r.len() > 10 && (r.ends_with('Z') || r.ends_with("+00:00") || r.ends_with("+0000"))
 }
 
+/// Is the element itself chrome: a navigation, footer or sidebar landmark,
+/// or a class naming one (page-wide classes on `body` and the like aside)?
+fn is_chrome(dom: &Dom, id: NodeId) -> bool {
+    match dom.tag(id) {
+        "nav" | "footer" | "aside" | "menu" => true,
+        "html" | "body" | "main" | "article" => false,
+        _ => dom
+            .attr(id, "class")
+            .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
+    }
+}
+
 /// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
 fn in_chrome(dom: &Dom, id: NodeId) -> bool {
+    // Page-wide classes (`<body class="one-sidebar">`) say nothing about
+    // one element, so `is_chrome` ignores them.
     let mut cur = dom.nodes[id].parent;
     while let Some(c) = cur {
-        if matches!(dom.tag(c), "nav" | "footer" | "aside" | "menu") {
-            return true;
-        }
-        // Page-wide classes (`<body class="one-sidebar">`) say nothing
-        // about one element.
-        if !matches!(dom.tag(c), "html" | "body" | "main" | "article")
-            && let Some(class) = dom.attr(c, "class")
-            && CHROME.is_match(&class.to_ascii_lowercase())
-        {
+        if is_chrome(dom, c) {
             return true;
         }
         cur = dom.nodes[c].parent;
@@ -265,8 +285,14 @@ fn scan_text(
         }
         if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
             seen += t.len();
-            if t.len() < 300
-                && let Some(d) = parse_text(t).filter(|&d| ok(d))
+            // A long text node may still open with a dateline.
+            let probe = if t.len() < 300 {
+                &t[..]
+            } else {
+                let t = t.trim_start();
+                &t[..t.floor_char_boundary(DATELINE_CHARS)]
+            };
+            if let Some(d) = parse_text(probe).filter(|&d| ok(d))
                 && !(skip_chrome && in_chrome(dom, id))
             {
                 return Some(d);
@@ -278,6 +304,9 @@ fn scan_text(
     }
     None
 }
+
+/// How far into a long text node a dateline may start.
+const DATELINE_CHARS: usize = 40;
 
 fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
     d <= today && d.year() >= 1995
@@ -339,7 +368,50 @@ pub fn url_date(url: &str) -> Option<NaiveDate> {
             }
         }
     }
+    if let Some(c) = URL_DATE_DAY_FIRST.captures(path) {
+        let (d, mo, y) = (c[1].parse().ok()?, c[2].parse().ok()?, c[3].parse().ok()?);
+        return NaiveDate::from_ymd_opt(y, mo, d);
+    }
     None
+}
+
+/// Most byline-like elements [`byline_dates`] reads.
+const MAX_BYLINES: usize = 64;
+
+/// Every written date in the page's byline-like elements, in page order.
+fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<NaiveDate> {
+    let mut out = Vec::new();
+    let mut seen = 0;
+    let mut it = dom.descendants(0);
+    while let Some(id) = it.next() {
+        if seen >= MAX_BYLINES {
+            break;
+        }
+        if !dom.is_element(id) || !date_classed(dom, id) {
+            continue;
+        }
+        let text = dom.text(id);
+        if text.len() > 400 {
+            continue;
+        }
+        seen += 1;
+        if let Some(d) = parse_text(&text).filter(|&d| ok(d)) {
+            out.push(d);
+            it.skip_children_of(id);
+        }
+    }
+    out
+}
+
+/// Does the element's class or id name a date, time or byline?
+fn date_classed(dom: &Dom, id: NodeId) -> bool {
+    let ci = format!(
+        "{} {}",
+        dom.attr(id, "class").unwrap_or(""),
+        dom.attr(id, "id").unwrap_or("")
+    )
+    .to_ascii_lowercase();
+    !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }
 
 /// The first written date in a byline-like element (class or id naming a date,
@@ -356,13 +428,12 @@ fn byline_date(
             if !dom.is_element(id) {
                 continue;
             }
-            let ci = format!(
-                "{} {}",
-                dom.attr(id, "class").unwrap_or(""),
-                dom.attr(id, "id").unwrap_or("")
-            )
-            .to_ascii_lowercase();
-            if ci.trim().is_empty() || !DATE_CLASS.is_match(&ci) {
+            // Comment times, related lists and sidebars date other things.
+            if is_chrome(dom, id) {
+                it.skip_children_of(id);
+                continue;
+            }
+            if !date_classed(dom, id) {
                 continue;
             }
             let text = dom.text(id);

@@ -102,9 +102,50 @@ const MONTHS: &[(&str, u32)] = &[
     ("dezembro", 12),
     ("dez", 12),
     ("déc", 12),
+    // Romanian.
+    ("ianuarie", 1),
+    ("februarie", 2),
+    ("martie", 3),
+    ("aprilie", 4),
+    ("iunie", 6),
+    ("iulie", 7),
+    ("septembrie", 9),
+    ("octombrie", 10),
+    ("noiembrie", 11),
+    ("decembrie", 12),
+    // Polish (genitive, as dates write them).
+    ("stycznia", 1),
+    ("lutego", 2),
+    ("marca", 3),
+    ("kwietnia", 4),
+    ("maja", 5),
+    ("czerwca", 6),
+    ("lipca", 7),
+    ("sierpnia", 8),
+    ("września", 9),
+    ("października", 10),
+    ("listopada", 11),
+    ("grudnia", 12),
+    // Czech (genitive).
+    ("ledna", 1),
+    ("února", 2),
+    ("března", 3),
+    ("dubna", 4),
+    ("května", 5),
+    ("června", 6),
+    ("července", 7),
+    ("srpna", 8),
+    ("září", 9),
+    ("října", 10),
+    ("listopadu", 11),
+    ("prosince", 12),
+    // Swedish, Danish, Norwegian.
+    ("maj", 5),
+    ("augusti", 8),
+    ("desember", 12),
 ];
 
-const MONTH_WORD: &str = r"([^\W\d_]{3,10})";
+const MONTH_WORD: &str = r"([^\W\d_]{3,12})";
 
 static DAY_MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
@@ -122,7 +163,8 @@ static ISO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
 });
 static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b([0-3]?\d)([./-])([01]?\d)([./-])((?:19|20)\d\d)\b").expect("static regex")
+    Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([01]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
+        .expect("static regex")
 });
 
 /// `dd.mm.yy`, a two-digit year (used only when no full date is written).
@@ -226,6 +268,9 @@ mod tests {
             ("Klaus, 8.5.12 ", Some("2012-05-08")),
             ("version 1.2.3.4", None),
             ("Sept. 9, 2021", Some("2021-09-09")),
+            ("20 septembrie 2020", Some("2020-09-20")),
+            ("4 października 2021", Some("2021-10-04")),
+            ("26 | 01 | 2022", Some("2022-01-26")),
             ("no date here 2024", None),
             (
                 "Updated 5 May 2023; first published 1 April 2023",

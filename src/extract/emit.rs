@@ -122,6 +122,41 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
 }
 
+/// Is `id` a subheading with no text after it in its parent, or only
+/// skipped blocks (a "Related articles" label over a pruned link list)?
+fn heads_nothing(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    if !matches!(dom.tag(id), "h2" | "h3" | "h4" | "h5" | "h6") || st.text[id] > LABEL_CHARS {
+        return false;
+    }
+    let mut skipped = false;
+    let mut next = dom.nodes[id].next;
+    while let Some(n) = next {
+        if dom.is_element(n) && st.pruned[n] && !tag_only_pruned(dom, n) {
+            skipped = true;
+        } else if st.text[n] > 0 {
+            if dom.is_element(n) && skip_inside(dom, st, n) {
+                skipped = true;
+            } else {
+                return false;
+            }
+        }
+        next = dom.nodes[n].next;
+    }
+    skipped
+}
+
+/// Longest subheading [`heads_nothing`] may drop.
+const LABEL_CHARS: u32 = 60;
+
+/// Elements pruned for their tag alone (scripts, images...), which say
+/// nothing about what a heading introduces.
+fn tag_only_pruned(dom: &Dom, id: NodeId) -> bool {
+    matches!(
+        dom.tag(id),
+        "script" | "style" | "noscript" | "img" | "picture" | "svg" | "iframe" | "template"
+    )
+}
+
 pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
     let mut cur = String::new();
     let flush = |cur: &mut String, out: &mut Vec<String>| {
@@ -148,7 +183,7 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
         match &dom.nodes[id].kind {
             Kind::Text(t) => push_collapsed(&mut cur, t),
             Kind::Element | Kind::Document => {
-                if id != root && skip_inside(dom, st, id) {
+                if id != root && (skip_inside(dom, st, id) || heads_nothing(dom, st, id)) {
                     continue;
                 }
                 if tag == "br" || tag == "hr" {

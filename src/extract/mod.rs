@@ -93,7 +93,7 @@ pub fn extract(
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
-    let content = text::extract(&dom);
+    let content = text::extract(&dom, title::anchor(&dom, &m));
     let title = title::choose(&dom, &m, content.root);
 
     let mut paragraphs = content.paragraphs;
@@ -165,7 +165,7 @@ fn jsonld_body(m: &meta::Meta, paragraphs: &[String]) -> Option<Vec<String>> {
     // Some publishers put markup in the field; it is text to us.
     let text = if body.contains('<') {
         let dom = dom::Dom::parse(&format!("<body>{body}</body>"));
-        text::extract(&dom).paragraphs.join("\n")
+        text::extract(&dom, None).paragraphs.join("\n")
     } else {
         body.to_string()
     };

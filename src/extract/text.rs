@@ -273,7 +273,7 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
 ///
 /// When pruning by class names leaves less than [`MIN_CHARS`] of text, the
 /// page is tried again without it and the longer result is kept.
-pub fn extract(dom: &Dom) -> Content {
+pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
     let body = dom.find("body").unwrap_or(0);
     let mut order = vec![body];
     order.extend(dom.descendants(body));
@@ -301,18 +301,18 @@ pub fn extract(dom: &Dom) -> Content {
     let full = compute(dom, body, &order, &|id| {
         (chrome(dom, id) || cards.is_grid(dom, id)) && guard(id)
     });
-    let first = select(dom, body, &order, &full);
+    let first = select(dom, body, &order, &full, anchor);
     if len(&first) >= MIN_CHARS {
         return first;
     }
     let landmarks = compute(dom, body, &order, &|id| {
         (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id)) && guard(id)
     });
-    let second = select(dom, body, &order, &landmarks);
+    let second = select(dom, body, &order, &landmarks, anchor);
     if len(&second) >= MIN_CHARS {
         return second;
     }
-    let third = select(dom, body, &order, &raw);
+    let third = select(dom, body, &order, &raw, anchor);
     [first, second, third]
         .into_iter()
         .max_by_key(|c| len(c))
@@ -328,11 +328,40 @@ fn is_hentry(dom: &Dom, id: NodeId) -> bool {
     })
 }
 
+/// Score factor for a candidate next to the heading that shows the page's
+/// headline (see [`super::title::anchor`]).
+const ANCHOR_BOOST: f64 = 1.5;
+/// How many levels above a candidate its headline may sit.
+const ANCHOR_LEVELS: usize = 3;
+
+/// Does an ancestor of `c`, at most [`ANCHOR_LEVELS`] up (body excluded),
+/// contain `anchor`?
+fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
+    let mut cur = Some(c);
+    for _ in 0..=ANCHOR_LEVELS {
+        let Some(a) = cur else { return false };
+        if a == body || a == 0 {
+            return false;
+        }
+        if is_ancestor(dom, a, anchor) {
+            return true;
+        }
+        cur = dom.nodes[a].parent;
+    }
+    false
+}
+
 /// Text below which extraction is retried without class-name pruning.
 const MIN_CHARS: usize = 1000;
 
 /// Score, choose and emit, given pruning statistics.
-fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
+fn select(
+    dom: &Dom,
+    body: NodeId,
+    order: &[NodeId],
+    st: &Stats,
+    anchor: Option<NodeId>,
+) -> Content {
     // Readability-style scoring.
     let n = dom.nodes.len();
     let mut score = vec![0.0f64; n];
@@ -373,6 +402,19 @@ fn select(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Content {
         score[c] *= 1.0 - link_density(st, c);
     }
     candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
+    // When the best container is away from the headline (a page of several
+    // stories, or a long teaser block), the ones next to it get a boost.
+    if let Some(a) = anchor
+        && let Some(&best) = candidates.first()
+        && !near(dom, best, a, body)
+    {
+        for &c in &candidates {
+            if near(dom, c, a, body) {
+                score[c] *= ANCHOR_BOOST;
+            }
+        }
+        candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
+    }
 
     let mut out = Content::default();
     let Some(&first) = candidates.first() else {
@@ -615,7 +657,7 @@ mod tests {
             body_p.repeat(6)
         );
         let dom = Dom::parse(&html);
-        let c = extract(&dom);
+        let c = extract(&dom, None);
         assert!(
             c.paragraphs[0].starts_with("The lead sums up"),
             "{:?}",
@@ -672,7 +714,7 @@ mod tests {
                 );
             }
         }
-        let c = extract(&dom);
+        let c = extract(&dom, None);
         println!(
             "ROOT {:?} {:?}",
             c.root.map(|r| dom.tag(r)),

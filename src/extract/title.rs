@@ -97,6 +97,36 @@ pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
     h1
 }
 
+/// The heading (`h1`/`h2`) that shows the metadata headline (JSON-LD
+/// `headline`, else `og:title` without the site name), when exactly one
+/// heading does. It marks where the article starts on pages that hold
+/// several stories.
+pub fn anchor(dom: &Dom, m: &Meta) -> Option<NodeId> {
+    let site = m.get(&["og:site_name", "application-name"]);
+    let want = m
+        .jsonld
+        .iter()
+        .filter(|v| {
+            meta::jsonld_types(v)
+                .iter()
+                .any(|t| meta::is_article_type(t))
+        })
+        .find_map(|v| v.get("headline").and_then(meta::jsonld_text))
+        .or_else(|| m.get(&["og:title", "twitter:title"]).map(str::to_string))
+        .map(|t| tokens(&strip_site(&t, site)))
+        .filter(|t| t.len() >= 3)?;
+    let mut found = None;
+    for id in dom.descendants(0) {
+        if dom.is_element(id) && matches!(dom.tag(id), "h1" | "h2") && tokens(&dom.text(id)) == want {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(id);
+        }
+    }
+    found
+}
+
 /// The `<h1>` of the content: the one inside or nearest before the content
 /// container, else the only one on the page, else the first.
 fn main_h1(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {

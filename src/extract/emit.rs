@@ -58,7 +58,7 @@ const BLOCK_TAGS: &[&str] = &[
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
 static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też)\b",
+        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur|back to (top|the)|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
     )
     .expect("static regex")
 });
@@ -81,9 +81,20 @@ static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Longest paragraph that [`PROMPT`] may drop.
 const PROMPT_CHARS: usize = 100;
+/// Longer calls to act: paywall notices, app and channel adverts, sponsor
+/// disclosures, post footers (matched anywhere in a paragraph of at most
+/// [`PROMPT_LONG_CHARS`]). Phrases specific enough not to occur in prose.
+static PROMPT_LONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted)",
+    )
+    .expect("static regex")
+});
+/// Longest paragraph that [`PROMPT_LONG`] may drop.
+const PROMPT_LONG_CHARS: usize = 160;
 /// Picture credits and captions' credit lines (`Foto: ...`, `Photo: ...`).
 static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(foto|fotos|photo|photos|bild|image|credit|bildquelle|fuente|crédito)\s*:")
+    Regex::new(r"(?i)^\(?(foto|fotos|photo|photos|bild|image|credit|credits|bildquelle|quelle|fuente|crédito|crédits?( photos?)?|abbildung \d+|telefon|tel\.?|phone|fax|e-?mail)\s*:")
         .expect("static regex")
 });
 /// Longest paragraph that [`CREDIT`] may drop.
@@ -93,6 +104,7 @@ const CREDIT_CHARS: usize = 80;
 fn is_boilerplate(t: &str) -> bool {
     (t.len() <= BOILERPLATE_CHARS && (BOILERPLATE.is_match(t) || BOILERPLATE_LINE.is_match(t)))
         || (t.len() <= PROMPT_CHARS && PROMPT.is_match(t))
+        || (t.len() <= PROMPT_LONG_CHARS && PROMPT_LONG.is_match(t))
         || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
 }
 
@@ -240,6 +252,11 @@ mod boilerplate_tests {
             "Diesen Artikel teilen",
             "Hier können Sie den Artikel bewerten",
             "Foto: Jane Doe/Agency",
+            "(Credit: Jane Doe / Agency)",
+            "Telefon: +49 - (40) - 300 30 - 1141",
+            "Lesen Sie hier: Ein anderer Artikel über etwas anderes",
+            "To view the full story, please subscribe to The Daily. You can choose an annual plan.",
+            "*Werbung. Dieser Beitrag enthält Werbung für eine Marke.",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",

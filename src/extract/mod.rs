@@ -93,7 +93,8 @@ pub fn extract(
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
-    let content = text::extract(&dom, title::anchor(&dom, &m));
+    let anchor = title::anchor(&dom, &m);
+    let content = text::extract(&dom, anchor);
     let title = title::choose(&dom, &m, content.root);
 
     let mut paragraphs = content.paragraphs;
@@ -350,5 +351,80 @@ mod consent_tests {
                 "tdm-meta:1;policy=https://p.test/policy.json"
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::*;
+
+    fn page(html: &str) -> Page {
+        let rule = Rule::new(&crate::config::Keywords::default());
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        extract(html.as_bytes(), None, None, &rule, today)
+    }
+
+    const PROSE: &str = "<p>The researchers trained the model on public data, measured its errors on new tasks, and published the weights so that others could check the results for themselves.</p>";
+
+    #[test]
+    fn script_built_page_takes_its_jsonld_article_body() {
+        let body = "First paragraph of the story, long enough to be prose. ".repeat(6);
+        let html = format!(
+            r#"<html><head><script type="application/ld+json">{{"@type":"NewsArticle","headline":"H","articleBody":"{body}\nSecond paragraph."}}</script></head><body><div id="app">Loading...</div></body></html>"#
+        );
+        let p = page(&html);
+        assert!(p.text.starts_with("First paragraph"), "{}", p.text);
+        assert!(p.text.ends_with("Second paragraph."), "{}", p.text);
+        // A page with its own text keeps it.
+        let html = format!(
+            r#"<html><head><script type="application/ld+json">{{"@type":"NewsArticle","articleBody":"{body}"}}</script></head><body><article>{}</article></body></html>"#,
+            PROSE.repeat(4)
+        );
+        assert!(page(&html).text.starts_with("The researchers"));
+    }
+
+    #[test]
+    fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
+        let html = format!(
+            r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,
+            PROSE.repeat(5),
+            "<p>Sidebar words here, not the story at all, with commas, and more.</p>".repeat(2)
+        );
+        let p = page(&html);
+        assert!(p.text.starts_with("The researchers"), "{}", p.text);
+        assert!(!p.text.contains("Sidebar"), "{}", p.text);
+    }
+
+    #[test]
+    fn lead_in_the_article_header_is_kept_and_teaser_grid_is_not() {
+        let card = r#"<li><a href="/other"><img src="i.jpg"></a><h3>Other story</h3><p>A teaser of another story, with a comma, and some more words to make it long.</p></li>"#;
+        let html = format!(
+            r#"<html><body><article><header><h1>Headline of the story</h1><p>The lead paragraph sums the story up in two sentences. It stands in the header, above the body of the story.</p></header><div class="body">{}</div></article><ul class="more">{}</ul></body></html>"#,
+            PROSE.repeat(7),
+            card.repeat(8)
+        );
+        let p = page(&html);
+        assert!(p.text.starts_with("The lead paragraph"), "{}", p.text);
+        assert!(!p.text.contains("teaser"), "{}", p.text);
+    }
+
+    #[test]
+    fn on_a_page_of_several_stories_the_headlined_one_wins() {
+        let story = |h: &str, body: &str| {
+            format!(
+                "<div class=\"item\"><article><header><h1>{h}</h1></header><div class=\"text\">{body}</div></article></div>"
+            )
+        };
+        // A story that scores higher comes first (more commas), but not
+        // overwhelmingly higher: the headline is a boost, not an override.
+        let other = "<p>Another story entirely, about the harbour, the ferries, the weather, the fish market, and the mayor.</p>".repeat(7);
+        let html = format!(
+            r#"<html><head><meta property="og:title" content="The model that checks itself | Site"></head><body><main>{}{}</main></body></html>"#,
+            story("Harbour news of the week", &other),
+            story("The model that checks itself", &PROSE.repeat(7)),
+        );
+        let p = page(&html);
+        assert!(p.text.starts_with("The researchers"), "{}", p.text);
+        assert!(!p.text.contains("harbour"), "{}", p.text);
     }
 }

@@ -332,7 +332,7 @@ fn is_hentry(dom: &Dom, id: NodeId) -> bool {
 /// headline (see [`super::title::anchor`]).
 const ANCHOR_BOOST: f64 = 1.5;
 /// How many levels above a candidate its headline may sit.
-const ANCHOR_LEVELS: usize = 3;
+const ANCHOR_LEVELS: usize = 2;
 
 /// Does an ancestor of `c`, at most [`ANCHOR_LEVELS`] up (body excluded),
 /// contain `anchor`?

@@ -117,7 +117,8 @@ pub fn anchor(dom: &Dom, m: &Meta) -> Option<NodeId> {
         .filter(|t| t.len() >= 3)?;
     let mut found = None;
     for id in dom.descendants(0) {
-        if dom.is_element(id) && matches!(dom.tag(id), "h1" | "h2") && tokens(&dom.text(id)) == want {
+        if dom.is_element(id) && matches!(dom.tag(id), "h1" | "h2") && tokens(&dom.text(id)) == want
+        {
             if found.is_some() {
                 return None;
             }

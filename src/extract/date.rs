@@ -65,7 +65,7 @@ const META_DATES: &[&str] = &[
 ];
 
 static URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"/((?:199[5-9]|20[0-9]{2}))[/_-]?([01]?[0-9])[/_-]?([0-3]?[0-9])(?:[/_.-]|$)")
+    Regex::new(r"/((?:199[5-9]|20[0-9]{2}))([/_-])([01]?[0-9])([/_-])([0-3]?[0-9])(?:[/_.-]|$)")
         .expect("static regex")
 });
 /// `/29-10-2021/`: day first, as some European sites write it.
@@ -271,6 +271,9 @@ fn scan_text(
 ) -> Option<NaiveDate> {
     let mut started = start == body;
     let mut seen = 0usize;
+    // A date labelled as a change is kept only in case no other follows
+    // within a few lines.
+    let mut changed: Option<(NaiveDate, usize)> = None;
     let mut it = dom.descendants(body);
     while let Some(id) = it.next() {
         if id == start {
@@ -292,17 +295,33 @@ fn scan_text(
                 let t = t.trim_start();
                 &t[..t.floor_char_boundary(DATELINE_CHARS)]
             };
-            if let Some(d) = parse_text(probe).filter(|&d| ok(d))
+            if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
                 && !(skip_chrome && in_chrome(dom, id))
             {
-                return Some(d);
+                if !is_change_label(probe) {
+                    return Some(d);
+                }
+                changed.get_or_insert((d, seen));
             }
-            if seen > limit {
+            if changed.is_some_and(|(_, at)| seen > at + CHANGE_REACH) || seen > limit {
                 break;
             }
         }
     }
-    None
+    changed.map(|(d, _)| d)
+}
+
+/// Text bytes after a change date in which a publication date may follow.
+const CHANGE_REACH: usize = 300;
+
+static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|updated|last modified|modified|actualizado|mis à jour|aggiornato)")
+        .expect("static regex")
+});
+
+/// Does the text label its date as a change rather than the publication?
+fn is_change_label(text: &str) -> bool {
+    CHANGE_LABEL.is_match(text) && !super::datetext::has_published_label(text)
 }
 
 /// How far into a long text node a dateline may start.
@@ -360,12 +379,21 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
 pub fn url_date(url: &str) -> Option<NaiveDate> {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     let path = path.find("://").map_or(path, |i| &path[i + 3..]);
-    for re in [&*URL_DATE, &*URL_DATE_COMPACT] {
-        if let Some(c) = re.captures(path) {
-            let (y, mo, d) = (c[1].parse().ok()?, c[2].parse().ok()?, c[3].parse().ok()?);
-            if let Some(date) = NaiveDate::from_ymd_opt(y, mo, d) {
-                return Some(date);
-            }
+    // `/2024/03/04/` and `/2024-3-4-`: one separator throughout, so a
+    // season such as `/2021-22/` is not read as a day.
+    for c in URL_DATE.captures_iter(path) {
+        if c[2] != c[4] {
+            continue;
+        }
+        let (y, mo, d) = (c[1].parse().ok()?, c[3].parse().ok()?, c[5].parse().ok()?);
+        if let Some(date) = NaiveDate::from_ymd_opt(y, mo, d) {
+            return Some(date);
+        }
+    }
+    if let Some(c) = URL_DATE_COMPACT.captures(path) {
+        let (y, mo, d) = (c[1].parse().ok()?, c[2].parse().ok()?, c[3].parse().ok()?);
+        if let Some(date) = NaiveDate::from_ymd_opt(y, mo, d) {
+            return Some(date);
         }
     }
     if let Some(c) = URL_DATE_DAY_FIRST.captures(path) {
@@ -395,7 +423,7 @@ fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<NaiveDate> {
             continue;
         }
         seen += 1;
-        if let Some(d) = parse_text(&text).filter(|&d| ok(d)) {
+        if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
             out.push(d);
             it.skip_children_of(id);
         }
@@ -440,7 +468,7 @@ fn byline_date(
             if text.len() > 400 {
                 continue;
             }
-            if let Some(d) = parse_text(&text).filter(|&d| ok(d)) {
+            if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
                 return Some(d);
             }
             it.skip_children_of(id);
@@ -474,11 +502,29 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
     parse_text(t)
 }
 
-pub use super::datetext::parse_text;
+pub use super::datetext::{parse_labelled, parse_text};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn url_dates_table() {
+        let table = [
+            ("https://a.test/2024/03/04/slug", Some("2024-03-04")),
+            ("https://a.test/news/2024-3-4-slug", Some("2024-03-04")),
+            ("https://a.test/p/20240304/slug", Some("2024-03-04")),
+            ("https://a.test/meldungen/29-10-2021", Some("2021-10-29")),
+            // Year and month only, a season, a month run into a day.
+            ("https://a.test/2016/12/python-360.html", None),
+            ("https://a.test/liga/2021-22/transfers/x", None),
+            ("https://a.test/2016/12-3/x", None),
+        ];
+        for (url, want) in table {
+            let got = url_date(url).map(|d| d.to_string());
+            assert_eq!(got.as_deref(), want, "{url}");
+        }
+    }
 
     #[test]
     fn utc_time_takes_the_publishers_day() {

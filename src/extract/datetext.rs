@@ -242,6 +242,34 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
     best.map(|(_, d)| d)
 }
 
+/// A label naming the publication date ("Erschienen am:", "Published on").
+static PUBLISHED_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(erschienen|veröffentlicht|publiziert|published|publicado|publié|pubblicato|opublikowano|gepubliceerd)(\s+(am|on|el|le|il|op))?\s*:?\s*")
+        .expect("static regex")
+});
+
+/// Does the text carry a publication label?
+pub fn has_published_label(text: &str) -> bool {
+    PUBLISHED_LABEL.is_match(text)
+}
+
+/// Characters after a label in which its date must start.
+const LABEL_REACH: usize = 40;
+
+/// The date a publication label points at, else the first date in `text`:
+/// a footer reading "Last changed: 31.10.2023, published: 01.11.2023" gives
+/// the first of November.
+pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
+    PUBLISHED_LABEL
+        .find_iter(text)
+        .find_map(|m| {
+            let rest = &text[m.end()..];
+            let cut = rest.floor_char_boundary(LABEL_REACH);
+            parse_text(&rest[..cut])
+        })
+        .or_else(|| parse_text(text))
+}
+
 fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(y.parse().ok()?, m, d.parse().ok()?)
 }
@@ -249,6 +277,26 @@ fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_publication_label_beats_an_earlier_change_date() {
+        let t = "Letzte Änderung: 31.10.2023 - 14:49:39 Erschienen am: 01.11.2023 Lesungen: 61";
+        assert_eq!(
+            parse_labelled(t).map(|d| d.to_string()).as_deref(),
+            Some("2023-11-01")
+        );
+        let t = "Updated 5 May 2023; first published on 1 April 2023";
+        assert_eq!(
+            parse_labelled(t).map(|d| d.to_string()).as_deref(),
+            Some("2023-04-01")
+        );
+        assert_eq!(
+            parse_labelled("4 Mar 2024")
+                .map(|d| d.to_string())
+                .as_deref(),
+            Some("2024-03-04")
+        );
+    }
 
     #[test]
     fn written_dates_table() {

@@ -313,11 +313,17 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
         return second;
     }
     let third = select(dom, body, &order, &raw, anchor);
+    // The most pruned result that is not much shorter than the longest: a
+    // short article should not take in the page's chrome just to be longer.
+    let longest = [&first, &second, &third].iter().map(|c| len(c)).max().unwrap_or(0);
     [first, second, third]
         .into_iter()
-        .max_by_key(|c| len(c))
+        .find(|c| len(c) as f64 >= longest as f64 * SHORT_KEEP)
         .unwrap_or_default()
 }
+
+/// Share of the longest result a more pruned one must reach to be kept.
+const SHORT_KEEP: f64 = 0.6;
 
 /// A microformats entry (`hentry`, `h-entry`): the post itself, whatever
 /// taxonomy words its other class names carry (`tag-social`, `custom_tags-ai`).

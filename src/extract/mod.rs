@@ -19,6 +19,7 @@ mod datetext;
 pub mod dom;
 mod emit;
 pub mod lang;
+mod lead;
 pub mod meta;
 pub mod prepass;
 pub mod text;

@@ -74,7 +74,7 @@ const PRUNED_ROLES: &[&str] = &[
     "tablist",
     "toolbar",
 ];
-static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
     )
@@ -119,7 +119,7 @@ pub(super) struct Stats {
     pub(super) paras: Vec<u32>,
 }
 
-fn class_id(dom: &Dom, id: NodeId) -> String {
+pub(super) fn class_id(dom: &Dom, id: NodeId) -> String {
     let mut s = String::new();
     if let Some(c) = dom.attr(id, "class") {
         s.push_str(c);
@@ -147,7 +147,7 @@ fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 }
 
 /// Tag-level pruning (no class names).
-fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
+pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
     PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
 }
@@ -161,7 +161,7 @@ fn chrome(dom: &Dom, id: NodeId) -> bool {
         || class_pruned(dom, id)
 }
 
-fn class_pruned(dom: &Dom, id: NodeId) -> bool {
+pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
         return false;
     }
@@ -315,7 +315,11 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
     let third = select(dom, body, &order, &raw, anchor);
     // The most pruned result that is not much shorter than the longest: a
     // short article should not take in the page's chrome just to be longer.
-    let longest = [&first, &second, &third].iter().map(|c| len(c)).max().unwrap_or(0);
+    let longest = [&first, &second, &third]
+        .iter()
+        .map(|c| len(c))
+        .max()
+        .unwrap_or(0);
     [first, second, third]
         .into_iter()
         .find(|c| len(c) as f64 >= longest as f64 * SHORT_KEEP)
@@ -458,7 +462,7 @@ fn select(
             emit(dom, st, s, &mut out.paragraphs);
         }
     }
-    if let Some(lead) = lead_before(dom, st, top, body)
+    if let Some(lead) = super::lead::lead_before(dom, st, top, body)
         && !out.paragraphs.iter().any(|p| p.contains(&lead))
     {
         out.paragraphs.insert(0, lead);
@@ -476,95 +480,8 @@ fn select(
     out
 }
 
-static LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
-        .expect("static regex")
-});
-
-/// Levels above the container searched for a lead.
-const LEAD_LEVELS: usize = 4;
-
-/// A lead paragraph placed before the chosen container, outside it (in the
-/// article header or a hero block, say): within [`LEAD_LEVELS`] levels above
-/// `top`, not in pruned chrome, holding prose and few links, and either
-/// named as a lead (class or id) or a long paragraph or subheading inside a
-/// `header`. The last such block before the container wins.
-fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> Option<String> {
-    let mut scope = top;
-    for _ in 0..LEAD_LEVELS {
-        match dom.nodes[scope].parent {
-            Some(p) if p != 0 => scope = p,
-            _ => break,
-        }
-        if scope == body {
-            break;
-        }
-    }
-    let mut found = None;
-    let mut in_header: Vec<NodeId> = Vec::new();
-    let mut it = dom.descendants(scope);
-    while let Some(id) = it.next() {
-        if id == top {
-            break;
-        }
-        if !dom.is_element(id) {
-            continue;
-        }
-        let tag = dom.tag(id);
-        in_header.retain(|&h| is_ancestor(dom, h, id));
-        // Headers are pruned as chrome, and their content with them; inside
-        // one, only the element's own class name counts, and only when it names
-        // chrome for sure (a header's parts are called header-something).
-        let chrome_here = if in_header.is_empty() {
-            st.pruned[id] && tag != "header"
-        } else {
-            CHROME_STRONG.is_match(&class_id(dom, id))
-        };
-        if matches!(
-            tag,
-            "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form" | "figure"
-        ) || tag_pruned(dom, id)
-            || chrome_here
-        {
-            it.skip_children_of(id);
-            continue;
-        }
-        // An ancestor of the container is not a lead.
-        if is_ancestor(dom, id, top) {
-            continue;
-        }
-        if tag == "header" || tag == "hgroup" {
-            in_header.push(id);
-            continue;
-        }
-        let ci = class_id(dom, id);
-        let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
-        let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
-        if !named && !headed {
-            continue;
-        }
-        let text: String = dom
-            .text(id)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let linked: usize = dom
-            .descendants(id)
-            .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
-            .map(|d| dom.text(d).len())
-            .sum();
-        let least = if named { 80 } else { 100 };
-        let prose = !headed || named || text.contains(". ") || text.ends_with('.');
-        if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
-            it.skip_children_of(id);
-            found = Some(text);
-        }
-    }
-    found
-}
-
 /// Is `a` an ancestor of (or equal to) `b`?
-fn is_ancestor(dom: &Dom, a: NodeId, b: NodeId) -> bool {
+pub(super) fn is_ancestor(dom: &Dom, a: NodeId, b: NodeId) -> bool {
     let mut cur = Some(b);
     while let Some(c) = cur {
         if c == a {

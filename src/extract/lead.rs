@@ -1,0 +1,97 @@
+//! The lead (standfirst, dek, summary) that sits before the article's
+//! container, in its header or a hero block, and so outside what scoring
+//! chose.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::dom::{Dom, NodeId};
+use super::text::{CHROME_STRONG, Stats, class_id, is_ancestor, tag_pruned};
+
+static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
+        .expect("static regex")
+});
+
+/// Levels above the container searched for a lead.
+const LEAD_LEVELS: usize = 4;
+
+/// A lead paragraph placed before the chosen container, outside it (in the
+/// article header or a hero block, say): within [`LEAD_LEVELS`] levels above
+/// `top`, not in pruned chrome, holding prose and few links, and either
+/// named as a lead (class or id) or a long paragraph or subheading inside a
+/// `header`. The last such block before the container wins.
+pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> Option<String> {
+    let mut scope = top;
+    for _ in 0..LEAD_LEVELS {
+        match dom.nodes[scope].parent {
+            Some(p) if p != 0 => scope = p,
+            _ => break,
+        }
+        if scope == body {
+            break;
+        }
+    }
+    let mut found = None;
+    let mut in_header: Vec<NodeId> = Vec::new();
+    let mut it = dom.descendants(scope);
+    while let Some(id) = it.next() {
+        if id == top {
+            break;
+        }
+        if !dom.is_element(id) {
+            continue;
+        }
+        let tag = dom.tag(id);
+        in_header.retain(|&h| is_ancestor(dom, h, id));
+        // Headers are pruned as chrome, and their content with them; inside
+        // one, only the element's own class name counts, and only when it names
+        // chrome for sure (a header's parts are called header-something).
+        let chrome_here = if in_header.is_empty() {
+            st.pruned[id] && tag != "header"
+        } else {
+            CHROME_STRONG.is_match(&class_id(dom, id))
+        };
+        if matches!(
+            tag,
+            "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form" | "figure"
+        ) || tag_pruned(dom, id)
+            || chrome_here
+        {
+            it.skip_children_of(id);
+            continue;
+        }
+        // An ancestor of the container is not a lead.
+        if is_ancestor(dom, id, top) {
+            continue;
+        }
+        if tag == "header" || tag == "hgroup" {
+            in_header.push(id);
+            continue;
+        }
+        let ci = class_id(dom, id);
+        let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
+        let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
+        if !named && !headed {
+            continue;
+        }
+        let text: String = dom
+            .text(id)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let linked: usize = dom
+            .descendants(id)
+            .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
+            .map(|d| dom.text(d).len())
+            .sum();
+        let least = if named { 80 } else { 100 };
+        let prose = !headed || named || text.contains(". ") || text.ends_with('.');
+        if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
+            it.skip_children_of(id);
+            found = Some(text);
+        }
+    }
+    found
+}

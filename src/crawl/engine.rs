@@ -101,7 +101,13 @@ pub struct Engine {
     pub fetched: u64,
     pub stored: u64,
     pub errors: u64,
+    /// How often each URL (seen hash) was requeued after a Retry-After.
+    pub requeued: HashMap<u64, u8>,
 }
+
+/// Times one URL is requeued after a 429/503 with Retry-After in one run;
+/// after that it counts as an error and waits for the next run.
+const MAX_REQUEUES: u8 = 3;
 
 impl Engine {
     pub(super) fn now(&self) -> Duration {
@@ -481,10 +487,15 @@ impl Engine {
                         .retry_after
                         .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
                 {
-                    // Asked to come back later: keep the URL; the host is paused.
-                    tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, "backing off; URL requeued");
-                    self.frontier.requeue(&job.host, job.entry.clone());
-                    return Some(Outcome::Error);
+                    let tries = self.requeued.entry(req_hash).or_default();
+                    if *tries < MAX_REQUEUES {
+                        // Asked to come back later: keep the URL; the host is paused.
+                        *tries += 1;
+                        tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = *tries, "backing off; URL requeued");
+                        self.frontier.requeue(&job.host, job.entry.clone());
+                        return Some(Outcome::Error);
+                    }
+                    tracing::debug!(url = %job.url, code, "backing off again; URL left for the next run");
                 }
                 // A transient answer (429, 5xx) is not remembered, like a
                 // timeout: the next run tries the URL again instead of

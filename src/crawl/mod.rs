@@ -144,6 +144,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         fetched: 0,
         stored: 0,
         errors: 0,
+        requeued: HashMap::new(),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the

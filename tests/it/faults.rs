@@ -505,6 +505,31 @@ fn http_date_in(secs: i64) -> String {
 }
 
 #[test]
+fn a_url_that_keeps_asking_for_later_is_requeued_a_bounded_number_of_times() {
+    let web = news_web_with(move |r: &Req| {
+        if r.host != "raloop.test" || r.path == "/robots.txt" {
+            return None;
+        }
+        let links: Vec<String> = (0..3).map(article_path).collect();
+        Some(match r.path.as_str() {
+            "/" => Reply::html(listing_html("Home", &links)),
+            p if p == article_path(0) => Reply::status(429).header("retry-after", "1"),
+            _ => return None,
+        })
+    });
+    let ws = Workspace::new(&web, &sources(&["raloop.test"]), "");
+    let r = run(&ws, &["--max-duration", "20s"], true);
+    r.assert_bounded(Duration::from_secs(20));
+    let asked = web.count("raloop.test", &article_path(0));
+    // Requeued after each Retry-After, three times at most: four requests.
+    assert!((2..=4).contains(&asked), "{asked} requests");
+    // The host's other pages were still crawled.
+    let urls = stored(&ws);
+    assert!(urls.contains(&format!("http://raloop.test{}", article_path(1))));
+    assert!(!urls.contains(&format!("http://raloop.test{}", article_path(0))));
+}
+
+#[test]
 fn retry_after_pauses_the_host() {
     let first_429 = Counter::default();
     let first_503 = Counter::default();

@@ -106,16 +106,25 @@ pub fn find(
                 .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)).map(|d| (d, v.clone())))
         })
     };
-    let machine = from_meta(PUBLISHED)
-        .map(|(d, raw)| (d, raw, "published_time"))
-        .or_else(|| jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld")))
-        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
-        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")));
+    let published = from_meta(PUBLISHED).map(|(d, raw)| (d, raw, "published_time"));
+    let jsonld = jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld"));
     let visible = || {
         byline_date(dom, content_root, &ok)
             .map(|d| (d, "byline"))
             .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
     };
+    // The two strongest machine sources disagreeing by more than a day: the
+    // date the page shows its readers decides between them.
+    let machine = match (published, jsonld) {
+        (Some(p), Some(j)) if (p.0 - j.0).num_days().abs() > 1 => {
+            let shown = visible().map(|(v, _)| v);
+            Some(if shown == Some(j.0) { j } else { p })
+        }
+        (p, j) => p.or(j),
+    };
+    let machine = machine
+        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
+        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")));
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
         // the offset the page writes elsewhere decides the day; failing that,

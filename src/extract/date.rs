@@ -49,18 +49,22 @@ const META_DATES: &[&str] = &[
     "pubdate",
     "dc.date.issued",
     "dcterms.issued",
-    "dc.date.created",
-    "dcterms.created",
-    "dc.date",
-    "dcterms.date",
     "citation_publication_date",
     "citation_date",
-    "date",
-    "created",
     "article.published",
     "originalpublicationdate",
     "og:pubdate",
     "release_date",
+];
+/// Generic date names (`date`, Dublin Core's `dc.date`): often the day a
+/// CMS made or changed the page, so below a `<time>` in the article.
+const WEAK_META_DATES: &[&str] = &[
+    "dc.date.created",
+    "dcterms.created",
+    "dc.date",
+    "dcterms.date",
+    "date",
+    "created",
     "datecreated",
 ];
 
@@ -124,7 +128,8 @@ pub fn find(
     };
     let machine = machine
         .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
-        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")));
+        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")))
+        .or_else(|| from_meta(WEAK_META_DATES).map(|(d, raw)| (d, raw, "meta")));
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
         // the offset the page writes elsewhere decides the day; failing that,
@@ -232,6 +237,32 @@ fn is_chrome(dom: &Dom, id: NodeId) -> bool {
             .attr(id, "class")
             .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
     }
+}
+
+/// [`in_chrome`], except that an `aside` within an `article` is not chrome.
+fn in_chrome_outside_article(dom: &Dom, id: NodeId) -> bool {
+    let mut cur = dom.nodes[id].parent;
+    while let Some(c) = cur {
+        if is_chrome(dom, c) {
+            let article_aside = dom.tag(c) == "aside" && {
+                let mut up = dom.nodes[c].parent;
+                let mut found = false;
+                while let Some(u) = up {
+                    if dom.tag(u) == "article" {
+                        found = true;
+                        break;
+                    }
+                    up = dom.nodes[u].parent;
+                }
+                found
+            };
+            if !article_aside {
+                return true;
+            }
+        }
+        cur = dom.nodes[c].parent;
+    }
+    false
 }
 
 /// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
@@ -377,10 +408,11 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     {
         return Some(found);
     }
-    // Otherwise the first `<time datetime>` outside chrome.
+    // Otherwise the first `<time datetime>` outside chrome; an `<aside>`
+    // inside an `<article>` is that article's own (its meta box).
     m.times
         .iter()
-        .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome(dom, t.0))
+        .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome_outside_article(dom, t.0))
         .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
 }
 

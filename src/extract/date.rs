@@ -355,7 +355,7 @@ fn scan_text(
 const CHANGE_REACH: usize = 300;
 
 static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|updated|last modified|modified|actualizado|mis à jour|aggiornato)")
+    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|aggiornato)")
         .expect("static regex")
 });
 

@@ -15,7 +15,8 @@ pub struct Article {
     /// Publication day as the publisher's calendar shows it, `yyyy-mm-dd`.
     pub date: Option<String>,
     /// Where the date came from: `published_time`, `jsonld`, `meta`, `time`, `url`,
-    /// `byline`, `text_date` or `text_year` (then `date` is null and only `year` is set).
+    /// `byline`, `text_date`, `image_url` or `text_year` (then `date` is null and
+    /// only `year` is set). See `extract::date`.
     pub date_source: Option<String>,
     pub year: Option<i32>,
     /// Paragraphs separated by `\n`.

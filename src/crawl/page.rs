@@ -27,7 +27,11 @@ impl Engine {
         // Links first: follow them unless the page is older than the cut-off.
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
-        let dated = page.is_article && !matches!(page.date_source, Some("text_year" | "text_date"));
+        let dated = page.is_article
+            && !matches!(
+                page.date_source,
+                Some("text_year" | "text_date" | "image_url")
+            );
         let too_old = match (self.cutoff, page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,

@@ -1,18 +1,27 @@
 //! Publication date of a page, and where it came from.
 //!
-//! Sources, in PRODUCT.md's order; the first plausible one wins and names
-//! itself in `date_source`:
+//! Sources, in PRODUCT.md's order (with `meta`, `text_date` and
+//! `image_url` added); the first plausible one wins and names itself in
+//! `date_source`:
 //!
 //! | `date_source` | where |
 //! |---|---|
 //! | `published_time` | `article:published_time` and its relatives (`og:`, `itemprop=datePublished`) |
-//! | `meta` | other publication-date `<meta>` names (`date`, `dc.date.issued`, `parsely-pub-date`...) |
 //! | `jsonld` | JSON-LD `datePublished` (article-typed objects first), then `dateCreated` |
-//! | `time` | a `<time datetime>` marked as publication time, or the first one in the article |
-//! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`) |
-//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`) |
-//! | `text_date` | the first written date after the main heading, outside chrome |
+//! | `meta` | publication-date `<meta>` names (`dc.date.issued`, `parsely-pub-date`...) |
+//! | `time` | a `<time>` whose text is labelled as the publication, one marked `pubdate`/`datePublished`, or the first `<time datetime>` outside chrome |
+//! | `meta` | generic date `<meta>` names (`date`, `dc.date`), which CMSs often set to the day a page changed |
+//! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
+//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
+//! | `text_date` | the first written date after the main heading, outside chrome; a date labelled as a change gives way to one labelled as the publication |
+//! | `image_url` | a date in the lead image's URL (`og:image`), its upload day |
+//! | `text_date` | any written date on the page, chrome included |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |
+//!
+//! Two adjustments: when `published_time` and JSON-LD disagree by more than
+//! a day, the one the page shows its readers wins; and a UTC time
+//! (`...Z`) is moved to the publisher's day by an offset written elsewhere
+//! on the page, or by a date one day off in the URL or a byline.
 //!
 //! A date is plausible when it is neither after `today` nor before 1995. The
 //! day is the one written on the page, in the page's own time zone (no
@@ -162,6 +171,15 @@ pub fn find(
     }
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
+    }
+    // The lead image's upload path (`/files/2016/05/04/`): when it was put
+    // online with the page.
+    if let Some(d) = m
+        .get(&["og:image", "twitter:image"])
+        .and_then(url_date)
+        .filter(|&d| ok(d))
+    {
+        return (Some(d), Some("image_url"));
     }
     // Any full date on the page, chrome included (teasers, sidebars), still
     // says more than a bare year.
@@ -400,6 +418,22 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
             .or_else(|| parse_text(v))
             .filter(|&d| ok(d))
     };
+    // A `<time>` whose text labels its own date as the publication
+    // ("Publié le 29 juin 2019") is read by its text, whatever `datetime` says.
+    let labelled = |id: NodeId| {
+        let text = dom.text(id);
+        super::datetext::has_published_label(&text)
+            .then(|| parse_labelled(&text))
+            .flatten()
+            .filter(|&d| ok(d))
+    };
+    if let Some(found) = m
+        .times
+        .iter()
+        .find_map(|t| labelled(t.0).map(|d| (d, t.1.clone())))
+    {
+        return Some(found);
+    }
     if let Some(found) = m
         .times
         .iter()

@@ -41,8 +41,8 @@ pub struct Page {
     pub text: String,
     /// Publication day in the page's own time zone.
     pub date: Option<NaiveDate>,
-    /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_year`
-    /// (see [`date`] for what each means).
+    /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_date`,
+    /// `image_url`, `text_year` (see [`date`] for what each means).
     pub date_source: Option<&'static str>,
     pub lang: Option<String>,
     pub byline: Option<String>,

@@ -169,64 +169,94 @@ pub fn canonical_key(canonical: Option<&str>) -> Option<u64> {
     Some(crate::url::seen_hash(&url))
 }
 
-/// 128-bit xxh3 of the text with case folded and every run of white space made
-/// one space (leading and trailing dropped). `None` for a text with no words.
+/// 128-bit xxh3 of the text with case folded and every run of white space
+/// (`char::is_whitespace`) made one space, leading and trailing dropped.
+/// `None` for a text with no words.
+///
+/// One pass, no allocation: the normalised bytes go through a small buffer
+/// into a streaming hasher. Eight ASCII bytes at a time take a branch-light
+/// path (case folded with word arithmetic) when they hold no control byte, no
+/// two spaces in a row and no space right after an emitted one, which is most
+/// of ordinary prose; anything else goes byte by byte or char by char.
 pub fn text_key(text: &str) -> Option<u128> {
     const CAP: usize = 8192;
-    /// ASCII bytes handled per round without a bounds check on `buf` (each
-    /// writes at most two bytes: a pending space and the byte itself).
-    const RUN: usize = 256;
+    /// Room kept free in `buf` per step: a step emits at most eight chars, each
+    /// at most three lowercase chars of four bytes.
+    const STEP_ROOM: usize = 128;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut hasher = Xxh3Default::new();
     let mut buf = [0u8; CAP];
     let mut n = 0;
     let mut words = false;
-    let mut space = false;
+    // The last byte emitted is a space (true at the start, so leading white space emits nothing).
+    let mut last_space = true;
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if n + 2 * RUN + 16 > CAP {
-            hasher.update(&buf[..n]);
-            n = 0;
+        if n + STEP_ROOM > CAP {
+            // Keep a trailing space back: it is dropped if the text ends there.
+            if last_space {
+                hasher.update(&buf[..n - 1]);
+                buf[0] = b' ';
+                n = 1;
+            } else {
+                hasher.update(&buf[..n]);
+                n = 0;
+            }
         }
-        // ASCII run, branch-free per byte: white space sets `space` once a
-        // word was seen; any other byte first emits a pending space, then
-        // itself lowercased.
-        let end = bytes.len().min(i + RUN);
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            if w & HIGH == 0 {
+                // Per byte (all below 0x80, so no carries between bytes): high bit set when...
+                let control = !(w + ONES * (0x80 - 0x20)) & HIGH; // ... below 0x20
+                let spaces = !(w + ONES * (0x80 - 0x21)) & HIGH; // ... 0x20 (no controls)
+                let first_space = spaces & 0x80 != 0;
+                if control == 0 && spaces & (spaces >> 8) == 0 && !(first_space && last_space) {
+                    let upper = (w + ONES * (0x80 - 0x41)) & !(w + ONES * (0x80 - 0x5B)) & HIGH;
+                    buf[n..n + 8].copy_from_slice(&(w | (upper >> 2)).to_le_bytes());
+                    n += 8;
+                    i += 8;
+                    last_space = spaces >> 63 != 0;
+                    words = true;
+                    continue;
+                }
+            }
+        }
+        let end = bytes.len().min(i + 8);
         while i < end {
             let b = bytes[i];
-            if b >= 0x80 {
-                break;
+            if b < 0x80 {
+                i += 1;
+                let ws = b == b' ' || (b'\t'..=b'\r').contains(&b);
+                buf[n] = if ws { b' ' } else { b.to_ascii_lowercase() };
+                n += usize::from(!(ws && last_space));
+                last_space = ws;
+                words |= !ws;
+                continue;
             }
-            i += 1;
-            let ws = b.is_ascii_whitespace();
-            buf[n] = b' ';
-            n += usize::from(space && !ws);
-            buf[n] = b.to_ascii_lowercase();
-            n += usize::from(!ws);
-            space = ws && words;
-            words |= !ws;
+            // `i` sits on a char boundary: it only ever advances by whole chars.
+            let Some(ch) = text[i..].chars().next() else {
+                break;
+            };
+            i += ch.len_utf8();
+            if ch.is_whitespace() {
+                buf[n] = b' ';
+                n += usize::from(!last_space);
+                last_space = true;
+                continue;
+            }
+            for lower in ch.to_lowercase() {
+                n += lower.encode_utf8(&mut buf[n..]).len();
+            }
+            last_space = false;
+            words = true;
         }
-        if i >= bytes.len() || bytes[i] < 0x80 {
-            continue;
-        }
-        // `i` sits on a char boundary: it only ever advances by whole chars.
-        let Some(ch) = text[i..].chars().next() else {
-            break;
-        };
-        i += ch.len_utf8();
-        if ch.is_whitespace() {
-            space = words;
-            continue;
-        }
-        if space {
-            buf[n] = b' ';
-            n += 1;
-            space = false;
-        }
-        for lower in ch.to_lowercase() {
-            n += lower.encode_utf8(&mut buf[n..]).len();
-        }
-        words = true;
+    }
+    if last_space && n > 0 {
+        n -= 1;
     }
     hasher.update(&buf[..n]);
     words.then(|| hasher.digest128())
@@ -310,8 +340,14 @@ mod tests {
             "\u{a0}",
             "ABC",
             "\u{1F600}",
+            "\u{b}",
+            "\u{1}",
+            "ab cd ef gh ij kl",
+            "Mixed Case Words Here",
+            "a  b",
+            " x",
         ];
-        for len in [0, 1, 5, 40, 300, 3000, 20_000] {
+        for len in [0, 1, 2, 3, 5, 8, 9, 17, 40, 300, 3000, 20_000] {
             let mut t = String::new();
             for _ in 0..len {
                 x ^= x << 13;
@@ -320,6 +356,29 @@ mod tests {
                 t.push_str(pieces[x as usize % pieces.len()]);
             }
             assert_eq!(text_key(&t), reference_key(&t), "{len}");
+        }
+    }
+
+    #[test]
+    fn text_key_matches_on_every_alignment() {
+        // Short alphabets make every mix of spaces, capitals, controls and
+        // multi-byte chars land on every position of an eight-byte word.
+        let alphabet = [
+            'a', 'Z', ' ', ' ', '\n', '\u{b}', '\u{7f}', 'é', 'İ', '\u{2003}', '.',
+        ];
+        let mut x = 0x2545_f491_u32;
+        for len in 0..200 {
+            for _ in 0..20 {
+                let t: String = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        alphabet[x as usize % alphabet.len()]
+                    })
+                    .collect();
+                assert_eq!(text_key(&t), reference_key(&t), "{t:?}");
+            }
         }
     }
 

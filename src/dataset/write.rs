@@ -115,8 +115,11 @@ pub fn write_all(
 ) -> Result<Vec<FileStats>, BuildError> {
     let mut writers: Vec<Option<Writer>> = Vec::with_capacity(files.len());
     let mut factories = Vec::with_capacity(files.len());
+    // Second handles for the syncer thread.
+    let mut handles = Vec::with_capacity(files.len());
     for (_, path) in files {
         let file = File::create(path).map_err(|source| io_err(path, source))?;
+        handles.push(file.try_clone().map_err(|source| io_err(path, source))?);
         let (w, f) = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
             input.schema.clone(),
@@ -151,11 +154,38 @@ pub fn write_all(
     let mut stats: Vec<FileStats> = vec![FileStats::default(); files.len()];
     let mut failure: Option<BuildError> = None;
     std::thread::scope(|s| {
+        // Flushing to disk happens off the appender's path: after each row
+        // group the syncer starts the file's data on its way to disk (so the
+        // final `sync_all` has little left to wait for), and syncs a finished
+        // file fully.
+        let (sync_tx, sync_rx) = channel::<(usize, bool)>();
+        let handles = &handles;
+        let syncer = s.spawn(move || -> Result<(), BuildError> {
+            let mut first_error = None;
+            for (f, finished) in sync_rx.iter() {
+                if first_error.is_some() {
+                    continue;
+                }
+                let synced = if finished {
+                    handles[f].sync_all()
+                } else {
+                    handles[f].sync_data()
+                };
+                if let Err(e) = synced {
+                    first_error = Some(io_err(&files[f].1, e));
+                }
+            }
+            first_error.map_or(Ok(()), Err)
+        });
         for _ in 0..workers {
             let tx = tx.clone();
             let (tasks, factories, next, progress, wake) =
                 (&tasks, &factories, &next, &progress, &wake);
             s.spawn(move || {
+                // A panicking worker must not leave the others waiting for a
+                // row group that never comes: it stops them (the scope then
+                // re-raises the panic).
+                let _guard = StopOnPanic(progress, wake);
                 let mut worker = match Worker::new(input) {
                     Ok(w) => w,
                     Err(e) => {
@@ -212,6 +242,7 @@ pub fn write_all(
                     failure = Some(e);
                     break;
                 }
+                let _ = sync_tx.send((task.file, task.last));
                 appended += 1;
                 if let Ok(mut p) = progress.lock() {
                     p.0 = appended;
@@ -228,6 +259,16 @@ pub fn write_all(
         }
         wake.notify_all();
         drop(rx);
+        drop(sync_tx);
+        let synced = syncer.join().unwrap_or_else(|_| {
+            Err(BuildError::Io {
+                path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
+                source: std::io::Error::other("the syncer thread panicked"),
+            })
+        });
+        if let Err(e) = synced {
+            failure.get_or_insert(e);
+        }
         if failure.is_none() && appended < tasks.len() {
             failure = Some(BuildError::Io {
                 path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
@@ -238,6 +279,20 @@ pub fn write_all(
     match failure {
         Some(e) => Err(e),
         None => Ok(stats),
+    }
+}
+
+/// Sets the stop flag when dropped by a panicking thread.
+struct StopOnPanic<'a>(&'a Mutex<(usize, bool)>, &'a Condvar);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut p = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            p.1 = true;
+            drop(p);
+            self.1.notify_all();
+        }
     }
 }
 
@@ -255,7 +310,7 @@ fn pq_err(path: &Path, source: parquet::errors::ParquetError) -> BuildError {
     }
 }
 
-/// Append one encoded row group to its file (and finish the file after its last).
+/// Append one encoded row group to its file (and write the footer after its last).
 fn append(
     writer: &mut Option<Writer>,
     last: bool,
@@ -286,7 +341,7 @@ fn append(
     if last && let Some(w) = writer.take() {
         let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
         let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
-        file.sync_all().map_err(|e| io_err(path, e))?;
+        // The syncer thread syncs it (through its own handle).
         stats.file_bytes = file.metadata().map_err(|e| io_err(path, e))?.len();
     }
     Ok(())

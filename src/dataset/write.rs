@@ -564,4 +564,43 @@ mod tests {
         assert_eq!(cut(&rows, 1000, 2), vec![0..2, 2..4, 4..5]);
         assert_eq!(cut(&[], 10, 2), vec![0..0]);
     }
+
+    /// A frame that no longer decodes stops the build with an error (it does
+    /// not hang the workers waiting for their turn), whatever the thread count.
+    #[test]
+    fn a_changed_shard_fails_every_row_group_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = dir.path().join("s.jsonl.zst");
+        std::fs::write(&shard, vec![7u8; 64]).unwrap();
+        let frames = [FrameRef {
+            shard: 0,
+            offset: 0,
+            len: 64,
+        }];
+        let shards = [shard.clone()];
+        let schema = super::super::schema::schema(0);
+        let input = Input {
+            shards: &shards,
+            frames: &frames,
+            schema,
+            props: super::super::schema::writer_properties(1).unwrap(),
+            cuts: Cuts {
+                row_group_bytes: u64::MAX,
+                row_group_rows: 2,
+                batch_rows: 1,
+                frame_cache: 1,
+            },
+        };
+        let rows: Vec<Meta> = (0..40).map(|_| m(10)).collect();
+        for jobs in [1, 2, 5] {
+            let files: Vec<(&[Meta], PathBuf)> = vec![
+                (&rows[..20], dir.path().join("a.tmp")),
+                (&rows[20..], dir.path().join("b.tmp")),
+            ];
+            match write_all(&input, &files, jobs) {
+                Err(BuildError::Changed { path, offset: 0 }) => assert_eq!(path, shard),
+                other => panic!("{:?}", other.map(|s| s.len())),
+            }
+        }
+    }
 }

@@ -32,33 +32,52 @@ pub struct Row<'a> {
     pub domain: Cow<'a, str>,
     #[serde(borrow)]
     pub title: Cow<'a, str>,
-    #[serde(default)]
-    pub date: Option<String>,
-    #[serde(default)]
-    pub date_source: Option<String>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub date: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub date_source: Option<Cow<'a, str>>,
     #[serde(default)]
     pub year: Option<i32>,
     #[serde(borrow)]
     pub text: Cow<'a, str>,
-    pub keywords: Vec<String>,
+    #[serde(borrow, deserialize_with = "strs")]
+    pub keywords: Vec<Cow<'a, str>>,
     #[serde(borrow)]
     pub fetched_at: Cow<'a, str>,
-    #[serde(default)]
-    pub lang: Option<String>,
-    #[serde(default)]
-    pub canonical_url: Option<String>,
-    #[serde(default)]
-    pub byline: Option<String>,
-    #[serde(default)]
-    pub run_id: Option<String>,
-    #[serde(default)]
-    pub robots_hash: Option<String>,
-    #[serde(default)]
-    pub crawler: Option<String>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub lang: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub canonical_url: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub byline: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub run_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub robots_hash: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub crawler: Option<Cow<'a, str>>,
     #[serde(default)]
     pub ai_signals: Option<Vec<String>>,
     #[serde(default)]
     pub ai_reserved: Option<bool>,
+}
+
+/// A string that borrows from the line when it has no escapes (serde only
+/// borrows a `Cow<str>` field itself, not one inside an `Option` or a `Vec`).
+#[derive(Deserialize)]
+struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+
+fn opt_str<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    Ok(Option::<Str<'a>>::deserialize(d)?.map(|s| s.0))
+}
+
+fn strs<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>, D::Error> {
+    Ok(Vec::<Str<'a>>::deserialize(d)?
+        .into_iter()
+        .map(|s| s.0)
+        .collect())
 }
 
 /// A parsed, checked line with the typed values the columns need.
@@ -276,11 +295,18 @@ mod tests {
         assert_eq!(p.date_days, Some(19786));
         assert_eq!(p.fetched_at_us, 1_791_569_553_000_000);
         assert_eq!(p.row.optional_bits(), HAS_LANG);
+        // Strings without escapes borrow from the line, inside options and lists too.
+        assert!(matches!(p.row.lang, Some(Cow::Borrowed("en"))));
+        assert!(matches!(p.row.keywords[..], [Cow::Borrowed("ai")]));
+        let escaped = GOOD.replace(r#""lang":"en""#, r#""lang":"e\u006e","byline":null"#);
+        let p = Row::parse(escaped.as_bytes()).unwrap();
+        assert_eq!(p.row.lang.as_deref(), Some("en"));
+        assert_eq!((p.row.optional_bits(), p.row.byline), (HAS_LANG, None));
     }
 
     #[test]
     fn classifies_broken_lines() {
-        let table: [(&[u8], Broken); 6] = [
+        let table: [(&[u8], Broken); 9] = [
             (b"{\"id\":1,", Broken::MalformedJson),
             (b"not json", Broken::MalformedJson),
             (b"{\"id\":\"\xff\"}", Broken::InvalidUtf8),
@@ -289,6 +315,18 @@ mod tests {
             (
                 br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[],"fetched_at":"yesterday"}"#,
                 Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[1],"fetched_at":"2026-10-09T18:12:33Z"}"#,
+                Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[],"fetched_at":"2026-10-09T18:12:33Z","lang":5}"#,
+                Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","fetched_at":"2026-10-09T18:12:33Z"}"#,
+                Broken::MissingField,
             ),
         ];
         for (line, want) in table {

@@ -6,7 +6,8 @@
 #
 # Environment: WORK (default /tmp/scraper-bench) holds data/, dist/, duck/;
 # REGEN=1 regenerates the shards; RELEVANCE=1 keeps the relevance filter on
-# for `scraper build` (DuckDB never filters, so the default is off).
+# for `scraper build`, with the keywords of the repository's config.yml
+# (DuckDB never filters, so the default is off).
 # Needs: a release build (made here), python3 with duckdb (pip install duckdb),
 # GNU time at /usr/bin/time for peak RSS.
 set -euo pipefail
@@ -49,7 +50,11 @@ measure() {
 }
 
 filter_flag="--no-relevance-filter"
-[ "${RELEVANCE:-0}" = "1" ] && filter_flag=""
+config="$work/config.yml"
+if [ "${RELEVANCE:-0}" = "1" ]; then
+  filter_flag=""
+  config="$root/config.yml"
+fi
 
 cat >"$work/duck/run.py" <<'EOF'
 import sys
@@ -75,7 +80,7 @@ EOF
 
 echo "records: $records; shards: $(find "$data/articles" -name '*.jsonl.zst' | wc -l | tr -d ' ') files, $shard_bytes bytes"
 # shellcheck disable=SC2086 # filter_flag is empty or one word
-read -r ours_s ours_kib ours_cpu <<<"$(measure "$root/target/release/scraper" --config "$work/config.yml" \
+read -r ours_s ours_kib ours_cpu <<<"$(measure "$root/target/release/scraper" --config "$config" \
   build --data "$data" --out "$work/dist" $filter_flag)"
 echo "scraper build: ${ours_s} s wall, ${ours_cpu} s CPU, peak RSS $((ours_kib / 1024)) MiB"
 rm -f "$work/duck/out.parquet"

@@ -104,6 +104,14 @@ impl Matcher {
         total
     }
 
+    /// Matches in `text`, without finding which term each is (no captures, so
+    /// much cheaper than [`Matcher::count`], and always the same total).
+    fn total(&self, text: &str) -> u32 {
+        self.regex
+            .as_ref()
+            .map_or(0, |r| r.find_iter(text).count() as u32)
+    }
+
     fn any(&self, text: &str) -> bool {
         self.regex.as_ref().is_some_and(|r| r.is_match(text))
     }
@@ -206,6 +214,30 @@ impl Rule {
         }
     }
 
+    /// Just the verdict of [`Rule::evaluate`], computed without per-term
+    /// tallies or the reason (what `scraper build` needs, for every record).
+    pub fn is_relevant(&self, title: &str, text: &str) -> bool {
+        let k = &self.keywords;
+        let broad_mentions = self.broad.total(title) + self.broad.total(text);
+        if broad_mentions < k.min_target_mentions {
+            return false;
+        }
+        let title_strong = self.strong.total(title);
+        let body_strong = self.strong.total(text);
+        let strong_mentions = title_strong + body_strong;
+        let lede_rule = strong_mentions >= k.min_strong_mentions
+            && (title_strong > 0 || self.strong.any(lede(text)));
+        lede_rule || {
+            let words = word_count(text);
+            let density = if words == 0 {
+                0.0
+            } else {
+                f64::from(body_strong) * 1000.0 / words as f64
+            };
+            body_strong >= k.min_dense_mentions && density >= k.min_strong_density
+        }
+    }
+
     /// Evaluate the rule on a title and a text whose paragraphs are separated by `\n`.
     pub fn evaluate(&self, title: &str, text: &str) -> Relevance {
         let k = &self.keywords;
@@ -293,6 +325,69 @@ mod tests {
             targets: broad.iter().map(|s| s.to_string()).collect(),
             ..Keywords::default()
         })
+    }
+
+    /// `is_relevant` gives `evaluate`'s verdict, on texts that sit on every
+    /// side of every threshold.
+    #[test]
+    fn is_relevant_agrees_with_evaluate() {
+        let r = shipped();
+        let pieces = [
+            "AI",
+            "ai",
+            "OpenAI",
+            "chatbot",
+            "language model",
+            "large language model",
+            "machine learning",
+            "models",
+            "robots",
+            "data",
+            "cloud",
+            "the",
+            "market",
+            "said",
+            "people",
+            "GPT-4o",
+            "agentic",
+            "Ai",
+            "email",
+            "\n",
+            "\n\n",
+            ".",
+            "AI-powered",
+        ];
+        let mut x = 0x1234_5678_u32;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as usize % n
+        };
+        let mut seen = [0usize; 2];
+        for _ in 0..3000 {
+            let mut text = String::new();
+            let len = 1 + next(60);
+            let filler = 1 + next(6);
+            for _ in 0..len {
+                let p = if next(filler + 1) == 0 {
+                    pieces[next(pieces.len())]
+                } else {
+                    "word"
+                };
+                text.push_str(p);
+                text.push(' ');
+            }
+            let title = if next(2) == 0 {
+                pieces[next(pieces.len())]
+            } else {
+                "News"
+            };
+            let want = r.evaluate(title, &text).relevant;
+            assert_eq!(r.is_relevant(title, &text), want, "{title:?} {text:?}");
+            seen[usize::from(want)] += 1;
+        }
+        assert!(seen[0] > 100 && seen[1] > 100, "{seen:?}");
     }
 
     fn count(rule: &Rule, text: &str) -> u32 {

@@ -32,33 +32,52 @@ pub struct Row<'a> {
     pub domain: Cow<'a, str>,
     #[serde(borrow)]
     pub title: Cow<'a, str>,
-    #[serde(default)]
-    pub date: Option<String>,
-    #[serde(default)]
-    pub date_source: Option<String>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub date: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub date_source: Option<Cow<'a, str>>,
     #[serde(default)]
     pub year: Option<i32>,
     #[serde(borrow)]
     pub text: Cow<'a, str>,
-    pub keywords: Vec<String>,
+    #[serde(borrow, deserialize_with = "strs")]
+    pub keywords: Vec<Cow<'a, str>>,
     #[serde(borrow)]
     pub fetched_at: Cow<'a, str>,
-    #[serde(default)]
-    pub lang: Option<String>,
-    #[serde(default)]
-    pub canonical_url: Option<String>,
-    #[serde(default)]
-    pub byline: Option<String>,
-    #[serde(default)]
-    pub run_id: Option<String>,
-    #[serde(default)]
-    pub robots_hash: Option<String>,
-    #[serde(default)]
-    pub crawler: Option<String>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub lang: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub canonical_url: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub byline: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub run_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub robots_hash: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub crawler: Option<Cow<'a, str>>,
     #[serde(default)]
     pub ai_signals: Option<Vec<String>>,
     #[serde(default)]
     pub ai_reserved: Option<bool>,
+}
+
+/// A string that borrows from the line when it has no escapes (serde only
+/// borrows a `Cow<str>` field itself, not one inside an `Option` or a `Vec`).
+#[derive(Deserialize)]
+struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+
+fn opt_str<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    Ok(Option::<Str<'a>>::deserialize(d)?.map(|s| s.0))
+}
+
+fn strs<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>, D::Error> {
+    Ok(Vec::<Str<'a>>::deserialize(d)?
+        .into_iter()
+        .map(|s| s.0)
+        .collect())
 }
 
 /// A parsed, checked line with the typed values the columns need.
@@ -169,67 +188,149 @@ pub fn canonical_key(canonical: Option<&str>) -> Option<u64> {
     Some(crate::url::seen_hash(&url))
 }
 
-/// 128-bit xxh3 of the text with case folded and every run of white space made
-/// one space (leading and trailing dropped). `None` for a text with no words.
+/// 128-bit xxh3 of the text with case folded and every run of white space
+/// (`char::is_whitespace`) made one space, leading and trailing dropped.
+/// `None` for a text with no words.
+///
+/// One pass, no allocation: the normalised bytes go through a small buffer
+/// into a streaming hasher. Runs of 32 or 8 ASCII bytes take a branch-light
+/// path ([`fold_block`], [`fold_words`]) when they hold no control byte, no two spaces in a
+/// row and no space right after an emitted one, which is most of ordinary
+/// prose; anything else goes byte by byte or char by char.
 pub fn text_key(text: &str) -> Option<u128> {
     const CAP: usize = 8192;
-    /// ASCII bytes handled per round without a bounds check on `buf` (each
-    /// writes at most two bytes: a pending space and the byte itself).
-    const RUN: usize = 256;
+    /// Room kept free in `buf` per step: a step emits at most eight chars, each
+    /// at most three lowercase chars of four bytes.
+    const STEP_ROOM: usize = 128;
     let mut hasher = Xxh3Default::new();
     let mut buf = [0u8; CAP];
     let mut n = 0;
     let mut words = false;
-    let mut space = false;
+    // The last byte emitted is a space (true at the start, so leading white space emits nothing).
+    let mut last_space = true;
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if n + 2 * RUN + 16 > CAP {
-            hasher.update(&buf[..n]);
-            n = 0;
+        if n + STEP_ROOM > CAP {
+            // Keep a trailing space back: it is dropped if the text ends there.
+            if last_space {
+                hasher.update(&buf[..n - 1]);
+                buf[0] = b' ';
+                n = 1;
+            } else {
+                hasher.update(&buf[..n]);
+                n = 0;
+            }
         }
-        // ASCII run, branch-free per byte: white space sets `space` once a
-        // word was seen; any other byte first emits a pending space, then
-        // itself lowercased.
-        let end = bytes.len().min(i + RUN);
+        // Plain ASCII prose: 32 bytes at a time, else 8.
+        if let (Some(src), Some(dst)) = (bytes.get(i..i + 32), buf.get_mut(n..n + 32))
+            && let Some(ends_in_space) = fold_block(src, dst, last_space)
+        {
+            n += 32;
+            i += 32;
+            last_space = ends_in_space;
+            words = true;
+            continue;
+        }
+        if let (Some(src), Some(dst)) = (bytes.get(i..i + 8), buf.get_mut(n..n + 8))
+            && let Some(ends_in_space) = fold_words(src, dst, last_space)
+        {
+            n += 8;
+            i += 8;
+            last_space = ends_in_space;
+            words = true;
+            continue;
+        }
+        let end = bytes.len().min(i + 8);
         while i < end {
             let b = bytes[i];
-            if b >= 0x80 {
-                break;
+            if b < 0x80 {
+                i += 1;
+                let ws = b == b' ' || (b'\t'..=b'\r').contains(&b);
+                buf[n] = if ws { b' ' } else { b.to_ascii_lowercase() };
+                n += usize::from(!(ws && last_space));
+                last_space = ws;
+                words |= !ws;
+                continue;
             }
-            i += 1;
-            let ws = b.is_ascii_whitespace();
-            buf[n] = b' ';
-            n += usize::from(space && !ws);
-            buf[n] = b.to_ascii_lowercase();
-            n += usize::from(!ws);
-            space = ws && words;
-            words |= !ws;
+            // `i` sits on a char boundary: it only ever advances by whole chars.
+            let Some(ch) = text[i..].chars().next() else {
+                break;
+            };
+            i += ch.len_utf8();
+            if ch.is_whitespace() {
+                buf[n] = b' ';
+                n += usize::from(!last_space);
+                last_space = true;
+                continue;
+            }
+            for lower in ch.to_lowercase() {
+                n += lower.encode_utf8(&mut buf[n..]).len();
+            }
+            last_space = false;
+            words = true;
         }
-        if i >= bytes.len() || bytes[i] < 0x80 {
-            continue;
-        }
-        // `i` sits on a char boundary: it only ever advances by whole chars.
-        let Some(ch) = text[i..].chars().next() else {
-            break;
-        };
-        i += ch.len_utf8();
-        if ch.is_whitespace() {
-            space = words;
-            continue;
-        }
-        if space {
-            buf[n] = b' ';
-            n += 1;
-            space = false;
-        }
-        for lower in ch.to_lowercase() {
-            n += lower.encode_utf8(&mut buf[n..]).len();
-        }
-        words = true;
+    }
+    if last_space && n > 0 {
+        n -= 1;
     }
     hasher.update(&buf[..n]);
     words.then(|| hasher.digest128())
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// [`text_key`]'s fast path for 32 bytes, written per byte without branches
+/// so that the compiler turns it into vector instructions: when every byte is
+/// ASCII and no white space byte follows another (or an emitted space, when
+/// `last_space`), each byte maps to exactly one: white space to a space, the
+/// rest lowercased. Returns whether the block ends in a space; `None` (with
+/// `dst` written, to be ignored) when the slower paths must take these bytes.
+#[inline(always)]
+fn fold_block(src: &[u8], dst: &mut [u8], last_space: bool) -> Option<bool> {
+    const N: usize = 32;
+    let (Some(src), Some(dst)) = (src.get(..N), dst.get_mut(..N)) else {
+        return None;
+    };
+    let is_ws = |b: u8| u8::from(b == b' ') | u8::from(b.wrapping_sub(b'\t') < 5);
+    // The byte before each one: for the first, the last emitted.
+    let mut prev = [0u8; N];
+    prev[0] = if last_space { b' ' } else { b'x' };
+    prev[1..].copy_from_slice(&src[..N - 1]);
+    let mut bad = 0u8;
+    for ((d, &b), &p) in dst.iter_mut().zip(src).zip(&prev) {
+        let ws = is_ws(b);
+        bad |= u8::from(b >= 0x80) | (ws & is_ws(p));
+        let lower = b | (u8::from(b.wrapping_sub(b'A') < 26) << 5);
+        *d = if ws != 0 { b' ' } else { lower };
+    }
+    (bad == 0).then_some(is_ws(src[N - 1]) != 0)
+}
+
+/// [`text_key`]'s fast path: case-fold `src` (whole eight-byte words) into
+/// `dst` when every byte is ASCII, none is a control byte, no two spaces
+/// follow each other and no space follows an emitted one (`last_space`).
+/// Returns whether the folded bytes end in a space; `None` (with `dst` partly
+/// written, to be ignored) when the slow path must take these bytes.
+#[inline(always)]
+fn fold_words(src: &[u8], dst: &mut [u8], mut last_space: bool) -> Option<bool> {
+    for (s, d) in src.chunks_exact(8).zip(dst.chunks_exact_mut(8)) {
+        let w = u64::from_le_bytes(s.try_into().ok()?);
+        if w & HIGH != 0 {
+            return None;
+        }
+        // Per byte (all below 0x80, so no carries between bytes): high bit set when...
+        let control = !(w + ONES * (0x80 - 0x20)) & HIGH; // ... below 0x20
+        let spaces = !(w + ONES * (0x80 - 0x21)) & HIGH; // ... 0x20 (no controls)
+        if control != 0 || spaces & (spaces >> 8) != 0 || (spaces & 0x80 != 0 && last_space) {
+            return None;
+        }
+        let upper = (w + ONES * (0x80 - 0x41)) & !(w + ONES * (0x80 - 0x5B)) & HIGH;
+        d.copy_from_slice(&(w | (upper >> 2)).to_le_bytes());
+        last_space = spaces >> 63 != 0;
+    }
+    Some(last_space)
 }
 
 #[cfg(test)]
@@ -246,11 +347,18 @@ mod tests {
         assert_eq!(p.date_days, Some(19786));
         assert_eq!(p.fetched_at_us, 1_791_569_553_000_000);
         assert_eq!(p.row.optional_bits(), HAS_LANG);
+        // Strings without escapes borrow from the line, inside options and lists too.
+        assert!(matches!(p.row.lang, Some(Cow::Borrowed("en"))));
+        assert!(matches!(p.row.keywords[..], [Cow::Borrowed("ai")]));
+        let escaped = GOOD.replace(r#""lang":"en""#, r#""lang":"e\u006e","byline":null"#);
+        let p = Row::parse(escaped.as_bytes()).unwrap();
+        assert_eq!(p.row.lang.as_deref(), Some("en"));
+        assert_eq!((p.row.optional_bits(), p.row.byline), (HAS_LANG, None));
     }
 
     #[test]
     fn classifies_broken_lines() {
-        let table: [(&[u8], Broken); 6] = [
+        let table: [(&[u8], Broken); 9] = [
             (b"{\"id\":1,", Broken::MalformedJson),
             (b"not json", Broken::MalformedJson),
             (b"{\"id\":\"\xff\"}", Broken::InvalidUtf8),
@@ -259,6 +367,18 @@ mod tests {
             (
                 br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[],"fetched_at":"yesterday"}"#,
                 Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[1],"fetched_at":"2026-10-09T18:12:33Z"}"#,
+                Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","keywords":[],"fetched_at":"2026-10-09T18:12:33Z","lang":5}"#,
+                Broken::InvalidField,
+            ),
+            (
+                br#"{"id":1,"url":"u","domain":"d","title":"t","text":"x","fetched_at":"2026-10-09T18:12:33Z"}"#,
+                Broken::MissingField,
             ),
         ];
         for (line, want) in table {
@@ -310,8 +430,14 @@ mod tests {
             "\u{a0}",
             "ABC",
             "\u{1F600}",
+            "\u{b}",
+            "\u{1}",
+            "ab cd ef gh ij kl",
+            "Mixed Case Words Here",
+            "a  b",
+            " x",
         ];
-        for len in [0, 1, 5, 40, 300, 3000, 20_000] {
+        for len in [0, 1, 2, 3, 5, 8, 9, 17, 40, 300, 3000, 20_000] {
             let mut t = String::new();
             for _ in 0..len {
                 x ^= x << 13;
@@ -320,6 +446,54 @@ mod tests {
                 t.push_str(pieces[x as usize % pieces.len()]);
             }
             assert_eq!(text_key(&t), reference_key(&t), "{len}");
+        }
+    }
+
+    #[test]
+    fn text_key_matches_on_every_alignment() {
+        // Short alphabets make every mix of spaces, capitals, controls and
+        // multi-byte chars land on every position of an eight-byte word.
+        let alphabet = [
+            'a', 'Z', ' ', ' ', '\n', '\u{b}', '\u{7f}', 'é', 'İ', '\u{2003}', '.',
+        ];
+        let mut x = 0x2545_f491_u32;
+        for len in 0..200 {
+            for _ in 0..20 {
+                let t: String = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        alphabet[x as usize % alphabet.len()]
+                    })
+                    .collect();
+                assert_eq!(text_key(&t), reference_key(&t), "{t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_key_matches_on_plain_prose_with_rare_specials() {
+        // Long plain runs take the 32-byte path; the rare specials land at
+        // every offset within and across its words.
+        let specials = ["  ", "\n", "\t ", "É", "\u{2003}", " \n ", "\u{1}"];
+        let mut x = 0x7a5b_3c1d_u32;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as usize % n
+        };
+        for _ in 0..400 {
+            let mut t = String::new();
+            for _ in 0..next(120) {
+                match next(40) {
+                    0 => t.push_str(specials[next(specials.len())]),
+                    1..=8 => t.push(' '),
+                    k => t.push(char::from(b"AbcdefghIjklmnOpqrstuvwxyZ.,"[k % 28])),
+                }
+            }
+            assert_eq!(text_key(&t), reference_key(&t), "{t:?}");
         }
     }
 

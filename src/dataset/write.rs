@@ -1,10 +1,9 @@
 //! Pass 2: the survivors, already in id order, are cut into files and row
-//! groups by their JSON size, then each file is written by a
-//! pipeline: a reader thread fetches each line from its frame (a small cache
-//! holds the current frame of each shard), parses it and fills Arrow batches;
-//! the calling thread hands each row group to one of a few encoder threads in
-//! turn (the cores not busy with another file), and an appender thread writes
-//! the encoded row groups in order. Files are written in parallel, each to
+//! groups by their JSON size. Each row group is one task for a pool of worker
+//! threads: a worker fetches each line from its frame (its own small cache
+//! holds the current frame of each shard), parses it, fills Arrow batches and
+//! encodes them into the row group's column chunks. The calling thread appends
+//! the finished row groups to their files in order; each file is written to
 //! `<name>.tmp`.
 //!
 //! Every cut depends on the data only, so the same shards give the same bytes.
@@ -14,15 +13,18 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::channel;
+use std::sync::{Condvar, Mutex};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, compute_leaves};
+use parquet::arrow::arrow_writer::{
+    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves,
+};
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
 
 use super::BuildError;
 use super::columns::Columns;
@@ -79,234 +81,310 @@ pub struct Input<'a> {
     pub cuts: Cuts,
 }
 
-/// Write each `(rows, path)` with up to `jobs` files at a time.
+/// One row group to make: which file it goes to and its rows.
+struct Task<'a> {
+    file: usize,
+    /// Index of the row group in its file.
+    index: usize,
+    rows: &'a [Meta],
+    /// The last row group of its file.
+    last: bool,
+}
+
+/// A row group encoded by a worker, waiting to be appended to its file.
+struct Encoded {
+    chunks: Vec<ArrowColumnChunk>,
+    stats: FileStats,
+}
+
+/// An open output file.
+type Writer = SerializedFileWriter<BufWriter<File>>;
+
+/// Write each `(rows, path)`. Every row group of every file is one task:
+/// `jobs` worker threads take tasks in order, each reading its rows (from its
+/// own frame cache), parsing them and encoding the whole row group; the
+/// calling thread appends the encoded row groups to their files strictly in
+/// order. A worker does not start more than a few tasks ahead of the appender,
+/// so at most that many encoded row groups wait in memory. Each row group is
+/// encoded the same way whichever thread does it, so the bytes do not depend
+/// on `jobs`.
 pub fn write_all(
     input: &Input<'_>,
     files: &[(&[Meta], PathBuf)],
     jobs: usize,
 ) -> Result<Vec<FileStats>, BuildError> {
+    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(files.len());
+    let mut factories = Vec::with_capacity(files.len());
+    // Second handles for the syncer thread.
+    let mut handles = Vec::with_capacity(files.len());
+    for (_, path) in files {
+        let file = File::create(path).map_err(|source| io_err(path, source))?;
+        handles.push(file.try_clone().map_err(|source| io_err(path, source))?);
+        let (w, f) = ArrowWriter::try_new(
+            BufWriter::with_capacity(1 << 20, file),
+            input.schema.clone(),
+            Some(input.props.clone()),
+        )
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(|source| pq_err(path, source))?;
+        writers.push(Some(w));
+        factories.push(f);
+    }
+    let mut tasks = Vec::new();
+    for (file, (rows, _)) in files.iter().enumerate() {
+        let groups = cut(rows, input.cuts.row_group_bytes, input.cuts.row_group_rows);
+        let n = groups.len();
+        for (k, g) in groups.into_iter().enumerate() {
+            tasks.push(Task {
+                file,
+                index: k,
+                rows: &rows[g],
+                last: k + 1 == n,
+            });
+        }
+    }
+    let workers = jobs.clamp(1, tasks.len().max(1));
+    // Tasks a worker may start beyond the next one to append.
+    let window = 2 * workers;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<FileStats, BuildError>>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
-    let writers = jobs.clamp(1, files.len().max(1));
-    // Cores left over when there are fewer files than jobs encode row groups in parallel.
-    let encoders = (jobs / writers).max(1);
+    // (tasks appended so far, stop) and its wake-up.
+    let progress = Mutex::new((0usize, false));
+    let wake = Condvar::new();
+    let (tx, rx) = channel::<(usize, Result<Encoded, BuildError>)>();
+    let mut stats: Vec<FileStats> = vec![FileStats::default(); files.len()];
+    let mut failure: Option<BuildError> = None;
     std::thread::scope(|s| {
-        for _ in 0..writers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((rows, path)) = files.get(i) else {
-                        break;
-                    };
-                    let one = write_file(input, rows, path, encoders);
-                    let failed = one.is_err();
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(one);
+        // Flushing to disk happens off the appender's path: after each row
+        // group the syncer starts the file's data on its way to disk (so the
+        // final `sync_all` has little left to wait for), and syncs a finished
+        // file fully.
+        let (sync_tx, sync_rx) = channel::<(usize, bool)>();
+        let handles = &handles;
+        let syncer = s.spawn(move || -> Result<(), BuildError> {
+            let mut first_error = None;
+            for (f, finished) in sync_rx.iter() {
+                if first_error.is_some() {
+                    continue;
+                }
+                let synced = if finished {
+                    handles[f].sync_all()
+                } else {
+                    handles[f].sync_data()
+                };
+                if let Err(e) = synced {
+                    first_error = Some(io_err(&files[f].1, e));
+                }
+            }
+            first_error.map_or(Ok(()), Err)
+        });
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (tasks, factories, next, progress, wake) =
+                (&tasks, &factories, &next, &progress, &wake);
+            s.spawn(move || {
+                // A panicking worker must not leave the others waiting for a
+                // row group that never comes: it stops them (the scope then
+                // re-raises the panic).
+                let _guard = StopOnPanic(progress, wake);
+                let mut worker = match Worker::new(input) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
+                        return;
                     }
-                    if failed {
-                        next.store(files.len(), Ordering::Relaxed);
+                };
+                loop {
+                    let t = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(task) = tasks.get(t) else { break };
+                    {
+                        let Ok(mut p) = progress.lock() else { return };
+                        while !p.1 && t >= p.0 + window {
+                            p = match wake.wait(p) {
+                                Ok(p) => p,
+                                Err(_) => return,
+                            };
+                        }
+                        if p.1 {
+                            return;
+                        }
+                    }
+                    let group = worker.encode(&factories[task.file], task, &files[task.file].1);
+                    let failed = group.is_err();
+                    if tx.send((t, group)).is_err() || failed {
+                        return;
                     }
                 }
             });
         }
-    });
-    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut out = Vec::with_capacity(files.len());
-    for r in results {
-        match r {
-            Some(r) => out.push(r?),
-            None => continue,
-        }
-    }
-    Ok(out)
-}
-
-/// One batch for the encoder, and whether a row group ends after it.
-type Piece = (RecordBatch, bool);
-
-/// What an encoder thread gets: the column writers of a new row group (with
-/// its first batch), a batch, and whether the row group ends after it.
-type Job = (Option<Vec<ArrowColumnWriter>>, RecordBatch, bool);
-
-/// Write one file. Row groups are encoded by `encoders` threads in turn (row
-/// group k by thread k % encoders) and appended in order by another, so the
-/// bytes do not depend on the number of threads.
-fn write_file(
-    input: &Input<'_>,
-    rows: &[Meta],
-    path: &Path,
-    encoders: usize,
-) -> Result<FileStats, BuildError> {
-    let io_err = |source| BuildError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let pq_err = |source| BuildError::Parquet {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::create(path).map_err(io_err)?;
-    let (mut file_writer, factory) = ArrowWriter::try_new(
-        BufWriter::with_capacity(1 << 20, file),
-        input.schema.clone(),
-        Some(input.props.clone()),
-    )
-    .and_then(ArrowWriter::into_serialized_writer)
-    .map_err(pq_err)?;
-    let encoders = encoders.max(1);
-    let (tx, rx) = sync_channel::<Piece>(2);
-    let (produced, encoded, appended) = std::thread::scope(|s| {
-        let producer = s.spawn(move || produce(input, rows, |piece| tx.send(piece).is_ok()));
-        let mut job_txs = Vec::with_capacity(encoders);
-        let mut chunk_rxs = Vec::with_capacity(encoders);
-        for _ in 0..encoders {
-            let (job_tx, job_rx) = sync_channel::<Job>(2);
-            let (chunk_tx, chunk_rx) =
-                sync_channel::<parquet::errors::Result<Vec<ArrowColumnChunk>>>(1);
-            let schema = input.schema.clone();
-            s.spawn(move || encode(&schema, job_rx, chunk_tx));
-            job_txs.push(job_tx);
-            chunk_rxs.push(chunk_rx);
-        }
-        let file_writer = &mut file_writer;
-        let appender = s.spawn(move || -> parquet::errors::Result<()> {
-            for k in 0.. {
-                let Ok(chunks) = chunk_rxs[k % chunk_rxs.len()].recv() else {
-                    return Ok(());
-                };
-                let mut group = file_writer.next_row_group()?;
-                for chunk in chunks? {
-                    chunk.append_to_row_group(&mut group)?;
+        drop(tx);
+        let mut pending: BTreeMap<usize, Encoded> = BTreeMap::new();
+        let mut appended = 0usize;
+        for (t, group) in rx.iter() {
+            match group {
+                Ok(g) => {
+                    pending.insert(t, g);
                 }
-                group.close()?;
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    break;
+                }
             }
-            Ok(())
-        });
-        let mut encoded: Result<(u64, u64), BuildError> = Ok((0, 0));
-        let mut group = 0usize;
-        let mut open = false;
-        for (batch, ends_group) in rx.iter() {
-            let writers = if open {
-                None
-            } else {
-                match factory.create_column_writers(group) {
-                    Ok(w) => Some(w),
-                    Err(e) => {
-                        encoded = Err(pq_err(e));
-                        break;
-                    }
+            while let Some(g) = pending.remove(&appended) {
+                let task = &tasks[appended];
+                let path = &files[task.file].1;
+                if let Err(e) = append(
+                    &mut writers[task.file],
+                    task.last,
+                    g,
+                    &mut stats[task.file],
+                    path,
+                ) {
+                    failure = Some(e);
+                    break;
                 }
-            };
-            let bytes = batch
-                .columns()
-                .iter()
-                .map(|c| c.get_buffer_memory_size() as u64)
-                .sum::<u64>();
-            if job_txs[group % encoders]
-                .send((writers, batch, ends_group))
-                .is_err()
-            {
-                // The encoder stopped on an error; the appender reports it.
+                let _ = sync_tx.send((task.file, task.last));
+                appended += 1;
+                if let Ok(mut p) = progress.lock() {
+                    p.0 = appended;
+                }
+                wake.notify_all();
+            }
+            if failure.is_some() {
                 break;
             }
-            open = !ends_group;
-            if let Ok((groups, b)) = &mut encoded {
-                *groups += u64::from(ends_group);
-                *b += bytes;
-            }
-            group += usize::from(ends_group);
         }
+        // Release any worker still waiting for its turn, then let the scope join them.
+        if let Ok(mut p) = progress.lock() {
+            p.1 = true;
+        }
+        wake.notify_all();
         drop(rx);
-        drop(job_txs);
-        let appended = appender.join().unwrap_or_else(|_| {
-            Err(parquet::errors::ParquetError::General(
-                "the Parquet appender panicked".into(),
-            ))
-        });
-        let produced = producer.join().unwrap_or_else(|_| {
+        drop(sync_tx);
+        let synced = syncer.join().unwrap_or_else(|_| {
             Err(BuildError::Io {
-                path: path.to_path_buf(),
-                source: std::io::Error::other("the reader thread panicked"),
+                path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
+                source: std::io::Error::other("the syncer thread panicked"),
             })
         });
-        (produced, encoded, appended)
+        if let Err(e) = synced {
+            failure.get_or_insert(e);
+        }
+        if failure.is_none() && appended < tasks.len() {
+            failure = Some(BuildError::Io {
+                path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
+                source: std::io::Error::other("a writer thread stopped early"),
+            });
+        }
     });
-    let mut stats = produced?;
-    let (groups, arrow_bytes) = encoded?;
-    appended.map_err(pq_err)?;
-    let buf = file_writer.into_inner().map_err(pq_err)?;
-    let file = buf.into_inner().map_err(|e| io_err(e.into_error()))?;
-    file.sync_all().map_err(io_err)?;
-    stats.row_groups = groups;
-    stats.arrow_bytes = arrow_bytes;
-    stats.file_bytes = file.metadata().map_err(io_err)?.len();
-    Ok(stats)
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
 }
 
-/// Encode the row groups handed to one encoder thread, in order, and hand each
-/// one's column chunks to the appender (stops at the first error).
-fn encode(
-    schema: &SchemaRef,
-    jobs: Receiver<Job>,
-    out: SyncSender<parquet::errors::Result<Vec<ArrowColumnChunk>>>,
-) {
-    let mut writers: Vec<ArrowColumnWriter> = Vec::new();
-    for (fresh, batch, ends_group) in jobs.iter() {
-        if let Some(w) = fresh {
-            writers = w;
-        }
-        let step = (|| {
-            let mut it = writers.iter_mut();
-            for (field, column) in schema.fields().iter().zip(batch.columns()) {
-                for leaf in compute_leaves(field.as_ref(), column)? {
-                    match it.next() {
-                        Some(w) => w.write(&leaf)?,
-                        None => {
-                            return Err(parquet::errors::ParquetError::General(
-                                "more leaves than column writers".into(),
-                            ));
-                        }
-                    }
-                }
-            }
-            Ok(())
-        })();
-        let done = match step {
-            Err(e) => Some(Err(e)),
-            Ok(()) if ends_group => Some(
-                std::mem::take(&mut writers)
-                    .into_iter()
-                    .map(ArrowColumnWriter::close)
-                    .collect(),
-            ),
-            Ok(()) => None,
-        };
-        if let Some(result) = done {
-            let failed = result.is_err();
-            if out.send(result).is_err() || failed {
-                return;
-            }
+/// Sets the stop flag when dropped by a panicking thread.
+struct StopOnPanic<'a>(&'a Mutex<(usize, bool)>, &'a Condvar);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut p = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            p.1 = true;
+            drop(p);
+            self.1.notify_all();
         }
     }
 }
 
-/// Read the rows in order and hand over batches; stops early when `send` says the encoder is gone.
-fn produce(
-    input: &Input<'_>,
-    rows: &[Meta],
-    mut send: impl FnMut(Piece) -> bool,
-) -> Result<FileStats, BuildError> {
-    let mut stats = FileStats::default();
-    let mut cache = FrameCache::new(input.shards, input.frames, input.cuts.frame_cache)?;
-    let mut cols = Columns::new(&input.schema, input.cuts.batch_rows);
-    for group in cut(rows, input.cuts.row_group_bytes, input.cuts.row_group_rows) {
-        let group = &rows[group];
-        let batches = group.chunks(input.cuts.batch_rows.max(1));
-        let last = batches.len().saturating_sub(1);
-        for (b, batch) in batches.enumerate() {
+fn io_err(path: &Path, source: std::io::Error) -> BuildError {
+    BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn pq_err(path: &Path, source: parquet::errors::ParquetError) -> BuildError {
+    BuildError::Parquet {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Append one encoded row group to its file (and write the footer after its last).
+fn append(
+    writer: &mut Option<Writer>,
+    last: bool,
+    group: Encoded,
+    stats: &mut FileStats,
+    path: &Path,
+) -> Result<(), BuildError> {
+    let w = writer
+        .as_mut()
+        .ok_or_else(|| io_err(path, std::io::Error::other("file already finished")))?;
+    let mut rg = w.next_row_group().map_err(|e| pq_err(path, e))?;
+    for chunk in group.chunks {
+        chunk
+            .append_to_row_group(&mut rg)
+            .map_err(|e| pq_err(path, e))?;
+    }
+    rg.close().map_err(|e| pq_err(path, e))?;
+    let g = group.stats;
+    stats.rows += g.rows;
+    stats.row_groups += 1;
+    stats.arrow_bytes += g.arrow_bytes;
+    for (y, n) in g.years {
+        *stats.years.entry(y).or_default() += n;
+    }
+    for (d, n) in g.domains {
+        *stats.domains.entry(d).or_default() += n;
+    }
+    if last && let Some(w) = writer.take() {
+        let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
+        let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
+        // The syncer thread syncs it (through its own handle).
+        stats.file_bytes = file.metadata().map_err(|e| io_err(path, e))?.len();
+    }
+    Ok(())
+}
+
+/// A worker's reusable state: its frame cache and column builders.
+struct Worker<'a> {
+    input: &'a Input<'a>,
+    cache: FrameCache<'a>,
+    cols: Columns,
+}
+
+impl<'a> Worker<'a> {
+    fn new(input: &'a Input<'a>) -> Result<Worker<'a>, BuildError> {
+        Ok(Worker {
+            input,
+            cache: FrameCache::new(input.shards, input.frames, input.cuts.frame_cache)?,
+            cols: Columns::new(&input.schema, input.cuts.batch_rows),
+        })
+    }
+
+    /// Read, parse and encode one row group, in batches of `batch_rows` rows.
+    fn encode(
+        &mut self,
+        factory: &ArrowRowGroupWriterFactory,
+        task: &Task<'_>,
+        path: &Path,
+    ) -> Result<Encoded, BuildError> {
+        let input = self.input;
+        let mut stats = FileStats::default();
+        let mut writers = factory
+            .create_column_writers(task.index)
+            .map_err(|e| pq_err(path, e))?;
+        // An empty file still gets one (empty) row group, of one empty batch.
+        let empty: [&[Meta]; 1] = [&[]];
+        let batches: Vec<&[Meta]> = if task.rows.is_empty() {
+            empty.to_vec()
+        } else {
+            task.rows.chunks(input.cuts.batch_rows.max(1)).collect()
+        };
+        for batch in batches {
             for m in batch {
-                let line = cache.line(m.frame, m.line)?;
+                let line = self.cache.line(m.frame, m.line)?;
                 let parsed =
                     Row::parse(line).map_err(|_| changed(input.shards, input.frames, m.frame))?;
                 *stats.years.entry(parsed.row.year).or_default() += 1;
@@ -316,20 +394,46 @@ fn produce(
                         stats.domains.insert(parsed.row.domain.to_string(), 1);
                     }
                 }
-                cols.push(&parsed);
+                self.cols.push(&parsed);
                 stats.rows += 1;
             }
-            let batch = cols.finish(&input.schema).map_err(BuildError::Arrow)?;
-            if !send((batch, b == last)) {
-                return Ok(stats);
+            let batch = self.cols.finish(&input.schema).map_err(BuildError::Arrow)?;
+            stats.arrow_bytes += batch
+                .columns()
+                .iter()
+                .map(|c| c.get_buffer_memory_size() as u64)
+                .sum::<u64>();
+            write_batch(&input.schema, &mut writers, &batch).map_err(|e| pq_err(path, e))?;
+        }
+        let chunks = writers
+            .into_iter()
+            .map(ArrowColumnWriter::close)
+            .collect::<parquet::errors::Result<Vec<_>>>()
+            .map_err(|e| pq_err(path, e))?;
+        Ok(Encoded { chunks, stats })
+    }
+}
+
+/// Hand one batch's leaves to the row group's column writers.
+fn write_batch(
+    schema: &SchemaRef,
+    writers: &mut [ArrowColumnWriter],
+    batch: &RecordBatch,
+) -> parquet::errors::Result<()> {
+    let mut it = writers.iter_mut();
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        for leaf in compute_leaves(field.as_ref(), column)? {
+            match it.next() {
+                Some(w) => w.write(&leaf)?,
+                None => {
+                    return Err(parquet::errors::ParquetError::General(
+                        "more leaves than column writers".into(),
+                    ));
+                }
             }
         }
     }
-    if rows.is_empty() {
-        let batch = cols.finish(&input.schema).map_err(BuildError::Arrow)?;
-        send((batch, true));
-    }
-    Ok(stats)
+    Ok(())
 }
 
 /// The error for a line that is not where pass 1 found it.
@@ -459,5 +563,44 @@ mod tests {
         assert_eq!(cut(&rows, 10, 100), vec![0..2, 2..3, 3..4, 4..5]);
         assert_eq!(cut(&rows, 1000, 2), vec![0..2, 2..4, 4..5]);
         assert_eq!(cut(&[], 10, 2), vec![0..0]);
+    }
+
+    /// A frame that no longer decodes stops the build with an error (it does
+    /// not hang the workers waiting for their turn), whatever the thread count.
+    #[test]
+    fn a_changed_shard_fails_every_row_group_pipeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = dir.path().join("s.jsonl.zst");
+        std::fs::write(&shard, vec![7u8; 64]).unwrap();
+        let frames = [FrameRef {
+            shard: 0,
+            offset: 0,
+            len: 64,
+        }];
+        let shards = [shard.clone()];
+        let schema = super::super::schema::schema(0);
+        let input = Input {
+            shards: &shards,
+            frames: &frames,
+            schema,
+            props: super::super::schema::writer_properties(1).unwrap(),
+            cuts: Cuts {
+                row_group_bytes: u64::MAX,
+                row_group_rows: 2,
+                batch_rows: 1,
+                frame_cache: 1,
+            },
+        };
+        let rows: Vec<Meta> = (0..40).map(|_| m(10)).collect();
+        for jobs in [1, 2, 5] {
+            let files: Vec<(&[Meta], PathBuf)> = vec![
+                (&rows[..20], dir.path().join("a.tmp")),
+                (&rows[20..], dir.path().join("b.tmp")),
+            ];
+            match write_all(&input, &files, jobs) {
+                Err(BuildError::Changed { path, offset: 0 }) => assert_eq!(path, shard),
+                other => panic!("{:?}", other.map(|s| s.len())),
+            }
+        }
     }
 }

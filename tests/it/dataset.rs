@@ -468,6 +468,34 @@ fn relevance_rule_is_applied_again() {
 }
 
 #[test]
+fn a_build_that_keeps_nothing_writes_one_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let mut all: Vec<Article> = (1..=3).map(article).collect();
+    for a in &mut all {
+        a.title = format!("Garden notes {}", a.id);
+        a.text = "Tomatoes need sun.\nWater them in the morning.".into();
+    }
+    write_shard(&data, "run-1", &all);
+    let config = Config::parse(
+        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
+        Path::new("test.yml"),
+    )
+    .unwrap();
+    let o = BuildOptions {
+        relevance_filter: true,
+        ..opts(&data, &out)
+    };
+    let s = build_with(&config, &o, &Tuning::default()).unwrap();
+    assert_eq!((s.rows, s.removed.relevance, s.files.len()), (0, 3, 1));
+    assert!(ids(&out).is_empty());
+    let meta =
+        parquet::file::reader::SerializedFileReader::new(File::open(&s.files[0]).unwrap()).unwrap();
+    use parquet::file::reader::FileReader;
+    assert_eq!(meta.metadata().file_metadata().num_rows(), 0);
+}
+
+#[test]
 fn consent_provenance_columns_and_withheld_counts_in_the_card() {
     use scraper::store::consent::ConsentLog;
     let dir = tempfile::tempdir().unwrap();

@@ -217,8 +217,9 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
             (Ok(a), Ok(b)) => (a, b),
             _ => continue,
         };
-        // `.` and `-` are day-first; `/` only when the order is unambiguous.
-        let (day, mon) = if &c[2] != "/" || a > 12 {
+        // `.` and `-` are day-first; `/` only when the order is unambiguous
+        // (one part above 12, or both the same).
+        let (day, mon) = if &c[2] != "/" || a > 12 || a == b {
             (a, b)
         } else if b > 12 {
             (b, a)
@@ -312,6 +313,7 @@ mod tests {
             ("13/03/2024", Some("2024-03-13")),
             ("03/13/2024", Some("2024-03-13")),
             ("04/03/2024", None),
+            ("08/08/2017", Some("2017-08-08")),
             ("Party, 30.10.23", Some("2023-10-30")),
             ("Klaus, 8.5.12 ", Some("2012-05-08")),
             ("version 1.2.3.4", None),

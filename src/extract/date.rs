@@ -354,6 +354,7 @@ fn scan_text(
                 &t[..t.floor_char_boundary(DATELINE_CHARS)]
             };
             if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
+                && !super::datetext::is_range(probe)
                 && !(skip_chrome && in_chrome(dom, id))
             {
                 if !is_change_label(probe) {
@@ -540,7 +541,7 @@ fn byline_date(
                 continue;
             }
             let text = dom.text(id);
-            if text.len() > 400 {
+            if text.len() > 400 || super::datetext::is_range(&text) {
                 continue;
             }
             if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {

@@ -249,6 +249,19 @@ static PUBLISHED_LABEL: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// A period: "vom 24. April bis 2. Oktober 2017", "from May 1 to June 3, 2024".
+static RANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(vom|von|from|du|del|dal|od)\s+\S.{0,30}?\s(bis|to|until|till|au|al|do)\s+\S",
+    )
+    .expect("static regex")
+});
+
+/// Does the text give a period (an event's dates) rather than one day?
+pub fn is_range(text: &str) -> bool {
+    RANGE.is_match(text)
+}
+
 /// Does the text carry a publication label?
 pub fn has_published_label(text: &str) -> bool {
     PUBLISHED_LABEL.is_match(text)
@@ -297,6 +310,16 @@ mod tests {
                 .as_deref(),
             Some("2024-03-04")
         );
+    }
+
+    #[test]
+    fn periods_are_recognised() {
+        assert!(is_range(
+            "Der Tunnel wird vom 24. April bis 2. Oktober 2017 gesperrt."
+        ));
+        assert!(is_range("Open from May 1 to June 3, 2024"));
+        assert!(!is_range("Published 4 March 2024 by the team"));
+        assert!(!is_range("From the archive: 4 March 2024"));
     }
 
     #[test]

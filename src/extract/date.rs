@@ -391,16 +391,8 @@ fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
 }
 
 fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
-    let typed = m.jsonld.iter().filter(|v| {
-        meta::jsonld_types(v)
-            .iter()
-            .any(|t| meta::is_article_type(t))
-    });
-    let others = m.jsonld.iter().filter(|v| {
-        !meta::jsonld_types(v)
-            .iter()
-            .any(|t| meta::is_article_type(t))
-    });
+    let typed = m.articles();
+    let others = m.jsonld.iter().filter(|v| !meta::is_article(v));
     for key in ["datePublished", "dateCreated"] {
         for v in typed.clone().chain(others.clone()) {
             if let Some(raw) = v.get(key).and_then(meta::jsonld_text)

@@ -38,6 +38,22 @@ impl Meta {
                 .map(|(_, v)| v.trim())
         })
     }
+
+    /// The JSON-LD objects typed as an article of some kind.
+    pub fn articles(&self) -> impl Iterator<Item = &Value> + Clone {
+        self.jsonld.iter().filter(|v| is_article(v))
+    }
+
+    /// A field of the first JSON-LD article that has it, as text.
+    pub fn article_field(&self, key: &str) -> Option<String> {
+        self.articles()
+            .find_map(|v| v.get(key).and_then(jsonld_text))
+    }
+}
+
+/// Is this JSON-LD object typed as an article of some kind?
+pub fn is_article(v: &Value) -> bool {
+    jsonld_types(v).into_iter().any(is_article_type)
 }
 
 /// Walk the document once.

@@ -160,9 +160,7 @@ fn jsonld_body(m: &meta::Meta, paragraphs: &[String]) -> Option<Vec<String>> {
         return None;
     }
     let body = m
-        .jsonld
-        .iter()
-        .filter(|v| meta::jsonld_types(v).into_iter().any(meta::is_article_type))
+        .articles()
         .find_map(|v| v.get("articleBody").and_then(serde_json::Value::as_str))?;
     // Some publishers put markup in the field; it is text to us.
     let text = if body.contains('<') {
@@ -227,11 +225,7 @@ fn article_signal(
     {
         return Some("og_type");
     }
-    if m.jsonld.iter().any(|v| {
-        meta::jsonld_types(v)
-            .iter()
-            .any(|t| meta::is_article_type(t))
-    }) {
+    if m.articles().next().is_some() {
         return Some("jsonld");
     }
     if matches!(
@@ -268,15 +262,7 @@ fn prose_ratio(paragraphs: &[String]) -> f64 {
 
 /// The author line: JSON-LD author, `<meta name=author>`, a `rel=author` link.
 fn byline(dom: &dom::Dom, m: &meta::Meta) -> Option<String> {
-    let from_jsonld = m
-        .jsonld
-        .iter()
-        .filter(|v| {
-            meta::jsonld_types(v)
-                .iter()
-                .any(|t| meta::is_article_type(t))
-        })
-        .find_map(|v| v.get("author").and_then(meta::jsonld_text));
+    let from_jsonld = m.article_field("author");
     let from_meta = || {
         m.get(&[
             "author",

@@ -6,7 +6,7 @@
 //! site name cut off (`Headline | Site`, `Headline - Site`).
 
 use super::dom::{Dom, NodeId};
-use super::meta::{self, Meta, clean};
+use super::meta::{Meta, clean};
 
 /// Separators between a headline and a site name in `<title>`.
 const SEPARATORS: &[&str] = &[
@@ -58,14 +58,7 @@ pub fn strip_site(title: &str, site: Option<&str>) -> String {
 pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
     let site = m.get(&["og:site_name", "application-name"]);
     let headline = m
-        .jsonld
-        .iter()
-        .filter(|v| {
-            meta::jsonld_types(v)
-                .iter()
-                .any(|t| meta::is_article_type(t))
-        })
-        .find_map(|v| v.get("headline").and_then(meta::jsonld_text))
+        .article_field("headline")
         .map(|h| clean(&h))
         .filter(|h| !h.is_empty());
     let og = m
@@ -104,14 +97,7 @@ pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
 pub fn anchor(dom: &Dom, m: &Meta) -> Option<NodeId> {
     let site = m.get(&["og:site_name", "application-name"]);
     let want = m
-        .jsonld
-        .iter()
-        .filter(|v| {
-            meta::jsonld_types(v)
-                .iter()
-                .any(|t| meta::is_article_type(t))
-        })
-        .find_map(|v| v.get("headline").and_then(meta::jsonld_text))
+        .article_field("headline")
         .or_else(|| m.get(&["og:title", "twitter:title"]).map(str::to_string))
         .map(|t| tokens(&strip_site(&t, site)))
         .filter(|t| t.len() >= 3)?;

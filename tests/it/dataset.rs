@@ -429,21 +429,29 @@ fn dedup_keeps_the_lowest_id() {
     assert!(card.contains("Removed as the same URL or canonical URL as a lower id: 2"));
 }
 
+/// A config whose rule keeps AI stories.
+fn ai_rule_config() -> Config {
+    Config::parse(
+        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
+        Path::new("test.yml"),
+    )
+    .unwrap()
+}
+
+/// Turn an article into one the AI rule rejects.
+fn garden_notes(a: &mut Article) {
+    a.title = format!("Garden notes {}", a.id);
+    a.text = "Tomatoes need sun.\nWater them in the morning.".into();
+}
+
 #[test]
 fn relevance_rule_is_applied_again() {
     let dir = tempfile::tempdir().unwrap();
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
     let mut all: Vec<Article> = (1..=10).map(article).collect();
-    for a in all.iter_mut().skip(5) {
-        a.title = format!("Garden notes {}", a.id);
-        a.text = "Tomatoes need sun.\nWater them in the morning.".into();
-    }
+    all.iter_mut().skip(5).for_each(garden_notes);
     write_shard(&data, "run-1", &all);
-    let config = Config::parse(
-        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
-        Path::new("test.yml"),
-    )
-    .unwrap();
+    let config = ai_rule_config();
     let rule = Rule::new(&config.keywords);
     let want: Vec<i64> = all
         .iter()
@@ -472,16 +480,9 @@ fn a_build_that_keeps_nothing_writes_one_empty_file() {
     let dir = tempfile::tempdir().unwrap();
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
     let mut all: Vec<Article> = (1..=3).map(article).collect();
-    for a in &mut all {
-        a.title = format!("Garden notes {}", a.id);
-        a.text = "Tomatoes need sun.\nWater them in the morning.".into();
-    }
+    all.iter_mut().for_each(garden_notes);
     write_shard(&data, "run-1", &all);
-    let config = Config::parse(
-        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
-        Path::new("test.yml"),
-    )
-    .unwrap();
+    let config = ai_rule_config();
     let o = BuildOptions {
         relevance_filter: true,
         ..opts(&data, &out)

@@ -160,13 +160,6 @@ impl Engine {
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
-        // next_id goes to disk before any frame holding this id can (the
-        // append below may close one), so a crash or a full disk never
-        // leaves a stored id at or above the counter on disk.
-        if let Err(e) = self.ids.save() {
-            tracing::error!(error = %e, "cannot save next_id; article not stored");
-            return false;
-        }
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.pending_hits.push(url::seen_hash(&job.url));
@@ -174,18 +167,14 @@ impl Engine {
         if let Some(c) = &page.canonical_url {
             self.pending_hits.push(url::seen_hash(c));
         }
-        match self.shard.append(&article) {
-            Ok(n) => {
-                if n > 0 {
-                    self.mark_hits();
-                }
-            }
-            Err(e) => {
-                // The record stays buffered in the writer and goes out with
-                // the next flush that succeeds, which then marks its URLs as
-                // hits; until then they are not claimed as stored.
-                tracing::error!(error = %e, "cannot write the shard");
-            }
+        // The record waits in the writer's buffer; a frame closes in
+        // `flush`, which saves next_id first, so a crash or a full disk never
+        // leaves a stored id at or above the counter on disk. A failed flush
+        // keeps the record buffered for the next one, and its URLs are marked
+        // as hits only once it is durable.
+        self.shard.buffer(&article);
+        if self.shard.full() {
+            self.flush();
         }
         self.stored += 1;
         let hs = self.host(&job.host);

@@ -84,6 +84,20 @@ impl ShardWriter {
         Ok(0)
     }
 
+    /// Buffer one record without closing a frame; [`ShardWriter::full`] says
+    /// when the caller should flush (after saving what must precede the frame).
+    pub fn buffer(&mut self, article: &Article) {
+        serde_json::to_writer(&mut self.buf, article).expect("an Article always serialises");
+        self.buf.push(b'\n');
+        self.pending += 1;
+    }
+
+    /// Is the buffer large enough, or old enough, to close a frame?
+    pub fn full(&self) -> bool {
+        self.pending > 0
+            && (self.buf.len() >= FRAME_BYTES || self.last_flush.elapsed() >= self.flush_every)
+    }
+
     /// Records buffered but not yet in a closed frame.
     pub fn pending(&self) -> usize {
         self.pending

@@ -263,7 +263,7 @@ die_conflict() {
 	git rebase --abort >/dev/null 2>&1 || true
 	case " $files " in
 	*" $STATE_REL/next_id "*)
-		die "push conflict on $STATE_REL/next_id: another machine ran a crawl from the same state and both runs handed out article ids from the same number. Taking either value would give two articles one id, so nothing was pushed. Your commit is kept locally ($(git rev-parse --short HEAD)); to recover, drop it (git reset --hard $REMOTE/$BRANCH; the shard and seen segment stay as untracked files: delete them to re-crawl those pages) or renumber its shard, then run again."
+		die "push conflict on $STATE_REL/next_id: another machine ran a crawl from the same state and both runs handed out article ids from the same number. Taking either value would give two articles one id, so nothing was pushed. Your commit is kept locally ($(git rev-parse --short HEAD)). To recover: git reset --hard $REMOTE/$BRANCH (this run's shard, seen segment and consent log stay as untracked files); then either delete them to re-crawl those pages, or give the shard new ids with \`scraper renumber --data $DATA_DIR $DATA_DIR/articles/<run-id>.jsonl.zst\` and commit it with its seen segment, consent log and $STATE_REL/next_id; then run again."
 		;;
 	esac
 	die "rebase onto $REMOTE/$BRANCH conflicts in: $files. Nothing was pushed; the local commit is kept ($(git rev-parse --short HEAD)). Resolve by hand (git pull --rebase), then push."

@@ -41,6 +41,9 @@ pub enum Command {
     Dashboard(DashboardArgs),
     /// Merge the per-run seen-set segments into compacted files (takes the run lock).
     Compact(CompactArgs),
+    /// Give one run's shard new ids past every other shard's (after two
+    /// machines crawled from the same state; takes the run lock).
+    Renumber(RenumberArgs),
 }
 
 #[derive(Debug, Args)]
@@ -128,4 +131,12 @@ pub struct DashboardArgs {
 pub struct CompactArgs {
     #[arg(long, default_value = "data")]
     pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RenumberArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// The shard to renumber: `<data>/articles/<run-id>.jsonl.zst`.
+    pub shard: PathBuf,
 }

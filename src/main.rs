@@ -120,6 +120,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Renumber(a) => {
+            let config = load_config(&cli)?;
+            let data = scraper::store::DataDir::open(&a.data)?;
+            let r = scraper::store::renumber::renumber(&data, &a.shard, config.crawl.first_id)?;
+            let old = r
+                .old
+                .map_or("none".to_string(), |(lo, hi)| format!("{lo}..={hi}"));
+            println!(
+                "renumbered {} records of {}: ids {}..={} (were {old}); next_id is now {}",
+                r.records,
+                r.path.display(),
+                r.start,
+                r.start + r.records as i64 - 1,
+                r.start + r.records as i64
+            );
+            if r.bad_lines + r.bad_frames + r.dropped_bytes > 0 {
+                eprintln!(
+                    "dropped: {} lines that were not JSON objects, {} corrupt frames, {} bytes of torn tail",
+                    r.bad_lines, r.bad_frames, r.dropped_bytes
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Dashboard(a) => {
             runtime()?.block_on(scraper::report::dashboard(&a.data, a.port))?;
             Ok(ExitCode::SUCCESS)

@@ -6,12 +6,15 @@
 //!   kernel drops it when the process ends, however it ends, so a crash or a
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
 //! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
+//! * [`renumber`]: new ids for one run's shard after two machines crawled
+//!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
 //! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
 //! * [`state`]: the small state files (`next_id`, `last_run.json`,
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
 pub mod consent;
+pub mod renumber;
 pub mod seen;
 pub mod shard;
 pub mod state;

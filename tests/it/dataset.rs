@@ -557,3 +557,83 @@ fn consent_provenance_columns_and_withheld_counts_in_the_card() {
     assert!(card.contains("2 pages from 1 domains"), "{card}");
     assert!(card.contains("| x.test | 2 |"), "{card}");
 }
+
+/// Two machines crawled from the same state: their shards share ids. After
+/// `scraper renumber`, the second run's articles have ids past every other
+/// shard's, `next_id` is past them, every article survives the build under
+/// a unique id, and the rest of each record is unchanged.
+#[test]
+fn renumber_moves_a_conflicting_run_past_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    // Distinct URLs and texts so that dedup keeps all of them.
+    let run_article = |id: i64, run: &str| {
+        let mut a = article(id);
+        a.url = format!("https://{run}.example/news/{id}");
+        a.text = format!("{run} story {id}, told at length.\n{}", a.text);
+        a
+    };
+    let first: Vec<Article> = (1..=5).map(|i| run_article(i, "a")).collect();
+    let second: Vec<Article> = (3..=9).map(|i| run_article(i, "b")).collect();
+    write_shard(&data, "20260101T000000Z-aaaa", &first);
+    let b = write_shard(&data, "20260101T000001Z-bbbb", &second);
+    // Torn tail of a crashed run: dropped and counted.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&b).unwrap();
+    f.write_all(&[0x28, 0xb5, 0x2f, 0xfd, 0x00]).unwrap();
+    drop(f);
+    // The remote's counter, written by the first run.
+    std::fs::create_dir_all(data.join("state")).unwrap();
+    std::fs::write(data.join("state/next_id"), "6\n20260101T000000Z-aaaa\n").unwrap();
+
+    let config = dir.path().join("config.yml");
+    std::fs::write(&config, "").unwrap();
+    let renumber = |shard: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_scraper"))
+            .args(["--config", config.to_str().unwrap(), "renumber"])
+            .args(["--data", data.to_str().unwrap(), shard.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let o = renumber(&b);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("renumbered 7 records"), "{said}");
+    assert!(said.contains("ids 6..=12 (were 3..=9)"), "{said}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("5 bytes of torn tail"));
+    assert_eq!(
+        std::fs::read_to_string(data.join("state/next_id")).unwrap(),
+        "13\n20260101T000001Z-bbbb\n"
+    );
+    // No temporary file is left beside the shards.
+    let names: Vec<String> = std::fs::read_dir(data.join("articles"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    run(&data, &out, &Tuning::default());
+    assert_eq!(ids(&out), (1..=12).collect::<Vec<_>>());
+    // Everything but the id is as the crawler wrote it.
+    let mut lines = Vec::new();
+    scraper::store::shard::read_lines(&b, |l| lines.push(l.to_vec())).unwrap();
+    for (line, want) in lines.iter().zip(&second) {
+        let got: Article = serde_json::from_slice(line).unwrap();
+        assert_eq!(Article { id: want.id, ..got }, *want);
+    }
+
+    // Run again: the shard is already past the others and its own counter
+    // does not count, so its ids stay where they are.
+    let o = renumber(&b);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ids 6..=12 (were 6..=12)"));
+    // Not a shard of this data folder: a clear error, nothing changed.
+    let stray = dir.path().join("elsewhere.jsonl.zst");
+    std::fs::copy(&b, &stray).unwrap();
+    let o = renumber(&stray);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not a shard of"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

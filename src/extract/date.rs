@@ -121,10 +121,14 @@ pub fn find(
     };
     let published = from_meta(PUBLISHED).map(|(d, raw)| (d, raw, "published_time"));
     let jsonld = jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld"));
+    // The date shown to readers, looked for once and only when needed.
+    let shown = std::cell::OnceCell::new();
     let visible = || {
-        byline_date(dom, content_root, &ok)
-            .map(|d| (d, "byline"))
-            .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
+        *shown.get_or_init(|| {
+            byline_date(dom, content_root, &ok)
+                .map(|d| (d, "byline"))
+                .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
+        })
     };
     // The two strongest machine sources disagreeing by more than a day: the
     // date the page shows its readers decides between them.

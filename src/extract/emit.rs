@@ -58,7 +58,7 @@ const BLOCK_TAGS: &[&str] = &[
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
 static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur|back to (top|the)|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
+        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur (übersicht|listenansicht|startseite|liste)|back to (top|the (top|home\w*|overview|list))|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
     )
     .expect("static regex")
 });
@@ -267,6 +267,7 @@ mod boilerplate_tests {
             "The newsletter industry grew by a third last year, the report found, as readers paid for independent writing.",
             "By the end of the year the model was twice as fast.",
             "Contents of the report were leaked.",
+            "Back to the drawing board, the company said on Monday, after the model failed its tests.",
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }

@@ -2,7 +2,7 @@
 //!
 //! 1. **Prune chrome**: `nav`, `header`, `footer`, `aside`, forms, buttons,
 //!    hidden elements, captions, ARIA landmarks for navigation, teaser grids
-//!    ([`super::cards`]), and elements whose class or id names chrome
+//!    (`cards.rs`), and elements whose class or id names chrome
 //!    (comments, sharing, related lists, ads, credits...), unless that
 //!    element holds the article (`article`, `main`, `articleBody`, `hentry`).
 //! 2. **Score** every paragraph-like block by its length and commas and give
@@ -10,7 +10,7 @@
 //!    link density and pick the best container (on a page of several
 //!    stories, the one next to the headline's heading is favoured), then take
 //!    in siblings that score well or are plain prose paragraphs, and a lead
-//!    placed before the container ([`super::lead`]).
+//!    placed before the container (`lead.rs`).
 //! 3. **Emit** the chosen blocks as paragraphs separated by `\n`, skipping
 //!    link-heavy lists and tables (related stories) inside the content.
 //!

@@ -210,6 +210,11 @@ crawl() {
 	trap 'hold TERM' TERM
 }
 
+early() {
+	SIGNALLED=$1
+	log "got SIG$1 before the crawl: stopping once the current step ends"
+}
+
 hold() {
 	SIGNALLED=$1
 	log "got SIG$1: finishing the commit and push first, then stopping"
@@ -410,6 +415,11 @@ main() {
 
 	take_lock
 	trap release_lock EXIT
+	# A signal before the crawl starts (during the pull or the build) must
+	# not be lost: bash would otherwise let the foreground git or cargo
+	# finish and carry on as if nothing happened.
+	trap 'early INT' INT
+	trap 'early TERM' TERM
 
 	if is_on "${COMMIT-}"; then
 		if rebasing; then
@@ -419,6 +429,10 @@ main() {
 		git_pull_before
 	fi
 	find_binary
+	if [ -n "$SIGNALLED" ]; then
+		log "interrupted before the crawl started: nothing to save"
+		exit 130
+	fi
 
 	crawl
 	case "$CRAWL_RC" in

@@ -13,7 +13,7 @@ new_world lock
 ) &
 first=$!
 i=0
-while [ ! -f "$REPO/.git/scraper-daily.lock/pid" ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -f "$REPO/.git/scraper-daily.lock/pid" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 start=$(date +%s)
 daily COMMIT=0
 took=$(($(date +%s) - start))
@@ -39,7 +39,7 @@ sig_run() {
 	) &
 	pid=$!
 	i=0
-	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
 }
 sig_run 20261129T063700Z-1111
@@ -57,6 +57,35 @@ wait "$pid" || RC=$?
 check "SIGTERM: 130 (got $RC)" [ "$RC" -eq 130 ] && check "crawler got TERM" [ "$(tr '\n' ' ' <"$W/signals")" = "TERM " ] &&
 	ok "SIGTERM is passed to the crawler too"
 
+# A signal while daily.sh still pulls is not lost: the run stops with 130
+# once the fetch ends, instead of crawling for 20 s. A `git` that takes 2 s
+# to fetch holds daily.sh in the pull while the signal comes.
+: >"$W/signals"
+mkdir -p "$W/slowgit"
+real_git=$(command -v git)
+# shellcheck disable=SC2016 # $1 and $@ belong to the wrapper, not to us
+printf '#!/bin/sh\nif [ "$1" = fetch ]; then : >"%s"; sleep 2; fi\nexec "%s" "$@"\n' \
+	"$W/fetching" "$real_git" >"$W/slowgit/git"
+chmod +x "$W/slowgit/git"
+rm -f "$W/fetching"
+(
+	set -m
+	cd / && exec env PATH="$W/slowgit:$PATH" SCRAPER_BIN="$FAKE" FAKE_SLEEP=20 FAKE_SIGNALS="$W/signals" COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID=20261129T093700Z-4444 bash "$REPO/scripts/daily.sh" >"$W/out" 2>&1
+) &
+pid=$!
+i=0
+while [ ! -f "$W/fetching" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+start=$(date +%s)
+kill -INT "$pid"
+RC=0
+wait "$pid" || RC=$?
+took=$(($(date +%s) - start))
+check "early SIGINT: 130 (got $RC)" [ "$RC" -eq 130 ] &&
+	check "stopped after the fetch (${took}s)" [ "$took" -le 10 ] &&
+	check "the crawler never started" [ ! -s "$W/signals" ] &&
+	check "said so" contains "$W/out" "interrupted before the crawl started" &&
+	ok "a signal during the pull is not lost: the run stops before crawling"
+
 # GitHub's cancel: SIGINT, then SIGTERM while the crawler is still saving.
 sig_run_grace() {
 	: >"$W/signals"
@@ -66,7 +95,7 @@ sig_run_grace() {
 	) &
 	pid=$!
 	i=0
-	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
 }
 sig_run_grace 20261129T083700Z-3333

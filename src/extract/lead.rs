@@ -44,6 +44,7 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             continue;
         }
         let tag = dom.tag(id);
+        let ci = class_id(dom, id);
         in_header.retain(|&h| is_ancestor(dom, h, id));
         // Headers are pruned as chrome, and their content with them; inside
         // one, only the element's own class name counts, and only when it names
@@ -51,7 +52,7 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
         let chrome_here = if in_header.is_empty() {
             st.pruned[id] && tag != "header"
         } else {
-            CHROME_STRONG.is_match(&class_id(dom, id))
+            CHROME_STRONG.is_match(&ci)
         };
         if matches!(
             tag,
@@ -70,7 +71,6 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             in_header.push(id);
             continue;
         }
-        let ci = class_id(dom, id);
         let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
         let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
         if !named && !headed {
@@ -87,7 +87,8 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             .map(|d| dom.text(d).len())
             .sum();
         let least = if named { 80 } else { 100 };
-        let prose = !headed || named || text.contains(". ") || text.ends_with('.');
+        // A paragraph found only by where it sits must read as sentences.
+        let prose = named || text.contains(". ") || text.ends_with('.');
         if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
             it.skip_children_of(id);
             found = Some(text);

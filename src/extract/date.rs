@@ -261,39 +261,33 @@ fn is_chrome(dom: &Dom, id: NodeId) -> bool {
     }
 }
 
-/// [`in_chrome`], except that an `aside` within an `article` is not chrome.
-fn in_chrome_outside_article(dom: &Dom, id: NodeId) -> bool {
-    let mut cur = dom.nodes[id].parent;
-    while let Some(c) = cur {
-        if is_chrome(dom, c) {
-            let article_aside = dom.tag(c) == "aside" && {
-                let mut up = dom.nodes[c].parent;
-                let mut found = false;
-                while let Some(u) = up {
-                    if dom.tag(u) == "article" {
-                        found = true;
-                        break;
-                    }
-                    up = dom.nodes[u].parent;
-                }
-                found
-            };
-            if !article_aside {
-                return true;
-            }
-        }
-        cur = dom.nodes[c].parent;
-    }
-    false
-}
-
 /// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
 fn in_chrome(dom: &Dom, id: NodeId) -> bool {
+    chrome_above(dom, id, false)
+}
+
+/// [`in_chrome`], except that an `aside` within an `article` is not chrome:
+/// it is that article's own box (its meta data, say).
+fn in_chrome_outside_article(dom: &Dom, id: NodeId) -> bool {
+    chrome_above(dom, id, true)
+}
+
+fn chrome_above(dom: &Dom, id: NodeId, article_asides: bool) -> bool {
     // Page-wide classes (`<body class="one-sidebar">`) say nothing about
     // one element, so `is_chrome` ignores them.
+    let within_article = |c: NodeId| {
+        let mut up = dom.nodes[c].parent;
+        while let Some(u) = up {
+            if dom.tag(u) == "article" {
+                return true;
+            }
+            up = dom.nodes[u].parent;
+        }
+        false
+    };
     let mut cur = dom.nodes[id].parent;
     while let Some(c) = cur {
-        if is_chrome(dom, c) {
+        if is_chrome(dom, c) && !(article_asides && dom.tag(c) == "aside" && within_article(c)) {
             return true;
         }
         cur = dom.nodes[c].parent;

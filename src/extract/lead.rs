@@ -44,6 +44,14 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             continue;
         }
         let tag = dom.tag(id);
+        if matches!(
+            tag,
+            "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form" | "figure"
+        ) || tag_pruned(dom, id)
+        {
+            it.skip_children_of(id);
+            continue;
+        }
         let ci = class_id(dom, id);
         in_header.retain(|&h| is_ancestor(dom, h, id));
         // Headers are pruned as chrome, and their content with them; inside
@@ -54,12 +62,7 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
         } else {
             CHROME_STRONG.is_match(&ci)
         };
-        if matches!(
-            tag,
-            "nav" | "footer" | "aside" | "a" | "ul" | "ol" | "form" | "figure"
-        ) || tag_pruned(dom, id)
-            || chrome_here
-        {
+        if chrome_here {
             it.skip_children_of(id);
             continue;
         }

@@ -275,24 +275,10 @@ fn in_chrome_outside_article(dom: &Dom, id: NodeId) -> bool {
 fn chrome_above(dom: &Dom, id: NodeId, article_asides: bool) -> bool {
     // Page-wide classes (`<body class="one-sidebar">`) say nothing about
     // one element, so `is_chrome` ignores them.
-    let within_article = |c: NodeId| {
-        let mut up = dom.nodes[c].parent;
-        while let Some(u) = up {
-            if dom.tag(u) == "article" {
-                return true;
-            }
-            up = dom.nodes[u].parent;
-        }
-        false
-    };
-    let mut cur = dom.nodes[id].parent;
-    while let Some(c) = cur {
-        if is_chrome(dom, c) && !(article_asides && dom.tag(c) == "aside" && within_article(c)) {
-            return true;
-        }
-        cur = dom.nodes[c].parent;
-    }
-    false
+    let within_article = |c: NodeId| dom.ancestors(c).any(|u| dom.tag(u) == "article");
+    dom.ancestors(id).any(|c| {
+        is_chrome(dom, c) && !(article_asides && dom.tag(c) == "aside" && within_article(c))
+    })
 }
 
 /// The first full date written in the page text after the main heading

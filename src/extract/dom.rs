@@ -95,6 +95,11 @@ impl Dom {
         }
     }
 
+    /// The ancestors of `id`, nearest first (not `id` itself).
+    pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)
+    }
+
     /// All descendants of `id` in document order (not `id` itself).
     pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
         Descendants {

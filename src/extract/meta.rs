@@ -122,14 +122,7 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
 }
 
 fn in_svg(dom: &Dom, id: NodeId) -> bool {
-    let mut cur = dom.nodes[id].parent;
-    while let Some(p) = cur {
-        if dom.tag(p) == "svg" {
-            return true;
-        }
-        cur = dom.nodes[p].parent;
-    }
-    false
+    dom.ancestors(id).any(|p| dom.tag(p) == "svg")
 }
 
 fn meta_tag(dom: &Dom, id: NodeId, m: &mut Meta) {

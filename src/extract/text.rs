@@ -485,14 +485,7 @@ fn select(
 
 /// Is `a` an ancestor of (or equal to) `b`?
 pub(super) fn is_ancestor(dom: &Dom, a: NodeId, b: NodeId) -> bool {
-    let mut cur = Some(b);
-    while let Some(c) = cur {
-        if c == a {
-            return true;
-        }
-        cur = dom.nodes[c].parent;
-    }
-    false
+    a == b || dom.ancestors(b).any(|c| c == a)
 }
 
 /// Readability's refinements of the best candidate: move up to an ancestor

@@ -36,16 +36,27 @@ check "stale lock cleared (got $RC)" [ "$RC" -eq 0 ] && check "said so" contains
 RESET_INT=
 if env --default-signal=INT true 2>/dev/null; then RESET_INT=--default-signal=INT; fi
 new_world signals
-sig_run() {
+# Start daily.sh in the background (PID in $pid) with a 20 s fake crawl for
+# run id $1; further arguments are extra environment settings.
+launch() {
+	local run=$1
+	shift
 	: >"$W/signals"
 	(
 		set -m
-		cd / && exec env ${RESET_INT:+"$RESET_INT"} SCRAPER_BIN="$FAKE" FAKE_SLEEP=20 FAKE_SIGNALS="$W/signals" COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID="$1" bash "$REPO/scripts/daily.sh" >"$W/out" 2>&1
+		cd / && exec env ${RESET_INT:+"$RESET_INT"} "$@" SCRAPER_BIN="$FAKE" FAKE_SLEEP=20 FAKE_SIGNALS="$W/signals" COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID="$run" bash "$REPO/scripts/daily.sh" >"$W/out" 2>&1
 	) &
 	pid=$!
+}
+# Wait (30 s at most) until the crawl has started.
+started() {
 	i=0
 	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
+}
+sig_run() {
+	launch "$1"
+	started
 }
 sig_run 20261129T063700Z-1111
 kill -INT "$pid"
@@ -65,7 +76,6 @@ check "SIGTERM: 130 (got $RC)" [ "$RC" -eq 130 ] && check "crawler got TERM" [ "
 # A signal while daily.sh still pulls is not lost: the run stops with 130
 # once the fetch ends, instead of crawling for 20 s. A `git` that takes 2 s
 # to fetch holds daily.sh in the pull while the signal comes.
-: >"$W/signals"
 mkdir -p "$W/slowgit"
 real_git=$(command -v git)
 # shellcheck disable=SC2016 # $1 and $@ belong to the wrapper, not to us
@@ -73,11 +83,7 @@ printf '#!/bin/sh\nif [ "$1" = fetch ]; then : >"%s"; sleep 2; fi\nexec "%s" "$@
 	"$W/fetching" "$real_git" >"$W/slowgit/git"
 chmod +x "$W/slowgit/git"
 rm -f "$W/fetching"
-(
-	set -m
-	cd / && exec env ${RESET_INT:+"$RESET_INT"} PATH="$W/slowgit:$PATH" SCRAPER_BIN="$FAKE" FAKE_SLEEP=20 FAKE_SIGNALS="$W/signals" COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID=20261129T093700Z-4444 bash "$REPO/scripts/daily.sh" >"$W/out" 2>&1
-) &
-pid=$!
+launch 20261129T093700Z-4444 PATH="$W/slowgit:$PATH"
 i=0
 while [ ! -f "$W/fetching" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 start=$(date +%s)
@@ -92,18 +98,8 @@ check "early SIGINT: 130 (got $RC)" [ "$RC" -eq 130 ] &&
 	ok "a signal during the pull is not lost: the run stops before crawling"
 
 # GitHub's cancel: SIGINT, then SIGTERM while the crawler is still saving.
-sig_run_grace() {
-	: >"$W/signals"
-	(
-		set -m
-		cd / && exec env ${RESET_INT:+"$RESET_INT"} SCRAPER_BIN="$FAKE" FAKE_SLEEP=20 FAKE_GRACE=10 FAKE_SIGNALS="$W/signals" COMMIT=1 PUSH_BACKOFF=0 FAKE_RUN_ID="$1" bash "$REPO/scripts/daily.sh" >"$W/out" 2>&1
-	) &
-	pid=$!
-	i=0
-	while ! contains "$REPO/data/state/crawl.log" run_start && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.3
-}
-sig_run_grace 20261129T083700Z-3333
+launch 20261129T083700Z-3333 FAKE_GRACE=10
+started
 kill -INT "$pid"
 sleep 0.5
 kill -TERM "$pid"

@@ -2,7 +2,8 @@
 //! `2024-03-04`, `04.03.2024`, and `04/03/2024` only when unambiguous.
 //!
 //! Month names are known in English, German, French, Spanish, Italian, Dutch
-//! and Portuguese. The first date found in the text is returned.
+//! and Portuguese (and several more: see `MONTHS`); Chinese, Japanese and
+//! Korean dates are written with year, month and day signs. The first date found in the text is returned.
 
 use std::sync::LazyLock;
 
@@ -167,6 +168,12 @@ static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// `2024年3月4日` (Chinese, Japanese) and `2024년 3월 4일` (Korean).
+static CJK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|\D)((?:19|20)\d\d)\s*[年년]\s*([01]?\d)\s*[月월]\s*([0-3]?\d)\s*[日일]")
+        .expect("static regex")
+});
+
 /// `dd.mm.yy`, a two-digit year (used only when no full date is written).
 static SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|[^\d.])([0-3]?\d)\.([01]?\d)\.(\d\d)(?:[^\d.]|\.?$|\.\s)")
@@ -208,6 +215,10 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
     if let Some(c) = ISO.captures(text) {
         let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
+    }
+    if let Some(c) = CJK.captures(text) {
+        let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
+        consider(c.get(1).map_or(0, |m| m.start()), d);
     }
     for c in NUMERIC.captures_iter(text) {
         if c[2] != c[4] {
@@ -344,6 +355,10 @@ mod tests {
             ("20 septembrie 2020", Some("2020-09-20")),
             ("4 października 2021", Some("2021-10-04")),
             ("26 | 01 | 2022", Some("2022-01-26")),
+            ("2020年07月12日", Some("2020-07-12")),
+            ("投稿日 2020年7月1日(水)", Some("2020-07-01")),
+            ("2019년 3월 4일 오전", Some("2019-03-04")),
+            ("12020年1月1日", None),
             ("no date here 2024", None),
             (
                 "Updated 5 May 2023; first published 1 April 2023",

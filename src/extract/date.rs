@@ -295,11 +295,54 @@ fn text_date(
             .map(|h| h.0)
             .or_else(|| root.and_then(|r| dom.nodes[r].parent))
             .unwrap_or(body);
-    scan_text(dom, body, start, 6_000, true, ok).or_else(|| {
-        (start != body)
-            .then(|| scan_text(dom, body, body, 60_000, true, ok))
-            .flatten()
-    })
+    if let Some(d) = scan_text(dom, body, start, 6_000, true, ok) {
+        return Some(d);
+    }
+    if start == body {
+        return None;
+    }
+    // Nothing after the heading: the nearest date just above it (a box
+    // header) rather than the first on the page (a clock in the masthead).
+    nearest_before(dom, body, start, ok).or_else(|| scan_text(dom, body, body, 60_000, true, ok))
+}
+
+/// Text bytes above the heading in which [`nearest_before`] looks.
+const ABOVE_REACH: usize = 1_500;
+
+/// The last written date outside chrome within [`ABOVE_REACH`] bytes of text
+/// before `start`.
+fn nearest_before(
+    dom: &Dom,
+    body: NodeId,
+    start: NodeId,
+    ok: &dyn Fn(NaiveDate) -> bool,
+) -> Option<NaiveDate> {
+    let mut seen = 0usize;
+    let mut last: Option<(NaiveDate, usize)> = None;
+    let mut it = dom.descendants(body);
+    while let Some(id) = it.next() {
+        if id == start {
+            break;
+        }
+        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+            it.skip_children_of(id);
+            continue;
+        }
+        if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
+            let t = t.trim();
+            seen += t.len();
+            if t.len() < 300
+                && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
+                && !super::datetext::is_range(t)
+                && !is_change_label(t)
+                && !in_chrome(dom, id)
+            {
+                last = Some((d, seen));
+            }
+        }
+    }
+    last.filter(|&(_, at)| seen - at <= ABOVE_REACH)
+        .map(|(d, _)| d)
 }
 
 /// The first written date in text nodes from `start` on, within `limit` bytes of text.

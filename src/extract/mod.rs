@@ -371,6 +371,30 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_date_just_above_the_headline_beats_the_mastheads_clock() {
+        let html = format!(
+            r#"<html><body><div class="top"><span>Thursday, 16 February 2012</span></div>
+            <div class="box"><div class="boxHeader"><span>14 February 2012</span></div>
+            <h1>Court lets the trial go on</h1>{}</div></body></html>"#,
+            PROSE.repeat(4)
+        );
+        let p = page(&html);
+        assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2012-02-14"));
+        assert_eq!(p.date_source, Some("text_date"));
+        // Far above the headline, a date is no longer the story's own.
+        let html = format!(
+            r#"<html><body><div class="top"><span>Thursday, 16 February 2012</span></div>{}
+            <h1>Court lets the trial go on</h1>{}</body></html>"#,
+            "<p>Menu entry with words to fill the masthead of the page.</p>".repeat(40),
+            PROSE.repeat(4)
+        );
+        assert_eq!(
+            page(&html).date.map(|d| d.to_string()).as_deref(),
+            Some("2012-02-16")
+        );
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

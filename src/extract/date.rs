@@ -13,7 +13,7 @@
 //! | `meta` | generic date `<meta>` names (`date`, `dc.date`), which CMSs often set to the day a page changed |
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
 //! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
-//! | `text_date` | the first written date after the main heading, outside chrome; a date labelled as a change gives way to one labelled as the publication |
+//! | `text_date` | the first written date after the main heading, outside chrome (else the nearest one just above it); a date labelled as a change gives way to one labelled as the publication |
 //! | `image_url` | a date in the lead image's URL (`og:image`), its upload day |
 //! | `text_date` | any written date on the page, chrome included |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |

@@ -9,7 +9,7 @@
 //! | `published_time` | `article:published_time` and its relatives (`og:`, `itemprop=datePublished`) |
 //! | `jsonld` | JSON-LD `datePublished` (article-typed objects first), then `dateCreated` |
 //! | `meta` | publication-date `<meta>` names (`dc.date.issued`, `parsely-pub-date`...) |
-//! | `time` | a `<time>` whose text is labelled as the publication, one marked `pubdate`/`datePublished`, or the first `<time datetime>` outside chrome |
+//! | `time` | a `<time>` whose text is labelled as the publication, one marked `pubdate`/`datePublished` (while the marked times agree), or the first `<time datetime>` outside chrome |
 //! | `meta` | generic date `<meta>` names (`date`, `dc.date`), which CMSs often set to the day a page changed |
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
 //! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
@@ -454,11 +454,15 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     {
         return Some(found);
     }
-    if let Some(found) = m
+    // A `pubdate` mark singles out the page's date only while the marked
+    // times agree: on different days they are a listing's items.
+    let mut marked = m
         .times
         .iter()
         .filter(|t| t.2)
-        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
+        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone())));
+    if let Some(found) = marked.next()
+        && marked.all(|(d, _)| d == found.0)
     {
         return Some(found);
     }

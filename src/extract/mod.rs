@@ -395,6 +395,29 @@ mod selection_tests {
     }
 
     #[test]
+    fn pubdate_marks_on_different_days_are_a_listing_not_the_page() {
+        let list = r#"<ul class="more"><li><a href="/a">A</a> <time datetime="2019-09-22T07:30:29Z" pubdate>22 Sept</time></li><li><a href="/b">B</a> <time datetime="2019-09-20T19:01:28Z" pubdate>20 Sept</time></li></ul>"#;
+        let html = format!(
+            r#"<html><body><h1>Story</h1><p class="publication"><time datetime="2019-06-28T13:49:45Z">28 June 2019</time></p>{}{list}</body></html>"#,
+            PROSE.repeat(4)
+        );
+        let p = page(&html);
+        assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2019-06-28"));
+        assert_eq!(p.date_source, Some("time"));
+        // One marked time, or marks that agree, still name the page's date.
+        let html = html.replacen(
+            "<ul",
+            r#"<p><time datetime="2019-06-27" pubdate="pubdate">27 June</time></p><ul"#,
+            1,
+        );
+        let html = html.replace(r#" pubdate>2"#, ">2");
+        assert_eq!(
+            page(&html).date.map(|d| d.to_string()).as_deref(),
+            Some("2019-06-27")
+        );
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

@@ -14,6 +14,7 @@
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
 //! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
 //! | `text_date` | the first written date after the main heading, outside chrome (else the nearest one just above it); a date labelled as a change gives way to one labelled as the publication |
+//! | `meta` | any other meta name for a publication or an upload, in a site's own vocabulary (`prism.publicationDate`, `…:uploaded`) |
 //! | `image_url` | a date in the lead image's URL (`og:image`), its upload day |
 //! | `text_date` | any written date on the page, chrome included |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |
@@ -76,6 +77,17 @@ const WEAK_META_DATES: &[&str] = &[
     "created",
     "datecreated",
 ];
+
+/// Any other meta key naming a publication, first publication or upload
+/// (`prism.publicationDate`, `cxenseparse:recs:publishtime`,
+/// `five_hundred_pixels:uploaded`), but not a change or a publisher.
+static PUBLICATION_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"publish|publication|pub.?date|upload|release.?date").expect("static regex")
+});
+static NOT_PUBLICATION_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"publisher|modif|updat|expir|revis|unix|type|principle|premium")
+        .expect("static regex")
+});
 
 static URL_DATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"/((?:199[5-9]|20[0-9]{2}))([/_-])([01]?[0-9])([/_-])([0-3]?[0-9])(?:[/_.-]|$)")
@@ -175,6 +187,16 @@ pub fn find(
     }
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
+    }
+    // A meta name of the site's own vocabulary that names a publication or
+    // upload: less known than the names above, so after the page's text.
+    if let Some(d) = m
+        .metas
+        .iter()
+        .filter(|(k, _)| PUBLICATION_KEY.is_match(k) && !NOT_PUBLICATION_KEY.is_match(k))
+        .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)))
+    {
+        return (Some(d), Some("meta"));
     }
     // The lead image's upload path (`/files/2016/05/04/`): when it was put
     // online with the page.

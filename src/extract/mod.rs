@@ -418,6 +418,26 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_site_vocabulary_meta_dates_a_page_with_no_other_date() {
+        let html = |key: &str| {
+            format!(
+                r#"<html><head><meta content="2013-02-16T04:36:36-05:00" property="{key}"></head><body><h1>Spring</h1>{}</body></html>"#,
+                PROSE.repeat(3)
+            )
+        };
+        let p = page(&html("five_hundred_pixels:uploaded"));
+        assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2013-02-16"));
+        assert_eq!(p.date_source, Some("meta"));
+        assert_eq!(
+            page(&html("prism.publicationDate")).date_source,
+            Some("meta")
+        );
+        // A change or a publisher is not a publication date.
+        assert_eq!(page(&html("site:modificationDate")).date, None);
+        assert_eq!(page(&html("publisher")).date, None);
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

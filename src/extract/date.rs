@@ -14,6 +14,7 @@
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
 //! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
 //! | `text_date` | the first written date after the main heading, outside chrome (else the nearest one just above it); a date labelled as a change gives way to one labelled as the publication |
+//! | `text_date` | a written date beside a link to the page itself (a list of recent posts that includes it) |
 //! | `meta` | any other meta name for a publication or an upload, in a site's own vocabulary (`prism.publicationDate`, `…:uploaded`) |
 //! | `image_url` | a date in the lead image's URL (`og:image`), its upload day |
 //! | `text_date` | any written date on the page, chrome included |
@@ -187,6 +188,9 @@ pub fn find(
     }
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
+    }
+    if let Some(d) = url.and_then(|u| self_link_date(dom, u, &ok)) {
+        return (Some(d), Some("text_date"));
     }
     // A meta name of the site's own vocabulary that names a publication or
     // upload: less known than the names above, so after the page's text.
@@ -522,6 +526,48 @@ pub fn url_date(url: &str) -> Option<NaiveDate> {
         return NaiveDate::from_ymd_opt(y, mo, d);
     }
     None
+}
+
+/// A URL without scheme, `www.`, query, fragment or trailing slash, for
+/// telling whether a link points at the page itself.
+fn link_key(u: &str) -> &str {
+    let u = u.split(['#', '?']).next().unwrap_or(u);
+    let u = u.find("://").map_or(u, |i| &u[i + 3..]);
+    let u = u.strip_prefix("//").unwrap_or(u);
+    let u = u.strip_prefix("www.").unwrap_or(u);
+    u.trim_end_matches('/')
+}
+
+/// Ancestors of a link to the page in which [`self_link_date`] reads a date.
+const SELF_LINK_LEVELS: usize = 3;
+
+/// The date written beside a link to the page itself: a list of recent
+/// posts that includes this one dates it.
+fn self_link_date(dom: &Dom, url: &str, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+    let key = link_key(url);
+    if key.is_empty() || !url.contains("://") {
+        return None;
+    }
+    // The path, for links written from the root (`/blog/post/`).
+    let path = key.find('/').map_or("", |i| &key[i..]);
+    let is_self = |h: &str| {
+        if h.starts_with("//") || h.contains("://") {
+            link_key(h) == key
+        } else {
+            h.starts_with('/') && !path.is_empty() && link_key(h) == path
+        }
+    };
+    (0..dom.nodes.len())
+        .filter(|&id| dom.is_element(id) && dom.tag(id) == "a")
+        .filter(|&id| dom.attr(id, "href").is_some_and(is_self))
+        .find_map(|a| {
+            dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
+                let text = dom.text(up);
+                (text.len() < 300 && !super::datetext::is_range(&text))
+                    .then(|| parse_labelled(&text).filter(|&d| ok(d)))
+                    .flatten()
+            })
+        })
 }
 
 /// Most byline-like elements [`byline_dates`] reads.

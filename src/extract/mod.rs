@@ -438,6 +438,33 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_list_of_recent_posts_dates_the_page_it_links_to() {
+        let html = |href: &str| {
+            format!(
+                r#"<html><head><link rel="canonical" href="https://www.shop.test/blog/fall-in-love/"></head><body><h1>Fall in love</h1>{}
+                <div class="widget"><div class="item"><h4><a href="https://www.shop.test/blog/school-day/">School day</a></h4> <div class="widget-date">14/06/2019</div></div>
+                <div class="item"><h4><a href="{href}">Fall in love</a></h4> <div class="widget-date">08/08/2017</div></div></div></body></html>"#,
+                PROSE.repeat(3)
+            )
+        };
+        for href in [
+            "https://www.shop.test/blog/fall-in-love/",
+            "http://shop.test/blog/fall-in-love",
+            "/blog/fall-in-love/",
+        ] {
+            let p = page(&html(href));
+            assert_eq!(
+                p.date.map(|d| d.to_string()).as_deref(),
+                Some("2017-08-08"),
+                "{href}"
+            );
+        }
+        // Without a link to the page, the list's first date is all there is.
+        let p = page(&html("/blog/other/"));
+        assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2019-06-14"));
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

@@ -508,4 +508,31 @@ mod selection_tests {
         assert!(p.text.starts_with("The researchers"), "{}", p.text);
         assert!(!p.text.contains("harbour"), "{}", p.text);
     }
+
+    #[test]
+    fn an_endless_scroll_page_keeps_the_story_under_its_headline() {
+        let block = |h: &str, body: &str| {
+            format!(
+                "<div class=\"scrollblock\"><article class=\"entry\"><header><h1>{h}</h1></header><div class=\"entry-text\">{body}</div></article></div>"
+            )
+        };
+        let other: String = (0..30)
+            .map(|i| format!("<p>Another story, part {i}, about the harbour, the ferries, the weather, the fish market, and the mayor.</p>"))
+            .collect();
+        // The sidebar links the same headline: the `<h1>` is still the one.
+        let html = format!(
+            r#"<html><head><meta property="og:title" content="The model that checks itself"></head><body><main><section class="col">{}{}</section><aside><h2><a href="/x">The model that checks itself</a></h2></aside></main></body></html>"#,
+            block("The model that checks itself", &PROSE.repeat(3)),
+            block("Harbour news of the week", &other),
+        );
+        let p = page(&html);
+        assert!(p.text.starts_with("The researchers"), "{}", p.text);
+        assert!(!p.text.contains("harbour"), "{}", p.text);
+        // Rows of a layout grid are not stories: the long text stays.
+        let html = html
+            .replace("<article class=\"entry\">", "<div>")
+            .replace("</article>", "</div>");
+        let t = page(&html).text;
+        assert!(t.contains("harbour"), "{t}");
+    }
 }

@@ -364,6 +364,33 @@ fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
     false
 }
 
+/// When `best` and `anchor` sit in sibling story blocks made from one
+/// template (same tag, same non-empty class), the block holding `anchor`.
+fn twin_block(dom: &Dom, best: NodeId, anchor: NodeId) -> Option<NodeId> {
+    let lca = dom.ancestors(best).find(|&u| is_ancestor(dom, u, anchor))?;
+    let child_towards = |n: NodeId| {
+        std::iter::once(n)
+            .chain(dom.ancestors(n))
+            .find(|&u| dom.nodes[u].parent == Some(lca))
+    };
+    let (b, a) = (child_towards(best)?, child_towards(anchor)?);
+    let class = dom.attr(a, "class").filter(|c| !c.trim().is_empty())?;
+    // Layout grids repeat their rows too: only blocks that hold an
+    // `<article>` are stories.
+    let story = |x: NodeId| {
+        dom.tag(x) == "article"
+            || dom
+                .descendants(x)
+                .any(|d| dom.is_element(d) && dom.tag(d) == "article")
+    };
+    (b != a
+        && dom.tag(a) == dom.tag(b)
+        && dom.attr(b, "class") == Some(class)
+        && story(a)
+        && story(b))
+    .then_some(a)
+}
+
 /// Text below which extraction is retried without class-name pruning.
 const MIN_CHARS: usize = 1000;
 
@@ -417,6 +444,7 @@ fn select(
     candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
     // When the best container is away from the headline (a page of several
     // stories, or a long teaser block), the ones next to it get a boost.
+    let mut confine = None;
     if let Some(a) = anchor
         && let Some(&best) = candidates.first()
         && !near(dom, best, a, body)
@@ -427,6 +455,20 @@ fn select(
             }
         }
         candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
+        // Stories stacked in blocks of one template (an endless-scroll page):
+        // the block with the headline holds the page's own story, however
+        // long the others are.
+        if let Some(&best) = candidates.first()
+            && !near(dom, best, a, body)
+            && let Some(twin) = twin_block(dom, best, a)
+            && let Some(pos) = candidates
+                .iter()
+                .position(|&c| c != twin && is_ancestor(dom, twin, c))
+        {
+            let c = candidates.remove(pos);
+            candidates.insert(0, c);
+            confine = Some(twin);
+        }
     }
 
     let mut out = Content::default();
@@ -434,7 +476,10 @@ fn select(
         emit(dom, st, body, &mut out.paragraphs);
         return out;
     };
-    let top = refine_top(dom, &score, &initialised, &candidates, first, body);
+    let mut top = refine_top(dom, &score, &initialised, &candidates, first, body);
+    if confine.is_some_and(|t| !is_ancestor(dom, t, top)) {
+        top = first;
+    }
     let top_score = score[top];
     let threshold = (top_score * 0.2).max(10.0);
     let top_class = dom.attr(top, "class").unwrap_or("");

@@ -101,17 +101,24 @@ pub fn anchor(dom: &Dom, m: &Meta) -> Option<NodeId> {
         .or_else(|| m.get(&["og:title", "twitter:title"]).map(str::to_string))
         .map(|t| tokens(&strip_site(&t, site)))
         .filter(|t| t.len() >= 3)?;
-    let mut found = None;
-    for id in dom.descendants(0) {
-        if dom.is_element(id) && matches!(dom.tag(id), "h1" | "h2") && tokens(&dom.text(id)) == want
-        {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(id);
-        }
+    // One matching heading, or one `<h1>` among several matches (the same
+    // headline linked from a sidebar list of the site's stories).
+    let found: Vec<NodeId> = dom
+        .descendants(0)
+        .filter(|&id| {
+            dom.is_element(id)
+                && matches!(dom.tag(id), "h1" | "h2")
+                && tokens(&dom.text(id)) == want
+        })
+        .collect();
+    if let [one] = found[..] {
+        return Some(one);
     }
-    found
+    let mut h1 = found.iter().filter(|&&id| dom.tag(id) == "h1");
+    match (h1.next(), h1.next()) {
+        (Some(&one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// The `<h1>` of the content: the one inside or nearest before the content

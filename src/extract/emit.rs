@@ -169,12 +169,26 @@ fn tag_only_pruned(dom: &Dom, id: NodeId) -> bool {
     )
 }
 
+/// Paragraphs of the text under `root`, appended to `out`.
 pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
+    emit_marked(dom, st, root, out, &mut Vec::new());
+}
+
+/// [`emit`], also marking in `labels` (one entry per paragraph appended)
+/// which paragraphs are short subheadings.
+pub(super) fn emit_marked(
+    dom: &Dom,
+    st: &Stats,
+    root: NodeId,
+    out: &mut Vec<String>,
+    labels: &mut Vec<bool>,
+) {
     let mut cur = String::new();
-    let flush = |cur: &mut String, out: &mut Vec<String>| {
+    let mut flush = |cur: &mut String, out: &mut Vec<String>, label: bool| {
         let t = cur.trim();
         if !t.is_empty() && !is_boilerplate(t) {
             out.push(t.to_string());
+            labels.push(label);
         }
         cur.clear();
     };
@@ -185,7 +199,9 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
         let block = dom.is_element(id) && BLOCK_TAGS.contains(&tag);
         if !enter {
             if block {
-                flush(&mut cur, out);
+                let label =
+                    matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
+                flush(&mut cur, out, label);
             }
             continue;
         }
@@ -199,11 +215,11 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
                     continue;
                 }
                 if tag == "br" || tag == "hr" {
-                    flush(&mut cur, out);
+                    flush(&mut cur, out, false);
                     continue;
                 }
                 if block {
-                    flush(&mut cur, out);
+                    flush(&mut cur, out, false);
                 }
                 stack.push((id, false));
                 let children: Vec<NodeId> = dom.children(id).collect();
@@ -214,7 +230,7 @@ pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
             Kind::Other => {}
         }
     }
-    flush(&mut cur, out);
+    flush(&mut cur, out, false);
 }
 
 /// Characters that only hint at line breaking or byte order: soft hyphens,

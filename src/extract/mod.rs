@@ -465,6 +465,19 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_subheading_that_ends_the_text_is_dropped() {
+        let html = format!(
+            r#"<html><body><article><div class="body">{}<h2>What comes next</h2>{}<h3>The harbour in pictures</h3></div><div class="related"><ul><li><a href="/a">Another story</a></li><li><a href="/b">And one more</a></li></ul></div></article></body></html>"#,
+            PROSE.repeat(3),
+            PROSE.replace("researchers", "engineers")
+        );
+        let p = page(&html);
+        assert!(p.text.contains("What comes next"), "{}", p.text);
+        assert!(p.text.ends_with("for themselves."), "{}", p.text);
+        assert!(!p.text.contains("harbour"), "{}", p.text);
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

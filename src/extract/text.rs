@@ -23,7 +23,7 @@ use regex::Regex;
 
 use super::cards::CardStats;
 use super::dom::{Dom, Kind, NodeId};
-use super::emit::emit;
+use super::emit::{emit, emit_marked};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -488,6 +488,7 @@ fn select(
         Some(p) if top != body => dom.children(p).collect(),
         _ => vec![top],
     };
+    let mut labels = Vec::new();
     for s in siblings {
         if st.pruned[s] {
             continue;
@@ -507,8 +508,14 @@ fn select(
                 (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(s).contains(". "))
             });
         if keep {
-            emit(dom, st, s, &mut out.paragraphs);
+            emit_marked(dom, st, s, &mut out.paragraphs, &mut labels);
         }
+    }
+    // A subheading that ends the text introduces something left out (a
+    // "Related topics" label over a pruned list).
+    while labels.last() == Some(&true) && out.paragraphs.len() > 1 {
+        labels.pop();
+        out.paragraphs.pop();
     }
     if let Some(lead) = super::lead::lead_before(dom, st, top, body)
         && !out.paragraphs.iter().any(|p| p.contains(&lead))

@@ -47,7 +47,8 @@ pub struct Cuts {
 pub struct FileStats {
     pub rows: u64,
     pub row_groups: u64,
-    /// Size of the Arrow buffers written (the `num_bytes` the card reports).
+    /// Bytes of Arrow data written, used bytes rather than buffer capacity
+    /// (the `num_bytes` and `dataset_size` the card reports).
     pub arrow_bytes: u64,
     pub file_bytes: u64,
     pub years: BTreeMap<Option<i32>, u64>,
@@ -401,7 +402,13 @@ impl<'a> Worker<'a> {
             stats.arrow_bytes += batch
                 .columns()
                 .iter()
-                .map(|c| c.get_buffer_memory_size() as u64)
+                .map(|c| {
+                    // The bytes the rows use, as `datasets` counts them, not
+                    // the builders' rounded-up capacity.
+                    c.to_data()
+                        .get_slice_memory_size()
+                        .unwrap_or_else(|_| c.get_buffer_memory_size()) as u64
+                })
                 .sum::<u64>();
             write_batch(&input.schema, &mut writers, &batch).map_err(|e| pq_err(path, e))?;
         }

@@ -80,6 +80,21 @@ fn card_and_files_load_in_python() {
          assert t.column('id').to_pylist() == list(range(1, 21))\n",
         &[&s.files[0]],
     );
+    // `dataset_size` is the bytes the rows take in Arrow, as `datasets`
+    // counts them: pyarrow's `nbytes` of the table read back.
+    let size: u64 = card
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("dataset_size: "))
+        .and_then(|v| v.parse().ok())
+        .expect("dataset_size in the card");
+    python(
+        "pyarrow",
+        &format!(
+            "import sys\nimport pyarrow.parquet as pq\nn = pq.read_table(sys.argv[1]).nbytes\n\
+             assert abs(n - {size}) <= n * 0.02, (n, {size})\n"
+        ),
+        &[&s.files[0]],
+    );
 }
 
 #[test]

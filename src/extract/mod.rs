@@ -478,6 +478,27 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_story_split_into_wrapped_parts_is_kept_whole() {
+        let part = |n: &str, k: usize| {
+            format!(
+                r#"<div class="blah"><div class="inner"><section class="part">{}</section></div><div class="slot"></div></div>"#,
+                PROSE.replace("researchers", n).repeat(k)
+            )
+        };
+        let html = format!(
+            r#"<html><body><article><div class="container">{}{}{}</div></article><div class="rail"><p>Sign up, read more, follow us, share this, and so on.</p></div></body></html>"#,
+            part("first team", 8),
+            part("second team", 3),
+            part("third team", 3)
+        );
+        let p = page(&html);
+        for n in ["first team", "second team", "third team"] {
+            assert!(p.text.contains(n), "{n}: {}", p.text);
+        }
+        assert!(!p.text.contains("Sign up"), "{}", p.text);
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

@@ -482,26 +482,39 @@ fn select(
     }
     let top_score = score[top];
     let threshold = (top_score * 0.2).max(10.0);
-    let top_class = dom.attr(top, "class").unwrap_or("");
-    let parent = dom.nodes[top].parent.filter(|&p| p != 0);
+    // Siblings are looked for beside the outermost wrapper that holds only
+    // the container: a story split into parts, each in its own wrapper.
+    let mut outer = top;
+    while let Some(p) = dom.nodes[outer]
+        .parent
+        .filter(|&p| p != 0 && p != body && outer != body)
+        && only_child(dom, st, p, outer)
+    {
+        outer = p;
+    }
+    let top_class = dom.attr(outer, "class").unwrap_or("");
+    let parent = dom.nodes[outer].parent.filter(|&p| p != 0);
     let siblings: Vec<NodeId> = match parent {
-        Some(p) if top != body => dom.children(p).collect(),
-        _ => vec![top],
+        Some(p) if outer != body => dom.children(p).collect(),
+        _ => vec![outer],
     };
     let mut labels = Vec::new();
     for s in siblings {
         if st.pruned[s] {
             continue;
         }
-        let keep = s == top
-            || (initialised[s]
-                && score[s]
-                    + if !top_class.is_empty() && dom.attr(s, "class") == Some(top_class) {
-                        top_score * 0.2
-                    } else {
-                        0.0
-                    }
-                    >= threshold)
+        if s == outer {
+            emit_marked(dom, st, top, &mut out.paragraphs, &mut labels);
+            continue;
+        }
+        let keep = (initialised[s]
+            && score[s]
+                + if !top_class.is_empty() && dom.attr(s, "class") == Some(top_class) {
+                    top_score * 0.2
+                } else {
+                    0.0
+                }
+                >= threshold)
             || (dom.tag(s) == "p" && {
                 let ld = link_density(st, s);
                 let len = st.text[s];
@@ -533,6 +546,18 @@ fn select(
         }
     }
     out
+}
+
+/// Is `child` the only child of `parent` with text or an element kept?
+fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
+    dom.children(parent).all(|c| {
+        c == child
+            || match &dom.nodes[c].kind {
+                Kind::Text(t) => t.trim().is_empty(),
+                Kind::Element => st.pruned[c] || st.text[c] == 0,
+                _ => true,
+            }
+    })
 }
 
 /// Is `a` an ancestor of (or equal to) `b`?

@@ -540,6 +540,8 @@ fn link_key(u: &str) -> &str {
 
 /// Ancestors of a link to the page in which [`self_link_date`] reads a date.
 const SELF_LINK_LEVELS: usize = 3;
+/// Links to the page itself that [`self_link_date`] looks beside.
+const MAX_SELF_LINKS: usize = 8;
 
 /// The date written beside a link to the page itself: a list of recent
 /// posts that includes this one dates it.
@@ -560,10 +562,11 @@ fn self_link_date(dom: &Dom, url: &str, ok: &dyn Fn(NaiveDate) -> bool) -> Optio
     (0..dom.nodes.len())
         .filter(|&id| dom.is_element(id) && dom.tag(id) == "a")
         .filter(|&id| dom.attr(id, "href").is_some_and(is_self))
+        .take(MAX_SELF_LINKS)
         .find_map(|a| {
             dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
-                let text = dom.text(up);
-                (text.len() < 300 && !super::datetext::is_range(&text))
+                let text = dom.text_within(up, 300)?;
+                (!super::datetext::is_range(&text))
                     .then(|| parse_labelled(&text).filter(|&d| ok(d)))
                     .flatten()
             })

@@ -137,6 +137,22 @@ impl Dom {
         out
     }
 
+    /// [`Dom::text`], or `None` as soon as it would exceed `max` bytes (so
+    /// that probing many large ancestors stays cheap).
+    pub fn text_within(&self, id: NodeId, max: usize) -> Option<String> {
+        let mut out = String::new();
+        let nodes = std::iter::once(id).chain(self.descendants(id));
+        for d in nodes {
+            if let Kind::Text(t) = &self.nodes[d].kind {
+                if out.len() + t.len() > max {
+                    return None;
+                }
+                out.push_str(t);
+            }
+        }
+        Some(out)
+    }
+
     /// First element with this tag name anywhere in the document.
     pub fn find(&self, tag: &str) -> Option<NodeId> {
         self.descendants(0)

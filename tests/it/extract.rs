@@ -201,12 +201,23 @@ fn hostile_inputs_give_a_result() {
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     let invalid = b"<html><body><p>caf\xe9 \xff\xfe\xc3\x28 ok</p></body></html>".to_vec();
+    // Links to the page itself are read beside for a date: many of them in
+    // one large undated block must not make that quadratic.
+    let self_links = format!(
+        r#"<html><head><link rel="canonical" href="https://a.test/p/"></head><body><div>{}</div></body></html>"#,
+        format!(
+            r#"<a href="https://a.test/p/">again</a>{}"#,
+            paragraph("Loop.")
+        )
+        .repeat(20_000)
+    );
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("deep", deep.into_bytes()),
         ("inline", inline.into_bytes()),
         ("big", big.into_bytes()),
         ("binary", binary),
         ("invalid", invalid),
+        ("self_links", self_links.into_bytes()),
         ("empty", Vec::new()),
     ];
     for (name, bytes) in cases {

@@ -196,6 +196,11 @@ fn month(word: &str) -> Option<u32> {
 
 /// The first human-written date in `text`.
 pub fn parse_text(text: &str) -> Option<NaiveDate> {
+    first_date(text).map(|(_, d)| d)
+}
+
+/// The first human-written date in `text` and the byte offset it starts at.
+pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
     let mut best: Option<(usize, NaiveDate)> = None;
     let mut consider = |pos: usize, d: Option<NaiveDate>| {
         if let Some(d) = d
@@ -249,9 +254,10 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
     {
         let yy: i32 = c[3].parse().ok()?;
         let y = if yy >= 95 { 1900 + yy } else { 2000 + yy };
-        return NaiveDate::from_ymd_opt(y, c[2].parse().ok()?, c[1].parse().ok()?);
+        let d = NaiveDate::from_ymd_opt(y, c[2].parse().ok()?, c[1].parse().ok()?)?;
+        return Some((c.get(1).map_or(0, |m| m.start()), d));
     }
-    best.map(|(_, d)| d)
+    best
 }
 
 /// A label naming the publication date ("Erschienen am:", "Published on").

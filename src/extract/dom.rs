@@ -153,6 +153,26 @@ impl Dom {
         Some(out)
     }
 
+    /// [`Dom::text_within`] with a space wherever an element starts, so that
+    /// words in separate elements (`<span>Author</span><a>Jane Doe</a>`) stay
+    /// apart; runs of white space are left for the caller to collapse.
+    pub fn spaced_text_within(&self, id: NodeId, max: usize) -> Option<String> {
+        let mut out = String::new();
+        for d in std::iter::once(id).chain(self.descendants(id)) {
+            match &self.nodes[d].kind {
+                Kind::Text(t) => {
+                    if out.len() + t.len() > max {
+                        return None;
+                    }
+                    out.push_str(t);
+                }
+                Kind::Element if !out.is_empty() => out.push(' '),
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
     /// First element with this tag name anywhere in the document.
     pub fn find(&self, tag: &str) -> Option<NodeId> {
         self.descendants(0)

@@ -11,6 +11,7 @@
 //! Nothing here does I/O except [`run_files`], and nothing recurses on the
 //! tree, so deep or hostile pages cannot overflow the stack.
 
+mod byline;
 mod cards;
 pub mod charset;
 mod cli;
@@ -117,7 +118,7 @@ pub fn extract(
         .or_else(|| m.get(&["og:url"]).map(str::to_string));
     let (date, date_source) = date::find(&dom, &m, page_url.as_deref(), content.root, &text, today);
     let lang = lang::detect(&text, m.html_lang.as_deref());
-    let byline = byline(&dom, &m);
+    let byline = byline::find(&dom, &m);
 
     let article_signal = article_signal(&m, date_source, page_url.as_deref());
     let prose_ratio = prose_ratio(&paragraphs);
@@ -258,45 +259,6 @@ fn prose_ratio(paragraphs: &[String]) -> f64 {
         .map(|p| p.chars().count())
         .sum();
     prose as f64 / total as f64
-}
-
-/// The author line: JSON-LD author, `<meta name=author>`, a `rel=author` link.
-fn byline(dom: &dom::Dom, m: &meta::Meta) -> Option<String> {
-    let from_jsonld = m.article_field("author");
-    let from_meta = || {
-        m.get(&[
-            "author",
-            "article:author",
-            "parsely-author",
-            "sailthru.author",
-            "dc.creator",
-        ])
-        .filter(|a| !a.starts_with("http"))
-        .map(str::to_string)
-    };
-    let from_link = || m.author_links.first().cloned();
-    let from_class = || {
-        dom.descendants(0)
-            .filter(|&id| dom.is_element(id))
-            .find(|&id| {
-                let c = dom.attr(id, "class").unwrap_or("").to_ascii_lowercase();
-                c.contains("byline") || c.contains("author-name")
-            })
-            .map(|id| dom.text(id))
-            .filter(|t| meta::clean(t).chars().count() < 100)
-    };
-    let raw = from_jsonld
-        .or_else(from_meta)
-        .or_else(from_link)
-        .or_else(from_class)?;
-    let cleaned = meta::clean(&raw);
-    let cleaned = cleaned
-        .strip_prefix("By ")
-        .or_else(|| cleaned.strip_prefix("by "))
-        .unwrap_or(&cleaned)
-        .trim()
-        .to_string();
-    (!cleaned.is_empty()).then_some(cleaned)
 }
 
 #[cfg(test)]
@@ -496,6 +458,32 @@ mod selection_tests {
             assert!(p.text.contains(n), "{n}: {}", p.text);
         }
         assert!(!p.text.contains("Sign up"), "{}", p.text);
+    }
+
+    #[test]
+    fn the_byline_comes_from_markup_and_leaves_comments_alone() {
+        let html = |author: &str| {
+            format!(
+                r#"<html><body><h1>Story</h1>{author}{}<div class="comments"><span class="comment-author">stephan said</span><p>Nice.</p></div></body></html>"#,
+                PROSE.repeat(3)
+            )
+        };
+        let byline = |a: &str| page(&html(a)).byline;
+        assert_eq!(
+            byline(r#"<div itemprop="author" itemscope><span>Text:</span> <span itemprop="name">Steven Musil</span></div>"#).as_deref(),
+            Some("Steven Musil")
+        );
+        assert_eq!(
+            byline(r#"<p class="date-author">von Janic Cathomen, 01.12.2021</p>"#).as_deref(),
+            Some("Janic Cathomen")
+        );
+        assert_eq!(
+            byline(r#"<div class="byline"><span>Author</span><a href="/a">Andreas Kalt</a></div>"#)
+                .as_deref(),
+            Some("Andreas Kalt")
+        );
+        // No byline of its own: a commenter is not the author.
+        assert_eq!(byline(""), None);
     }
 
     #[test]

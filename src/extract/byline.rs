@@ -1,0 +1,234 @@
+//! The author line of a page: who wrote it, as a plain name list.
+//!
+//! Sources, first found wins: the article's JSON-LD `author`; author
+//! `<meta>` names; an element marked `itemprop="author"`; `rel="author"`
+//! links; an element whose class or id names a byline or author. Each
+//! candidate is cleaned of what surrounds names on pages ("By", "von",
+//! "Par", the date after the name, a handle or a source after a bar), and a
+//! candidate that is empty or too long after cleaning gives way to the next.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::dom::{Dom, NodeId};
+use super::meta::{self, Meta};
+
+/// Author meta names, most specific first.
+const AUTHOR_METAS: &[&str] = &[
+    "author",
+    "article:author",
+    "article:author_name",
+    "author_name",
+    "parsely-author",
+    "sailthru.author",
+    "byl",
+    "dc.creator",
+    "dcterms.creator",
+];
+
+/// Longest byline kept, in characters.
+const MAX_CHARS: usize = 100;
+/// Elements of a class-named byline read (so a page of many bylines stays cheap).
+const MAX_CLASSED: usize = 16;
+
+/// Words that introduce a name: "By", "von", "Par", "View all posts by",
+/// "Eingestellt von", or a short label and a colon ("Text und Interview:").
+static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:(?:view all )?posts?|posted|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
+    )
+    .expect("static regex")
+});
+
+/// What follows the names: a separator, a handle, a line break, or "am"
+/// and a day ("lupa am 26/10/13", "Isabella am Samstag").
+static TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+(?:\d|\p{Lu}))")
+        .expect("static regex")
+});
+
+/// Connecting words left at the end once a date is cut ("am", "on", "le").
+static DANGLING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:[\s,;:–—-]+(?:am|on|le|el|il|at|um|den|the)?)+$").expect("static regex")
+});
+
+/// Lines that are labels, not names ("Post author", "Follow", "Last updated").
+static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:post author|author|autor|follow|folgen|datum|date|name\s*\*?|share|teilen)$|\b(?:updated|aktualisiert|published|publiziert|veröffentlicht|said|schrieb|wrote)\b",
+    )
+    .expect("static regex")
+});
+
+/// The page's byline, cleaned, if any source gives one.
+pub fn find(dom: &Dom, m: &Meta) -> Option<String> {
+    if let Some(b) = m.article_field("author").and_then(|a| clean(&a)) {
+        return Some(b);
+    }
+    let metas = AUTHOR_METAS.iter().filter_map(|k| {
+        m.get(&[k])
+            .filter(|a| !a.starts_with("http") && !a.starts_with('@'))
+            .and_then(clean)
+    });
+    if let Some(b) = metas.into_iter().next() {
+        return Some(b);
+    }
+    if let Some(b) = itemprop_author(dom) {
+        return Some(b);
+    }
+    if let Some(b) = m.author_links.iter().find_map(|a| clean(a)) {
+        return Some(b);
+    }
+    dom.descendants(0)
+        .filter(|&id| dom.is_element(id) && classed(dom, id))
+        .take(MAX_CLASSED)
+        .filter(|&id| !in_comments(dom, id))
+        .find_map(|id| {
+            dom.spaced_text_within(id, 4 * MAX_CHARS)
+                .and_then(|t| clean(&t))
+        })
+}
+
+/// The name inside the first `itemprop="author"` element.
+fn itemprop_author(dom: &Dom) -> Option<String> {
+    let author = dom
+        .descendants(0)
+        .find(|&id| dom.is_element(id) && dom.attr(id, "itemprop") == Some("author"))?;
+    let named = dom
+        .descendants(author)
+        .find(|&id| dom.is_element(id) && dom.attr(id, "itemprop") == Some("name"));
+    if let Some(n) = named {
+        let name = dom
+            .attr(n, "content")
+            .map(str::to_string)
+            .or_else(|| dom.spaced_text_within(n, 4 * MAX_CHARS));
+        if let Some(b) = name.and_then(|t| clean(&t)) {
+            return Some(b);
+        }
+    }
+    dom.spaced_text_within(author, 4 * MAX_CHARS)
+        .and_then(|t| clean(&t))
+}
+
+/// Does the element's class or id name a byline or an author (and not an
+/// author's biography box)?
+fn classed(dom: &Dom, id: NodeId) -> bool {
+    let ci = format!(
+        "{} {}",
+        dom.attr(id, "class").unwrap_or(""),
+        dom.attr(id, "id").unwrap_or("")
+    )
+    .to_ascii_lowercase();
+    (ci.contains("byline") || ci.contains("author") || ci.contains("autor"))
+        && !ci.contains("bio")
+        && !ci.contains("about")
+        && !ci.contains("avatar")
+}
+
+/// Is the element inside a comment thread or form (whose authors are not
+/// the page's)?
+fn in_comments(dom: &Dom, id: NodeId) -> bool {
+    dom.ancestors(id).any(|a| {
+        let ci = format!(
+            "{} {}",
+            dom.attr(a, "class").unwrap_or(""),
+            dom.attr(a, "id").unwrap_or("")
+        )
+        .to_ascii_lowercase();
+        ci.contains("comment")
+            || ci.contains("respond")
+            || ci.contains("reply")
+            || dom.tag(a) == "form"
+    })
+}
+
+/// A candidate reduced to its names, or `None` when nothing name-like is left.
+fn clean(raw: &str) -> Option<String> {
+    // Lines are kept apart until the tail is cut: a name often ends its line.
+    let lines: Vec<String> = raw
+        .lines()
+        .map(meta::clean)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut s = lines.join("\n");
+    for _ in 0..2 {
+        let rest = LEAD.find(&s).map(|m| s[m.end()..].to_string());
+        match rest {
+            Some(r) if r.len() < s.len() => s = r,
+            _ => break,
+        }
+    }
+    if let Some(m) = TAIL.find(&s)
+        && m.start() > 0
+    {
+        s.truncate(m.start());
+    }
+    if let Some((at, _)) = super::datetext::first_date(&s)
+        && at > 0
+    {
+        s.truncate(at);
+    }
+    let s = DANGLING.replace(&s, "");
+    let s = meta::clean(&s);
+    let ok = !s.is_empty()
+        && !NOT_A_NAME.is_match(&s)
+        && s.chars().count() <= MAX_CHARS
+        && s.chars().any(char::is_alphabetic)
+        && super::datetext::first_date(&s).is_none();
+    ok.then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn bylines_are_reduced_to_names() {
+        let table = [
+            ("By Erin Cunningham", Some("Erin Cunningham")),
+            ("von Redaktion,", Some("Redaktion")),
+            (
+                "VON MORITZ GATHMANN am 21. April 2020",
+                Some("MORITZ GATHMANN"),
+            ),
+            (
+                "Por Williams Perdomo @wperdomod -",
+                Some("Williams Perdomo"),
+            ),
+            ("View all posts by Daniel Lemire", Some("Daniel Lemire")),
+            ("Emily Burack 8 January 2020, 3:51 pm", Some("Emily Burack")),
+            ("James Akinaka • 8h", Some("James Akinaka")),
+            ("Hector Andrade | Agencia UNO", Some("Hector Andrade")),
+            ("Janic Cathomen, 01.12.2021", Some("Janic Cathomen")),
+            ("Autor: Jane Doe", Some("Jane Doe")),
+            ("Jose de la Cruz", Some("Jose de la Cruz")),
+            (
+                "Fiona Bornhöft und Mariam Hofbeck",
+                Some("Fiona Bornhöft und Mariam Hofbeck"),
+            ),
+            ("Dieter Sieckmeyer", Some("Dieter Sieckmeyer")),
+            ("Par\nSébastien Farcis", Some("Sébastien Farcis")),
+            ("Interview: Julia Lauter", Some("Julia Lauter")),
+            ("lupa am 26/10/13, 03:48 pm", Some("lupa")),
+            ("Isabella.DiBiase am Samstag", Some("Isabella.DiBiase")),
+            ("Eingestellt von", None),
+            ("Post author", None),
+            ("Last Updated: January 7, 2025", None),
+            ("stephangoeldi said", None),
+            ("Author Andreas Kalt", Some("Andreas Kalt")),
+            (
+                "Isabel Caro y José Wilson Hace 13 horas",
+                Some("Isabel Caro y José Wilson"),
+            ),
+            ("Houzz Deutschland vor 5 Stunden", Some("Houzz Deutschland")),
+            ("Jane Doe 5 hours ago", Some("Jane Doe")),
+            ("21. April 2020", None),
+            ("By", None),
+            ("", None),
+        ];
+        for (raw, want) in table {
+            assert_eq!(clean(raw).as_deref(), want, "{raw}");
+        }
+    }
+}

@@ -489,6 +489,10 @@ fn select(
         .parent
         .filter(|&p| p != 0 && p != body && outer != body)
         && only_child(dom, st, p, outer)
+        // An `<article>` is a whole story: its siblings are other stories.
+        && dom.tag(outer) != "article"
+        // Nor out of the story block the headline chose.
+        && confine.is_none_or(|t| is_ancestor(dom, t, p))
     {
         outer = p;
     }

@@ -487,6 +487,36 @@ mod selection_tests {
     }
 
     #[test]
+    fn a_blogs_masthead_heading_is_not_the_headline() {
+        let html = |title: &str, og: &str| {
+            format!(
+                r#"<html><head><title>{title}</title>{og}</head><body><header><h1 class="site-title"><a href="https://blog.test/">Nur mein Standpunkt</a></h1></header><article><h1 class="entry-title">Blogposting of the week</h1>{}</article></body></html>"#,
+                PROSE.repeat(3)
+            )
+        };
+        let t = |title: &str, og: &str| page(&html(title, og)).title;
+        let want = Some("Blogposting of the week".to_string());
+        assert_eq!(t("Blogposting of the week – Nur mein Standpunkt", ""), want);
+        assert_eq!(
+            t(
+                "Nur mein Standpunkt",
+                r#"<meta property="og:title" content="Blogposting of the week">"#
+            ),
+            want
+        );
+        // Without the post's own heading, the title names the post, not the blog.
+        let html = html(
+            "Nur mein Standpunkt » Blog Archive » Blogposting of the week",
+            "",
+        )
+        .replace(
+            r#"<h1 class="entry-title">Blogposting of the week</h1>"#,
+            "",
+        );
+        assert_eq!(page(&html).title, want);
+    }
+
+    #[test]
     fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
         let html = format!(
             r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

@@ -27,19 +27,29 @@ fn contains_tokens(outer: &str, inner: &str) -> bool {
     !i.is_empty() && o.windows(i.len()).any(|w| w == i.as_slice())
 }
 
-/// Cut a site name off a title: keep the longest part between separators
-/// when it is a real headline (at least three words).
-pub fn strip_site(title: &str, site: Option<&str>) -> String {
+/// `title` without the site name `site` at either end, when it is there.
+fn cut_site(title: &str, site: Option<&str>) -> String {
     let t = clean(title);
     if let Some(site) = site.map(clean).filter(|s| !s.is_empty()) {
         for sep in SEPARATORS {
-            if let Some(head) = t.strip_suffix(&format!("{sep}{site}")) {
-                return head.trim().to_string();
-            }
-            if let Some(head) = t.strip_prefix(&format!("{site}{sep}")) {
+            if let Some(head) = t
+                .strip_suffix(&format!("{sep}{site}"))
+                .or_else(|| t.strip_prefix(&format!("{site}{sep}")))
+            {
                 return head.trim().to_string();
             }
         }
+    }
+    t
+}
+
+/// Cut a site name off a title: keep the longest part between separators
+/// when it is a real headline (at least three words).
+pub fn strip_site(title: &str, site: Option<&str>) -> String {
+    let t = cut_site(title, site);
+    if t != clean(title) {
+        // WordPress's default "Site » Blog Archive » Post".
+        return cut_site(&t, Some("Blog Archive"));
     }
     for sep in SEPARATORS {
         if t.contains(sep) {
@@ -54,9 +64,45 @@ pub fn strip_site(title: &str, site: Option<&str>) -> String {
     t
 }
 
+/// Is the heading a link to the site's home page (`<h1><a href="/">Blog
+/// name</a></h1>`), the masthead rather than a headline?
+fn links_home(dom: &Dom, id: NodeId) -> bool {
+    let text = clean(&dom.text(id));
+    !text.is_empty()
+        && dom.descendants(id).any(|a| {
+            dom.is_element(a)
+                && dom.tag(a) == "a"
+                && dom.attr(a, "href").is_some_and(is_home)
+                && clean(&dom.text(a)) == text
+        })
+}
+
+/// Does `href` point at a site's root (`/`, `https://host/`, `/index.html`)?
+fn is_home(href: &str) -> bool {
+    let h = href.trim();
+    if h.is_empty() || h.starts_with(['#', '?']) {
+        return false;
+    }
+    let path = match h.find("://") {
+        Some(i) => h[i + 3..].find('/').map_or("", |j| &h[i + 3 + j..]),
+        None if h.starts_with("//") => h[2..].find('/').map_or("", |j| &h[2 + j..]),
+        None => h,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    matches!(path, "" | "/" | "./") || path.trim_start_matches('/').starts_with("index.")
+}
+
 /// Choose the title. `root` is the main content container, if known.
 pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
-    let site = m.get(&["og:site_name", "application-name"]);
+    // The blog's name in a masthead heading linked to the home page names
+    // the site when no metadata does.
+    let masthead =
+        m.h1.iter()
+            .find(|(id, _)| links_home(dom, *id))
+            .map(|(_, t)| clean(t));
+    let site = m
+        .get(&["og:site_name", "application-name"])
+        .or(masthead.as_deref());
     let headline = m
         .article_field("headline")
         .map(|h| clean(&h))
@@ -73,7 +119,10 @@ pub fn choose(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
     // (not a section label such as "Opinion" or the blog's name).
     if let Some(h1) = &h1
         && metas.iter().any(|t| {
-            contains_tokens(t, h1) && 2 * tokens(h1).len() >= tokens(&strip_site(t, site)).len()
+            // Found in the title once a known site name is cut off (the
+            // blog's name in a masthead `<h1>` is not the headline).
+            contains_tokens(&cut_site(t, site), h1)
+                && 2 * tokens(h1).len() >= tokens(&strip_site(t, site)).len()
         })
     {
         return Some(h1.clone());
@@ -127,7 +176,7 @@ fn main_h1(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
     let texts: Vec<(NodeId, String)> =
         m.h1.iter()
             .map(|(id, t)| (*id, clean(t)))
-            .filter(|(_, t)| !t.is_empty() && t.chars().count() < 300)
+            .filter(|(id, t)| !t.is_empty() && t.chars().count() < 300 && !links_home(dom, *id))
             .collect();
     if texts.len() <= 1 {
         return texts.into_iter().next().map(|(_, t)| t);
@@ -181,6 +230,22 @@ mod tests {
         ];
         for (t, site, want) in table {
             assert_eq!(strip_site(t, site), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn home_links_are_told_apart() {
+        for (href, want) in [
+            ("/", true),
+            ("https://blog.test/", true),
+            ("https://blog.test", true),
+            ("//blog.test/index.html", true),
+            ("./", true),
+            ("/2020/01/post/", false),
+            ("https://blog.test/about", false),
+            ("#top", false),
+        ] {
+            assert_eq!(is_home(href), want, "{href}");
         }
     }
 }

@@ -3,7 +3,9 @@
 //! Candidates: the main `<h1>`, JSON-LD `headline`, `og:title` /
 //! `twitter:title`, and `<title>`. An `<h1>` that the metadata titles agree
 //! with wins (it is the bare headline); otherwise the metadata title with the
-//! site name cut off (`Headline | Site`, `Headline - Site`).
+//! site name cut off (`Headline | Site`, `Headline - Site`). An `<h1>` that
+//! only links to the home page is the blog's masthead: it names the site
+//! (when no `og:site_name` does) and is never the headline.
 
 use super::dom::{Dom, NodeId};
 use super::meta::{Meta, clean};

@@ -44,13 +44,13 @@ static LEAD: LazyLock<Regex> = LazyLock::new(|| {
 /// What follows the names: a separator, a handle, a line break, or "am"
 /// and a day ("lupa am 26/10/13", "Isabella am Samstag").
 static TAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+(?:\d|\p{Lu}))")
+    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+\d|\s+am\s+\p{Lu})")
         .expect("static regex")
 });
 
 /// Connecting words left at the end once a date is cut ("am", "on", "le").
 static DANGLING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[\s,;:–—-]+(?:am|on|le|el|il|at|um|den|the)?)+$").expect("static regex")
+    Regex::new(r"(?i)(?:[\s,;:–—-]+(?:am|on|le|at|um|the)?)+$").expect("static regex")
 });
 
 /// Lines that are labels, not names ("Post author", "Follow", "Last updated").
@@ -203,6 +203,9 @@ mod tests {
             ("Janic Cathomen, 01.12.2021", Some("Janic Cathomen")),
             ("Autor: Jane Doe", Some("Jane Doe")),
             ("Jose de la Cruz", Some("Jose de la Cruz")),
+            ("Mohamed el Baradei", Some("Mohamed el Baradei")),
+            ("Marine Le Pen", Some("Marine Le Pen")),
+            ("Ahmed el", Some("Ahmed el")),
             (
                 "Fiona Bornhöft und Mariam Hofbeck",
                 Some("Fiona Bornhöft und Mariam Hofbeck"),

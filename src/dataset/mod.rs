@@ -2,13 +2,13 @@
 //!
 //! Two passes, so memory stays bounded whatever the size of the data:
 //!
-//! 1. [`scan`] reads every shard (in parallel over shards), counts broken input,
+//! 1. `scan` reads every shard (in parallel over shards), counts broken input,
 //!    and keeps about 80 bytes per good record: id, where its line is, its URL,
 //!    canonical-URL and text keys, and the relevance verdict.
-//! 2. [`dedup`] picks survivors (lowest id wins; see its docs for the rule) in
+//! 2. `dedup` picks survivors (lowest id wins; see its docs for the rule) in
 //!    id order; [`write`] re-reads just those lines frame by frame and writes
 //!    `out/data/train-0000i-of-0000N.parquet` (each via `.tmp` and a rename),
-//!    every row group a task for a pool of worker threads, then [`card`]
+//!    every row group a task for a pool of worker threads, then `card`
 //!    writes `out/README.md`.
 //!
 //! The data files depend only on the shards and config: fixed row order, fixed

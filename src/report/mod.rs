@@ -1,6 +1,6 @@
-//! What the crawl did and is doing: `scraper stats` ([`stats`], rendered by
+//! What the crawl did and is doing: `scraper stats` ([`mod@stats`], rendered by
 //! [`text`]), the last run's summary ([`run`]), the live dashboard
-//! ([`dashboard`], fed by [`log`] and folded by [`live`]) and the crawl's
+//! ([`mod@dashboard`], fed by [`log`] and folded by [`live`]) and the crawl's
 //! progress display ([`progress`]).
 //!
 //! Everything here only reads `data/`; nothing writes to it.

@@ -252,7 +252,7 @@ pub struct CompactReport {
 }
 
 /// Merge every seen file into `state/seen/compact-<stamp>-<k>.bin` files
-/// (sorted by hash, one record per URL, at most [`COMPACT_CHUNK`] records
+/// (sorted by hash, one record per URL, at most `COMPACT_CHUNK` records
 /// each, covering consecutive hash ranges, each written atomically), then
 /// delete the files merged. The caller holds the run lock. Loading gives the
 /// same set before and after. A crash part-way leaves new and old files side

@@ -38,6 +38,11 @@ use regex::Regex;
 use super::dom::{Dom, NodeId};
 use super::meta::{self, Meta};
 
+mod visible;
+use visible::{
+    byline_date, byline_dates, in_chrome_outside_article, scan_text, self_link_date, text_date,
+};
+
 /// Meta keys for `published_time`.
 const PUBLISHED: &[&str] = &[
     "article:published_time",
@@ -105,15 +110,6 @@ static URL_DATE_COMPACT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static YEAR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?-u:\b)(199[5-9]|20[0-9]{2})(?-u:\b)").expect("static regex"));
-static CHROME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
-        .expect("static regex")
-});
-static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"date|time|byline|posted|publish|submitted|meta|dateline|datum|fecha|data|info|author|stamp")
-        .expect("static regex")
-});
-
 /// The chosen date and its source.
 pub fn find(
     dom: &Dom,
@@ -275,170 +271,6 @@ fn is_utc(raw: &str) -> bool {
     r.len() > 10 && (r.ends_with('Z') || r.ends_with("+00:00") || r.ends_with("+0000"))
 }
 
-/// Is the element itself chrome: a navigation, footer or sidebar landmark,
-/// or a class naming one (page-wide classes on `body` and the like aside)?
-fn is_chrome(dom: &Dom, id: NodeId) -> bool {
-    match dom.tag(id) {
-        "nav" | "footer" | "aside" | "menu" => true,
-        "html" | "body" | "main" | "article" => false,
-        _ => dom
-            .attr(id, "class")
-            .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
-    }
-}
-
-/// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
-fn in_chrome(dom: &Dom, id: NodeId) -> bool {
-    chrome_above(dom, id, false)
-}
-
-/// [`in_chrome`], except that an `aside` within an `article` is not chrome:
-/// it is that article's own box (its meta data, say).
-fn in_chrome_outside_article(dom: &Dom, id: NodeId) -> bool {
-    chrome_above(dom, id, true)
-}
-
-fn chrome_above(dom: &Dom, id: NodeId, article_asides: bool) -> bool {
-    // Page-wide classes (`<body class="one-sidebar">`) say nothing about
-    // one element, so `is_chrome` ignores them.
-    let within_article = |c: NodeId| dom.ancestors(c).any(|u| dom.tag(u) == "article");
-    dom.ancestors(id).any(|c| {
-        is_chrome(dom, c) && !(article_asides && dom.tag(c) == "aside" && within_article(c))
-    })
-}
-
-/// The first full date written in the page text after the main heading
-/// (or from the content's container), outside chrome.
-fn text_date(
-    dom: &Dom,
-    m: &Meta,
-    root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
-    let body = dom.find("body").unwrap_or(0);
-    let start =
-        m.h1.first()
-            .map(|h| h.0)
-            .or_else(|| root.and_then(|r| dom.nodes[r].parent))
-            .unwrap_or(body);
-    if let Some(d) = scan_text(dom, body, start, 6_000, true, ok) {
-        return Some(d);
-    }
-    if start == body {
-        return None;
-    }
-    // Nothing after the heading: the nearest date just above it (a box
-    // header) rather than the first on the page (a clock in the masthead).
-    nearest_before(dom, body, start, ok).or_else(|| scan_text(dom, body, body, 60_000, true, ok))
-}
-
-/// Text bytes above the heading in which [`nearest_before`] looks.
-const ABOVE_REACH: usize = 1_500;
-
-/// The last written date outside chrome within [`ABOVE_REACH`] bytes of text
-/// before `start`.
-fn nearest_before(
-    dom: &Dom,
-    body: NodeId,
-    start: NodeId,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
-    let mut seen = 0usize;
-    let mut last: Option<(NaiveDate, usize)> = None;
-    let mut it = dom.descendants(body);
-    while let Some(id) = it.next() {
-        if id == start {
-            break;
-        }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
-            it.skip_children_of(id);
-            continue;
-        }
-        if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
-            let t = t.trim();
-            seen += t.len();
-            if t.len() < 300
-                && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
-                && !super::datetext::is_range(t)
-                && !is_change_label(t)
-                && !in_chrome(dom, id)
-            {
-                last = Some((d, seen));
-            }
-        }
-    }
-    last.filter(|&(_, at)| seen - at <= ABOVE_REACH)
-        .map(|(d, _)| d)
-}
-
-/// The first written date in text nodes from `start` on, within `limit` bytes of text.
-fn scan_text(
-    dom: &Dom,
-    body: NodeId,
-    start: NodeId,
-    limit: usize,
-    skip_chrome: bool,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
-    let mut started = start == body;
-    let mut seen = 0usize;
-    // A date labelled as a change is kept only in case no other follows
-    // within a few lines.
-    let mut changed: Option<(NaiveDate, usize)> = None;
-    let mut it = dom.descendants(body);
-    while let Some(id) = it.next() {
-        if id == start {
-            started = true;
-        }
-        if !started {
-            continue;
-        }
-        if skip_chrome && dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
-            it.skip_children_of(id);
-            continue;
-        }
-        if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
-            seen += t.len();
-            // A long text node may still open with a dateline.
-            let probe = if t.len() < 300 {
-                &t[..]
-            } else {
-                let t = t.trim_start();
-                &t[..t.floor_char_boundary(DATELINE_CHARS)]
-            };
-            if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
-                && !super::datetext::is_range(probe)
-                && !(skip_chrome && in_chrome(dom, id))
-            {
-                if !is_change_label(probe) {
-                    return Some(d);
-                }
-                changed.get_or_insert((d, seen));
-            }
-            if changed.is_some_and(|(_, at)| seen > at + CHANGE_REACH) || seen > limit {
-                break;
-            }
-        }
-    }
-    changed.map(|(d, _)| d)
-}
-
-/// Text bytes after a change date in which a publication date may follow.
-const CHANGE_REACH: usize = 300;
-
-static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|aggiornato)")
-        .expect("static regex")
-});
-
-/// Does the text label its date as a change rather than the publication?
-fn is_change_label(text: &str) -> bool {
-    CHANGE_LABEL.is_match(text) && !super::datetext::has_published_label(text)
-}
-
-/// How far into a long text node a dateline may start.
-const DATELINE_CHARS: usize = 40;
-
 fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
     d <= today && d.year() >= 1995
 }
@@ -524,128 +356,6 @@ pub fn url_date(url: &str) -> Option<NaiveDate> {
     if let Some(c) = URL_DATE_DAY_FIRST.captures(path) {
         let (d, mo, y) = (c[1].parse().ok()?, c[2].parse().ok()?, c[3].parse().ok()?);
         return NaiveDate::from_ymd_opt(y, mo, d);
-    }
-    None
-}
-
-/// A URL without scheme, `www.`, query, fragment or trailing slash, for
-/// telling whether a link points at the page itself.
-fn link_key(u: &str) -> &str {
-    let u = u.split(['#', '?']).next().unwrap_or(u);
-    let u = u.find("://").map_or(u, |i| &u[i + 3..]);
-    let u = u.strip_prefix("//").unwrap_or(u);
-    let u = u.strip_prefix("www.").unwrap_or(u);
-    u.trim_end_matches('/')
-}
-
-/// Ancestors of a link to the page in which [`self_link_date`] reads a date.
-const SELF_LINK_LEVELS: usize = 3;
-/// Links to the page itself that [`self_link_date`] looks beside.
-const MAX_SELF_LINKS: usize = 8;
-
-/// The date written beside a link to the page itself: a list of recent
-/// posts that includes this one dates it.
-fn self_link_date(dom: &Dom, url: &str, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
-    let key = link_key(url);
-    if key.is_empty() || !url.contains("://") {
-        return None;
-    }
-    // The path, for links written from the root (`/blog/post/`).
-    let path = key.find('/').map_or("", |i| &key[i..]);
-    let is_self = |h: &str| {
-        if h.starts_with("//") || h.contains("://") {
-            link_key(h) == key
-        } else {
-            h.starts_with('/') && !path.is_empty() && link_key(h) == path
-        }
-    };
-    (0..dom.nodes.len())
-        .filter(|&id| dom.is_element(id) && dom.tag(id) == "a")
-        .filter(|&id| dom.attr(id, "href").is_some_and(is_self))
-        .take(MAX_SELF_LINKS)
-        .find_map(|a| {
-            dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
-                let text = dom.text_within(up, 300)?;
-                (!super::datetext::is_range(&text))
-                    .then(|| parse_labelled(&text).filter(|&d| ok(d)))
-                    .flatten()
-            })
-        })
-}
-
-/// Most byline-like elements [`byline_dates`] reads.
-const MAX_BYLINES: usize = 64;
-
-/// Every written date in the page's byline-like elements, in page order.
-fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<NaiveDate> {
-    let mut out = Vec::new();
-    let mut seen = 0;
-    let mut it = dom.descendants(0);
-    while let Some(id) = it.next() {
-        if seen >= MAX_BYLINES {
-            break;
-        }
-        if !dom.is_element(id) || !date_classed(dom, id) {
-            continue;
-        }
-        let text = dom.text(id);
-        if text.len() > 400 {
-            continue;
-        }
-        seen += 1;
-        if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
-            out.push(d);
-            it.skip_children_of(id);
-        }
-    }
-    out
-}
-
-/// Does the element's class or id name a date, time or byline?
-fn date_classed(dom: &Dom, id: NodeId) -> bool {
-    let ci = format!(
-        "{} {}",
-        dom.attr(id, "class").unwrap_or(""),
-        dom.attr(id, "id").unwrap_or("")
-    )
-    .to_ascii_lowercase();
-    !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
-}
-
-/// The first written date in a byline-like element (class or id naming a date,
-/// time, byline...), searched near the content first, then in the whole page.
-fn byline_date(
-    dom: &Dom,
-    root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
-    let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
-    for start in [scope, 0] {
-        let mut it = dom.descendants(start);
-        while let Some(id) = it.next() {
-            if !dom.is_element(id) {
-                continue;
-            }
-            // Comment times, related lists and sidebars date other things.
-            if is_chrome(dom, id) {
-                it.skip_children_of(id);
-                continue;
-            }
-            if !date_classed(dom, id) {
-                continue;
-            }
-            let text = dom.text(id);
-            if text.len() > 400 || super::datetext::is_range(&text) {
-                continue;
-            }
-            if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
-                return Some(d);
-            }
-            it.skip_children_of(id);
-        }
-        if start == 0 {
-            break;
-        }
     }
     None
 }

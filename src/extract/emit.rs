@@ -86,7 +86,7 @@ const PROMPT_CHARS: usize = 100;
 /// [`PROMPT_LONG_CHARS`]). Phrases specific enough not to occur in prose.
 static PROMPT_LONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|letter to the editor|help us continue|support (our|independent) journalism|become a (member|supporter|subscriber))",
+        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|letter to the editor|help us continue|support (our|independent) journalism|become a (member|supporter|subscriber)|unter der lizenz|licensed under|under a creative commons)",
     )
     .expect("static regex")
 });
@@ -275,6 +275,7 @@ mod boilerplate_tests {
             "*Werbung. Dieser Beitrag enthält Werbung für eine Marke.",
             "We want to hear what you think about this article. Submit a letter to the editor.",
             "Help us continue to spread the magic of words to readers everywhere",
+            "Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND-4.0-DE.",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",

@@ -86,7 +86,7 @@ const PROMPT_CHARS: usize = 100;
 /// [`PROMPT_LONG_CHARS`]). Phrases specific enough not to occur in prose.
 static PROMPT_LONG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|letter to the editor|help us continue|support (our|independent) journalism|become a (member|supporter|subscriber)|unter der lizenz|licensed under|under a creative commons)",
+        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|(submit|write) a letter to the editor|help us continue|support (our|independent) journalism|become a (supporter|subscriber)|(dieser|this) (text|beitrag|artikel|article|post|work|content|story) .{0,40}(lizenz|licen[cs]ed? )|under a creative commons)",
     )
     .expect("static regex")
 });
@@ -276,6 +276,7 @@ mod boilerplate_tests {
             "We want to hear what you think about this article. Submit a letter to the editor.",
             "Help us continue to spread the magic of words to readers everywhere",
             "Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND-4.0-DE.",
+            "This article is licensed under a Creative Commons Attribution 4.0 license.",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",
@@ -287,6 +288,10 @@ mod boilerplate_tests {
             "By the end of the year the model was twice as fast.",
             "Contents of the report were leaked.",
             "Back to the drawing board, the company said on Monday, after the model failed its tests.",
+            "The model is licensed under Apache 2.0, which lets companies build on it freely.",
+            "Das Modell steht unter der Lizenz Apache 2.0 und darf frei genutzt werden.",
+            "In a letter to the editor, the researchers said the benchmark was flawed.",
+            "Ukraine wants to become a member of the alliance, its minister said.",
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }

@@ -100,12 +100,58 @@ static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
 /// Longest paragraph that [`CREDIT`] may drop.
 const CREDIT_CHARS: usize = 80;
 
+/// An agency or author tag closing a news item: `aja/PAP`, `(dpa/afp)`.
+static AGENCY_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\(?\p{L}{1,6}(?:\s?/\s?\p{L}{1,6})+\)?$").expect("static regex")
+});
+
+/// What is left of a date line once the date, times and separators are
+/// gone: a label ("Stand:", "Updated") or a commenter's name at most.
+static DATE_LINE_REST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[\d:.,|/–—-]+|\b(?:uhr|am|pm|h)\b").expect("static regex"));
+/// Longest paragraph read as a bare date line.
+const DATE_LINE_CHARS: usize = 60;
+
+/// A line that is only a date with a label or a name: `Stand: 05. Februar
+/// 2020`, `24. März 2004, 19:49 | Genesis`.
+fn is_date_line(t: &str) -> bool {
+    if t.len() > DATE_LINE_CHARS {
+        return false;
+    }
+    let Some((at, _)) = super::datetext::first_date(t) else {
+        return false;
+    };
+    // The date's own words (a month name) go with the digits around them.
+    let rest: String = DATE_LINE_REST
+        .replace_all(&t[at..], " ")
+        .split_whitespace()
+        .skip(1)
+        .chain(t[..at].split_whitespace())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match rest.split_whitespace().count() {
+        0 => true,
+        // A page's own stamp ("Stand:", "Updated") or a comment's header
+        // ("date | name"); "Termin: 29.02.2020" is content and stays.
+        1 => META_DATE_LABEL.is_match(&rest) || t.contains(" | "),
+        _ => false,
+    }
+}
+
+/// Labels that mark a date as the page's own stamp.
+static META_DATE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(stand|updated|aktualisiert|published|veröffentlicht|erschienen|posted|datum|date|modified|geändert|publicado|actualizado|publié)\W*$")
+        .expect("static regex")
+});
+
 /// Is a paragraph page furniture rather than article text?
 fn is_boilerplate(t: &str) -> bool {
     (t.len() <= BOILERPLATE_CHARS && (BOILERPLATE.is_match(t) || BOILERPLATE_LINE.is_match(t)))
         || (t.len() <= PROMPT_CHARS && PROMPT.is_match(t))
         || (t.len() <= PROMPT_LONG_CHARS && PROMPT_LONG.is_match(t))
         || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
+        || AGENCY_TAG.is_match(t)
+        || is_date_line(t)
 }
 
 /// Longest paragraph that [`BOILERPLATE`] may drop.
@@ -277,6 +323,10 @@ mod boilerplate_tests {
             "Help us continue to spread the magic of words to readers everywhere",
             "Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND-4.0-DE.",
             "This article is licensed under a Creative Commons Attribution 4.0 license.",
+            "Stand: 05. Februar 2020",
+            "24. März 2004, 19:49 | Genesis",
+            "aja/PAP",
+            "(dpa/afp)",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",
@@ -292,6 +342,9 @@ mod boilerplate_tests {
             "Das Modell steht unter der Lizenz Apache 2.0 und darf frei genutzt werden.",
             "In a letter to the editor, the researchers said the benchmark was flawed.",
             "Ukraine wants to become a member of the alliance, its minister said.",
+            "Termin: 29.02.2020, 19 Uhr",
+            "Einsendeschluss: 03.11.2019 (Poststempel)",
+            "Am 4. März 2024 beginnt die Konferenz in Berlin.",
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }

@@ -101,9 +101,8 @@ static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
 const CREDIT_CHARS: usize = 80;
 
 /// An agency or author tag closing a news item: `aja/PAP`, `(dpa/afp)`.
-static AGENCY_TAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\(?\p{L}{1,6}(?:\s?/\s?\p{L}{1,6})+\)?$").expect("static regex")
-});
+static AGENCY_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\(?\p{Ll}{2,5}(?:/\p{L}{2,6})+\)?$").expect("static regex"));
 
 /// What is left of a date line once the date, times and separators are
 /// gone: a label ("Stand:", "Updated") or a commenter's name at most.
@@ -344,6 +343,8 @@ mod boilerplate_tests {
             "Ukraine wants to become a member of the alliance, its minister said.",
             "Termin: 29.02.2020, 19 Uhr",
             "Einsendeschluss: 03.11.2019 (Poststempel)",
+            "N/A",
+            "Blob/ File",
             "Am 4. März 2024 beginnt die Konferenz in Berlin.",
         ] {
             assert!(!is_boilerplate(line), "{line}");

@@ -201,6 +201,10 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
 
 /// The first human-written date in `text` and the byte offset it starts at.
 pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
+    // Every form has digits: most text has none, and is done at once.
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let mut best: Option<(usize, NaiveDate)> = None;
     let mut consider = |pos: usize, d: Option<NaiveDate>| {
         if let Some(d) = d

@@ -295,6 +295,9 @@ const LABEL_REACH: usize = 40;
 /// a footer reading "Last changed: 31.10.2023, published: 01.11.2023" gives
 /// the first of November.
 pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
     PUBLISHED_LABEL
         .find_iter(text)
         .find_map(|m| {

@@ -36,7 +36,7 @@ const MAX_CLASSED: usize = 16;
 /// "Eingestellt von", or a short label and a colon ("Text und Interview:").
 static LEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:(?:view all )?posts?|posted|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
+        r"(?i)^(?:(?:(?:view all )?posts?|posted|published|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
     )
     .expect("static regex")
 });
@@ -56,7 +56,7 @@ static DANGLING: LazyLock<Regex> = LazyLock::new(|| {
 /// Lines that are labels, not names ("Post author", "Follow", "Last updated").
 static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:post author|author|autor|follow|folgen|datum|date|name\s*\*?|share|teilen)$|\b(?:updated|aktualisiert|published|publiziert|veröffentlicht|said|schrieb|wrote)\b",
+        r"(?i)^(?:post author|author|autor|follow|folgen|datum|date|name\s*\*?|share|teilen)$|\b(?:updated|aktualisiert|published|publiziert|veröffentlicht)\b|\b(?:said|schrieb|wrote)$",
     )
     .expect("static regex")
 });
@@ -219,6 +219,8 @@ mod tests {
             ("Post author", None),
             ("Last Updated: January 7, 2025", None),
             ("stephangoeldi said", None),
+            ("Said Ahmed", Some("Said Ahmed")),
+            ("Published by Jane Doe", Some("Jane Doe")),
             ("Author Andreas Kalt", Some("Andreas Kalt")),
             (
                 "Isabel Caro y José Wilson Hace 13 horas",

@@ -63,9 +63,32 @@ static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The page's byline, cleaned, if any source gives one.
 pub fn find(dom: &Dom, m: &Meta) -> Option<String> {
-    if let Some(b) = m.article_field("author").and_then(|a| clean(&a)) {
-        return Some(b);
+    // An organisation as the author (the publisher itself, often) gives way
+    // to a person named anywhere else on the page.
+    let author = m.articles().find_map(|v| v.get("author"));
+    let jsonld = author.and_then(meta::jsonld_text).and_then(|a| clean(&a));
+    let site = m.get(&["og:site_name"]).map(meta::clean);
+    let organisation = author.is_some_and(is_organisation)
+        || jsonld.is_some() && jsonld.as_deref() == site.as_deref();
+    if !organisation && jsonld.is_some() {
+        return jsonld;
     }
+    person(dom, m).or(jsonld)
+}
+
+/// Is a JSON-LD `author` an organisation (or a list of them only)?
+fn is_organisation(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Array(a) => !a.is_empty() && a.iter().all(is_organisation),
+        serde_json::Value::Object(_) => meta::jsonld_types(v)
+            .iter()
+            .any(|t| matches!(*t, "Organization" | "NewsMediaOrganization" | "Corporation")),
+        _ => false,
+    }
+}
+
+/// The byline from the page's other sources, in their order.
+fn person(dom: &Dom, m: &Meta) -> Option<String> {
     let metas = AUTHOR_METAS.iter().filter_map(|k| {
         m.get(&[k])
             .filter(|a| !a.starts_with("http") && !a.starts_with('@'))
@@ -121,6 +144,7 @@ fn classed(dom: &Dom, id: NodeId) -> bool {
     )
     .to_ascii_lowercase();
     (ci.contains("byline") || ci.contains("author") || ci.contains("autor"))
+        && !ci.contains("authority")
         && !ci.contains("bio")
         && !ci.contains("about")
         && !ci.contains("avatar")

@@ -213,6 +213,29 @@ fn a_blogs_masthead_heading_is_not_the_headline() {
 }
 
 #[test]
+fn a_person_beats_an_organisation_as_the_author() {
+    let html = |author: &str| {
+        format!(
+            r#"<html><head><meta property="og:site_name" content="Helmholtz Klima"><script type="application/ld+json">{{"@type":"NewsArticle","headline":"H","author":{author}}}</script></head><body><h1>H</h1><p class="author">Von Christian Mihatsch</p>{}<div class="authority-control">Authority control</div></body></html>"#,
+            PROSE.repeat(3)
+        )
+    };
+    let byline = |a: &str| page(&html(a)).byline;
+    let person = Some("Christian Mihatsch".to_string());
+    assert_eq!(
+        byline(r#"{"@type":"Organization","name":"Helmholtz Klima"}"#),
+        person
+    );
+    // The site's own name as a plain string is the publisher too.
+    assert_eq!(byline(r#""Helmholtz Klima""#), person);
+    // A person in JSON-LD is taken as it is.
+    assert_eq!(
+        byline(r#"{"@type":"Person","name":"Jane Doe"}"#).as_deref(),
+        Some("Jane Doe")
+    );
+}
+
+#[test]
 fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
     let html = format!(
         r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

@@ -6,6 +6,8 @@
 //! candidate is cleaned of what surrounds names on pages ("By", "von",
 //! "Par", the date after the name, a handle or a source after a bar), and a
 //! candidate that is empty or too long after cleaning gives way to the next.
+//! An organisation as the JSON-LD author (often the publisher itself) comes
+//! last, after any person the page names.
 
 use std::sync::LazyLock;
 

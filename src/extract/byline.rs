@@ -7,7 +7,8 @@
 //! "Par", the date after the name, a handle or a source after a bar), and a
 //! candidate that is empty or too long after cleaning gives way to the next.
 //! An organisation as the JSON-LD author (often the publisher itself) comes
-//! last, after any person the page names.
+//! last, after any person the page names. Failing all markup, a short line
+//! written as a byline ("By Jane Doe | 12/10/2020") is read.
 
 use std::sync::LazyLock;
 
@@ -38,7 +39,7 @@ const MAX_CLASSED: usize = 16;
 /// "Eingestellt von", or a short label and a colon ("Text und Interview:").
 static LEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:(?:view all )?posts?|posted|published|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
+        r"(?i)^(?:(?:(?:view all )?posts?|posted|published|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|ein artikel|blog beitrag|ein blog beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
     )
     .expect("static regex")
 });
@@ -46,7 +47,7 @@ static LEAD: LazyLock<Regex> = LazyLock::new(|| {
 /// What follows the names: a separator, a handle, a line break, or "am"
 /// and a day ("lupa am 26/10/13", "Isabella am Samstag").
 static TAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+\d|\s+am\s+\p{Lu})")
+    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\b|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+\d|\s+am\s+\p{Lu})")
         .expect("static regex")
 });
 
@@ -105,13 +106,64 @@ fn person(dom: &Dom, m: &Meta) -> Option<String> {
     if let Some(b) = m.author_links.iter().find_map(|a| clean(a)) {
         return Some(b);
     }
-    dom.descendants(0)
+    let classed_line = dom
+        .descendants(0)
         .filter(|&id| dom.is_element(id) && classed(dom, id))
         .take(MAX_CLASSED)
         .filter(|&id| !in_comments(dom, id))
         .find_map(|id| {
             dom.spaced_text_within(id, 4 * MAX_CHARS)
                 .and_then(|t| clean(&t))
+        });
+    classed_line.or_else(|| by_line(dom))
+}
+
+/// Longest element text read as a written byline ("By Jane Doe | date").
+const BY_LINE_CHARS: usize = 80;
+
+/// A short line written as a byline: "By Jane Doe | 12/10/2020", "Ein
+/// Artikel von Pamela Sladky", "Author: Jacopo Cascioli".
+static BY_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:(?:by|par|por|door|przez)\s+|(?:(?:ein|blog|ein\s+blog)\s+)?(?:artikel|beitrag)\s+von\s+|text\s+von\s+|(?:author|autor(?:in)?|von)\s*:\s*)\p{Lu}")
+        .expect("static regex")
+});
+
+/// A name: two to five words, each capitalised or a particle.
+static NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\p{Lu}[\p{L}.'’-]*(?:,?\s+(?:(?:von|van|der|den|de|la|le|di|da|du|und|and|y|&)\s+)*\p{Lu}[\p{L}.'’-]*){1,3}$")
+        .expect("static regex")
+});
+
+/// The first element whose whole text is a written byline, outside
+/// comments: the last source, for pages that mark nothing up.
+fn by_line(dom: &Dom) -> Option<String> {
+    dom.descendants(0)
+        .filter(|&id| {
+            dom.is_element(id)
+                && matches!(
+                    dom.tag(id),
+                    "p" | "div"
+                        | "span"
+                        | "li"
+                        | "h3"
+                        | "h4"
+                        | "h5"
+                        | "h6"
+                        | "small"
+                        | "em"
+                        | "i"
+                        | "b"
+                        | "strong"
+                        | "a"
+                )
+        })
+        .find_map(|id| {
+            let text = dom.spaced_text_within(id, BY_LINE_CHARS)?;
+            let text = meta::clean(&text);
+            if !BY_LINE.is_match(&text) || in_comments(dom, id) {
+                return None;
+            }
+            clean(&text).filter(|name| NAME.is_match(name))
         })
 }
 
@@ -246,6 +298,12 @@ mod tests {
             ("Last Updated: January 7, 2025", None),
             ("stephangoeldi said", None),
             ("Said Ahmed", Some("Said Ahmed")),
+            ("Ein Artikel von Pamela Sladky", Some("Pamela Sladky")),
+            (
+                "Blog Beitrag von Margarita Koreneva",
+                Some("Margarita Koreneva"),
+            ),
+            ("J.R. Stone Thursday, March 5", Some("J.R. Stone")),
             ("Published by Jane Doe", Some("Jane Doe")),
             ("Author Andreas Kalt", Some("Andreas Kalt")),
             (

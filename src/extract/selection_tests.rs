@@ -236,6 +236,31 @@ fn a_person_beats_an_organisation_as_the_author() {
 }
 
 #[test]
+fn a_line_written_as_a_byline_names_the_author_when_nothing_is_marked_up() {
+    let html = |line: &str| {
+        format!(
+            "<html><body><h1>The Green Deal is not enough</h1>{line}{}</body></html>",
+            PROSE.repeat(3)
+        )
+    };
+    let byline = |line: &str| page(&html(line)).byline;
+    assert_eq!(
+        byline("<h4>By Giovanni Gaggero | 12/10/2020</h4>").as_deref(),
+        Some("Giovanni Gaggero")
+    );
+    assert_eq!(
+        byline("<div>Ein Artikel von <strong>Pamela Sladky</strong> | 27.01.2020</div>").as_deref(),
+        Some("Pamela Sladky")
+    );
+    // Headings and prose that happen to start the same way are not bylines.
+    assert_eq!(byline("<h3>Von Wiener Walzer und Mozartkugeln</h3>"), None);
+    assert_eq!(
+        byline("<p>By Christmas, the company had shipped it.</p>"),
+        None
+    );
+}
+
+#[test]
 fn taxonomy_class_names_do_not_prune_a_wordpress_post() {
     let html = format!(
         r#"<html><body><div class="post-1 post type-post hentry tag-social-media custom_tags-share">{}</div><div class="sidebar">{}</div></body></html>"#,

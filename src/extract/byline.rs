@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::dom::{Dom, NodeId};
+use super::dom::{Dom, Kind, NodeId};
 use super::meta::{self, Meta};
 
 /// Author meta names, most specific first.
@@ -128,6 +128,13 @@ static BY_LINE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// The first words a written byline opens with (a cheap test before
+/// [`BY_LINE`] reads the whole line).
+static BY_LINE_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:by|par|por|door|przez|ein|blog|artikel|beitrag|text|author|autor|von)\b")
+        .expect("static regex")
+});
+
 /// A name: two to five words, each capitalised or a particle.
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\p{Lu}[\p{L}.'’-]*(?:,?\s+(?:(?:von|van|der|den|de|la|le|di|da|du|und|and|y|&)\s+)*\p{Lu}[\p{L}.'’-]*){1,3}$")
@@ -135,35 +142,26 @@ static NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The first element whose whole text is a written byline, outside
-/// comments: the last source, for pages that mark nothing up.
+/// comments: the last source, for pages that mark nothing up. Only text
+/// that opens with a byline's first word is looked at, and then the element
+/// (or its parent) that holds the whole line.
 fn by_line(dom: &Dom) -> Option<String> {
     dom.descendants(0)
-        .filter(|&id| {
-            dom.is_element(id)
-                && matches!(
-                    dom.tag(id),
-                    "p" | "div"
-                        | "span"
-                        | "li"
-                        | "h3"
-                        | "h4"
-                        | "h5"
-                        | "h6"
-                        | "small"
-                        | "em"
-                        | "i"
-                        | "b"
-                        | "strong"
-                        | "a"
-                )
-        })
-        .find_map(|id| {
-            let text = dom.spaced_text_within(id, BY_LINE_CHARS)?;
-            let text = meta::clean(&text);
-            if !BY_LINE.is_match(&text) || in_comments(dom, id) {
-                return None;
+        .filter(|&id| match &dom.nodes[id].kind {
+            Kind::Text(t) => {
+                let t = t.trim_start();
+                BY_LINE_START.is_match(&t[..t.floor_char_boundary(24)])
             }
-            clean(&text).filter(|name| NAME.is_match(name))
+            _ => false,
+        })
+        .find_map(|text_node| {
+            dom.ancestors(text_node).take(2).find_map(|id| {
+                let text = meta::clean(&dom.spaced_text_within(id, BY_LINE_CHARS)?);
+                if !BY_LINE.is_match(&text) || in_comments(dom, id) {
+                    return None;
+                }
+                clean(&text).filter(|name| NAME.is_match(name))
+            })
         })
 }
 

@@ -16,6 +16,7 @@ use regex::Regex;
 
 use super::dom::{Dom, Kind, NodeId};
 use super::meta::{self, Meta};
+use super::text::class_id;
 
 /// Author meta names, most specific first.
 const AUTHOR_METAS: &[&str] = &[
@@ -92,30 +93,27 @@ fn is_organisation(v: &serde_json::Value) -> bool {
 
 /// The byline from the page's other sources, in their order.
 fn person(dom: &Dom, m: &Meta) -> Option<String> {
-    let metas = AUTHOR_METAS.iter().filter_map(|k| {
-        m.get(&[k])
-            .filter(|a| !a.starts_with("http") && !a.starts_with('@'))
-            .and_then(clean)
-    });
-    if let Some(b) = metas.into_iter().next() {
-        return Some(b);
-    }
-    if let Some(b) = itemprop_author(dom) {
-        return Some(b);
-    }
-    if let Some(b) = m.author_links.iter().find_map(|a| clean(a)) {
-        return Some(b);
-    }
-    let classed_line = dom
-        .descendants(0)
-        .filter(|&id| dom.is_element(id) && classed(dom, id))
-        .take(MAX_CLASSED)
-        .filter(|&id| !in_comments(dom, id))
-        .find_map(|id| {
-            dom.spaced_text_within(id, 4 * MAX_CHARS)
-                .and_then(|t| clean(&t))
-        });
-    classed_line.or_else(|| by_line(dom))
+    let classed_line = || {
+        dom.descendants(0)
+            .filter(|&id| dom.is_element(id) && classed(dom, id))
+            .take(MAX_CLASSED)
+            .filter(|&id| !in_comments(dom, id))
+            .find_map(|id| {
+                dom.spaced_text_within(id, 4 * MAX_CHARS)
+                    .and_then(|t| clean(&t))
+            })
+    };
+    AUTHOR_METAS
+        .iter()
+        .find_map(|k| {
+            m.get(&[k])
+                .filter(|a| !a.starts_with("http") && !a.starts_with('@'))
+                .and_then(clean)
+        })
+        .or_else(|| itemprop_author(dom))
+        .or_else(|| m.author_links.iter().find_map(|a| clean(a)))
+        .or_else(classed_line)
+        .or_else(|| by_line(dom))
 }
 
 /// Longest element text read as a written byline ("By Jane Doe | date").
@@ -189,12 +187,7 @@ fn itemprop_author(dom: &Dom) -> Option<String> {
 /// Does the element's class or id name a byline or an author (and not an
 /// author's biography box)?
 fn classed(dom: &Dom, id: NodeId) -> bool {
-    let ci = format!(
-        "{} {}",
-        dom.attr(id, "class").unwrap_or(""),
-        dom.attr(id, "id").unwrap_or("")
-    )
-    .to_ascii_lowercase();
+    let ci = class_id(dom, id);
     (ci.contains("byline") || ci.contains("author") || ci.contains("autor"))
         && !ci.contains("authority")
         && !ci.contains("bio")
@@ -206,12 +199,7 @@ fn classed(dom: &Dom, id: NodeId) -> bool {
 /// the page's)?
 fn in_comments(dom: &Dom, id: NodeId) -> bool {
     dom.ancestors(id).any(|a| {
-        let ci = format!(
-            "{} {}",
-            dom.attr(a, "class").unwrap_or(""),
-            dom.attr(a, "id").unwrap_or("")
-        )
-        .to_ascii_lowercase();
+        let ci = class_id(dom, a);
         ci.contains("comment")
             || ci.contains("respond")
             || ci.contains("reply")

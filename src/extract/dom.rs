@@ -140,23 +140,17 @@ impl Dom {
     /// [`Dom::text`], or `None` as soon as it would exceed `max` bytes (so
     /// that probing many large ancestors stays cheap).
     pub fn text_within(&self, id: NodeId, max: usize) -> Option<String> {
-        let mut out = String::new();
-        let nodes = std::iter::once(id).chain(self.descendants(id));
-        for d in nodes {
-            if let Kind::Text(t) = &self.nodes[d].kind {
-                if out.len() + t.len() > max {
-                    return None;
-                }
-                out.push_str(t);
-            }
-        }
-        Some(out)
+        self.bounded_text(id, max, false)
     }
 
     /// [`Dom::text_within`] with a space wherever an element starts, so that
     /// words in separate elements (`<span>Author</span><a>Jane Doe</a>`) stay
     /// apart; runs of white space are left for the caller to collapse.
     pub fn spaced_text_within(&self, id: NodeId, max: usize) -> Option<String> {
+        self.bounded_text(id, max, true)
+    }
+
+    fn bounded_text(&self, id: NodeId, max: usize, spaced: bool) -> Option<String> {
         let mut out = String::new();
         for d in std::iter::once(id).chain(self.descendants(id)) {
             match &self.nodes[d].kind {
@@ -166,7 +160,7 @@ impl Dom {
                     }
                     out.push_str(t);
                 }
-                Kind::Element if !out.is_empty() => out.push(' '),
+                Kind::Element if spaced && !out.is_empty() => out.push(' '),
                 _ => {}
             }
         }

@@ -10,6 +10,7 @@ use regex::Regex;
 use super::super::datetext::{self, parse_labelled};
 use super::super::dom::{Dom, Kind, NodeId};
 use super::super::meta::Meta;
+use super::super::text::class_id;
 
 static CHROME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
@@ -263,12 +264,7 @@ pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<Nai
 
 /// Does the element's class or id name a date, time or byline?
 fn date_classed(dom: &Dom, id: NodeId) -> bool {
-    let ci = format!(
-        "{} {}",
-        dom.attr(id, "class").unwrap_or(""),
-        dom.attr(id, "id").unwrap_or("")
-    )
-    .to_ascii_lowercase();
+    let ci = class_id(dom, id);
     !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }
 

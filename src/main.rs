@@ -3,6 +3,7 @@
 //! (0 = done or limit reached, 130 = interrupted with state saved, 1 = fatal).
 
 mod cli;
+mod extract_files;
 
 use std::process::ExitCode;
 
@@ -81,7 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Extract(a) => {
             let config = load_config(&cli)?;
-            scraper::extract::run_files(&config, &a.paths, a.url.as_deref())?;
+            extract_files::run_files(&config, &a.paths, a.url.as_deref())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats(a) => {

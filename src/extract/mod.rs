@@ -5,24 +5,20 @@
 //! nesting depth and size) -> [`dom`] (html5ever into an arena tree) ->
 //! [`meta`] (meta tags, links, JSON-LD) -> [`text`] (main text) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
-//! [`Rule`]. `cli` prints pages for `scraper extract`
-//! and `scraper check-url`.
+//! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
+//! and the `check-url` report.
 //!
-//! Nothing here does I/O except [`run_files`], and nothing recurses on the
-//! tree, so deep or hostile pages cannot overflow the stack.
+//! Nothing here does I/O, and nothing recurses on the tree, so deep or
+//! hostile pages cannot overflow the stack.
 
 mod byline;
-mod cards;
 pub mod charset;
-mod cli;
 pub mod date;
-mod datetext;
 pub mod dom;
-mod emit;
 pub mod lang;
-mod lead;
 pub mod meta;
 pub mod prepass;
+mod render;
 pub mod text;
 pub mod title;
 
@@ -32,7 +28,7 @@ use serde::Serialize;
 use crate::relevance::{Relevance, Rule};
 use crate::url::Url;
 
-pub use cli::{describe, run_files, to_json};
+pub use render::{describe, to_json};
 
 /// Everything the extractor decided about one page.
 #[derive(Debug, Clone, Serialize)]

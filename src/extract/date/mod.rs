@@ -300,7 +300,7 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     // ("Publié le 29 juin 2019") is read by its text, whatever `datetime` says.
     let labelled = |id: NodeId| {
         let text = dom.text(id);
-        super::datetext::has_published_label(&text)
+        crate::date::written::has_published_label(&text)
             .then(|| parse_labelled(&text))
             .flatten()
             .filter(|&d| ok(d))
@@ -382,7 +382,7 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
     parse_text(t)
 }
 
-pub use super::datetext::{parse_labelled, parse_text};
+pub use crate::date::written::{parse_labelled, parse_text};
 
 #[cfg(test)]
 mod tests {

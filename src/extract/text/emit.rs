@@ -6,8 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::dom::{Dom, Kind, NodeId};
-use super::text::{Stats, class_weight, link_density};
+use super::chrome::class_weight;
+use super::stats::{Stats, link_density};
+use crate::date::written::first_date;
+use crate::extract::dom::{Dom, Kind, NodeId};
 
 /// Elements that break text into paragraphs.
 const BLOCK_TAGS: &[&str] = &[
@@ -117,7 +119,7 @@ fn is_date_line(t: &str) -> bool {
     if t.len() > DATE_LINE_CHARS {
         return false;
     }
-    let Some((at, _)) = super::datetext::first_date(t) else {
+    let Some((at, _)) = first_date(t) else {
         return false;
     };
     // The date's own words (a month name) go with the digits around them.

@@ -8,16 +8,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::events::EventLog;
-use super::hosts::HostStats;
 use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
 use crate::net::FetchError;
+use crate::record::event::{self, Event, ListingWarning};
+use crate::record::{HostCounters, StopReason};
 use crate::report::progress::Progress;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
@@ -27,28 +27,6 @@ use crate::url::{self, Url};
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
 pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
-
-/// Why a run stopped (the `stopped_by` of the last event).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    MaxPages,
-    MaxHits,
-    MaxDuration,
-    Interrupted,
-    Exhausted,
-}
-
-impl Stop {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stop::MaxPages => "max_pages",
-            Stop::MaxHits => "max_hits",
-            Stop::MaxDuration => "max_duration",
-            Stop::Interrupted => "interrupted",
-            Stop::Exhausted => "exhausted",
-        }
-    }
-}
 
 /// Signals from outside the loop.
 #[derive(Debug, Clone, Copy)]
@@ -79,7 +57,7 @@ pub struct Engine {
     pub today: NaiveDate,
     pub day: u32,
     pub started: Instant,
-    pub hosts: HashMap<String, HostStats>,
+    pub hosts: HashMap<String, HostCounters>,
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
     pub progress: Progress,
@@ -114,7 +92,7 @@ impl Engine {
         self.started.elapsed()
     }
 
-    pub(super) fn host(&mut self, host: &str) -> &mut HostStats {
+    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
         self.hosts.entry(host.to_string()).or_default()
     }
 
@@ -143,7 +121,7 @@ impl Engine {
             if child_sitemap {
                 self.listed_sitemaps.insert(hash);
             }
-            self.host(&host).discovered += 1;
+            self.host(&host).queued();
             true
         } else {
             false
@@ -154,15 +132,17 @@ impl Engine {
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {
             if let Some(u) = url::parse(&entry.url) {
-                self.log
-                    .emit("seed", json!({"url": u.as_str(), "kind": entry.kind}));
+                self.log.emit(Event::Seed(event::Seed {
+                    url: u.to_string(),
+                    kind: entry.kind,
+                }));
                 self.enqueue(&u, entry);
             }
         }
     }
 
     /// Run until a limit, a signal, or no work is left.
-    pub async fn run(&mut self, mut signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+    pub async fn run(&mut self, mut signals: mpsc::UnboundedReceiver<Signal>) -> StopReason {
         let c = self.config.crawl.clone();
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
@@ -175,13 +155,13 @@ impl Engine {
             if let Some(d) = deadline
                 && Instant::now() >= d
             {
-                break Stop::MaxDuration;
+                break StopReason::MaxDuration;
             }
             if c.max_hits > 0 && self.stored >= c.max_hits {
-                break Stop::MaxHits;
+                break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
-                break Stop::MaxPages;
+                break StopReason::MaxPages;
             }
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
@@ -207,7 +187,7 @@ impl Engine {
                 }
             }
             if tasks.is_empty() && self.frontier.is_empty() {
-                break Stop::Exhausted;
+                break StopReason::Exhausted;
             }
             let sleep = match deadline {
                 Some(d) => wake.min(d.saturating_duration_since(Instant::now())),
@@ -220,7 +200,7 @@ impl Engine {
                 sig = signals.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
+                        return self.wind_down(tasks, signals, StopReason::Interrupted, matches!(sig, Signal::Abort)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
@@ -236,9 +216,9 @@ impl Engine {
         &mut self,
         mut tasks: JoinSet<Done>,
         mut signals: mpsc::UnboundedReceiver<Signal>,
-        stop: Stop,
+        stop: StopReason,
         abort: bool,
-    ) -> Stop {
+    ) -> StopReason {
         tracing::info!(
             stopped_by = stop.as_str(),
             in_flight = tasks.len(),
@@ -248,7 +228,7 @@ impl Engine {
             tasks.abort_all();
         }
         let grace = match stop {
-            Stop::Interrupted => {
+            StopReason::Interrupted => {
                 self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
             }
             _ => self.config.crawl.stop_grace.0,
@@ -304,11 +284,14 @@ impl Engine {
             .update(self.fetched, self.stored, queued, requests);
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
-            self.log.emit(
-                "progress",
-                json!({"queue": queued, "requests": requests, "fetched": self.fetched, "stored": self.stored,
-                       "errors": self.errors, "elapsed_s": self.started.elapsed().as_secs()}),
-            );
+            self.log.emit(Event::Progress(event::Progress {
+                queue: queued,
+                requests,
+                fetched: self.fetched,
+                stored: self.stored,
+                errors: self.errors,
+                elapsed_s: self.started.elapsed().as_secs(),
+            }));
         }
         if self.shard.due() {
             self.flush();
@@ -366,16 +349,15 @@ impl Engine {
                 self.frontier
                     .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 self.fetched += 1;
-                let hs = self.host(&host);
-                hs.fetched += 1;
-                hs.bytes += meta.wire_bytes;
-                hs.wait_ms += meta.gap_wait.as_millis() as u64;
-                self.log.emit(
-                    "fetch",
-                    json!({"url": job.url.as_str(), "final_url": meta.url.as_str(), "status": meta.status,
-                           "ms": meta.elapsed.as_millis() as u64, "bytes": meta.wire_bytes,
-                           "redirects": meta.redirects.len()}),
-                );
+                self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
+                self.log.emit(Event::Fetch(event::Fetch {
+                    url: job.url.to_string(),
+                    final_url: meta.url.to_string(),
+                    status: meta.status,
+                    ms: meta.elapsed.as_millis() as u64,
+                    bytes: meta.wire_bytes,
+                    redirects: meta.redirects.len(),
+                }));
                 if let Some(ra) = meta.retry_after {
                     let until = now + ra.min(self.config.crawl.max_retry_after.0);
                     self.frontier.pause(&host, until);
@@ -394,7 +376,11 @@ impl Engine {
                             if verdict != Verdict::Keep {
                                 let dropped = self.frontier.drop_host(&host);
                                 tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
-                                self.log.emit("host_rested", json!({"host": host, "reason": format!("{verdict:?}"), "dropped": dropped}));
+                                self.log.emit(Event::HostRested(event::HostRested {
+                                    host: host.clone(),
+                                    reason: Some(format!("{verdict:?}")),
+                                    dropped,
+                                }));
                             }
                         }
                     }
@@ -421,11 +407,7 @@ impl Engine {
     pub(super) fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
         let class = e.class();
         let host = job.host.clone();
-        *self
-            .host(&host)
-            .errors
-            .entry(class.to_string())
-            .or_default() += 1;
+        self.host(&host).failed(class);
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
@@ -436,24 +418,28 @@ impl Engine {
             }
             FetchError::RobotsDisallowed(_) => {
                 tracing::debug!(url = %job.url, "disallowed by robots.txt");
-                self.host(&host).disallowed += 1;
+                self.host(&host).disallowed();
                 self.frontier.finished(&host, Outcome::Miss, now);
             }
             FetchError::Rested => {
                 let dropped = self.frontier.drop_host(&host);
                 self.frontier.finished(&host, Outcome::Error, now);
-                self.log
-                    .emit("host_rested", json!({"host": host, "dropped": dropped}));
+                self.log.emit(Event::HostRested(event::HostRested {
+                    host: host.clone(),
+                    reason: None,
+                    dropped,
+                }));
             }
             _ => {
                 self.errors += 1;
                 self.frontier.finished(&host, Outcome::Error, now);
             }
         }
-        self.log.emit(
-            "error",
-            json!({"url": job.url.as_str(), "class": class, "error": e.to_string()}),
-        );
+        self.log.emit(Event::Error(event::Failure {
+            url: job.url.to_string(),
+            class: class.to_string(),
+            error: e.to_string(),
+        }));
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
@@ -466,7 +452,7 @@ impl Engine {
         match body {
             Body::NotModified => {
                 tracing::debug!(url = %job.url, "304 not modified: nothing new");
-                self.host(&job.host).not_modified += 1;
+                self.host(&job.host).not_modified();
                 self.seen.record(
                     req_hash,
                     Seen {
@@ -516,8 +502,13 @@ impl Engine {
                 })
             }
             Body::BadListing(reason) => {
-                self.host(&job.host).bad_listings += 1;
-                self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "malformed listing", "reason": reason}));
+                self.host(&job.host).bad_listing();
+                self.log.emit(Event::Warning(event::Warning {
+                    url: job.url.to_string(),
+                    what: ListingWarning::Malformed {
+                        reason: reason.clone(),
+                    },
+                }));
                 tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
                 None
             }
@@ -563,9 +554,6 @@ impl Engine {
         admit.is_yes()
     }
 }
-
-/// The `rejected` reason of a page withheld under `ai_use_policy: respect`.
-pub const WITHHELD_AI_USE: &str = "withheld: ai-use";
 
 fn status_class(code: u16) -> &'static str {
     match code {

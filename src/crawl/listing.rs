@@ -3,12 +3,12 @@
 //! under the `--min-lastmod` cut-off.
 
 use chrono::Utc;
-use serde_json::json;
 
 use super::engine::{Engine, MAX_SITEMAP_DEPTH};
 use super::worker::{Job, Meta};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::frontier::{Entry, Kind, Origin};
+use crate::record::event::{self, Event, ListingWarning};
 use crate::store::state::Validator;
 use crate::url;
 
@@ -19,12 +19,12 @@ impl Engine {
             let gap = delay.max(self.config.crawl.min_host_gap.0);
             self.frontier.set_gap(host, gap);
         }
-        self.log.emit(
-            "robots",
-            json!({"host": host, "outcome": format!("{:?}", robots.outcome),
-                   "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
-                   "sitemaps": robots.sitemaps.len()}),
-        );
+        self.log.emit(Event::Robots(event::RobotsRead {
+            host: host.to_string(),
+            outcome: format!("{:?}", robots.outcome),
+            crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
+            sitemaps: robots.sitemaps.len(),
+        }));
         let signals: Vec<String> = robots
             .content_signals
             .iter()
@@ -40,10 +40,11 @@ impl Engine {
         if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
             let dropped = self.frontier.drop_host(host);
             tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
-            self.log.emit(
-                "host_rested",
-                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
-            );
+            self.log.emit(Event::HostRested(event::HostRested {
+                host: host.to_string(),
+                reason: Some(format!("robots: {why}")),
+                dropped,
+            }));
             return;
         }
         for sm in robots.sitemaps.clone() {
@@ -67,8 +68,14 @@ impl Engine {
         if parsed.cut > 0 || parsed.partial.is_some() {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
-            self.host(&job.host).bad_listings += 1;
-            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
+            self.host(&job.host).bad_listing();
+            self.log.emit(Event::Warning(event::Warning {
+                url: job.url.to_string(),
+                what: ListingWarning::ReadInPart {
+                    cut: parsed.cut,
+                    reason,
+                },
+            }));
         }
         let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
@@ -82,9 +89,14 @@ impl Engine {
                 let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
                     discover::select_children(&sitemaps, self.cutoff, 3, 200)
                 } else {
-                    self.host(&job.host).bad_listings += 1;
+                    self.host(&job.host).bad_listing();
                     tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
+                    self.log.emit(Event::Warning(event::Warning {
+                        url: job.url.to_string(),
+                        what: ListingWarning::NestingTooDeep {
+                            children: sitemaps.len(),
+                        },
+                    }));
                     vec![]
                 };
                 (urls, children)
@@ -123,6 +135,11 @@ impl Engine {
             }
         }
         tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
-        self.log.emit("discovery", json!({"url": job.url.as_str(), "entries": total, "queued": queued, "too_old": too_old}));
+        self.log.emit(Event::Discovery(event::Discovery {
+            url: job.url.to_string(),
+            entries: total,
+            queued,
+            too_old,
+        }));
     }
 }

@@ -16,17 +16,18 @@ use std::time::Instant;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use tokio::sync::mpsc;
 
 pub use check::check_url;
-use engine::{Engine, Signal, Stop};
+use engine::{Engine, Signal};
 use events::EventLog;
 
 use crate::config::Config;
 use crate::discover::{self, Limits};
 use crate::frontier::{Entry, Frontier, Kind, OpenScope, Origin, Params, ScopeParams};
 use crate::net::Net;
+use crate::record::StopReason;
+use crate::record::event::{self, Event};
 use crate::relevance::Rule;
 use crate::report::progress::Progress;
 use crate::store::DataDir;
@@ -48,7 +49,7 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct RunEnd {
     pub interrupted: bool,
-    pub stopped_by: String,
+    pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,
     pub fetched: u64,
     pub stored: u64,
@@ -102,14 +103,21 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         min_host_weight: c.min_host_weight,
         max_queue: c.max_queue,
     });
-    log.emit(
-        "run_start",
-        json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
-               "scope": config.crawl.scope, "max_pages": c.max_pages, "max_hits": c.max_hits,
-               "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.map(|d| d.to_rfc3339()),
-               "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
-               "seen": seen.len(), "next_id": ids.peek(), "resume": opts.resume}),
-    );
+    log.emit(Event::RunStart(event::RunStart {
+        run_id: run_id.clone(),
+        sources: config.sources.len(),
+        seeds: seeds.len(),
+        scope: config.crawl.scope,
+        max_pages: c.max_pages,
+        max_hits: c.max_hits,
+        max_duration_s: c.max_duration.0.as_secs(),
+        min_lastmod: cutoff.map(|d| d.to_rfc3339()),
+        concurrency: c.concurrency,
+        min_host_gap_ms: c.min_host_gap.0.as_millis() as u64,
+        seen: seen.len(),
+        next_id: ids.peek(),
+        resume: opts.resume,
+    }));
     tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, "crawl starting");
 
     let mut engine = Engine {
@@ -179,7 +187,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
 async fn finish(
     mut engine: Engine,
     data: &DataDir,
-    stop: Stop,
+    stop: StopReason,
     started_at: DateTime<Utc>,
     run_id: &str,
 ) -> anyhow::Result<RunEnd> {
@@ -205,8 +213,8 @@ async fn finish(
         .collect();
     let mut summary = RunSummary::new(run_id, started_at);
     summary.finished_at = Some(Utc::now());
-    summary.stopped_by = stop.as_str().to_string();
-    summary.interrupted = stop == Stop::Interrupted;
+    summary.stopped_by = Some(stop);
+    summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.stored;
     summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
@@ -230,23 +238,16 @@ async fn finish(
     }
     summary.set_watermark(
         engine.last.as_ref(),
-        stop != Stop::Interrupted && unread_listings == 0,
+        stop != StopReason::Interrupted && unread_listings == 0,
     );
-    summary.hosts = hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.counters()))
-        .collect();
+    summary.hosts = hosts.clone();
     let shard_name = kept
         .as_ref()
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned());
-    summary
-        .extra
-        .insert("queue_left".into(), json!(queue.len()));
-    summary
-        .extra
-        .insert("unread_listings".into(), json!(unread_listings));
-    summary.extra.insert("shard".into(), json!(shard_name));
+    summary.queue_left = queue.len() as u64;
+    summary.unread_listings = unread_listings as u64;
+    summary.shard = shard_name.clone();
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
@@ -267,13 +268,17 @@ async fn finish(
             );
         }
     }
-    engine.log.emit(
-        "done",
-        json!({"run_id": run_id, "stopped_by": stop.as_str(), "requests": summary.pages_fetched,
-               "fetched": engine.fetched, "stored": engine.stored, "errors": engine.errors,
-               "queue_left": queue.len(), "elapsed_s": engine.started.elapsed().as_secs_f64(),
-               "shard": shard_name}),
-    );
+    engine.log.emit(Event::Done(event::Done {
+        run_id: run_id.to_string(),
+        stopped_by: stop,
+        requests: summary.pages_fetched,
+        fetched: engine.fetched,
+        stored: engine.stored,
+        errors: engine.errors,
+        queue_left: queue.len(),
+        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        shard: shard_name,
+    }));
     engine.log.flush();
     engine.progress.finish(stop.as_str());
     eprintln!("{table}");
@@ -285,8 +290,8 @@ async fn finish(
         "crawl finished"
     );
     Ok(RunEnd {
-        interrupted: stop == Stop::Interrupted,
-        stopped_by: stop.as_str().to_string(),
+        interrupted: stop == StopReason::Interrupted,
+        stopped_by: stop,
         shard: kept,
         fetched: summary.pages_fetched,
         stored: engine.stored,

@@ -3,13 +3,13 @@
 //! append the record to the shard.
 
 use chrono::Utc;
-use serde_json::json;
 
-use super::engine::{Engine, WITHHELD_AI_USE};
+use super::engine::Engine;
 use super::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
-use crate::record::Article;
+use crate::record::event::{self, Event};
+use crate::record::{Article, DateSource, Rejection};
 use crate::store::seen::flag;
 use crate::url;
 
@@ -17,21 +17,11 @@ impl Engine {
     /// Decide about a page; returns whether it was stored.
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let relevant = page.relevance.relevant;
-        let hs = self.host(&job.host);
-        if page.is_article {
-            hs.articles += 1;
-        }
-        if relevant {
-            hs.relevant += 1;
-        }
+        self.host(&job.host).page(page.is_article, relevant);
         // Links first: follow them unless the page is older than the cut-off.
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
-        let dated = page.is_article
-            && !matches!(
-                page.date_source,
-                Some("text_year" | "text_date" | "image_url")
-            );
+        let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
         let too_old = match (self.cutoff, page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
@@ -73,40 +63,42 @@ impl Engine {
         let reason = if job.entry.kind != Kind::Page
             || crate::discover::kind_from_url(&meta.url).is_some()
         {
-            Some("feed or sitemap URL")
+            Some(Rejection::Listing)
         } else if !page.is_article {
-            Some("not an article")
+            Some(Rejection::NotArticle)
         } else if !relevant {
-            Some("not relevant")
+            Some(Rejection::NotRelevant)
         } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            Some("no title")
+            Some(Rejection::NoTitle)
         } else if self.already_stored(meta, page) {
-            Some("already stored")
+            Some(Rejection::AlreadyStored)
         } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
             && crate::consent::reserves_ai_training(&meta.signals)
         {
-            Some(WITHHELD_AI_USE)
+            Some(Rejection::WithheldAiUse)
         } else {
             None
         };
-        if reason == Some(WITHHELD_AI_USE) {
+        if reason == Some(Rejection::WithheldAiUse) {
             let labels = meta.signals.labels();
-            self.host(&job.host).withheld_ai_use += 1;
+            self.host(&job.host).withheld();
             let domain = url::domain(meta.url.host_str().unwrap_or(""));
             self.consent.withheld(meta.url.as_str(), domain, &labels);
             tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
-            );
+            self.log.emit(Event::Rejected(event::Rejected {
+                url: meta.url.to_string(),
+                reason: Rejection::WithheldAiUse,
+                signals: Some(labels),
+            }));
             return false;
         }
         if let Some(reason) = reason {
-            tracing::debug!(url = %meta.url, reason, "not stored");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": reason}),
-            );
+            tracing::debug!(url = %meta.url, %reason, "not stored");
+            self.log.emit(Event::Rejected(event::Rejected {
+                url: meta.url.to_string(),
+                reason,
+                signals: None,
+            }));
             return false;
         }
         self.store(job, meta, page)
@@ -128,7 +120,7 @@ impl Engine {
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let id = self.ids.next_id();
         // A year found only in the text is not a publication day: keep the year alone.
-        let day_known = page.date_source != Some("text_year");
+        let day_known = page.date_source != Some(DateSource::TextYear);
         let date = page
             .date
             .filter(|_| day_known)
@@ -145,7 +137,7 @@ impl Engine {
             domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
             title: page.title.clone().unwrap_or_default(),
             date,
-            date_source: page.date_source.map(str::to_string),
+            date_source: page.date_source.map(|s| s.as_str().to_string()),
             year,
             text: page.text.clone(),
             keywords: page.keywords.clone(),
@@ -177,14 +169,17 @@ impl Engine {
             self.flush();
         }
         self.stored += 1;
-        let hs = self.host(&job.host);
-        hs.stored += 1;
+        self.host(&job.host).stored();
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
-        self.log.emit(
-            "stored",
-            json!({"id": id, "url": article.url, "domain": article.domain, "title": article.title,
-                   "date": article.date, "year": article.year, "date_source": article.date_source}),
-        );
+        self.log.emit(Event::Stored(event::Stored {
+            id,
+            url: article.url.clone(),
+            domain: article.domain.clone(),
+            title: article.title.clone(),
+            date: article.date.clone(),
+            year: article.year,
+            date_source: article.date_source.clone(),
+        }));
         true
     }
 }

@@ -14,6 +14,7 @@ use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
 use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
+use crate::record::TdmOutcome;
 use crate::relevance::Rule;
 use crate::url::{SourceScope, Url, host_matches};
 
@@ -221,9 +222,9 @@ async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<F
             None => meta.url.path().to_string(),
         };
         meta.signals.tdmrep(&tdm.rules, &path);
-        match tdm.outcome.as_str() {
-            "budget" => return Some(FetchError::Budget),
-            "rested" => return Some(FetchError::Rested),
+        match tdm.outcome {
+            TdmOutcome::Budget => return Some(FetchError::Budget),
+            TdmOutcome::Rested => return Some(FetchError::Rested),
             _ => {}
         }
     }

@@ -25,6 +25,7 @@ pub mod title;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use crate::record::DateSource;
 use crate::relevance::{Relevance, Rule};
 use crate::url::Url;
 
@@ -38,9 +39,8 @@ pub struct Page {
     pub text: String,
     /// Publication day in the page's own time zone.
     pub date: Option<NaiveDate>,
-    /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_date`,
-    /// `image_url`, `text_year` (see [`date`] for what each means).
-    pub date_source: Option<&'static str>,
+    /// Where the date was found (see [`date`] for what each source means).
+    pub date_source: Option<DateSource>,
     pub lang: Option<String>,
     pub byline: Option<String>,
     pub canonical_url: Option<Url>,
@@ -214,7 +214,7 @@ fn consent_meta(metas: &[(String, String)]) -> Vec<(String, String)> {
 
 fn article_signal(
     m: &meta::Meta,
-    date_source: Option<&'static str>,
+    date_source: Option<DateSource>,
     url: Option<&str>,
 ) -> Option<&'static str> {
     if m.get(&["og:type"])
@@ -225,10 +225,7 @@ fn article_signal(
     if m.articles().next().is_some() {
         return Some("jsonld");
     }
-    if matches!(
-        date_source,
-        Some("published_time" | "jsonld" | "meta" | "time")
-    ) {
+    if date_source.is_some_and(DateSource::is_metadata) {
         return Some("dated_metadata");
     }
     if url.and_then(date::url_date).is_some() {

@@ -71,7 +71,7 @@ pub fn describe(page: &Page, url: &str) -> String {
         s,
         "Date:         {} (from {})",
         page.date.map_or("(none)".into(), |d| d.to_string()),
-        page.date_source.unwrap_or("nowhere")
+        page.date_source.map_or("nowhere", |s| s.as_str())
     );
     let _ = writeln!(
         s,

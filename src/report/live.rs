@@ -5,8 +5,10 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::record::{Event, StopReason};
 
 /// Minutes of throughput history kept.
 pub const MINUTES: usize = 180;
@@ -30,11 +32,10 @@ pub struct Live {
     pub rejected: u64,
     pub errors: u64,
     pub warnings: u64,
-    /// Latest queue size any event reported (a `queue` or `queue_left` field;
-    /// not `queued`, which `discovery` uses for the URLs one listing added).
+    /// Latest queue size reported (`progress`'s `queue`, `done`'s `queue_left`).
     pub queue: Option<u64>,
     /// `stopped_by` of the `done` event; `None` while running.
-    pub stopped_by: Option<String>,
+    pub stopped_by: Option<StopReason>,
     pub by_domain: BTreeMap<String, u64>,
     pub by_year: BTreeMap<String, u64>,
     /// Minute (`t[..16]`, e.g. `2026-11-29T20:05`) -> `[fetched, stored]`.
@@ -53,26 +54,31 @@ pub struct Hit {
     pub date: Option<String>,
 }
 
-fn text(ev: &Value, key: &str) -> Option<String> {
-    ev.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 impl Live {
-    /// Fold one event. Unknown kinds and missing fields are ignored.
+    /// Fold one event. Lines that are not events of the schema are counted
+    /// when they name a kind, and otherwise ignored.
     pub fn apply(&mut self, ev: &Value) {
         let Some(kind) = ev.get("event").and_then(Value::as_str) else {
             return;
         };
+        let t = ev.get("t").and_then(Value::as_str).map(str::to_string);
+        let event = Event::deserialize(ev);
+        if let Ok(Event::RunStart(start)) = &event {
+            *self = Live {
+                run_id: Some(start.run_id.clone()),
+                started_at: t.clone(),
+                max_duration_s: Some(start.max_duration_s as f64),
+                ..Live::default()
+            };
+        }
         self.events += 1;
-        let t = text(ev, "t");
         if t.is_some() {
             self.last_t.clone_from(&t);
         }
-        for key in ["queue", "queue_left"] {
-            if let Some(q) = ev.get(key).and_then(Value::as_u64) {
-                self.queue = Some(q);
-            }
-        }
+        let Ok(event) = event else {
+            tracing::trace!(kind, "event not in the schema: counted only");
+            return;
+        };
         let mut minute = |slot: usize| {
             if let Some(m) = t.as_deref().and_then(|t| t.get(..16)) {
                 self.minutes.entry(m.to_string()).or_insert([0, 0])[slot] += 1;
@@ -81,50 +87,44 @@ impl Live {
                 }
             }
         };
-        match kind {
-            "run_start" => {
-                *self = Live {
-                    run_id: text(ev, "run_id"),
-                    started_at: t.clone(),
-                    max_duration_s: ev.get("max_duration_s").and_then(Value::as_f64),
-                    last_t: t,
-                    events: 1,
-                    ..Live::default()
-                };
-            }
-            "fetch" => {
+        match event {
+            Event::Fetch(f) => {
                 minute(0);
                 self.fetched += 1;
-                self.bytes += ev.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+                self.bytes += f.bytes;
             }
-            "stored" => {
+            Event::Stored(s) => {
                 minute(1);
                 self.stored += 1;
-                let domain = text(ev, "domain").unwrap_or_default();
-                *self.by_domain.entry(domain.clone()).or_default() += 1;
-                let year = ev
-                    .get("year")
-                    .and_then(Value::as_i64)
+                *self.by_domain.entry(s.domain.clone()).or_default() += 1;
+                let year = s
+                    .year
                     .map_or_else(|| "unknown".to_string(), |y| y.to_string());
                 *self.by_year.entry(year).or_default() += 1;
                 self.latest.push_back(Hit {
                     t: t.unwrap_or_default(),
-                    url: text(ev, "url").unwrap_or_default(),
-                    domain,
-                    title: text(ev, "title").unwrap_or_default(),
-                    date: text(ev, "date"),
+                    url: s.url,
+                    domain: s.domain,
+                    title: s.title,
+                    date: s.date,
                 });
                 if self.latest.len() > LATEST {
                     self.latest.pop_front();
                 }
             }
-            "rejected" => self.rejected += 1,
-            "error" => self.errors += 1,
-            "warning" => self.warnings += 1,
-            "done" => {
-                self.stopped_by = Some(text(ev, "stopped_by").unwrap_or_else(|| "?".into()));
+            Event::Progress(p) => self.queue = Some(p.queue as u64),
+            Event::Rejected(_) => self.rejected += 1,
+            Event::Error(_) => self.errors += 1,
+            Event::Warning(_) => self.warnings += 1,
+            Event::Done(d) => {
+                self.queue = Some(d.queue_left as u64);
+                self.stopped_by = Some(d.stopped_by);
             }
-            _ => {}
+            Event::RunStart(_)
+            | Event::Seed(_)
+            | Event::Discovery(_)
+            | Event::Robots(_)
+            | Event::HostRested(_) => {}
         }
     }
 }
@@ -142,7 +142,7 @@ mod tests {
             json!({"v":1,"t":"2026-11-29T20:00:01.000Z","event":"fetch","url":"u","status":200,"bytes":1000}),
             json!({"v":1,"t":"2026-11-29T20:00:02.000Z","event":"stored","url":"u","domain":"a.com","title":"T","year":2026,"date":"2026-11-28"}),
             json!({"v":1,"t":"2026-11-29T20:01:02.000Z","event":"stored","url":"v","domain":"a.com","title":"U"}),
-            json!({"v":1,"t":"2026-11-29T20:01:03.000Z","event":"rejected","url":"w","reason":"not_relevant"}),
+            json!({"v":1,"t":"2026-11-29T20:01:03.000Z","event":"rejected","url":"w","reason":"not relevant"}),
             json!({"v":1,"t":"2026-11-29T20:01:04.000Z","event":"error","url":"w","class":"timeout"}),
             json!({"t":"2026-11-29T20:01:05.000Z","event":"mystery","queue":12}),
             json!({"t":"2026-11-29T20:01:06.000Z","event":"discovery","queued":3}),
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!((live.fetched, live.bytes, live.stored), (1, 1000, 2));
         assert_eq!((live.rejected, live.errors, live.events), (1, 1, 9));
         assert_eq!(live.queue, Some(7));
-        assert_eq!(live.stopped_by.as_deref(), Some("max_pages"));
+        assert_eq!(live.stopped_by, Some(StopReason::MaxPages));
         assert_eq!(live.by_domain["a.com"], 2);
         assert_eq!(live.by_year["2026"], 1);
         assert_eq!(live.by_year["unknown"], 1);

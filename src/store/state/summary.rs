@@ -6,23 +6,22 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{LAST_RUN_FILE, write_atomic};
+use crate::record::{HostCounters, StopReason};
 use crate::store::StoreError;
 
-/// What one run did. Fields other modules add without a schema change go in
-/// `extra` (they round-trip as top-level keys).
+/// What one run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     pub run_id: String,
     pub started_at: DateTime<Utc>,
     #[serde(default)]
     pub finished_at: Option<DateTime<Utc>>,
-    /// Which limit ended the run: `max_pages`, `max_hits`, `max_duration`,
-    /// `no_work`, `interrupt`, ...
+    /// What ended the run (`max_pages`, `max_hits`, `max_duration`,
+    /// `interrupted`, `exhausted`); set before the file is written.
     #[serde(default)]
-    pub stopped_by: String,
+    pub stopped_by: Option<StopReason>,
     /// Ended by Ctrl-C / SIGTERM.
     #[serde(default)]
     pub interrupted: bool,
@@ -41,30 +40,16 @@ pub struct RunSummary {
     pub last_success_started_at: Option<DateTime<Utc>>,
     #[serde(default)]
     pub hosts: BTreeMap<String, HostCounters>,
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, Value>,
-}
-
-/// Per-host counters of one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostCounters {
-    /// URLs queued for the host.
-    pub discovered: u64,
-    /// Requests sent.
-    pub fetched: u64,
-    /// Articles stored.
-    pub articles: u64,
-    /// Pages that scored relevant.
-    pub relevant: u64,
-    /// Failures by class (`timeout`, `http_404`, `robots`, ...).
-    pub errors: BTreeMap<String, u64>,
-    /// Body bytes received.
-    pub bytes: u64,
-    /// Time spent waiting for the host's gap.
-    pub politeness_wait_ms: u64,
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, Value>,
+    /// URLs left in the queue (saved in `frontier.jsonl` for the next run).
+    #[serde(default)]
+    pub queue_left: u64,
+    /// This run's shard file name; `null` when nothing was stored.
+    #[serde(default)]
+    pub shard: Option<String>,
+    /// Feeds and sitemaps queued but never read in this run (they hold the
+    /// watermark back).
+    #[serde(default)]
+    pub unread_listings: u64,
 }
 
 impl RunSummary {
@@ -74,14 +59,16 @@ impl RunSummary {
             run_id: run_id.to_string(),
             started_at,
             finished_at: None,
-            stopped_by: String::new(),
+            stopped_by: None,
             interrupted: false,
             pages_fetched: 0,
             articles_stored: 0,
             ids: None,
             last_success_started_at: None,
             hosts: BTreeMap::new(),
-            extra: BTreeMap::new(),
+            queue_left: 0,
+            shard: None,
+            unread_listings: 0,
         }
     }
 
@@ -119,7 +106,7 @@ impl RunSummary {
 
     /// Write `state/last_run.json` atomically (pretty JSON, stable key order).
     pub fn save(&self, state_dir: &Path) -> Result<(), StoreError> {
-        // Invariant: strings, numbers, maps with string keys and JSON values always serialise.
+        // Invariant: strings, numbers and maps with string keys always serialise.
         let mut text = serde_json::to_vec_pretty(self).expect("a RunSummary always serialises");
         text.push(b'\n');
         write_atomic(&state_dir.join(LAST_RUN_FILE), &text)
@@ -142,7 +129,8 @@ mod tests {
         ok.set_watermark(None, true);
         ok.host("ex.com").fetched = 3;
         ok.host("ex.com").errors.insert("timeout".into(), 1);
-        ok.extra.insert("note".into(), Value::from("x"));
+        ok.stopped_by = Some(StopReason::MaxHits);
+        ok.shard = Some("r1.jsonl.zst".into());
         ok.save(dir.path()).unwrap();
         let back = RunSummary::load(dir.path()).unwrap().unwrap();
         assert_eq!(back, ok);

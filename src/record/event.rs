@@ -1,0 +1,255 @@
+//! The event log's schema: one [`Event`] per line of `data/state/crawl.log`,
+//! written by the crawl (`crawl::events::EventLog`) and read back by the
+//! dashboard (`report::live`). Serialised with the kind under `"event"` and
+//! the fields beside it; the log adds `"v"` (schema version) and `"t"` (time).
+//! The dashboard's script reads the same names, so renaming a field or a kind
+//! here is a schema change.
+
+use serde::{Deserialize, Serialize};
+
+use super::outcome::{Rejection, StopReason};
+use crate::config::Scope;
+use crate::frontier::Kind;
+
+/// One thing that happened in a run. Every payload defaults its missing
+/// fields when read, so a reader is not stopped by an older line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The first line of a run.
+    RunStart(RunStart),
+    /// A configured or `--seed` URL queued.
+    Seed(Seed),
+    /// Every ten seconds: the counters so far.
+    Progress(Progress),
+    /// A response arrived (any status).
+    Fetch(Fetch),
+    /// A request failed; `class` is the failure's class.
+    Error(Failure),
+    /// A feed or sitemap that could be read only in part, or not at all.
+    Warning(Warning),
+    /// A feed or sitemap read: what it listed and queued.
+    Discovery(Discovery),
+    /// A host's robots.txt read.
+    Robots(RobotsRead),
+    /// A host taken out of this run (robots.txt unavailable, open-scope
+    /// probation, too many failures).
+    HostRested(HostRested),
+    /// A page not stored, and why.
+    Rejected(Rejected),
+    /// An article appended to the shard.
+    Stored(Stored),
+    /// The last line of a finished run.
+    Done(Done),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunStart {
+    pub run_id: String,
+    pub sources: usize,
+    pub seeds: usize,
+    pub scope: Scope,
+    pub max_pages: u64,
+    pub max_hits: u64,
+    pub max_duration_s: u64,
+    /// RFC 3339, or `null` without a cut-off.
+    pub min_lastmod: Option<String>,
+    pub concurrency: usize,
+    pub min_host_gap_ms: u64,
+    /// URLs in the seen-set at the start.
+    pub seen: usize,
+    pub next_id: i64,
+    pub resume: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Seed {
+    pub url: String,
+    pub kind: Kind,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Progress {
+    /// URLs waiting in the frontier.
+    pub queue: usize,
+    /// Requests sent (the fetch budget's unit).
+    pub requests: u64,
+    pub fetched: u64,
+    pub stored: u64,
+    pub errors: u64,
+    pub elapsed_s: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fetch {
+    pub url: String,
+    /// After redirects.
+    pub final_url: String,
+    pub status: u16,
+    pub ms: u64,
+    /// Bytes on the wire.
+    pub bytes: u64,
+    pub redirects: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Failure {
+    pub url: String,
+    /// `FetchError::class`: `timeout`, `dns`, `robots`, `4xx`, ...
+    pub class: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub url: String,
+    #[serde(flatten)]
+    pub what: ListingWarning,
+}
+
+/// What was wrong with a feed or sitemap (the `warning` field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "warning")]
+pub enum ListingWarning {
+    /// Not a feed or sitemap we could read (or its parser failed).
+    #[serde(rename = "malformed listing")]
+    Malformed { reason: String },
+    /// Entries past the caps were cut, or the document broke off.
+    #[serde(rename = "listing read in part")]
+    ReadInPart { cut: usize, reason: Option<String> },
+    /// A sitemap index nested too deep: its children were not read.
+    #[serde(rename = "sitemap nesting too deep")]
+    NestingTooDeep { children: usize },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Discovery {
+    pub url: String,
+    /// Pages and child sitemaps listed.
+    pub entries: usize,
+    pub queued: usize,
+    /// Skipped for a `lastmod` before the cut-off.
+    pub too_old: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RobotsRead {
+    pub host: String,
+    /// How the file was obtained (`net::RobotsOutcome`, as Rust prints it).
+    pub outcome: String,
+    pub crawl_delay_ms: Option<u64>,
+    /// `Sitemap:` lines.
+    pub sitemaps: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HostRested {
+    pub host: String,
+    /// Absent when the network layer rested the host after repeated failures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Queued URLs dropped with it.
+    pub dropped: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub url: String,
+    pub reason: Rejection,
+    /// The AI-use signals, for [`Rejection::WithheldAiUse`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Stored {
+    pub id: i64,
+    pub url: String,
+    pub domain: String,
+    pub title: String,
+    pub date: Option<String>,
+    pub year: Option<i32>,
+    pub date_source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Done {
+    #[serde(default)]
+    pub run_id: String,
+    pub stopped_by: StopReason,
+    /// Requests sent.
+    #[serde(default)]
+    pub requests: u64,
+    #[serde(default)]
+    pub fetched: u64,
+    #[serde(default)]
+    pub stored: u64,
+    #[serde(default)]
+    pub errors: u64,
+    #[serde(default)]
+    pub queue_left: usize,
+    #[serde(default)]
+    pub elapsed_s: f64,
+    /// The shard's file name; `null` when nothing was stored.
+    #[serde(default)]
+    pub shard: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The JSON names the dashboard's script reads.
+    #[test]
+    fn kinds_and_fields_keep_their_names() {
+        let ev = Event::Warning(Warning {
+            url: "u".into(),
+            what: ListingWarning::ReadInPart {
+                cut: 3,
+                reason: None,
+            },
+        });
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"event": "warning", "url": "u", "warning": "listing read in part", "cut": 3, "reason": null})
+        );
+        assert_eq!(serde_json::from_value::<Event>(v).unwrap(), ev);
+        let ev = Event::Rejected(Rejected {
+            url: "u".into(),
+            reason: Rejection::WithheldAiUse,
+            signals: Some(vec!["noai".into()]),
+        });
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"event": "rejected", "url": "u", "reason": "withheld: ai-use", "signals": ["noai"]})
+        );
+        let ev = Event::HostRested(HostRested {
+            host: "h".into(),
+            reason: None,
+            dropped: 2,
+        });
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"event": "host_rested", "host": "h", "dropped": 2})
+        );
+        let v = json!({"event": "done", "run_id": "r", "stopped_by": "max_pages"});
+        let Event::Done(d) = serde_json::from_value(v).unwrap() else {
+            panic!("not done")
+        };
+        assert_eq!(d.stopped_by, StopReason::MaxPages);
+        assert!(serde_json::from_value::<Event>(json!({"event": "mystery"})).is_err());
+    }
+}

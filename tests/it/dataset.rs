@@ -23,6 +23,7 @@ use scraper::relevance::Rule;
 use scraper::store::shard::ShardWriter;
 
 mod card;
+mod near;
 
 /// Words that make each article's story its own (so that near-duplicate
 /// removal keeps every one): a pseudo-random sentence seeded by the id.

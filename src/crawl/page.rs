@@ -22,7 +22,7 @@ impl Engine {
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
         let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
-        let too_old = match (self.cutoff, page.date) {
+        let too_old = match (self.cutoff.for_host(&job.host), page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
         };

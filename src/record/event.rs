@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::outcome::{Rejection, StopReason};
 use crate::config::Scope;
 use crate::frontier::Kind;
+use crate::url::trap::Trap;
 
 /// One thing that happened in a run. Every payload defaults its missing
 /// fields when read, so a reader is not stopped by an older line.
@@ -35,10 +36,15 @@ pub enum Event {
     /// A host taken out of this run (robots.txt unavailable, open-scope
     /// probation, too many failures).
     HostRested(HostRested),
+    /// A URL not queued because it broke a trap rule.
+    Trap(TrapMet),
     /// A page not stored, and why.
     Rejected(Rejected),
     /// An article appended to the shard.
     Stored(Stored),
+    /// A source that could not be read today (at the end of the run): its
+    /// `min_lastmod` cut-off stays where it was.
+    SourceDown(SourceDown),
     /// The last line of a finished run.
     Done(Done),
 }
@@ -53,8 +59,10 @@ pub struct RunStart {
     pub max_pages: u64,
     pub max_hits: u64,
     pub max_duration_s: u64,
-    /// RFC 3339, or `null` without a cut-off.
+    /// RFC 3339 (the latest cut-off of any host), or `null` without one.
     pub min_lastmod: Option<String>,
+    /// Hosts with a cut-off of their own.
+    pub min_lastmod_hosts: usize,
     pub concurrency: usize,
     pub min_host_gap_ms: u64,
     /// URLs in the seen-set at the start.
@@ -156,8 +164,36 @@ pub struct HostRested {
     /// Absent when the network layer rested the host after repeated failures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Queued URLs dropped with it.
+    /// Queued URLs taken out with it.
     pub dropped: usize,
+    /// Those URLs are kept for the next run (the host was unreachable, not
+    /// refused); absent when they were dropped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrapMet {
+    #[serde(default)]
+    pub host: String,
+    /// The URL, cut to 300 characters.
+    #[serde(default)]
+    pub url: String,
+    /// The rule it broke.
+    pub kind: Trap,
+    /// The URL's full length.
+    #[serde(default)]
+    pub url_bytes: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceDown {
+    pub host: String,
+    /// What kept it from being read.
+    pub cause: String,
+    /// Its cut-off (RFC 3339), unchanged for the next run.
+    pub cutoff: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -195,13 +231,17 @@ pub struct Done {
     pub stored: u64,
     #[serde(default)]
     pub errors: u64,
-    #[serde(default)]
-    pub queue_left: usize,
+    /// URLs left in the queue; absent after an outage (nothing was saved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_left: Option<usize>,
     #[serde(default)]
     pub elapsed_s: f64,
     /// The shard's file name; `null` when nothing was stored.
     #[serde(default)]
     pub shard: Option<String>,
+    /// With `stopped_by: outage`: the one-line cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage: Option<String>,
 }
 
 #[cfg(test)]
@@ -239,6 +279,7 @@ mod tests {
             host: "h".into(),
             reason: None,
             dropped: 2,
+            kept: false,
         });
         let v = serde_json::to_value(&ev).unwrap();
         assert_eq!(

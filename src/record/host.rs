@@ -33,6 +33,8 @@ pub struct HostCounters {
     pub not_modified: u64,
     /// Articles stored in this run's shard.
     pub stored: u64,
+    /// URLs not queued because they broke a trap rule (`crate::url::trap`).
+    pub traps: u64,
     /// Articles not stored because the publisher reserves AI training
     /// (`ai_use_policy: respect`).
     pub withheld_ai_use: u64,
@@ -82,6 +84,11 @@ impl HostCounters {
     pub fn stored(&mut self) {
         self.stored += 1;
     }
+
+    /// A URL broke a trap rule and was not queued.
+    pub fn trapped(&mut self) {
+        self.traps += 1;
+    }
 }
 
 #[cfg(test)]
@@ -101,7 +108,7 @@ mod tests {
         let text = serde_json::to_string(&h).unwrap();
         assert_eq!(
             text,
-            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"not_modified":0,"stored":1,"withheld_ai_use":0}"#
+            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0}"#
         );
         let back: HostCounters = serde_json::from_str(r#"{"fetched":2}"#).unwrap();
         assert_eq!(back.fetched, 2);

@@ -21,6 +21,9 @@ pub enum StopReason {
     Interrupted,
     /// Nothing left to fetch.
     Exhausted,
+    /// No host could be reached: nothing was saved (only in the `done`
+    /// event; `RunEnd::stopped_by` keeps the limit that ended the loop).
+    Outage,
 }
 
 impl StopReason {
@@ -31,6 +34,7 @@ impl StopReason {
             StopReason::MaxDuration => "max_duration",
             StopReason::Interrupted => "interrupted",
             StopReason::Exhausted => "exhausted",
+            StopReason::Outage => "outage",
         }
     }
 }
@@ -192,6 +196,7 @@ mod tests {
             StopReason::MaxDuration,
             StopReason::Interrupted,
             StopReason::Exhausted,
+            StopReason::Outage,
         ] {
             assert_eq!(name(serde_json::to_value(s).unwrap()), s.as_str());
         }

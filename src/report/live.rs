@@ -117,14 +117,18 @@ impl Live {
             Event::Error(_) => self.errors += 1,
             Event::Warning(_) => self.warnings += 1,
             Event::Done(d) => {
-                self.queue = Some(d.queue_left as u64);
+                if let Some(q) = d.queue_left {
+                    self.queue = Some(q as u64);
+                }
                 self.stopped_by = Some(d.stopped_by);
             }
             Event::RunStart(_)
             | Event::Seed(_)
             | Event::Discovery(_)
             | Event::Robots(_)
-            | Event::HostRested(_) => {}
+            | Event::HostRested(_)
+            | Event::Trap(_)
+            | Event::SourceDown(_) => {}
         }
     }
 }

@@ -38,14 +38,26 @@ pub struct RunSummary {
     /// the previous value, so its unfinished discoveries are not skipped.
     #[serde(default)]
     pub last_success_started_at: Option<DateTime<Utc>>,
+    /// Per host: the start of the latest run that read it in full as a
+    /// source (`null`: never). `--min-lastmod auto` takes a host's own entry,
+    /// and `last_success_started_at` for hosts without one. A run carries the
+    /// entries of hosts it did not touch over unchanged (see `crawl::outage`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_watermarks: BTreeMap<String, Option<DateTime<Utc>>>,
     #[serde(default)]
     pub hosts: BTreeMap<String, HostCounters>,
+    /// URLs of unreachable hosts kept in the queue for the next run.
+    #[serde(default)]
+    pub kept_for_next_run: u64,
     /// URLs left in the queue (saved in `frontier.jsonl` for the next run).
     #[serde(default)]
     pub queue_left: u64,
     /// This run's shard file name; `null` when nothing was stored.
     #[serde(default)]
     pub shard: Option<String>,
+    /// Sources that could not be read today (their cut-offs stay).
+    #[serde(default)]
+    pub sources_down: Vec<String>,
     /// Feeds and sitemaps queued but never read in this run (they hold the
     /// watermark back).
     #[serde(default)]
@@ -65,9 +77,12 @@ impl RunSummary {
             articles_stored: 0,
             ids: None,
             last_success_started_at: None,
+            host_watermarks: BTreeMap::new(),
             hosts: BTreeMap::new(),
+            kept_for_next_run: 0,
             queue_left: 0,
             shard: None,
+            sources_down: Vec::new(),
             unread_listings: 0,
         }
     }

@@ -4,7 +4,6 @@
 pub mod check;
 pub mod engine;
 pub mod events;
-pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
@@ -27,8 +26,8 @@ use crate::config::Config;
 use crate::discover::{self, Limits};
 use crate::frontier::{Entry, Frontier, Kind, OpenScope, Origin, Params, ScopeParams};
 use crate::net::Net;
-use crate::record::StopReason;
 use crate::record::event::{self, Event};
+use crate::record::{HostCounters, StopReason};
 use crate::relevance::Rule;
 use crate::report::progress::Progress;
 use crate::store::DataDir;
@@ -49,14 +48,18 @@ pub struct Options {
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub struct RunEnd {
+    pub run_id: String,
     pub interrupted: bool,
     /// No host could be reached (see [`outage`]): the one-line cause. Nothing
     /// was saved; the binary exits with [`outage::EXIT_OUTAGE`].
     pub outage: Option<String>,
     pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,
+    /// Requests sent.
     pub fetched: u64,
     pub stored: u64,
+    /// The per-host funnel (also in `last_run.json` unless an outage).
+    pub hosts: BTreeMap<String, HostCounters>,
 }
 
 /// `scraper crawl`.
@@ -302,25 +305,6 @@ async fn finish(
     summary.sources_down = engine.reach.troubled().keys().cloned().collect();
     summary.shard = shard_name.clone();
     summary.save(&data.state)?;
-    let table = hosts::markdown(&hosts);
-    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
-        && !path.is_empty()
-    {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-        {
-            let _ = writeln!(
-                f,
-                "### scraper crawl {run_id}\n\nStopped by **{}**: {} requests, {} articles stored.\n\n{table}",
-                stop.as_str(),
-                summary.pages_fetched,
-                summary.articles_stored
-            );
-        }
-    }
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: stop,
@@ -335,7 +319,6 @@ async fn finish(
     }));
     engine.log.flush();
     engine.progress.finish(stop.as_str());
-    eprintln!("{table}");
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
@@ -344,12 +327,14 @@ async fn finish(
         "crawl finished"
     );
     Ok(RunEnd {
+        run_id: run_id.to_string(),
         interrupted: stop == StopReason::Interrupted,
         outage: None,
         stopped_by: stop,
         shard: kept,
         fetched: summary.pages_fetched,
         stored: engine.stored,
+        hosts,
     })
 }
 
@@ -370,22 +355,6 @@ fn finish_outage(
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
-        && !path.is_empty()
-    {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-        {
-            let _ = writeln!(
-                f,
-                "### scraper crawl {run_id}\n\n**Outage**: {cause}. Nothing was saved.\n\n{}",
-                hosts::markdown(&hosts)
-            );
-        }
-    }
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
@@ -400,14 +369,15 @@ fn finish_outage(
     }));
     engine.log.flush();
     engine.progress.finish(StopReason::Outage.as_str());
-    eprintln!("{}", hosts::markdown(&hosts));
     Ok(RunEnd {
+        run_id: run_id.to_string(),
         interrupted: false,
         outage: Some(cause),
         stopped_by: stop,
         shard: None,
         fetched: requests,
         stored: 0,
+        hosts,
     })
 }
 

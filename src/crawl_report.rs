@@ -1,8 +1,43 @@
-//! The end-of-run table of the per-host funnel ([`HostCounters`]).
+//! What the binary shows when a crawl ends: the per-host funnel as a
+//! Markdown table on stderr, and the same under a heading appended to
+//! `$GITHUB_STEP_SUMMARY` when that is set (GitHub Actions).
 
 use std::collections::BTreeMap;
+use std::io::Write;
 
-use crate::record::HostCounters;
+use scraper::crawl::RunEnd;
+use scraper::record::HostCounters;
+
+/// Print the table and write the step summary.
+pub fn show(end: &RunEnd) {
+    let table = markdown(&end.hosts);
+    eprintln!("{table}");
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{}\n\n{table}", heading(end)));
+    if let Err(e) = written {
+        tracing::warn!(path = %path.to_string_lossy(), error = %e, "cannot write the step summary");
+    }
+}
+
+/// The step summary's heading and one-line outcome.
+fn heading(end: &RunEnd) -> String {
+    match &end.outage {
+        Some(cause) => format!(
+            "### scraper crawl {}\n\n**Outage**: {cause}. Nothing was saved.",
+            end.run_id
+        ),
+        None => format!(
+            "### scraper crawl {}\n\nStopped by **{}**: {} requests, {} articles stored.",
+            end.run_id, end.stopped_by, end.fetched, end.stored
+        ),
+    }
+}
 
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {

@@ -37,101 +37,140 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// Share of the story's paragraphs that mention the topic.
+    /// Share of the story's paragraphs that mention the topic, counting at
+    /// least [`MIN_PARAGRAPHS`] (a listing run together into one or two
+    /// paragraphs does not spread).
     pub fn spread(&self) -> f64 {
-        if self.paragraphs == 0 {
-            0.0
-        } else {
-            f64::from(self.paragraphs_with_mentions) / f64::from(self.paragraphs)
-        }
+        f64::from(self.paragraphs_with_mentions) / f64::from(self.paragraphs.max(MIN_PARAGRAPHS))
     }
 }
+
+/// Fewest paragraphs the spread divides by.
+pub const MIN_PARAGRAPHS: u32 = 3;
 
 /// Bytes of context on each side that make a mention's "surrounding words".
 const CONTEXT_BYTES: usize = 16;
 
+/// One strong mention in the text.
+struct Mention {
+    term: usize,
+    paragraph: usize,
+    context: u64,
+    /// In a prose sentence.
+    prose: bool,
+    /// An ambiguous term with a context word (or an unambiguous strong term)
+    /// in its paragraph; always true for unambiguous terms.
+    local: bool,
+}
+
+/// A paragraph's words.
+struct Paragraph {
+    prose_words: u32,
+    all_words: u32,
+}
+
 /// Gather the evidence from a title and a text whose paragraphs are separated by `\n`.
+///
+/// An ambiguous group counts in the whole text ("one sense per discourse")
+/// when at least as many of its prose mentions have a context word in their
+/// paragraph as have none; otherwise only those with one count.
 pub(super) fn gather(rule: &Rule, title: &str, text: &str) -> Evidence {
-    let mut ev = Evidence::default();
-    let mut seen_contexts: HashSet<u64> = HashSet::new();
-    let mut terms_used: HashSet<usize> = HashSet::new();
-    // Ambiguous groups confirmed somewhere in the body (confirms the title).
-    let mut confirmed_groups: HashSet<usize> = HashSet::new();
-    let mut lede_found = false;
-    let mut mentions: Vec<(usize, bool)> = Vec::new();
+    let mut mentions: Vec<Mention> = Vec::new();
+    let mut paragraphs: Vec<Paragraph> = Vec::new();
     for paragraph in text.split('\n') {
         let paragraph = paragraph.trim();
         if paragraph.is_empty() {
             continue;
         }
-        // (term, prose, context hash) of each mention in this paragraph.
-        mentions.clear();
-        let mut contexts: Vec<u64> = Vec::new();
-        let mut prose_words = 0;
-        let mut all_words = 0;
+        let first = mentions.len();
+        let index = paragraphs.len();
+        let mut p = Paragraph {
+            prose_words: 0,
+            all_words: 0,
+        };
         for s in prose::sentences(paragraph) {
-            all_words += s.words;
+            p.all_words += s.words;
             if s.prose {
-                prose_words += s.words;
+                p.prose_words += s.words;
             }
-            rule.strong.each(s.text, |start, end, i| {
-                mentions.push((i, s.prose));
-                contexts.push(context_hash(s.text, start, end));
+            rule.strong.each(s.text, |start, end, term| {
+                mentions.push(Mention {
+                    term,
+                    paragraph: index,
+                    context: context_hash(s.text, start, end),
+                    prose: s.prose,
+                    local: true,
+                });
             });
         }
-        if all_words == 0 && mentions.is_empty() {
-            continue;
-        }
-        let mut counted = 0;
+        let here = &mut mentions[first..];
+        let has_plain = here.iter().any(|m| rule.ambiguous_group[m.term].is_none());
         let mut group_ok: HashMap<usize, bool> = HashMap::new();
-        let has_plain = mentions
-            .iter()
-            .any(|&(i, _)| rule.ambiguous_group[i].is_none());
-        for (&(i, prose), &ctx) in mentions.iter().zip(&contexts) {
-            if !prose {
-                ev.chrome_mentions += 1;
-                continue;
-            }
-            if let Some(g) = rule.ambiguous_group[i] {
-                let ok = *group_ok
+        for m in here.iter_mut() {
+            if let Some(g) = rule.ambiguous_group[m.term] {
+                m.local = *group_ok
                     .entry(g)
                     .or_insert_with(|| has_plain || rule.context[g].any(paragraph));
-                if !ok {
-                    ev.unconfirmed_mentions += 1;
-                    continue;
-                }
-                confirmed_groups.insert(g);
             }
-            if !seen_contexts.insert(ctx) {
-                ev.repeated_mentions += 1;
-                continue;
-            }
-            counted += 1;
-            terms_used.insert(i);
         }
-        ev.prose_words += prose_words;
+        paragraphs.push(p);
+    }
+    // Per ambiguous group: prose mentions with and without local context.
+    let mut votes: HashMap<usize, (u32, u32)> = HashMap::new();
+    for m in mentions.iter().filter(|m| m.prose) {
+        if let Some(g) = rule.ambiguous_group[m.term] {
+            let v = votes.entry(g).or_default();
+            if m.local {
+                v.0 += 1;
+            } else {
+                v.1 += 1;
+            }
+        }
+    }
+    let confirmed = |g: usize| votes.get(&g).is_some_and(|&(yes, no)| yes > 0 && yes >= no);
+
+    let mut ev = Evidence::default();
+    let mut seen_contexts: HashSet<u64> = HashSet::new();
+    let mut terms_used: HashSet<usize> = HashSet::new();
+    let mut counted_in = vec![0u32; paragraphs.len()];
+    for m in &mentions {
+        if !m.prose {
+            ev.chrome_mentions += 1;
+            continue;
+        }
+        if !m.local && !rule.ambiguous_group[m.term].is_some_and(confirmed) {
+            ev.unconfirmed_mentions += 1;
+            continue;
+        }
+        if !seen_contexts.insert(m.context) {
+            ev.repeated_mentions += 1;
+            continue;
+        }
+        counted_in[m.paragraph] += 1;
+        terms_used.insert(m.term);
+    }
+    let mut lede_found = false;
+    for (p, &counted) in paragraphs.iter().zip(&counted_in) {
+        ev.prose_words += p.prose_words;
         ev.prose_mentions += counted;
-        if prose_words >= PARAGRAPH_WORDS {
+        if p.prose_words >= PARAGRAPH_WORDS {
             ev.paragraphs += 1;
             ev.paragraphs_with_mentions += u32::from(counted > 0);
-            if !lede_found && prose_words * 2 >= all_words {
+            if !lede_found && p.prose_words * 2 >= p.all_words {
                 lede_found = true;
                 ev.lede_mentions = counted;
             }
         }
     }
     ev.distinct_terms = terms_used.len() as u32;
-    let title_plain = rule.strong.any(title) && {
-        let mut plain = false;
-        rule.strong.each(title, |_, _, i| {
-            plain |= rule.ambiguous_group[i].is_none();
-        });
-        plain
-    };
+    let mut title_plain = false;
+    rule.strong.each(title, |_, _, i| {
+        title_plain |= rule.ambiguous_group[i].is_none();
+    });
     rule.strong.each(title, |_, _, i| {
         let counted = match rule.ambiguous_group[i] {
             None => true,
-            Some(g) => title_plain || confirmed_groups.contains(&g) || rule.context[g].any(title),
+            Some(g) => title_plain || confirmed(g) || rule.context[g].any(title),
         };
         ev.title_mentions += u32::from(counted);
     });

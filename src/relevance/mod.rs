@@ -77,6 +77,8 @@ pub struct Relevance {
     pub gate: bool,
     /// `relevance_score`, in [0, 1], rounded to 3 decimals.
     pub score: f64,
+    /// The score a relevant page needs (`min_relevance_score`).
+    pub min_score: f64,
     pub evidence: Evidence,
     pub relevant: bool,
     /// The verdict in one line.
@@ -213,6 +215,7 @@ impl Rule {
             density,
             gate,
             score,
+            min_score: k.min_relevance_score,
             evidence,
             relevant,
             reason,

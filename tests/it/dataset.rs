@@ -47,6 +47,7 @@ fn article(id: i64) -> Article {
         robots_hash: None,
         ai_signals: Vec::new(),
         ai_reserved: None,
+        relevance_score: None,
         crawler: None,
     }
 }
@@ -205,6 +206,7 @@ fn round_trip_field_by_field() {
                 robots_hash: opt_str(b, "robots_hash", i),
                 ai_signals: Vec::new(),
                 ai_reserved: None,
+                relevance_score: None,
                 crawler: opt_str(b, "crawler", i),
             });
         }

@@ -85,6 +85,9 @@ pub struct ScoreWeights {
     pub mentions: f64,
     /// Mentions that give the full mentions part.
     pub full_mentions: u32,
+    /// In texts longer than this many prose words, mentions are scaled down
+    /// to this length (0: never).
+    pub per_words: u32,
     /// Weight of the share of paragraphs that mention the topic.
     pub spread: f64,
     /// Share of paragraphs that gives the full spread part.
@@ -102,6 +105,7 @@ impl Default for ScoreWeights {
         ScoreWeights {
             mentions: 0.45,
             full_mentions: 12,
+            per_words: 1000,
             spread: 0.35,
             full_spread: 0.6,
             title_or_lede: 0.12,

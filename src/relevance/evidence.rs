@@ -58,8 +58,8 @@ struct Mention {
     context: u64,
     /// In a prose sentence.
     prose: bool,
-    /// An ambiguous term with a context word (or an unambiguous strong term)
-    /// in its paragraph; always true for unambiguous terms.
+    /// An ambiguous term with a context word near it (see [`gather`]); always
+    /// true for unambiguous terms.
     local: bool,
 }
 
@@ -77,6 +77,8 @@ struct Paragraph {
 pub(super) fn gather(rule: &Rule, title: &str, text: &str) -> Evidence {
     let mut mentions: Vec<Mention> = Vec::new();
     let mut paragraphs: Vec<Paragraph> = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
     for paragraph in text.split('\n') {
         let paragraph = paragraph.trim();
         if paragraph.is_empty() {
@@ -103,17 +105,27 @@ pub(super) fn gather(rule: &Rule, title: &str, text: &str) -> Evidence {
                 });
             });
         }
-        let here = &mut mentions[first..];
+        paragraphs.push(p);
+        texts.push(paragraph);
+        spans.push(first..mentions.len());
+    }
+    // A context word in the paragraph, the one before or after, or the title
+    // confirms an ambiguous term; so does an unambiguous strong term in the paragraph.
+    for (index, span) in spans.iter().enumerate() {
+        let here = &mut mentions[span.clone()];
         let has_plain = here.iter().any(|m| rule.ambiguous_group[m.term].is_none());
         let mut group_ok: HashMap<usize, bool> = HashMap::new();
         for m in here.iter_mut() {
             if let Some(g) = rule.ambiguous_group[m.term] {
-                m.local = *group_ok
-                    .entry(g)
-                    .or_insert_with(|| has_plain || rule.context[g].any(paragraph));
+                m.local = *group_ok.entry(g).or_insert_with(|| {
+                    has_plain
+                        || rule.context[g].any(title)
+                        || texts[index.saturating_sub(1)..(index + 2).min(texts.len())]
+                            .iter()
+                            .any(|t| rule.context[g].any(t))
+                });
             }
         }
-        paragraphs.push(p);
     }
     // Per ambiguous group: prose mentions with and without local context.
     let mut votes: HashMap<usize, (u32, u32)> = HashMap::new();

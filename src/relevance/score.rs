@@ -29,9 +29,8 @@ pub(super) struct Parts {
 }
 
 pub(super) fn parts(ev: &Evidence, w: &ScoreWeights, min_words: u32) -> Parts {
-    let mentions = (f64::from(ev.prose_mentions).ln_1p()
-        / f64::from(w.full_mentions.max(1)).ln_1p())
-    .min(1.0);
+    let m = f64::from(ev.prose_mentions) * long_text_factor(ev.prose_words, w.per_words);
+    let mentions = (m.ln_1p() / f64::from(w.full_mentions.max(1)).ln_1p()).min(1.0);
     let spread = if w.full_spread > 0.0 {
         (ev.spread() / w.full_spread).min(1.0)
     } else {
@@ -55,6 +54,16 @@ pub(super) fn parts(ev: &Evidence, w: &ScoreWeights, min_words: u32) -> Parts {
         spread,
         title,
         diversity,
+    }
+}
+
+/// In a text longer than `per_words` prose words, mentions count as if the
+/// text had been `per_words` long (passing mentions add up in long texts).
+pub(super) fn long_text_factor(prose_words: u32, per_words: u32) -> f64 {
+    if per_words == 0 || prose_words <= per_words {
+        1.0
+    } else {
+        f64::from(per_words) / f64::from(prose_words)
     }
 }
 

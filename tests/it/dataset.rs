@@ -434,7 +434,8 @@ fn dedup_keeps_the_lowest_id() {
 /// A config whose rule keeps AI stories.
 fn ai_rule_config() -> Config {
     Config::parse(
-        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
+        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n  \
+         min_article_words: 20\n",
         Path::new("test.yml"),
     )
     .unwrap()

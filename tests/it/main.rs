@@ -15,5 +15,6 @@ mod fixture;
 mod frontier;
 mod fuzz;
 mod net;
+mod relevance;
 mod store;
 mod web;

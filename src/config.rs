@@ -48,12 +48,12 @@ pub struct Keywords {
     pub strong_targets: Vec<String>,
     /// Broad mentions a page needs (in title + text).
     pub min_target_mentions: u32,
-    /// Strong mentions a page needs, with one of them in the title or lede.
+    /// Strong mentions a page needs (in title + text): the gate's second tier.
     pub min_strong_mentions: u32,
-    /// Alternative: strong mentions per 1,000 words of body at or above this
-    /// value make a page relevant even without a strong term in title or lede.
+    /// Legacy (the old rule's density alternative, now part of the score's
+    /// mentions): accepted so older configs load, not used by the rule.
     pub min_strong_density: f64,
-    /// ...but only with at least this many strong mentions in all.
+    /// Legacy, with `min_strong_density`: accepted, not used by the rule.
     pub min_dense_mentions: u32,
     /// Share of text that must sit in paragraph-length blocks for a page to be an article.
     pub min_prose_ratio: f64,
@@ -122,7 +122,9 @@ impl Keywords {
             ("keywords.score.full_spread", self.score.full_spread),
         ] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(format!("{name}: expected a number between 0 and 1, got {v}"));
+                return Err(format!(
+                    "{name}: expected a number between 0 and 1, got {v}"
+                ));
             }
         }
         let w = &self.score;

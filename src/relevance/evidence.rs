@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::prose::{self, PARAGRAPH_WORDS};
 use super::Rule;
+use super::prose::{self, PARAGRAPH_WORDS};
 
 /// The evidence the score is computed from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -145,4 +145,3 @@ fn is_case_sensitive(word: &str) -> bool {
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
-

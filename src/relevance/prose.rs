@@ -132,7 +132,10 @@ mod tests {
             ),
             (
                 "U.S. officials said on Monday that the rules would change soon.",
-                &[("U.S. officials said on Monday that the rules would change soon.", true)],
+                &[(
+                    "U.S. officials said on Monday that the rules would change soon.",
+                    true,
+                )],
             ),
             (
                 "“We will ship it this year,” she said. Then she left the room quietly.",
@@ -157,7 +160,10 @@ mod tests {
             ),
             (
                 "the new phone has a bigger battery and a brighter screen",
-                &[("the new phone has a bigger battery and a brighter screen", false)],
+                &[(
+                    "the new phone has a bigger battery and a brighter screen",
+                    false,
+                )],
             ),
         ];
         for (p, want) in table {

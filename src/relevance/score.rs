@@ -119,7 +119,10 @@ fn not_counted(ev: &Evidence) -> String {
         parts.push(format!("{} in menus or headline lists", ev.chrome_mentions));
     }
     if ev.repeated_mentions > 0 {
-        parts.push(format!("{} repeated in the same words", ev.repeated_mentions));
+        parts.push(format!(
+            "{} repeated in the same words",
+            ev.repeated_mentions
+        ));
     }
     if ev.unconfirmed_mentions > 0 {
         parts.push(format!(

@@ -7,7 +7,7 @@
 //!
 //! A sentence is prose when it has [`MIN_WORDS`] to [`MAX_WORDS`] words, ends
 //! with `.`, `!`, `?` or `…` (closing quotes and brackets allowed after it),
-//! and fewer than half of its words after the first start with a capital
+//! and at most half of its words after the first start with a capital
 //! letter (headline lists and menus are Title Case; menus run on without
 //! sentence ends).
 
@@ -90,7 +90,7 @@ pub fn is_prose(sentence: &str, words: u32) -> bool {
         .trim_end()
         .trim_end_matches(is_closer)
         .ends_with(is_terminal);
-    ends && capitalised_share(sentence) < 0.5
+    ends && capitalised_share(sentence) <= 0.5
 }
 
 /// Share of the words after the first (two letters or more, starting with a
@@ -157,6 +157,10 @@ mod tests {
                     "Business What Sam Altman's Firing Means for the Future of OpenAI Steven Levy.",
                     false,
                 )],
+            ),
+            (
+                "The AI model powers ChatGPT.",
+                &[("The AI model powers ChatGPT.", true)],
             ),
             (
                 "the new phone has a bigger battery and a brighter screen",

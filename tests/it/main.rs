@@ -15,6 +15,7 @@ mod fixture;
 mod frontier;
 mod fuzz;
 mod net;
+mod outage;
 mod relevance;
 mod store;
 mod web;

@@ -117,6 +117,7 @@ impl Default for ScoreWeights {
 
 impl Keywords {
     fn validate(&self) -> Result<(), String> {
+        crate::relevance::check_keywords(self)?;
         for (name, v) in [
             ("keywords.min_relevance_score", self.min_relevance_score),
             ("keywords.score.full_spread", self.score.full_spread),
@@ -697,6 +698,21 @@ mod tests {
         assert!(Config::parse(text, Path::new("c.yml")).is_err());
         let text = "crawl:\n  min_host_weight: 3\n";
         assert!(Config::parse(text, Path::new("c.yml")).is_err());
+    }
+
+    /// A keyword list too large for one pattern is refused by name, not
+    /// turned into a rule that finds nothing.
+    #[test]
+    fn a_keyword_list_too_large_to_compile_is_a_config_error() {
+        let terms: Vec<String> = (0..60_000)
+            .map(|i| format!("\"term number {i} of a very long list\""))
+            .collect();
+        let text = format!("keywords:\n  targets: [{}]\n", terms.join(", "));
+        let err = Config::parse(&text, Path::new("c.yml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("c.yml"), "{err}");
+        assert!(err.contains("keywords.targets: 60000 terms"), "{err}");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
 //! state: the frontier, the seen-set, the shard writer, the id counter and the
-//! counters. Workers get a [`Job`] and hand back a [`Done`] through a
-//! `JoinSet`; no locks on the hot path.
+//! counters. Workers get a [`Job`] and hand back a [`Done`] through
+//! [`Workers`]; no locks on the hot path.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 
 use super::events::EventLog;
 use super::outage::{Cutoff, Reach};
-use super::worker::{self, Body, Ctx, Done, Job, Meta};
+use super::worker::{Body, Ctx, Done, Job, Meta};
+use super::workers::{Lost, Workers};
 use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
 use crate::net::{FetchError, Robots, RobotsOutcome};
@@ -186,7 +186,7 @@ impl Engine {
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
         let mut next_reseed = self.started + reseed;
-        let mut tasks: JoinSet<Done> = JoinSet::new();
+        let mut tasks = Workers::default();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let stop = loop {
@@ -233,37 +233,35 @@ impl Engine {
                 None => wake,
             };
             tokio::select! {
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    if let Ok(done) = done { self.handle(done); }
-                }
+                Some(ended) = tasks.next(), if !tasks.is_empty() => self.ended(ended),
                 sig = signals.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, StopReason::Interrupted, matches!(sig, Signal::Abort)).await;
+                        return self.wind_down(tasks, signals, StopReason::Interrupted, Some(sig)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
                 _ = tick.tick() => self.maybe_flush(),
             }
         };
-        self.wind_down(tasks, signals, stop, false).await
+        self.wind_down(tasks, signals, stop, None).await
     }
 
     /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
     /// for limits, unbounded until a second signal for Ctrl-C), then return.
     async fn wind_down(
         &mut self,
-        mut tasks: JoinSet<Done>,
+        mut tasks: Workers,
         mut signals: mpsc::UnboundedReceiver<Signal>,
         stop: StopReason,
-        abort: bool,
+        signal: Option<Signal>,
     ) -> StopReason {
         tracing::info!(
             stopped_by = stop.as_str(),
             in_flight = tasks.len(),
             "stopping"
         );
-        if abort {
+        if matches!(signal, Some(Signal::Abort)) {
             tasks.abort_all();
         }
         let grace = match stop {
@@ -275,9 +273,8 @@ impl Engine {
         let until = tokio::time::Instant::now() + grace;
         while !tasks.is_empty() {
             tokio::select! {
-                done = tasks.join_next() => match done {
-                    Some(Ok(done)) => self.handle(done),
-                    Some(Err(_)) => {}
+                ended = tasks.next() => match ended {
+                    Some(ended) => self.ended(ended),
                     None => break,
                 },
                 sig = signals.recv() => {
@@ -295,7 +292,7 @@ impl Engine {
         stop
     }
 
-    pub(super) fn dispatch(&mut self, tasks: &mut JoinSet<Done>, host: String, entry: Entry) {
+    pub(super) fn dispatch(&mut self, tasks: &mut Workers, host: String, entry: Entry) {
         let Some(u) = url::parse(&entry.url) else {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
@@ -312,7 +309,7 @@ impl Engine {
             etag,
             last_modified,
         };
-        tasks.spawn(worker::work(self.ctx.clone(), job));
+        tasks.spawn(self.ctx.clone(), job);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
@@ -367,6 +364,33 @@ impl Engine {
                 },
             );
         }
+    }
+
+    /// A worker task ended: its result, or the cause it was lost to (its
+    /// host's slot is given back either way).
+    fn ended(&mut self, ended: Result<Done, Lost>) {
+        match ended {
+            Ok(done) => self.handle(done),
+            Err(lost) => self.lost(lost),
+        }
+    }
+
+    fn lost(&mut self, lost: Lost) {
+        let now = self.now();
+        let Some(cause) = lost.panic else {
+            tracing::debug!(url = %lost.url, "fetch abandoned");
+            self.frontier.released(&lost.host, now);
+            return;
+        };
+        tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
+        self.errors += 1;
+        self.host(&lost.host).failed(PANIC);
+        self.frontier.finished(&lost.host, Outcome::Error, now);
+        self.log.emit(Event::Error(event::Failure {
+            url: lost.url.to_string(),
+            class: PANIC.to_string(),
+            error: cause,
+        }));
     }
 
     pub(super) fn handle(&mut self, done: Done) {
@@ -571,6 +595,17 @@ impl Engine {
                     Outcome::Miss
                 })
             }
+            Body::Panicked(cause) => {
+                tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
+                self.errors += 1;
+                self.host(&job.host).failed(PANIC);
+                self.log.emit(Event::Error(event::Failure {
+                    url: job.url.to_string(),
+                    class: PANIC.to_string(),
+                    error: cause,
+                }));
+                None
+            }
             Body::BadListing(reason) => {
                 self.host(&job.host).bad_listing();
                 self.log.emit(Event::Warning(event::Warning {
@@ -629,6 +664,9 @@ impl Engine {
 fn robots_down(r: &Robots) -> bool {
     matches!(r.outcome, RobotsOutcome::DisallowAll(_))
 }
+
+/// The failure class of a worker or parser that panicked.
+const PANIC: &str = "panic";
 
 fn status_class(code: u16) -> &'static str {
     match code {

@@ -7,7 +7,9 @@ pub mod events;
 mod listing;
 pub mod outage;
 mod page;
+mod signals;
 pub mod worker;
+mod workers;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -102,14 +104,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         limits: Limits::default(),
     });
     let c = &config.crawl;
-    let frontier = Frontier::new(Params {
-        per_host_concurrency: c.per_host_concurrency,
-        min_host_gap: c.min_host_gap.0,
-        warmup_pages: c.warmup_pages,
-        yield_alpha: c.yield_alpha,
-        min_host_weight: c.min_host_weight,
-        max_queue: c.max_queue,
-    });
+    let frontier = Frontier::new(Params::from_config(c));
     log.emit(Event::RunStart(event::RunStart {
         run_id: run_id.clone(),
         sources: config.sources.len(),

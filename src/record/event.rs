@@ -49,6 +49,30 @@ pub enum Event {
     Done(Done),
 }
 
+/// The kind of an event alone (the `event` field), for readers that fold
+/// lines whatever their other fields hold; kinds this build does not know
+/// read as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    RunStart,
+    Seed,
+    Progress,
+    Fetch,
+    Error,
+    Warning,
+    Discovery,
+    Robots,
+    HostRested,
+    Trap,
+    Rejected,
+    Stored,
+    SourceDown,
+    Done,
+    #[serde(other)]
+    Other,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunStart {
@@ -292,5 +316,59 @@ mod tests {
         };
         assert_eq!(d.stopped_by, StopReason::MaxPages);
         assert!(serde_json::from_value::<Event>(json!({"event": "mystery"})).is_err());
+        assert_eq!(
+            serde_json::from_value::<EventKind>(json!("mystery")).unwrap(),
+            EventKind::Other
+        );
+    }
+
+    /// Every event's tag reads back as its own kind, not `Other`.
+    #[test]
+    fn every_kind_is_known() {
+        let events = [
+            Event::RunStart(RunStart::default()),
+            Event::Seed(Seed::default()),
+            Event::Progress(Progress::default()),
+            Event::Fetch(Fetch::default()),
+            Event::Error(Failure::default()),
+            Event::Warning(Warning {
+                url: String::new(),
+                what: ListingWarning::NestingTooDeep { children: 0 },
+            }),
+            Event::Discovery(Discovery::default()),
+            Event::Robots(RobotsRead::default()),
+            Event::HostRested(HostRested::default()),
+            Event::Trap(TrapMet {
+                host: String::new(),
+                url: String::new(),
+                kind: Trap::TooLong,
+                url_bytes: 0,
+            }),
+            Event::Rejected(Rejected {
+                url: String::new(),
+                reason: Rejection::NoTitle,
+                signals: None,
+            }),
+            Event::Stored(Stored::default()),
+            Event::SourceDown(SourceDown::default()),
+            Event::Done(Done {
+                run_id: String::new(),
+                stopped_by: StopReason::Exhausted,
+                requests: 0,
+                fetched: 0,
+                stored: 0,
+                errors: 0,
+                queue_left: None,
+                elapsed_s: 0.0,
+                shard: None,
+                outage: None,
+            }),
+        ];
+        for e in events {
+            let v = serde_json::to_value(&e).unwrap();
+            let kind: EventKind = serde_json::from_value(v["event"].clone()).unwrap();
+            assert_ne!(kind, EventKind::Other, "{v}");
+            assert_eq!(serde_json::from_value::<Event>(v).unwrap(), e);
+        }
     }
 }

@@ -5,10 +5,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::record::{Event, StopReason};
+use crate::record::event::{Done, EventKind, Fetch, RunStart, Stored};
 
 /// Minutes of throughput history kept.
 pub const MINUTES: usize = 180;
@@ -34,8 +35,8 @@ pub struct Live {
     pub warnings: u64,
     /// Latest queue size reported (`progress`'s `queue`, `done`'s `queue_left`).
     pub queue: Option<u64>,
-    /// `stopped_by` of the `done` event; `None` while running.
-    pub stopped_by: Option<StopReason>,
+    /// `stopped_by` of the `done` event (`?` when unreadable); `None` while running.
+    pub stopped_by: Option<String>,
     pub by_domain: BTreeMap<String, u64>,
     pub by_year: BTreeMap<String, u64>,
     /// Minute (`t[..16]`, e.g. `2026-11-29T20:05`) -> `[fetched, stored]`.
@@ -54,31 +55,39 @@ pub struct Hit {
     pub date: Option<String>,
 }
 
+/// What every line may carry, whatever its kind; a field of the wrong type
+/// reads as absent, as in the page's script.
+#[derive(Deserialize)]
+struct Line {
+    event: EventKind,
+    #[serde(default, deserialize_with = "lenient")]
+    t: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    queue: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    queue_left: Option<u64>,
+}
+
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(T::deserialize(Value::deserialize(d)?).ok())
+}
+
 impl Live {
-    /// Fold one event. Lines that are not events of the schema are counted
-    /// when they name a kind, and otherwise ignored.
+    /// Fold one event. A line without an `event` kind is ignored; a line of
+    /// a known kind with fields the schema does not expect counts with what
+    /// could be read (`Live::default` for the rest).
     pub fn apply(&mut self, ev: &Value) {
-        let Some(kind) = ev.get("event").and_then(Value::as_str) else {
+        let Ok(line) = Line::deserialize(ev) else {
             return;
         };
-        let t = ev.get("t").and_then(Value::as_str).map(str::to_string);
-        let event = Event::deserialize(ev);
-        if let Ok(Event::RunStart(start)) = &event {
-            *self = Live {
-                run_id: Some(start.run_id.clone()),
-                started_at: t.clone(),
-                max_duration_s: Some(start.max_duration_s as f64),
-                ..Live::default()
-            };
-        }
+        let t = line.t;
         self.events += 1;
         if t.is_some() {
             self.last_t.clone_from(&t);
         }
-        let Ok(event) = event else {
-            tracing::trace!(kind, "event not in the schema: counted only");
-            return;
-        };
+        if let Some(q) = line.queue_left.or(line.queue) {
+            self.queue = Some(q);
+        }
         let mut minute = |slot: usize| {
             if let Some(m) = t.as_deref().and_then(|t| t.get(..16)) {
                 self.minutes.entry(m.to_string()).or_insert([0, 0])[slot] += 1;
@@ -87,15 +96,27 @@ impl Live {
                 }
             }
         };
-        match event {
-            Event::Fetch(f) => {
+        match line.event {
+            EventKind::RunStart => {
+                let start = RunStart::deserialize(ev).unwrap_or_default();
+                *self = Live {
+                    run_id: Some(start.run_id).filter(|r| !r.is_empty()),
+                    started_at: t.clone(),
+                    max_duration_s: Some(start.max_duration_s as f64),
+                    last_t: t,
+                    events: 1,
+                    ..Live::default()
+                };
+            }
+            EventKind::Fetch => {
                 minute(0);
                 self.fetched += 1;
-                self.bytes += f.bytes;
+                self.bytes += Fetch::deserialize(ev).unwrap_or_default().bytes;
             }
-            Event::Stored(s) => {
+            EventKind::Stored => {
                 minute(1);
                 self.stored += 1;
+                let s = Stored::deserialize(ev).unwrap_or_default();
                 *self.by_domain.entry(s.domain.clone()).or_default() += 1;
                 let year = s
                     .year
@@ -112,23 +133,16 @@ impl Live {
                     self.latest.pop_front();
                 }
             }
-            Event::Progress(p) => self.queue = Some(p.queue as u64),
-            Event::Rejected(_) => self.rejected += 1,
-            Event::Error(_) => self.errors += 1,
-            Event::Warning(_) => self.warnings += 1,
-            Event::Done(d) => {
-                if let Some(q) = d.queue_left {
-                    self.queue = Some(q as u64);
-                }
-                self.stopped_by = Some(d.stopped_by);
+            EventKind::Rejected => self.rejected += 1,
+            EventKind::Error => self.errors += 1,
+            EventKind::Warning => self.warnings += 1,
+            EventKind::Done => {
+                self.stopped_by = Some(
+                    Done::deserialize(ev)
+                        .map_or_else(|_| "?".to_string(), |d| d.stopped_by.as_str().to_string()),
+                );
             }
-            Event::RunStart(_)
-            | Event::Seed(_)
-            | Event::Discovery(_)
-            | Event::Robots(_)
-            | Event::HostRested(_)
-            | Event::Trap(_)
-            | Event::SourceDown(_) => {}
+            _ => {}
         }
     }
 }
@@ -162,7 +176,7 @@ mod tests {
         assert_eq!((live.fetched, live.bytes, live.stored), (1, 1000, 2));
         assert_eq!((live.rejected, live.errors, live.events), (1, 1, 9));
         assert_eq!(live.queue, Some(7));
-        assert_eq!(live.stopped_by, Some(StopReason::MaxPages));
+        assert_eq!(live.stopped_by.as_deref(), Some("max_pages"));
         assert_eq!(live.by_domain["a.com"], 2);
         assert_eq!(live.by_year["2026"], 1);
         assert_eq!(live.by_year["unknown"], 1);

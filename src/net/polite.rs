@@ -4,17 +4,23 @@
 //! * `gap`: the minimum time between two request *starts* (config
 //!   `min_host_gap`, raised by robots.txt `Crawl-delay` up to `max_crawl_delay`);
 //! * `last_at`: stamped when a slot is taken, which is immediately before
-//!   `send()`, never when a URL leaves a queue, and stamped again when the
-//!   host's answer arrives ([`Gate::answered`]). The next request may go at
-//!   `last_at + gap`. The server's clock is the judge: a request sent on a
-//!   fresh connection reaches the server later than one on a pooled
-//!   connection, so counting from the answer (which the server cannot send
-//!   before it has the request) guarantees the gap as the server sees it. A
-//!   gap raised later (a Crawl-delay read from robots.txt) applies at once;
+//!   `send()`, never when a URL leaves a queue. The next request may go at
+//!   `last_at + gap`: the gap counts from start to start, so a host answering
+//!   within its gap is fetched once per gap. The server's clock is the judge,
+//!   and a request that had to open a connection (DNS, TCP, TLS) reaches the
+//!   server later than one on a pooled connection; so when an answer arrives
+//!   on a connection other than the one the host's last answer came on
+//!   ([`Gate::answered`], `conn`), `last_at` is stamped again at the answer
+//!   (which the server cannot send before it has the request): the request
+//!   after a new connection waits the gap from that answer, and the server
+//!   never sees two starts closer than the gap. A gap raised later (a
+//!   Crawl-delay read from robots.txt) applies at once;
 //! * `in_flight` / the concurrency limit (`per_host_concurrency`);
 //! * `paused_until`: set by 429/503 `Retry-After`;
 //! * `rested`: the host is refused for the rest of the run;
-//! * `failures`: consecutive network failures (rested at `host_max_failures`).
+//! * `failures`: consecutive network failures (rested at `host_max_failures`);
+//! * `conn`: the (local, remote) addresses of the connection the last answer
+//!   came on.
 //!
 //! One small std `Mutex` map shared by all tasks; waits happen outside the lock.
 
@@ -34,9 +40,13 @@ struct Host {
     paused_until: Option<Instant>,
     rested: bool,
     failures: u32,
+    conn: Option<Conn>,
     /// Woken when a slot is released.
     freed: Arc<Notify>,
 }
+
+/// A connection, as (local, remote) socket addresses.
+pub type Conn = (std::net::SocketAddr, std::net::SocketAddr);
 
 /// The politeness gate, shared by every fetch of a run.
 #[derive(Debug)]
@@ -91,6 +101,7 @@ impl Gate {
             paused_until: None,
             rested: false,
             failures: 0,
+            conn: None,
             freed: Arc::new(Notify::new()),
         });
         f(h)
@@ -154,12 +165,27 @@ impl Gate {
         }
     }
 
-    /// The host's answer (status and headers) arrived: count the gap from now.
-    pub fn answered(&self, host: &str) {
+    /// The host's answer (status and headers) arrived on connection `conn`
+    /// (None: unknown). On the connection of the host's previous answer the
+    /// gap keeps counting from the send; on another (a new connection, whose
+    /// request reached the server late by its set-up time) or an unknown
+    /// one, it counts from now.
+    pub fn answered(&self, host: &str, conn: Option<Conn>) {
         let now = Instant::now();
-        self.with_host(host, |h| {
-            h.last_at = Some(h.last_at.map_or(now, |t| t.max(now)));
+        let fresh = self.with_host(host, |h| {
+            let fresh = conn.is_none() || h.conn != conn;
+            if fresh {
+                h.last_at = Some(h.last_at.map_or(now, |t| t.max(now)));
+                h.conn = conn;
+            }
+            fresh
         });
+        if fresh {
+            tracing::trace!(
+                host,
+                "gate: answer on a new connection; gap counted from the answer"
+            );
+        }
     }
 
     fn release(&self, host: &str) {
@@ -321,6 +347,35 @@ mod tests {
         assert!(!g.failure("h"));
         assert!(g.failure("h"));
         assert_eq!(g.acquire("h").await.unwrap_err(), Rested);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn gap_counts_from_send_on_a_known_connection() {
+        let g = gate(100, 1);
+        let conn: Conn = (
+            "127.0.0.1:5000".parse().unwrap(),
+            "127.0.0.1:80".parse().unwrap(),
+        );
+        // First answer: a new connection, the gap counts from the answer.
+        let a = g.acquire("h").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        g.answered("h", Some(conn));
+        drop(a);
+        let b = g.acquire("h").await.unwrap();
+        assert_eq!(b.waited, Duration::from_millis(100));
+        // Same connection: from the send, so a 30 ms answer costs no extra wait.
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        g.answered("h", Some(conn));
+        drop(b);
+        let c = g.acquire("h").await.unwrap();
+        assert_eq!(c.waited, Duration::from_millis(70));
+        // Another connection: from the answer again.
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let other: Conn = ("127.0.0.1:5001".parse().unwrap(), conn.1);
+        g.answered("h", Some(other));
+        drop(c);
+        let d = g.acquire("h").await.unwrap();
+        assert_eq!(d.waited, Duration::from_millis(100));
     }
 
     #[test]

@@ -70,6 +70,7 @@ impl Scheduler for Flat {
         if entry.origin != Origin::Seed {
             entry.origin = Origin::Other;
             entry.depth = 1;
+            entry.value = scraper::frontier::NEUTRAL as f32;
         }
         self.0.push(host, entry)
     }

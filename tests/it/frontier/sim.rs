@@ -224,6 +224,11 @@ pub fn entry(host: &str, id: u64, origin: Origin, depth: u32) -> Entry {
         origin,
         depth,
         lastmod: None,
+        value: match origin {
+            Origin::Seed | Origin::Other => 0.3,
+            Origin::Listed => 0.5,
+            Origin::Relevant => 0.4,
+        },
     }
 }
 
@@ -236,6 +241,7 @@ pub fn params(min_gap: f64) -> Params {
         yield_alpha: 0.1,
         min_host_weight: 0.1,
         max_queue: 1_000_000,
+        policy: scraper::frontier::Policy::Focused,
     }
 }
 

@@ -225,7 +225,7 @@ impl Net {
             .extensions()
             .get::<hyper_util::client::legacy::connect::HttpInfo>()
             .map(|i| (i.local_addr(), i.remote_addr()));
-        self.inner.gate.answered(&host, conn);
+        self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let mut retry_after = None;

@@ -5,22 +5,28 @@
 //!   `min_host_gap`, raised by robots.txt `Crawl-delay` up to `max_crawl_delay`);
 //! * `last_at`: stamped when a slot is taken, which is immediately before
 //!   `send()`, never when a URL leaves a queue. The next request may go at
-//!   `last_at + gap`: the gap counts from start to start, so a host answering
-//!   within its gap is fetched once per gap. The server's clock is the judge,
-//!   and a request that had to open a connection (DNS, TCP, TLS) reaches the
-//!   server later than one on a pooled connection; so when an answer arrives
-//!   on a connection other than the one the host's last answer came on
-//!   ([`Gate::answered`], `conn`), `last_at` is stamped again at the answer
-//!   (which the server cannot send before it has the request): the request
-//!   after a new connection waits the gap from that answer, and the server
-//!   never sees two starts closer than the gap. A gap raised later (a
+//!   `last_at + gap`: the gap counts from start to start, so a host that
+//!   answers within its gap is asked once per gap. The server's clock is the
+//!   judge, though, and a request can reach the server later than it was
+//!   stamped: it had to open a connection (DNS, TCP, TLS), or the runtime was
+//!   busy before it was written. So when the answer arrives
+//!   ([`Gate::answered`]), `last_at` moves to the latest moment the server can
+//!   have received the request had everything else been as quick as the
+//!   host's quickest answer: `answer - fastest + JITTER`, where `fastest` is
+//!   the shortest send-to-answer time seen on a reused connection (this
+//!   answer's included, so an answer quicker than any before counts from
+//!   itself; a host whose answers vary in time pays the variation) and
+//!   [`JITTER`] allows for the scheduling noise of both ends. An answer on a
+//!   new connection, or before [`QUICK_SAMPLES`] answers on reused ones have
+//!   shown how quick the host is, counts from the answer itself. When nothing was late this is the send time; when something was,
+//!   the next request waits for what the server saw. A gap raised later (a
 //!   Crawl-delay read from robots.txt) applies at once;
 //! * `in_flight` / the concurrency limit (`per_host_concurrency`);
 //! * `paused_until`: set by 429/503 `Retry-After`;
 //! * `rested`: the host is refused for the rest of the run;
 //! * `failures`: consecutive network failures (rested at `host_max_failures`);
 //! * `conn`: the (local, remote) addresses of the connection the last answer
-//!   came on.
+//!   came on; `fastest`: the shortest send-to-answer time on a reused one.
 //!
 //! One small std `Mutex` map shared by all tasks; waits happen outside the lock.
 
@@ -41,9 +47,18 @@ struct Host {
     rested: bool,
     failures: u32,
     conn: Option<Conn>,
+    fastest: Option<Duration>,
+    /// Answers seen on reused connections.
+    quick_samples: u32,
     /// Woken when a slot is released.
     freed: Arc<Notify>,
 }
+
+/// Allowance for the scheduling noise of client and server when the gap is
+/// counted from the send (see the module docs).
+pub const JITTER: Duration = Duration::from_millis(5);
+/// Answers on reused connections needed before the quickest one is trusted.
+pub const QUICK_SAMPLES: u32 = 3;
 
 /// A connection, as (local, remote) socket addresses.
 pub type Conn = (std::net::SocketAddr, std::net::SocketAddr);
@@ -102,6 +117,8 @@ impl Gate {
             rested: false,
             failures: 0,
             conn: None,
+            fastest: None,
+            quick_samples: 0,
             freed: Arc::new(Notify::new()),
         });
         f(h)
@@ -165,25 +182,37 @@ impl Gate {
         }
     }
 
-    /// The host's answer (status and headers) arrived on connection `conn`
-    /// (None: unknown). On the connection of the host's previous answer the
-    /// gap keeps counting from the send; on another (a new connection, whose
-    /// request reached the server late by its set-up time) or an unknown
-    /// one, it counts from now.
-    pub fn answered(&self, host: &str, conn: Option<Conn>) {
+    /// The answer (status and headers) to a request sent at `sent_at`
+    /// arrived on connection `conn` (None: unknown): move the gap's start to
+    /// when the server can have seen the request at the latest (see the
+    /// module docs).
+    pub fn answered(&self, host: &str, sent_at: Instant, conn: Option<Conn>) {
         let now = Instant::now();
-        let fresh = self.with_host(host, |h| {
-            let fresh = conn.is_none() || h.conn != conn;
-            if fresh {
-                h.last_at = Some(h.last_at.map_or(now, |t| t.max(now)));
-                h.conn = conn;
+        let took = now.saturating_duration_since(sent_at);
+        let late = self.with_host(host, |h| {
+            let reused = conn.is_some() && h.conn == conn;
+            if reused {
+                h.fastest = Some(h.fastest.map_or(took, |f| f.min(took)));
+                h.quick_samples += 1;
             }
-            fresh
+            let seen_by = match (reused, h.fastest) {
+                (true, Some(f)) if h.quick_samples > QUICK_SAMPLES => {
+                    now.checked_sub(f.saturating_sub(JITTER)).unwrap_or(now)
+                }
+                _ => now,
+            };
+            h.conn = conn;
+            let before = h.last_at;
+            h.last_at = Some(h.last_at.map_or(seen_by, |t| t.max(seen_by)));
+            h.last_at
+                .zip(before)
+                .map(|(a, b)| a.saturating_duration_since(b))
         });
-        if fresh {
+        if let Some(late) = late.filter(|d| !d.is_zero()) {
             tracing::trace!(
                 host,
-                "gate: answer on a new connection; gap counted from the answer"
+                late_ms = late.as_millis() as u64,
+                "gate: the gap counts from when the server can have seen the request"
             );
         }
     }
@@ -350,32 +379,38 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn gap_counts_from_send_on_a_known_connection() {
+    async fn gap_counts_from_when_the_server_can_have_seen_the_request() {
         let g = gate(100, 1);
         let conn: Conn = (
             "127.0.0.1:5000".parse().unwrap(),
             "127.0.0.1:80".parse().unwrap(),
         );
-        // First answer: a new connection, the gap counts from the answer.
-        let a = g.acquire("h").await.unwrap();
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        g.answered("h", Some(conn));
-        drop(a);
-        let b = g.acquire("h").await.unwrap();
-        assert_eq!(b.waited, Duration::from_millis(100));
-        // Same connection: from the send, so a 30 ms answer costs no extra wait.
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        g.answered("h", Some(conn));
-        drop(b);
-        let c = g.acquire("h").await.unwrap();
-        assert_eq!(c.waited, Duration::from_millis(70));
+        // Sends `a`, answered after `ms` on `c`; returns the next one's wait.
+        async fn step(g: &Arc<Gate>, ms: u64, c: Conn) -> Duration {
+            let a = g.acquire("h").await.unwrap();
+            let sent = Instant::now();
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            g.answered("h", sent, Some(c));
+            drop(a);
+            let b = g.acquire("h").await.unwrap();
+            let waited = b.waited;
+            drop(b);
+            waited
+        }
+        let j = JITTER;
+        // A new connection: from the answer (30 ms after the send).
+        assert_eq!(step(&g, 30, conn).await, Duration::from_millis(100));
+        // Reused, too few answers to know the host's quickest: from the answer.
+        for _ in 0..QUICK_SAMPLES {
+            assert_eq!(step(&g, 30, conn).await, Duration::from_millis(100));
+        }
+        // Reused, as quick as the quickest: from the send (plus the jitter allowance).
+        assert_eq!(step(&g, 30, conn).await, Duration::from_millis(70) + j);
+        // 20 ms later than the quickest: the server may have seen it 20 ms late.
+        assert_eq!(step(&g, 50, conn).await, Duration::from_millis(70) + j);
         // Another connection: from the answer again.
-        tokio::time::sleep(Duration::from_millis(30)).await;
         let other: Conn = ("127.0.0.1:5001".parse().unwrap(), conn.1);
-        g.answered("h", Some(other));
-        drop(c);
-        let d = g.acquire("h").await.unwrap();
-        assert_eq!(d.waited, Duration::from_millis(100));
+        assert_eq!(step(&g, 30, other).await, Duration::from_millis(100));
     }
 
     #[test]

@@ -154,7 +154,7 @@ impl HostQueue {
     }
 
     /// The classes queued, best first, with their lengths.
-    pub(crate) fn classes(&self) -> impl Iterator<Item = (Class, usize)> + '_ {
+    pub(crate) fn class_lens(&self) -> impl Iterator<Item = (Class, usize)> + '_ {
         self.buckets.iter().map(|(c, b)| (*c, b.len()))
     }
 
@@ -291,6 +291,11 @@ impl HostQueue {
         let gone = (self.len, self.buckets.keys().copied().collect());
         *self = HostQueue::default();
         gone
+    }
+
+    /// The classes that have entries.
+    pub(crate) fn classes(&self) -> Vec<Class> {
+        self.buckets.keys().copied().collect()
     }
 
     /// Remove everything, best class first; the queue is left empty.

@@ -21,9 +21,9 @@
 //!   `logit(E) = logit(y) + 6 (value - 0.3)`, where `y` is the host's hit ratio
 //!   smoothed towards [`PRIOR_YIELD`] (as if 4 fetches at that ratio came
 //!   first; a host with no fetches has `y = PRIOR_YIELD`). So a URL that knows
-//!   nothing is worth its host's yield; one strong term in its anchor (value
-//!   0.79) multiplies the odds by about 19, a known non-topic title (0.1)
-//!   divides them by 3.3. Within a host `y` is the same for every URL, so the
+//!   nothing is worth its host's yield; an anchor scored 0.5 (one strong term)
+//!   gives value 0.7, which multiplies the odds by 11, and a known non-topic
+//!   title (value 0.1) divides them by 3.3. Within a host `y` is the same for every URL, so the
 //!   queue orders by value alone; across hosts, budget pacing compares `E`.
 
 use super::weight::Yield;

@@ -16,5 +16,6 @@ mod frontier;
 mod frontier_web;
 mod fuzz;
 mod net;
+mod outage;
 mod store;
 mod web;

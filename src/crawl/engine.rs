@@ -118,6 +118,8 @@ pub struct Engine {
     pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
     pub fetch_secs: f64,
+    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
+    pub early_freed: HashMap<String, u32>,
 }
 
 type Answers = mpsc::UnboundedReceiver<Answered>;
@@ -226,7 +228,13 @@ impl Engine {
         let took = Instant::now().saturating_duration_since(a.sent_at);
         self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
         self.frontier.sent(&a.host, sent);
+        // An open-scope host is capped by fetches with a verdict: it keeps its
+        // turn until the verdict, so no fetch goes past its cap.
+        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
+            return;
+        }
         self.frontier.released(&a.host, self.now());
+        *self.early_freed.entry(a.host).or_default() += 1;
     }
 
     fn drain_answers(&mut self, answers: &mut Answers) {
@@ -519,10 +527,18 @@ impl Engine {
     }
 
     /// Close a job in the frontier: its verdict (if any), and its slot unless
-    /// an [`Answered`] freed it already.
+    /// an [`Answered`] freed it already (slots are counted per host: any of
+    /// the host's jobs may take one freed early).
     pub(super) fn close(&mut self, job: &Job, outcome: Option<Outcome>) {
         let now = self.now();
-        match (job.freed, outcome) {
+        let freed = match self.early_freed.get_mut(&job.host) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        };
+        match (freed, outcome) {
             (false, Some(o)) => self.frontier.finished(&job.host, o, now),
             (false, None) => self.frontier.released(&job.host, now),
             (true, Some(o)) => self.frontier.verdict(&job.host, o),

@@ -116,6 +116,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let mut engine = Engine {
         answers: Some(answered_rx),
         fetch_secs: 1.0,
+        early_freed: Default::default(),
         day: day_stamp(started_at),
         config: config.clone(),
         ctx,

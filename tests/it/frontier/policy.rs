@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
-use scraper::frontier::{Entry, Frontier, Next, Origin, Outcome};
+use scraper::frontier::{Entry, Frontier, Next, Origin, Outcome, Pace};
 
 /// What the simulated engine needs from a scheduler.
 pub trait Scheduler {
@@ -22,6 +22,8 @@ pub trait Scheduler {
     fn drain(&mut self) -> Vec<Entry>;
     /// Could `host` be sent a request at `now` (no fetch in flight, gap and pause over)?
     fn free(&self, host: &str, now: Duration) -> bool;
+    /// Budget pacing (only the frontier paces).
+    fn pace(&mut self, _p: Pace, _now: Duration) {}
 }
 
 impl Scheduler for Frontier {
@@ -54,6 +56,9 @@ impl Scheduler for Frontier {
     }
     fn queued(&self, host: &str) -> usize {
         self.host_stats(host).map_or(0, |s| s.queued)
+    }
+    fn pace(&mut self, p: Pace, now: Duration) {
+        Frontier::pace(self, p, now)
     }
     fn free(&self, host: &str, now: Duration) -> bool {
         self.host_stats(host)

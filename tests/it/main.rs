@@ -17,5 +17,6 @@ mod frontier_web;
 mod fuzz;
 mod net;
 mod outage;
+mod relevance;
 mod store;
 mod web;

@@ -249,6 +249,9 @@ pub struct Crawl {
     pub lastmod_overlap: Span,
     /// Non-hit pages (home, section, tag) are fetched again after this many days.
     pub revisit_after_days: u32,
+    /// URLs that failed for good (404, 410, redirect loop, too many
+    /// redirects, too large, not HTML) are fetched again after this many days.
+    pub retry_failed_after_days: u32,
     /// Seeds are fetched again this often during a run.
     pub reseed_every_secs: u64,
     /// Fetches per host before its yield weight applies.
@@ -351,6 +354,7 @@ impl Default for Crawl {
             min_lastmod: None,
             lastmod_overlap: Span::secs(86400),
             revisit_after_days: 7,
+            retry_failed_after_days: 30,
             reseed_every_secs: 3600,
             warmup_pages: 10,
             yield_alpha: 0.1,

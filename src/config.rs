@@ -281,6 +281,9 @@ pub struct Crawl {
     pub max_raw_bytes: u64,
     /// Largest body accepted after decompression, in bytes.
     pub max_body_bytes: u64,
+    /// Most body bytes held in memory by all fetches together (decoded
+    /// buffers until parsed); a fetch past it waits for room. 0 = no budget.
+    pub max_body_bytes_in_flight: u64,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
     pub max_redirects: usize,
@@ -370,6 +373,7 @@ impl Default for Crawl {
             allow_private_addresses: false,
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
+            max_body_bytes_in_flight: 32 << 20,
             max_robots_bytes: 512 << 10,
             max_redirects: 5,
             connect_timeout: Span::secs(10),

@@ -24,7 +24,9 @@ mod support {
 use std::process::Command;
 use std::time::Instant;
 
-use support::fixture::{ARTICLES, Workspace, article_html, article_path, listing_html, news_web_with};
+use support::fixture::{
+    ARTICLES, Workspace, article_html, article_path, listing_html, news_web_with,
+};
 use support::web;
 use support::web::{Reply, Req};
 
@@ -47,15 +49,21 @@ fn hostile(r: &Req) -> Option<Reply> {
     if h.starts_with("large") {
         // A 6 MB article: under every cap, so it is read and parsed.
         let para = "<p>The artificial intelligence lab said its large language model, trained with machine learning on a cluster, beats earlier AI systems.</p>\n";
-        let body = article_html(h, 1, "2024-05-02")
-            .replace("</article>", &format!("{}</article>", para.repeat(6_000_000 / para.len())));
+        let body = article_html(h, 1, "2024-05-02").replace(
+            "</article>",
+            &format!("{}</article>", para.repeat(6_000_000 / para.len())),
+        );
         return Some(Reply::html(body));
     }
     if h == "cal.test" {
         if p == "/" {
             return home(vec!["/cal/2024/05".into()]);
         }
-        let ym: Vec<i32> = p.trim_start_matches("/cal/").split('/').filter_map(|x| x.parse().ok()).collect();
+        let ym: Vec<i32> = p
+            .trim_start_matches("/cal/")
+            .split('/')
+            .filter_map(|x| x.parse().ok())
+            .collect();
         let [y, m] = ym[..] else {
             return Some(Reply::not_found());
         };
@@ -66,7 +74,11 @@ fn hostile(r: &Req) -> Option<Reply> {
         return home(vec![month(-1), month(1)]);
     }
     if h == "sess.test" {
-        let n: u64 = p.rsplit("jsessionid=").next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        let n: u64 = p
+            .rsplit("jsessionid=")
+            .next()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0);
         return home(vec![format!("/s;jsessionid={}", n + 1)]);
     }
     None
@@ -105,7 +117,15 @@ fn run(budget: u64) -> (u64, f64, u64) {
         .current_dir(ws.dir.path())
         .arg("--config")
         .arg(ws.dir.path().join("config.yml"))
-        .args(["crawl", "--data", "data", "--proxy", &ws.proxy, "--max-duration", "60s"])
+        .args([
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            &ws.proxy,
+            "--max-duration",
+            "60s",
+        ])
         .env("RUST_LOG", "warn")
         .output()
         .expect("run /usr/bin/time -v scraper");
@@ -122,7 +142,11 @@ fn run(budget: u64) -> (u64, f64, u64) {
 }
 
 fn main() {
-    println!("hostile web: {} hostile hosts + news.test ({ARTICLES} articles at e.g. {}), 16 in flight", hosts().len(), article_path(0));
+    println!(
+        "hostile web: {} hostile hosts + news.test ({ARTICLES} articles at e.g. {}), 16 in flight",
+        hosts().len(),
+        article_path(0)
+    );
     let (base_kb, base_s, base_stored) = run(0);
     println!(
         "no budget (max_body_bytes_in_flight: 0): peak RSS {:.1} MiB, {base_s:.1} s, {base_stored} stored",

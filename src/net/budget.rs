@@ -97,7 +97,11 @@ impl Lease {
         let permit = match sem.clone().try_acquire_many_owned(more) {
             Ok(p) => p,
             Err(_) => {
-                tracing::debug!(bytes, waiting_for = u64::from(more) * UNIT, "body budget: waiting for room");
+                tracing::debug!(
+                    bytes,
+                    waiting_for = u64::from(more) * UNIT,
+                    "body budget: waiting for room"
+                );
                 match tokio::time::timeout_at(until, sem.clone().acquire_many_owned(more)).await {
                     Ok(Ok(p)) => p,
                     _ => return false,

@@ -153,7 +153,12 @@ impl Seen {
 
     /// [`Seen::due`], with permanent failures ([`flag::FAILED`]) fetched
     /// again only once `retry_failed_after_days` have passed.
-    pub fn due_after(&self, today: u32, revisit_after_days: u32, retry_failed_after_days: u32) -> bool {
+    pub fn due_after(
+        &self,
+        today: u32,
+        revisit_after_days: u32,
+        retry_failed_after_days: u32,
+    ) -> bool {
         if self.is_stored() {
             false
         } else if self.flags & flag::FAILED != 0 {

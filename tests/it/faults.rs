@@ -1052,7 +1052,10 @@ fn known_failures_are_not_fetched_again() {
             "/removed" => Reply::status(410),
             "/file.bin" => Reply::bytes("application/octet-stream", vec![0u8; 1000]),
             "/forbidden" => Reply::status(403),
-            _ => match p.strip_prefix("/chain/").and_then(|n| n.parse::<u32>().ok()) {
+            _ => match p
+                .strip_prefix("/chain/")
+                .and_then(|n| n.parse::<u32>().ok())
+            {
                 Some(n) => Reply::redirect(301, &format!("/chain/{}", n + 1)),
                 None => Reply::not_found(),
             },
@@ -1062,10 +1065,20 @@ fn known_failures_are_not_fetched_again() {
     let r = run(&ws, &["--max-duration", "20s"], true);
     r.assert_bounded(Duration::from_secs(20));
     let s = summary(&ws);
-    for class in ["redirect_loop", "too_many_redirects", "too_large", "not_html"] {
+    for class in [
+        "redirect_loop",
+        "too_many_redirects",
+        "too_large",
+        "not_html",
+    ] {
         assert_class(&ws, &s, "fail.test", class);
     }
-    assert_eq!(errors(&s, "fail.test", "4xx"), 3, "{}", s["hosts"]["fail.test"]);
+    assert_eq!(
+        errors(&s, "fail.test", "4xx"),
+        3,
+        "{}",
+        s["hosts"]["fail.test"]
+    );
     // The next day: the home page is read again, the failures are not.
     web.clear_log();
     let r = run(&ws, &["--max-duration", "20s"], true);
@@ -1080,7 +1093,10 @@ fn known_failures_are_not_fetched_again() {
     assert!(asked.is_empty(), "fetched again: {asked:?}");
     let s = summary(&ws);
     assert!(
-        s["hosts"]["fail.test"]["known_failures"].as_u64().unwrap_or(0) >= 6,
+        s["hosts"]["fail.test"]["known_failures"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 6,
         "{}",
         s["hosts"]["fail.test"]
     );

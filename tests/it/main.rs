@@ -16,5 +16,6 @@ mod frontier;
 mod fuzz;
 mod net;
 mod outage;
+mod relevance;
 mod store;
 mod web;

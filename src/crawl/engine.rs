@@ -626,7 +626,7 @@ impl Engine {
                         flags: failure.flags(),
                     },
                 );
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
             }
             _ => {
                 self.errors += 1;

@@ -29,6 +29,8 @@ pub struct HostCounters {
     pub bad_listings: u64,
     /// URLs robots.txt kept us from.
     pub disallowed: u64,
+    /// URLs not queued because they failed for good in an earlier run.
+    pub known_failures: u64,
     /// Conditional requests answered 304.
     pub not_modified: u64,
     /// Articles stored in this run's shard.
@@ -85,6 +87,11 @@ impl HostCounters {
         self.stored += 1;
     }
 
+    /// A URL was not queued: it failed for good in an earlier run.
+    pub fn known_failure(&mut self) {
+        self.known_failures += 1;
+    }
+
     /// A URL broke a trap rule and was not queued.
     pub fn trapped(&mut self) {
         self.traps += 1;
@@ -108,7 +115,7 @@ mod tests {
         let text = serde_json::to_string(&h).unwrap();
         assert_eq!(
             text,
-            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0}"#
+            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0}"#
         );
         let back: HostCounters = serde_json::from_str(r#"{"fetched":2}"#).unwrap();
         assert_eq!(back.fetched, 2);

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use tokio::sync::mpsc;
 
 use super::events::EventLog;
@@ -15,12 +15,14 @@ use super::outage::{Cutoff, Reach};
 use super::worker::{Answered, Body, Ctx, Done, Job, Meta};
 use super::workers::{Lost, Workers};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
+use crate::frontier::{
+    Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
+};
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
 use crate::record::{HostCounters, StopReason};
 use crate::report::progress::Progress;
-use crate::store::seen::{Failure, Seen, SeenSet, flag};
+use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
@@ -39,15 +41,14 @@ pub enum Signal {
     Abort,
 }
 
-/// Everything the loop owns.
+/// Everything the loop owns, in parts: what the run was started with, the
+/// scheduling state, what goes to disk ([`Persist`]), the sets of this run
+/// ([`RunSets`]) and the counters ([`Tally`]). Built by [`Engine::new`].
 pub struct Engine {
     pub config: Config,
     pub ctx: Arc<Ctx>,
     pub frontier: Frontier,
-    pub seen: SeenSet,
-    pub shard: ShardWriter,
-    pub ids: IdCounter,
-    pub validators: Validators,
+    pub store: Persist,
     pub log: EventLog,
     pub run_id: String,
     pub state_dir: std::path::PathBuf,
@@ -56,22 +57,38 @@ pub struct Engine {
     pub cutoff: Cutoff,
     /// Which hosts answered, which could not be read as sources (outages).
     pub reach: Reach,
-    /// Work this run could not do for a transient reason (robots.txt
-    /// unreachable, host rested, a network failure or 5xx): saved with the
-    /// queue for the next run.
-    pub kept: Vec<Entry>,
     /// The previous run's summary.
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
     pub today: NaiveDate,
     pub day: u32,
     pub started: Instant,
-    pub hosts: HashMap<String, HostCounters>,
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
     pub progress: Progress,
     /// When the last `progress` event was written.
     pub progress_at: Instant,
+    pub sets: RunSets,
+    pub tally: Tally,
+    /// Workers' [`Answered`] messages (taken by `run` while it runs).
+    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
+    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
+    pub fetch_secs: f64,
+}
+
+/// What the run writes under `data/` (the event log aside).
+pub struct Persist {
+    pub seen: SeenSet,
+    pub shard: ShardWriter,
+    pub ids: IdCounter,
+    pub validators: Validators,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    pub consent: crate::store::consent::ConsentLog,
+}
+
+/// The sets this run keeps, all empty at the start.
+#[derive(Default)]
+pub struct RunSets {
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
@@ -83,21 +100,75 @@ pub struct Engine {
     pub listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
-    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
-    pub consent: crate::store::consent::ConsentLog,
-    pub fetched: u64,
-    pub stored: u64,
-    pub errors: u64,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     pub requeued: HashMap<u64, u8>,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
-    /// Workers' [`Answered`] messages (taken by `run` while it runs).
-    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
-    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
-    pub fetch_secs: f64,
+    /// Work this run could not do for a transient reason (robots.txt
+    /// unreachable, host rested, a network failure or 5xx): saved with the
+    /// queue for the next run.
+    pub kept: Vec<Entry>,
     /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
     pub early_freed: HashMap<String, u32>,
+}
+
+/// The run's counters: totals and the per-host funnel.
+#[derive(Default)]
+pub struct Tally {
+    /// Responses received.
+    pub fetched: u64,
+    pub stored: u64,
+    pub errors: u64,
+    pub hosts: HashMap<String, HostCounters>,
+}
+
+/// What a run starts from besides the config.
+pub struct Start {
+    pub run_id: String,
+    pub started_at: DateTime<Utc>,
+    pub state_dir: std::path::PathBuf,
+    pub cutoff: Cutoff,
+    pub last: Option<RunSummary>,
+    pub seeds: Vec<Entry>,
+    pub answers: mpsc::UnboundedReceiver<Answered>,
+}
+
+impl Engine {
+    /// The engine of one run: frontier, open scope and progress display from
+    /// `config`, the rest as loaded; sets and counters empty.
+    pub fn new(
+        config: Config,
+        ctx: Arc<Ctx>,
+        store: Persist,
+        log: EventLog,
+        start: Start,
+    ) -> Engine {
+        let c = &config.crawl;
+        let max = (c.max_duration.0 > Duration::ZERO).then_some(c.max_duration.0);
+        Engine {
+            frontier: Frontier::new(Params::from_config(c)),
+            open: OpenScope::new(ScopeParams::from_config(c)),
+            progress: Progress::new(max),
+            progress_at: Instant::now(),
+            day: day_stamp(start.started_at),
+            today: start.started_at.date_naive(),
+            started: Instant::now(),
+            ctx,
+            store,
+            log,
+            run_id: start.run_id,
+            state_dir: start.state_dir,
+            cutoff: start.cutoff,
+            reach: Reach::default(),
+            last: start.last,
+            seeds: start.seeds,
+            sets: RunSets::default(),
+            tally: Tally::default(),
+            answers: Some(start.answers),
+            fetch_secs: 1.0,
+            config,
+        }
+    }
 }
 
 type Answers = mpsc::UnboundedReceiver<Answered>;
@@ -112,21 +183,21 @@ impl Engine {
     }
 
     pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
-        self.hosts.entry(host.to_string()).or_default()
+        self.tally.hosts.entry(host.to_string()).or_default()
     }
 
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
     pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
         let hash = url::seen_hash(url);
         if entry.origin != Origin::Seed {
-            if self.this_run.contains(&hash) {
+            if self.sets.this_run.contains(&hash) {
                 return false;
             }
             // Feeds and sitemaps a listing gave (an index's children) are read
             // again every run, conditionally: an unchanged one costs a 304. Those
             // found by links follow the revisit rule, like pages.
             if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
-                && let Some(seen) = self.seen.get(hash)
+                && let Some(seen) = self.store.seen.get(hash)
                 && !seen.due_after(
                     self.day,
                     self.config.crawl.revisit_after_days,
@@ -151,7 +222,10 @@ impl Engine {
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
                 (matches!(entry.origin, Origin::Relevant | Origin::Other)
-                    && !self.patterns.admit(&host, url, rules.max_urls_per_pattern))
+                    && !self
+                        .sets
+                        .patterns
+                        .admit(&host, url, rules.max_urls_per_pattern))
                 .then_some(Trap::PatternCap)
             });
             if let Some(trap) = trap {
@@ -161,9 +235,9 @@ impl Engine {
         }
         let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
         if self.frontier.push(&host, entry) {
-            self.this_run.insert(hash);
+            self.sets.this_run.insert(hash);
             if child_sitemap {
-                self.listed_sitemaps.insert(hash);
+                self.sets.listed_sitemaps.insert(hash);
             }
             self.host(&host).queued();
             true
@@ -175,7 +249,7 @@ impl Engine {
     /// A URL broke a trap rule: not queued, counted, logged (once per run:
     /// it then counts as met in this run).
     fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
-        self.this_run.insert(hash);
+        self.sets.this_run.insert(hash);
         self.host(host).trapped();
         let shown: String = url.as_str().chars().take(300).collect();
         tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
@@ -228,7 +302,7 @@ impl Engine {
             return;
         }
         self.frontier.released(&a.host, self.now());
-        *self.early_freed.entry(a.host).or_default() += 1;
+        *self.sets.early_freed.entry(a.host).or_default() += 1;
     }
 
     fn drain_answers(&mut self, answers: &mut Answers) {
@@ -277,7 +351,7 @@ impl Engine {
             {
                 break StopReason::MaxDuration;
             }
-            if c.max_hits > 0 && self.stored >= c.max_hits {
+            if c.max_hits > 0 && self.tally.stored >= c.max_hits {
                 break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
@@ -286,8 +360,8 @@ impl Engine {
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
-                for hash in std::mem::take(&mut self.listed_sitemaps) {
-                    self.this_run.remove(&hash);
+                for hash in std::mem::take(&mut self.sets.listed_sitemaps) {
+                    self.sets.this_run.remove(&hash);
                 }
                 self.queue_seeds();
             }
@@ -381,7 +455,7 @@ impl Engine {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
         };
-        let (etag, last_modified) = match self.validators.get(u.as_str()) {
+        let (etag, last_modified) = match self.store.validators.get(u.as_str()) {
             Some(v) => (v.etag.clone(), v.last_modified.clone()),
             None => (None, None),
         };
@@ -402,19 +476,19 @@ impl Engine {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
         self.progress
-            .update(self.fetched, self.stored, queued, requests);
+            .update(self.tally.fetched, self.tally.stored, queued, requests);
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
             self.log.emit(Event::Progress(event::Progress {
                 queue: queued,
                 requests,
-                fetched: self.fetched,
-                stored: self.stored,
-                errors: self.errors,
+                fetched: self.tally.fetched,
+                stored: self.tally.stored,
+                errors: self.tally.errors,
                 elapsed_s: self.started.elapsed().as_secs(),
             }));
         }
-        if self.shard.due() {
+        if self.store.shard.due() {
             self.flush();
         } else {
             self.log.flush();
@@ -425,23 +499,23 @@ impl Engine {
     pub fn flush(&mut self) {
         // next_id goes to disk before the ids it covers do: after a crash
         // between the two, ids are skipped, never reused.
-        if let Err(e) = self.ids.save() {
+        if let Err(e) = self.store.ids.save() {
             tracing::error!(error = %e, "cannot save next_id");
             return;
         }
-        match self.shard.flush() {
+        match self.store.shard.flush() {
             Ok(_) => self.mark_hits(),
             Err(e) => tracing::error!(error = %e, "shard flush failed"),
         }
-        if let Err(e) = self.seen.flush(&self.state_dir, &self.run_id) {
+        if let Err(e) = self.store.seen.flush(&self.state_dir, &self.run_id) {
             tracing::error!(error = %e, "seen-set flush failed");
         }
         self.log.flush();
     }
 
     pub(super) fn mark_hits(&mut self) {
-        for hash in std::mem::take(&mut self.pending_hits) {
-            self.seen.record(
+        for hash in std::mem::take(&mut self.sets.pending_hits) {
+            self.store.seen.record(
                 hash,
                 Seen {
                     day: self.day,
@@ -470,7 +544,7 @@ impl Engine {
             return;
         };
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
-        self.errors += 1;
+        self.tally.errors += 1;
         self.host(&lost.host).failed(PANIC);
         self.close_host(&lost.host, Some(Outcome::Error));
         self.log.emit(Event::Error(event::Failure {
@@ -489,7 +563,7 @@ impl Engine {
         let now = self.now();
         let host = job.host.clone();
         if let Some(r) = &robots
-            && self.robots_seen.insert(host.clone())
+            && self.sets.robots_seen.insert(host.clone())
         {
             self.take_robots(&host, r);
         }
@@ -500,7 +574,7 @@ impl Engine {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
                     // Refused because robots.txt could not be read today: kept.
-                    self.kept.push(job.entry.clone());
+                    self.sets.kept.push(job.entry.clone());
                 }
                 self.failed(&job, e)
             }
@@ -510,7 +584,7 @@ impl Engine {
                     self.frontier
                         .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 }
-                self.fetched += 1;
+                self.tally.fetched += 1;
                 self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
                 self.log.emit(Event::Fetch(event::Fetch {
                     url: job.url.to_string(),
@@ -528,7 +602,7 @@ impl Engine {
                     self.keep_validator(&job, &meta);
                 }
                 if job.entry.kind != Kind::Page {
-                    self.listings_read.insert(url::seen_hash(&job.url));
+                    self.sets.listings_read.insert(url::seen_hash(&job.url));
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
@@ -563,7 +637,7 @@ impl Engine {
     /// [`Engine::close`] for a job known by its host alone.
     fn close_host(&mut self, host: &str, outcome: Option<Outcome>) {
         let now = self.now();
-        let freed = match self.early_freed.get_mut(host) {
+        let freed = match self.sets.early_freed.get_mut(host) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 true
@@ -581,7 +655,7 @@ impl Engine {
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
     pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
         if meta.etag.is_some() || meta.last_modified.is_some() {
-            self.validators.set(
+            self.store.validators.set(
                 job.url.as_str(),
                 Validator {
                     etag: meta.etag.clone(),
@@ -600,7 +674,7 @@ impl Engine {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
                 self.close(job, Some(Outcome::Miss));
-                self.this_run.remove(&url::seen_hash(&job.url));
+                self.sets.this_run.remove(&url::seen_hash(&job.url));
                 self.frontier.push(&host, job.entry.clone());
                 return;
             }
@@ -614,8 +688,8 @@ impl Engine {
                 // work waits for the next run, and its cut-off stays.
                 let kept = self.frontier.take_host(&host);
                 let dropped = kept.len();
-                self.kept.extend(kept);
-                self.kept.push(job.entry.clone());
+                self.sets.kept.extend(kept);
+                self.sets.kept.push(job.entry.clone());
                 self.reach.trouble(&host, "rested");
                 self.close(job, Some(Outcome::Error));
                 self.log.emit(Event::HostRested(event::HostRested {
@@ -629,7 +703,7 @@ impl Engine {
             | FetchError::TooManyRedirects
             | FetchError::TooLarge
             | FetchError::NotHtml(_) => {
-                self.errors += 1;
+                self.tally.errors += 1;
                 let failure = match &e {
                     FetchError::RedirectLoop => Failure::RedirectLoop,
                     FetchError::TooManyRedirects => Failure::TooManyRedirects,
@@ -637,7 +711,7 @@ impl Engine {
                     _ => Failure::NotHtml,
                 };
                 // Will not go away by tomorrow: remembered with its class.
-                self.seen.record(
+                self.store.seen.record(
                     url::seen_hash(&job.url),
                     Seen {
                         day: self.day,
@@ -647,14 +721,14 @@ impl Engine {
                 self.close(job, Some(Outcome::Error));
             }
             _ => {
-                self.errors += 1;
+                self.tally.errors += 1;
                 if e.is_network() {
                     self.reach.failed(class);
                     if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
                         self.reach.trouble(&host, format!("{class} on {}", job.url));
                     } else {
                         // Not remembered in the seen-set: tried again next run.
-                        self.kept.push(job.entry.clone());
+                        self.sets.kept.push(job.entry.clone());
                     }
                 }
                 self.close(job, Some(Outcome::Error));
@@ -678,7 +752,7 @@ impl Engine {
             Body::NotModified => {
                 tracing::debug!(url = %job.url, "304 not modified: nothing new");
                 self.host(&job.host).not_modified();
-                self.seen.record(
+                self.store.seen.record(
                     req_hash,
                     Seen {
                         day,
@@ -694,7 +768,7 @@ impl Engine {
                         .retry_after
                         .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
                 {
-                    let tries = self.requeued.entry(req_hash).or_default();
+                    let tries = self.sets.requeued.entry(req_hash).or_default();
                     if *tries < MAX_REQUEUES {
                         // Asked to come back later: keep the URL; the host is paused.
                         *tries += 1;
@@ -713,7 +787,7 @@ impl Engine {
                         self.reach
                             .trouble(&job.host, format!("{code} on {}", job.url));
                     } else {
-                        self.kept.push(job.entry.clone());
+                        self.sets.kept.push(job.entry.clone());
                     }
                 } else {
                     // 404 and 410 are gone for good; other 4xx are revisited.
@@ -722,9 +796,9 @@ impl Engine {
                     } else {
                         flag::MISS
                     };
-                    self.seen.record(req_hash, Seen { day, flags });
+                    self.store.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {
-                        self.seen.record(final_hash, Seen { day, flags });
+                        self.store.seen.record(final_hash, Seen { day, flags });
                     }
                 }
                 Some(if code >= 500 || code == 429 {
@@ -735,7 +809,7 @@ impl Engine {
             }
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
-                self.errors += 1;
+                self.tally.errors += 1;
                 self.host(&job.host).failed(PANIC);
                 self.log.emit(Event::Error(event::Failure {
                     url: job.url.to_string(),
@@ -756,7 +830,7 @@ impl Engine {
                 None
             }
             Body::Listing(listing) => {
-                self.seen.record(
+                self.store.seen.record(
                     req_hash,
                     Seen {
                         day,
@@ -774,9 +848,9 @@ impl Engine {
                     self.keep_validator(job, meta);
                 }
                 if !hit {
-                    self.seen.record(req_hash, Seen { day, flags });
+                    self.store.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {
-                        self.seen.record(final_hash, Seen { day, flags });
+                        self.store.seen.record(final_hash, Seen { day, flags });
                     }
                 }
                 Some(if hit { Outcome::Hit } else { Outcome::Miss })

@@ -30,13 +30,15 @@ impl Engine {
             .iter()
             .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
             .collect();
-        self.consent.robots(crate::store::consent::RobotsSnapshot {
-            host,
-            outcome: &format!("{:?}", robots.outcome),
-            hash: robots.hash,
-            content_signal: &signals,
-            body: &robots.body,
-        });
+        self.store
+            .consent
+            .robots(crate::store::consent::RobotsSnapshot {
+                host,
+                outcome: &format!("{:?}", robots.outcome),
+                hash: robots.hash,
+                content_signal: &signals,
+                body: &robots.body,
+            });
         match &robots.outcome {
             crate::net::RobotsOutcome::Parsed(status)
             | crate::net::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
@@ -45,7 +47,7 @@ impl Engine {
                 // and its cut-off stays where it was.
                 let kept = self.frontier.take_host(host);
                 let dropped = kept.len();
-                self.kept.extend(kept);
+                self.sets.kept.extend(kept);
                 let failure = match &robots.error {
                     Some(e) => e.class().to_string(),
                     None => format!("robots {why}"),
@@ -94,7 +96,9 @@ impl Engine {
             Listing::Sitemap { urls, sitemaps } => {
                 if !sitemaps.is_empty() {
                     // An index is always read in full: its children can change while it does not.
-                    self.validators.set(job.url.as_str(), Validator::default());
+                    self.store
+                        .validators
+                        .set(job.url.as_str(), Validator::default());
                 }
                 // Nesting is counted from where the chain started (a seed or robots.txt: 0).
                 let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {

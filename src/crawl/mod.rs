@@ -12,27 +12,25 @@ mod value;
 pub mod worker;
 mod workers;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
 pub use check::check_url;
-use engine::{Engine, Signal};
+use engine::{Engine, Persist, Signal, Start};
 use events::EventLog;
 
 use crate::config::Config;
 use crate::discover::{self, Limits};
-use crate::frontier::{Entry, Frontier, Kind, OpenScope, Origin, Params, ScopeParams};
+use crate::frontier::{Entry, Kind, Origin};
 use crate::net::Net;
 use crate::record::event::{self, Event};
 use crate::record::{HostCounters, StopReason};
 use crate::relevance::Rule;
-use crate::report::progress::Progress;
 use crate::store::DataDir;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
@@ -107,7 +105,6 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         answered: Some(answered_tx),
     });
     let c = &config.crawl;
-    let frontier = Frontier::new(Params::from_config(c));
     log.emit(Event::RunStart(event::RunStart {
         run_id: run_id.clone(),
         sources: config.sources.len(),
@@ -126,46 +123,23 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     }));
     tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
 
-    let mut engine = Engine {
-        answers: Some(answered_rx),
-        fetch_secs: 1.0,
-        early_freed: Default::default(),
-        day: day_stamp(started_at),
-        config: config.clone(),
-        ctx,
-        frontier,
+    let store = Persist {
         seen,
         shard,
         ids,
         validators,
-        log,
+        consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
+    };
+    let start = Start {
         run_id: run_id.clone(),
+        started_at,
         state_dir: data.state.clone(),
         cutoff,
-        reach: outage::Reach::default(),
-        kept: Vec::new(),
         last: last.clone(),
         seeds,
-        today,
-        started: Instant::now(),
-        hosts: HashMap::new(),
-        open: OpenScope::new(ScopeParams::from_config(&config.crawl)),
-        progress_at: Instant::now(),
-        progress: Progress::new(
-            (c.max_duration.0 > std::time::Duration::ZERO).then_some(c.max_duration.0),
-        ),
-        this_run: HashSet::new(),
-        robots_seen: HashSet::new(),
-        listed_sitemaps: HashSet::new(),
-        listings_read: HashSet::new(),
-        pending_hits: Vec::new(),
-        consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
-        fetched: 0,
-        stored: 0,
-        errors: 0,
-        requeued: HashMap::new(),
-        patterns: Default::default(),
+        answers: answered_rx,
     };
+    let mut engine = Engine::new(config.clone(), ctx, store, log, start);
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
     // `--min-lastmod auto` watermark can move on without losing them).
@@ -215,19 +189,21 @@ async fn finish(
     engine.flush();
     // next_id goes to disk before the last frame (as in `Engine::flush`), so
     // a failure here never leaves a stored id above the counter on disk.
-    engine.ids.save()?;
-    let shard_path = engine.shard.path().to_path_buf();
+    engine.store.ids.save()?;
+    let shard_path = engine.store.shard.path().to_path_buf();
     let kept = engine
+        .store
         .shard
         .finish()
         .with_context(|| format!("closing {}", shard_path.display()))?;
-    engine.seen.flush(&data.state, run_id)?;
+    engine.store.seen.flush(&data.state, run_id)?;
     let mut queue = engine.frontier.drain();
-    let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.kept));
+    let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
     state::save_frontier(&data.state, &queue)?;
-    engine.ids.save()?;
-    engine.validators.save(&data.state)?;
+    engine.store.ids.save()?;
+    engine.store.validators.save(&data.state)?;
     let hosts: BTreeMap<_, _> = engine
+        .tally
         .hosts
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -237,8 +213,8 @@ async fn finish(
     summary.stopped_by = Some(stop);
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
-    summary.articles_stored = engine.stored;
-    summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
+    summary.articles_stored = engine.tally.stored;
+    summary.ids = Some([engine.store.ids.start(), engine.store.ids.peek()]);
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
@@ -250,7 +226,7 @@ async fn finish(
         .filter(|e| {
             e.kind != Kind::Page
                 && url::parse(&e.url)
-                    .is_none_or(|u| !engine.listings_read.contains(&url::seen_hash(&u)))
+                    .is_none_or(|u| !engine.sets.listings_read.contains(&url::seen_hash(&u)))
         })
         .inspect(|e| {
             if let Some(u) = url::parse(&e.url) {
@@ -310,9 +286,9 @@ async fn finish(
         run_id: run_id.to_string(),
         stopped_by: stop,
         requests: summary.pages_fetched,
-        fetched: engine.fetched,
-        stored: engine.stored,
-        errors: engine.errors,
+        fetched: engine.tally.fetched,
+        stored: engine.tally.stored,
+        errors: engine.tally.errors,
         queue_left: Some(queue.len()),
         elapsed_s: engine.started.elapsed().as_secs_f64(),
         shard: shard_name,
@@ -323,7 +299,7 @@ async fn finish(
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
-        stored = engine.stored,
+        stored = engine.tally.stored,
         queue_left = queue.len(),
         "crawl finished"
     );
@@ -334,7 +310,7 @@ async fn finish(
         stopped_by: stop,
         shard: kept,
         fetched: summary.pages_fetched,
-        stored: engine.stored,
+        stored: engine.tally.stored,
         hosts,
     })
 }
@@ -350,8 +326,9 @@ fn finish_outage(
 ) -> anyhow::Result<RunEnd> {
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
-    engine.consent.discard();
+    engine.store.consent.discard();
     let hosts: BTreeMap<_, _> = engine
+        .tally
         .hosts
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -360,9 +337,9 @@ fn finish_outage(
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
         requests,
-        fetched: engine.fetched,
+        fetched: engine.tally.fetched,
         stored: 0,
-        errors: engine.errors,
+        errors: engine.tally.errors,
         queue_left: None,
         elapsed_s: engine.started.elapsed().as_secs_f64(),
         shard: None,

@@ -91,7 +91,9 @@ impl Engine {
             let labels = meta.signals.labels();
             self.host(&job.host).withheld();
             let domain = url::domain(meta.url.host_str().unwrap_or(""));
-            self.consent.withheld(meta.url.as_str(), domain, &labels);
+            self.store
+                .consent
+                .withheld(meta.url.as_str(), domain, &labels);
             tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
             self.log.emit(Event::Rejected(event::Rejected {
                 url: meta.url.to_string(),
@@ -114,7 +116,8 @@ impl Engine {
 
     pub(super) fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
         let stored = |h: u64| {
-            self.seen
+            self.store
+                .seen
                 .get(h)
                 .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
         };
@@ -126,7 +129,7 @@ impl Engine {
     }
 
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.ids.next_id();
+        let id = self.store.ids.next_id();
         // A year found only in the text is not a publication day: keep the year alone.
         let day_known = page.date_source != Some(DateSource::TextYear);
         let date = page
@@ -161,23 +164,23 @@ impl Engine {
             relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
-        self.pending_hits.push(url::seen_hash(&meta.url));
+        self.sets.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
-            self.pending_hits.push(url::seen_hash(&job.url));
+            self.sets.pending_hits.push(url::seen_hash(&job.url));
         }
         if let Some(c) = &page.canonical_url {
-            self.pending_hits.push(url::seen_hash(c));
+            self.sets.pending_hits.push(url::seen_hash(c));
         }
         // The record waits in the writer's buffer; a frame closes in
         // `flush`, which saves next_id first, so a crash or a full disk never
         // leaves a stored id at or above the counter on disk. A failed flush
         // keeps the record buffered for the next one, and its URLs are marked
         // as hits only once it is durable.
-        self.shard.buffer(&article);
-        if self.shard.full() {
+        self.store.shard.buffer(&article);
+        if self.store.shard.full() {
             self.flush();
         }
-        self.stored += 1;
+        self.tally.stored += 1;
         self.host(&job.host).stored();
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
         self.log.emit(Event::Stored(event::Stored {

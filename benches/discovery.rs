@@ -54,7 +54,10 @@ fn failing(site: &Site, r: &Req) -> Option<Reply> {
         "/fail/big" => return Some(Reply::html("").repeat(vec![b'x'; 1 << 20], Some(50))),
         _ => {}
     }
-    if let Some(k) = p.strip_prefix("/fail/chain-").and_then(|k| k.parse::<u32>().ok()) {
+    if let Some(k) = p
+        .strip_prefix("/fail/chain-")
+        .and_then(|k| k.parse::<u32>().ok())
+    {
         return Some(Reply::redirect(301, &format!("/fail/chain-{}", k + 1)));
     }
     let n: usize = p.rsplit_once("/story-")?.1.parse().ok()?;
@@ -91,7 +94,10 @@ fn day_two() {
     let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "10m"]);
     assert!(out.status.success(), "day one failed: {}", stderr(&out));
     let day_one = web.log();
-    let failures_day_one = day_one.iter().filter(|q| q.path.starts_with("/fail/")).count();
+    let failures_day_one = day_one
+        .iter()
+        .filter(|q| q.path.starts_with("/fail/"))
+        .count();
     println!(
         "day 1: {} requests, {} articles stored, {failures_day_one} requests to the failures",
         day_one.len(),

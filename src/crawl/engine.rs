@@ -3,7 +3,7 @@
 //! counters. Workers get a [`Job`] and hand back a [`Done`] through
 //! [`Workers`]; no locks on the hot path.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -119,7 +119,8 @@ pub struct Tally {
     pub fetched: u64,
     pub stored: u64,
     pub errors: u64,
-    pub hosts: HashMap<String, HostCounters>,
+    /// By host name (sorted, as `last_run.json` and the table list them).
+    pub hosts: BTreeMap<String, HostCounters>,
 }
 
 /// What a run starts from besides the config.

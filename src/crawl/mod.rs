@@ -70,14 +70,71 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let run_id = state::new_run_id(started_at);
     let last = RunSummary::load(&data.state)?;
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
+    let store = open_store(&data, &config, last.as_ref(), &run_id)?;
+    let mut log = EventLog::create(&data.state.join("crawl.log"));
+    let (ctx, seeds, answers) = worker_context(&config, &opts, &data, started_at)?;
+    announce(
+        &mut log,
+        &config,
+        &opts,
+        &run_id,
+        &cutoff,
+        seeds.len(),
+        &store,
+    );
+    let start = Start {
+        run_id: run_id.clone(),
+        started_at,
+        state_dir: data.state.clone(),
+        cutoff,
+        last,
+        seeds,
+        answers,
+    };
+    let mut engine = Engine::new(config, ctx, store, log, start);
+    carry_over(&mut engine, &data, opts.resume)?;
+    engine.queue_seeds();
+    let stop = engine.run(spawn_signals()).await;
+    finish(engine, &data, stop, started_at, &run_id).await
+}
+
+/// What the run reads and writes under `data/`: the seen-set and id counter
+/// (moved past a killed run's shard), the validators, this run's new shard
+/// and consent file.
+fn open_store(
+    data: &DataDir,
+    config: &Config,
+    last: Option<&RunSummary>,
+    run_id: &str,
+) -> anyhow::Result<Persist> {
     let mut seen = SeenSet::load(&data.state)?;
-    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, &run_id)?;
-    recover_unfinished(&data, last.as_ref(), &mut seen, &mut ids, &run_id)?;
+    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, run_id)?;
+    recover_unfinished(data, last, &mut seen, &mut ids, run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
-    let mut log = EventLog::create(&data.state.join("crawl.log"));
+    Ok(Persist {
+        seen,
+        shard,
+        ids,
+        validators,
+        consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
+    })
+}
 
+/// What every worker shares (the network with its budget and caches, the
+/// relevance rule, the scope with the `--seed` hosts), the seed entries, and
+/// the channel the workers' early answers come back on.
+fn worker_context(
+    config: &Config,
+    opts: &Options,
+    data: &DataDir,
+    started_at: DateTime<Utc>,
+) -> anyhow::Result<(
+    Arc<worker::Ctx>,
+    Vec<Entry>,
+    mpsc::UnboundedReceiver<worker::Answered>,
+)> {
     let net =
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
@@ -91,26 +148,38 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         scope.add(u.host_str().unwrap_or(""), None);
         extra.push(u.to_string());
     }
-    let seeds = seed_entries(&config, &extra);
-    let today = started_at.date_naive();
-    let (answered_tx, answered_rx) = tokio::sync::mpsc::unbounded_channel();
+    let seeds = seed_entries(config, &extra);
+    let (answered_tx, answered_rx) = mpsc::unbounded_channel();
     let ctx = Arc::new(worker::Ctx {
-        net: net.clone(),
+        net,
         rule: Rule::new(&config.keywords),
         scope,
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
-        today,
+        today: started_at.date_naive(),
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
         answered: Some(answered_tx),
     });
+    Ok((ctx, seeds, answered_rx))
+}
+
+/// The `run_start` event and log line.
+fn announce(
+    log: &mut EventLog,
+    config: &Config,
+    opts: &Options,
+    run_id: &str,
+    cutoff: &outage::Cutoff,
+    seeds: usize,
+    store: &Persist,
+) {
     let c = &config.crawl;
     log.emit(Event::RunStart(event::RunStart {
-        run_id: run_id.clone(),
+        run_id: run_id.to_string(),
         sources: config.sources.len(),
-        seeds: seeds.len(),
-        scope: config.crawl.scope,
+        seeds,
+        scope: c.scope,
         max_pages: c.max_pages,
         max_hits: c.max_hits,
         max_duration_s: c.max_duration.0.as_secs(),
@@ -118,32 +187,17 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         min_lastmod_hosts: cutoff.hosts.len(),
         concurrency: c.concurrency,
         min_host_gap_ms: c.min_host_gap.0.as_millis() as u64,
-        seen: seen.len(),
-        next_id: ids.peek(),
+        seen: store.seen.len(),
+        next_id: store.ids.peek(),
         resume: opts.resume,
     }));
-    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
+    tracing::info!(%run_id, seeds, seen = store.seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
+}
 
-    let store = Persist {
-        seen,
-        shard,
-        ids,
-        validators,
-        consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
-    };
-    let start = Start {
-        run_id: run_id.clone(),
-        started_at,
-        state_dir: data.state.clone(),
-        cutoff,
-        last: last.clone(),
-        seeds,
-        answers: answered_rx,
-    };
-    let mut engine = Engine::new(config.clone(), ctx, store, log, start);
-    // The queue a previous run left: all of it with --resume; otherwise the
-    // feed and sitemap entries it listed but could not fetch (so the
-    // `--min-lastmod auto` watermark can move on without losing them).
+/// Queue what a previous run left: all of it with `--resume`; otherwise the
+/// feed and sitemap entries it listed but could not fetch (so the
+/// `--min-lastmod auto` watermark can move on without losing them).
+fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> anyhow::Result<()> {
     let leftover = state::load_frontier(&data.state)?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
@@ -153,7 +207,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     }
     let mut carried = 0;
     for entry in leftover.entries {
-        if (opts.resume || entry.origin == Origin::Listed)
+        if (resume || entry.origin == Origin::Listed)
             && let Some(u) = url::parse(&entry.url)
             && engine.enqueue(&u, entry)
         {
@@ -163,11 +217,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     if carried > 0 {
         tracing::info!(carried, "queue carried over from the previous run");
     }
-    engine.queue_seeds();
-
-    let signals = spawn_signals();
-    let stop = engine.run(signals).await;
-    finish(engine, &data, stop, started_at, &run_id).await
+    Ok(())
 }
 
 /// Save everything after the loop stopped. An outage (no host reached)
@@ -204,12 +254,7 @@ async fn finish(
     engine.store.ids.save()?;
     engine.store.validators.save(&data.state)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
-    let hosts: BTreeMap<_, _> = engine
-        .tally
-        .hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let hosts = engine.tally.hosts.clone();
     let mut summary = RunSummary::new(run_id, started_at);
     summary.finished_at = Some(Utc::now());
     summary.stopped_by = Some(stop);
@@ -329,12 +374,7 @@ fn finish_outage(
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
     engine.store.consent.discard();
-    let hosts: BTreeMap<_, _> = engine
-        .tally
-        .hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let hosts = engine.tally.hosts.clone();
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,

@@ -3,6 +3,7 @@
 //! (0 = done or limit reached, 130 = interrupted with state saved, 1 = fatal).
 
 mod cli;
+mod health_out;
 
 use std::process::ExitCode;
 
@@ -86,6 +87,31 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Stats(a) => {
             scraper::report::stats(&a.data, a.json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Health(a) => {
+            let config = load_config(&cli)?;
+            let state = a.data.join("state");
+            let loaded = scraper::store::health::load_recent(&state, config.health.window)?;
+            let verdicts = scraper::health::assess(&config, &loaded.runs);
+            health_out::health(
+                &verdicts,
+                &loaded.runs,
+                &loaded.unreadable,
+                a.json,
+                a.problems,
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Probe(a) => {
+            let config = load_config(&cli)?;
+            let opts = scraper::crawl::probe::Options {
+                sample: a.sample,
+                max_requests: a.max_requests,
+                proxy: a.proxy.clone(),
+            };
+            let p = runtime()?.block_on(scraper::crawl::probe::probe(&config, &a.target, &opts))?;
+            health_out::probe(&p, a.json);
             Ok(ExitCode::SUCCESS)
         }
         Command::Build(a) => {

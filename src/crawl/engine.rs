@@ -103,6 +103,8 @@ pub struct Engine {
     pub errors: u64,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     pub requeued: HashMap<u64, u8>,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    pub health: super::health::Tally,
 }
 
 /// Times one URL is requeued after a 429/503 with Retry-After in one run;
@@ -348,6 +350,7 @@ impl Engine {
     }
 
     pub(super) fn handle(&mut self, done: Done) {
+        self.health.observe(&done);
         let Done {
             job,
             robots,

@@ -14,6 +14,7 @@ mod faults;
 mod fixture;
 mod frontier;
 mod fuzz;
+mod health;
 mod net;
 mod store;
 mod web;

@@ -4,81 +4,66 @@
 
 use scraper::crawl::probe::Probe;
 use scraper::health::rules::Point;
-use scraper::health::{RunHealth, Status, Verdict};
+use scraper::health::{Report, Status, Verdict};
 
 /// `scraper health`.
-pub fn health(
-    verdicts: &[Verdict],
-    runs: &[RunHealth],
-    unreadable: &[String],
-    json: bool,
-    problems: bool,
-) {
-    let ids: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
-    let names = |st: Status| -> Vec<&str> {
-        verdicts
-            .iter()
-            .filter(|v| v.status == st)
-            .map(|v| v.source.as_str())
-            .collect()
-    };
+pub fn health(report: Report, json: bool, problems: bool) {
     if json {
-        let shown: Vec<&Verdict> = verdicts
-            .iter()
-            .filter(|v| !problems || v.status != Status::Ok)
-            .collect();
-        let out = serde_json::json!({
-            "runs": ids,
-            "unreadable": unreadable,
-            "broken": names(Status::Broken),
-            "degraded": names(Status::Degraded),
-            "sources": shown,
-        });
-        println!("{out}");
+        let report = if problems {
+            report.problems_only()
+        } else {
+            report
+        };
+        // Invariant: a Report holds only strings, numbers and lists.
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("a Report serialises")
+        );
         return;
     }
-    for name in unreadable {
+    for name in &report.unreadable {
         eprintln!("warning: unreadable health file skipped: {name}");
     }
-    if runs.is_empty() {
+    if report.runs.is_empty() {
         println!(
             "no health records yet: each `scraper crawl` writes one (state/health/<run-id>.json)"
         );
         return;
     }
     if problems {
-        let bad: Vec<&Verdict> = verdicts.iter().filter(|v| v.status != Status::Ok).collect();
+        let bad: Vec<&Verdict> = report
+            .sources
+            .iter()
+            .filter(|v| v.status != Status::Ok)
+            .collect();
         if bad.is_empty() {
             println!(
                 "all {} sources ok over the last {} runs",
-                verdicts.len(),
-                runs.len()
+                report.sources.len(),
+                report.runs.len()
             );
         }
         for v in bad {
+            let reasons: Vec<&str> = v.findings.iter().map(|f| f.reason.as_str()).collect();
             println!(
                 "{:<9} {}: {}",
                 v.status.as_str(),
                 v.source,
-                v.findings
-                    .iter()
-                    .map(|f| f.reason.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                reasons.join("; ")
             );
         }
         return;
     }
     println!(
         "{} sources over the last {} runs ({} .. {}): {} broken, {} degraded",
-        verdicts.len(),
-        runs.len(),
-        ids.first().copied().unwrap_or(""),
-        ids.last().copied().unwrap_or(""),
-        names(Status::Broken).len(),
-        names(Status::Degraded).len()
+        report.sources.len(),
+        report.runs.len(),
+        report.runs.first().map(String::as_str).unwrap_or(""),
+        report.runs.last().map(String::as_str).unwrap_or(""),
+        report.broken.len(),
+        report.degraded.len()
     );
-    for v in verdicts {
+    for v in &report.sources {
         println!("\n{:<9} {}", v.status.as_str().to_uppercase(), v.source);
         for f in &v.findings {
             println!("  - {} [{}]", f.reason, f.status.as_str());

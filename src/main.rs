@@ -93,14 +93,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = load_config(&cli)?;
             let state = a.data.join("state");
             let loaded = scraper::store::health::load_recent(&state, config.health.window)?;
-            let verdicts = scraper::health::assess(&config, &loaded.runs);
-            health_out::health(
-                &verdicts,
-                &loaded.runs,
-                &loaded.unreadable,
-                a.json,
-                a.problems,
-            );
+            let report = scraper::health::Report::new(&config, &loaded.runs, loaded.unreadable);
+            health_out::health(report, a.json, a.problems);
             Ok(ExitCode::SUCCESS)
         }
         Command::Probe(a) => {
@@ -170,7 +164,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Dashboard(a) => {
-            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port))?;
+            // The health panel needs the sources: from the config when there is one.
+            let config = if cli.config.exists() {
+                Some(load_config(&cli)?)
+            } else {
+                None
+            };
+            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port, config))?;
             Ok(ExitCode::SUCCESS)
         }
     }

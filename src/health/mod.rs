@@ -172,6 +172,50 @@ impl SeedAnswer {
     }
 }
 
+/// What `scraper health --json` prints and the dashboard's `/health` serves.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The runs judged, oldest first.
+    pub runs: Vec<String>,
+    /// Health files that could not be read (skipped).
+    pub unreadable: Vec<String>,
+    pub broken: Vec<String>,
+    pub degraded: Vec<String>,
+    /// Broken first, then degraded, then ok.
+    pub sources: Vec<Verdict>,
+}
+
+impl Report {
+    /// Judge every configured source over the loaded runs.
+    pub fn new(
+        config: &crate::config::Config,
+        runs: &[RunHealth],
+        unreadable: Vec<String>,
+    ) -> Report {
+        let sources = assess(config, runs);
+        let names = |st: Status| {
+            sources
+                .iter()
+                .filter(|v| v.status == st)
+                .map(|v| v.source.clone())
+                .collect()
+        };
+        Report {
+            runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+            unreadable,
+            broken: names(Status::Broken),
+            degraded: names(Status::Degraded),
+            sources,
+        }
+    }
+
+    /// Only the sources that are not ok.
+    pub fn problems_only(mut self) -> Report {
+        self.sources.retain(|v| v.status != Status::Ok);
+        self
+    }
+}
+
 /// Every configured source judged over `runs` (oldest first): broken
 /// sources first, then degraded, then ok; by name within each.
 pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict> {

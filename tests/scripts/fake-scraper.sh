@@ -12,7 +12,20 @@
 #   FAKE_SIGNALS   file that receives the name of every signal received
 #   FAKE_GRACE     seconds a first signal leaves to finish (a second one ends
 #                  the run at once); default 0: the first signal ends it
+#   FAKE_HEALTH    what `scraper health --json` prints (default: no problems);
+#                  `health --problems` prints FAKE_HEALTH_TEXT. Neither is
+#                  recorded in FAKE_ARGS.
 set -eu
+
+case " $* " in
+*" health "*)
+	case " $* " in
+	*" --json "*) printf '%s\n' "${FAKE_HEALTH:-{\"runs\":[],\"broken\":[],\"degraded\":[],\"sources\":[]\}}" ;;
+	*) if [ -n "${FAKE_HEALTH_TEXT-}" ]; then printf '%s\n' "$FAKE_HEALTH_TEXT"; fi ;;
+	esac
+	exit 0
+	;;
+esac
 
 config=
 cmd=
@@ -70,6 +83,8 @@ finish() {
 	next=$(head -n 1 "$state/next_id" 2>/dev/null || echo 1)
 	printf '{"id":%s,"url":"https://example.test/%s","title":"t"}\n' "$next" "$run_id" >"$data/articles/$run_id.jsonl.zst"
 	printf 'seen-%s' "$run_id" >"$state/seen/$run_id.bin"
+	mkdir -p "$state/health"
+	printf '{"run_id":"%s","started_at":"2026-11-29T06:37:00Z","sources":{}}\n' "$run_id" >"$state/health/$run_id.json"
 	if [ "$ids" -gt 0 ]; then printf '%s\n%s\n' $((next + ids)) "$run_id" >"$state/next_id"; fi
 	cat >"$state/last_run.json" <<JSON
 {

@@ -21,8 +21,9 @@ use crate::url::Url;
 pub struct Tally {
     index: SourceIndex,
     run: RunHealth,
-    /// Text lengths (characters) of the pages counted in `pages`, per source.
-    texts: HashMap<String, Vec<u64>>,
+    /// Text lengths (characters) of the pages counted, per source and
+    /// population (listed by a feed or sitemap, or linked).
+    texts: HashMap<(String, bool), Vec<u64>>,
 }
 
 impl Tally {
@@ -75,11 +76,18 @@ impl Tally {
                     }
                     Body::Page(page) => {
                         if !seed && job.entry.kind == Kind::Page {
-                            s.pages += 1;
-                            s.articles += u64::from(page.is_article);
-                            s.relevant += u64::from(page.is_article && page.relevance.relevant);
+                            let listed = job.entry.origin == Origin::Listed;
+                            let article = u64::from(page.is_article);
+                            if listed {
+                                s.pages += 1;
+                                s.articles += article;
+                                s.relevant += u64::from(page.is_article && page.relevance.relevant);
+                            } else {
+                                s.linked_pages += 1;
+                                s.linked_articles += article;
+                            }
                             self.texts
-                                .entry(key.clone())
+                                .entry((key.clone(), listed))
                                 .or_default()
                                 .push(page.text.chars().count() as u64);
                         }
@@ -171,12 +179,17 @@ impl Tally {
     /// The finished records (medians computed).
     pub fn finish(&mut self, finished_at: DateTime<Utc>, stopped_by: &str) -> RunHealth {
         let mut run = std::mem::replace(&mut self.run, RunHealth::new("", finished_at));
-        for (key, mut lens) in self.texts.drain() {
+        for ((key, listed), mut lens) in self.texts.drain() {
             lens.sort_unstable();
             if let Some(s) = run.sources.get_mut(&key)
                 && !lens.is_empty()
             {
-                s.text_median = Some(lens[lens.len() / 2]);
+                let median = Some(lens[lens.len() / 2]);
+                if listed {
+                    s.text_median = median;
+                } else {
+                    s.linked_text_median = median;
+                }
             }
         }
         run.finished_at = Some(finished_at);

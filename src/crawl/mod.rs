@@ -255,7 +255,11 @@ async fn finish(
         .health
         .seed_problems()
         .into_iter()
-        .map(|(source, a)| json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to}))
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to})
+        })
         .collect();
     if !seeds.is_empty() {
         summary.extra.insert("seed_problems".into(), json!(seeds));

@@ -68,17 +68,24 @@ pub struct SourceRun {
     /// that got no answer (`timeout`, `dns`, `connect`, `out_of_scope`,
     /// `too_large`, ...); `robots` counts URLs robots.txt refused (not sent).
     pub answers: BTreeMap<String, u64>,
-    /// HTML pages reached through listings or links (seeds excluded) and parsed.
+    /// HTML pages a feed or sitemap listed, parsed (the pages meant to be
+    /// articles: extraction is judged on them when a source has them).
     pub pages: u64,
     /// Of those, pages the extractor judged articles.
     pub articles: u64,
     /// Of those, articles that passed the relevance rule.
     pub relevant: u64,
-    /// Articles stored.
-    pub stored: u64,
     /// Median length in characters of the text extracted from those pages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text_median: Option<u64>,
+    /// The same for pages reached through links (seeds excluded): judged
+    /// for sources without feeds or sitemaps.
+    pub linked_pages: u64,
+    pub linked_articles: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked_text_median: Option<u64>,
+    /// Articles stored.
+    pub stored: u64,
     /// The source host's robots.txt as this run saw it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robots: Option<RobotsSeen>,

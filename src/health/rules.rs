@@ -12,7 +12,7 @@
 //! | all failing | every request failed, at least one for a host-wide reason (401/403/429/5xx/network) | degraded; broken after `broken_after_runs` |
 //! | mostly failing | at least `failing_share` of at least `min_requests` requests failed | degraded |
 //! | seed failing | a configured feed, sitemap or seed page fails (404, a redirect off the source, ...) | broken when no seed works and the failure is the URL's own (404, 410, moved off the source) or lasted `broken_after_runs`; else degraded |
-//! | extraction collapsed | with at least `min_pages` pages parsed, the share judged articles fell below `article_share_drop` of the usual, or the median text below `text_drop` of the usual | broken when no page is an article any more; else degraded |
+//! | extraction collapsed | with at least `min_pages` pages parsed, the share judged articles fell below `article_share_drop` of the usual, or the median text below `text_drop` of the usual (pages feeds and sitemaps listed; for a source without them, pages reached through links) | broken when no page is an article any more; else degraded |
 //! | no articles | no earlier run to compare with, and none of at least `min_pages` pages is an article | degraded |
 //!
 //! "The usual" is the median over the judged runs before the change. A quiet
@@ -66,7 +66,7 @@ pub struct Finding {
     pub reason: String,
     /// The first run of the series in which the condition held.
     pub since: String,
-    /// How many runs (that touched the source) the series has lasted.
+    /// How many runs (that touched the source and could show it) the series has lasted.
     pub runs: u32,
 }
 
@@ -165,10 +165,10 @@ fn point(run_id: &str, s: &SourceRun) -> Point {
         requests: s.answered(),
         failed: s.failed(),
         not_modified: s.answers.get(super::NOT_MODIFIED).copied().unwrap_or(0),
-        pages: s.pages,
-        articles: s.articles,
+        pages: s.pages + s.linked_pages,
+        articles: s.articles + s.linked_articles,
         stored: s.stored,
-        text_median: s.text_median,
+        text_median: s.text_median.or(s.linked_text_median),
     }
 }
 
@@ -407,8 +407,35 @@ fn seed_rules(
     }
 }
 
-fn share(s: &SourceRun) -> f64 {
-    s.articles as f64 / s.pages.max(1) as f64
+/// The extraction signals of one population of a run's pages.
+#[derive(Debug, Clone, Copy)]
+struct Sig {
+    pages: u64,
+    articles: u64,
+    text: Option<u64>,
+}
+
+impl Sig {
+    /// Pages listed by feeds and sitemaps, or (`listed == false`) reached through links.
+    fn of(s: &SourceRun, listed: bool) -> Sig {
+        if listed {
+            Sig {
+                pages: s.pages,
+                articles: s.articles,
+                text: s.text_median,
+            }
+        } else {
+            Sig {
+                pages: s.linked_pages,
+                articles: s.linked_articles,
+                text: s.linked_text_median,
+            }
+        }
+    }
+
+    fn share(&self) -> f64 {
+        self.articles as f64 / self.pages.max(1) as f64
+    }
 }
 
 fn median(mut xs: Vec<f64>) -> Option<f64> {
@@ -430,20 +457,20 @@ struct Usual {
     text: Option<f64>,
 }
 
-fn usual(runs: &[&SourceRun]) -> Usual {
+fn usual(runs: &[Sig]) -> Usual {
     Usual {
-        share: median(runs.iter().map(|s| share(s)).collect()).unwrap_or(0.0),
+        share: median(runs.iter().map(Sig::share).collect()).unwrap_or(0.0),
         text: median(
             runs.iter()
-                .filter_map(|s| s.text_median.map(|t| t as f64))
+                .filter_map(|s| s.text.map(|t| t as f64))
                 .collect(),
         ),
     }
 }
 
-fn collapsed(s: &SourceRun, u: &Usual, t: &Health) -> bool {
-    let fewer = u.share > 0.0 && share(s) < u.share * t.article_share_drop;
-    let shorter = match (s.text_median, u.text) {
+fn collapsed(s: &Sig, u: &Usual, t: &Health) -> bool {
+    let fewer = u.share > 0.0 && s.share() < u.share * t.article_share_drop;
+    let shorter = match (s.text, u.text) {
         (Some(now), Some(before)) => before > 0.0 && (now as f64) < before * t.text_drop,
         _ => false,
     };
@@ -464,11 +491,15 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// Pages no longer judged articles, or their text much shorter than usual.
+/// Judged on the pages feeds and sitemaps listed when the source has enough
+/// of them in some run, else on the pages reached through links (two
+/// populations are never mixed: a home page's links are less often articles).
 fn extraction_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) {
-    let judged: Vec<(&str, &SourceRun)> = touched
+    let listed = touched.iter().any(|(_, s)| s.pages >= t.min_pages);
+    let judged: Vec<(&str, Sig)> = touched
         .iter()
+        .map(|(id, s)| (*id, Sig::of(s, listed)))
         .filter(|(_, s)| s.pages >= t.min_pages)
-        .copied()
         .collect();
     let Some(&(last_id, last)) = judged.last() else {
         return;
@@ -477,7 +508,7 @@ fn extraction_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict)
     // the runs before the series.
     let mut found: Option<(usize, Usual)> = None;
     for start in (1..judged.len()).rev() {
-        let before: Vec<&SourceRun> = judged[..start].iter().map(|(_, s)| *s).collect();
+        let before: Vec<Sig> = judged[..start].iter().map(|(_, s)| *s).collect();
         let u = usual(&before);
         if judged[start..].iter().all(|(_, s)| collapsed(s, &u, t)) {
             found = Some((start, u));
@@ -485,7 +516,7 @@ fn extraction_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict)
             break;
         }
     }
-    let text_words = |before: Option<f64>| match (before, last.text_median) {
+    let text_words = |before: Option<f64>| match (before, last.text) {
         (Some(b), Some(now)) => format!(
             "median text {} -> {} characters",
             thousands(b.round() as u64),
@@ -516,13 +547,13 @@ fn extraction_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict)
             Status::Broken,
             "pages no longer judged articles".to_string(),
         )
-    } else if share(last) < u.share * t.article_share_drop {
+    } else if last.share() < u.share * t.article_share_drop {
         (
             Status::Degraded,
             format!(
                 "fewer pages judged articles ({:.0}% -> {:.0}%)",
                 100.0 * u.share,
-                100.0 * share(last)
+                100.0 * last.share()
             ),
         )
     } else {

@@ -15,6 +15,7 @@
 #   FAKE_HEALTH    what `scraper health --json` prints (default: no problems);
 #                  `health --problems` prints FAKE_HEALTH_TEXT. Neither is
 #                  recorded in FAKE_ARGS.
+#   FAKE_SEED_PROBLEMS  a JSON list written as last_run.json's seed_problems
 set -eu
 
 case " $* " in
@@ -95,7 +96,8 @@ finish() {
   "interrupted": $interrupted,
   "pages_fetched": 123,
   "articles_stored": $ids,
-  "queue_left": 7,
+  "queue_left": 7,${FAKE_SEED_PROBLEMS:+
+  \"seed_problems\": $FAKE_SEED_PROBLEMS,}
   "shard": "$run_id.jsonl.zst",
   "hosts": {
     "example.test": {"discovered": 40, "fetched": 100, "stored": $ids, "errors": {"timeout": 2}, "bytes": 1500000},

@@ -294,6 +294,30 @@ fn extraction_collapse_names_the_run_and_the_text_lengths() {
 }
 
 #[test]
+fn linked_pages_are_judged_only_for_sources_without_listed_ones() {
+    let linked = |pages, articles, text| {
+        let mut s = run(&[("2xx", 9)]);
+        s.linked_pages = pages;
+        s.linked_articles = articles;
+        s.linked_text_median = Some(text);
+        s
+    };
+    // A source seeded with its home page: links are all it has.
+    let v = judge_all(&[linked(8, 7, 3000), linked(8, 6, 3100), linked(8, 0, 200)]);
+    assert_eq!(v.status, Status::Broken, "{v:?}");
+    assert_eq!(v.findings[0].problem, Problem::ExtractionCollapsed);
+    // With feeds, linked pages (sections, tags) are not judged: no false alarm.
+    let mut quiet_links = with_pages(run(&[("2xx", 9)]), 8, 8, 4200);
+    quiet_links.linked_pages = 6;
+    let mut section_day = with_pages(run(&[("2xx", 3)]), 0, 0, 0);
+    section_day.text_median = None;
+    section_day.linked_pages = 6;
+    section_day.linked_text_median = Some(150);
+    let v = judge_all(&[healthy(), quiet_links, section_day]);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+}
+
+#[test]
 fn thousands_separators() {
     for (n, s) in [
         (0, "0"),

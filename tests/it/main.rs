@@ -16,5 +16,6 @@ mod frontier;
 mod fuzz;
 mod health;
 mod net;
+mod outage;
 mod store;
 mod web;

@@ -138,9 +138,16 @@ impl Tally {
             if s.robots.is_some() {
                 continue;
             }
+            // The path itself and what lies under it (`Disallow: /news/`
+            // closes a source whose path is `/news` as surely as `/news`).
             let mut root = u.clone();
-            root.set_path(&path);
             root.set_query(None);
+            root.set_fragment(None);
+            let mut allows = true;
+            for p in [path.clone(), format!("{}/", path.trim_end_matches('/'))] {
+                root.set_path(&p);
+                allows &= r.allowed(&root);
+            }
             let (outcome, detail) = match &r.outcome {
                 RobotsOutcome::Parsed(c) => ("parsed", c.to_string()),
                 RobotsOutcome::AllowAll(c) => ("allow_all", c.to_string()),
@@ -150,7 +157,7 @@ impl Tally {
                 outcome: outcome.to_string(),
                 detail,
                 hash: (r.hash != 0).then(|| crate::store::consent::hash_hex(r.hash)),
-                allows_path: r.allowed(&root),
+                allows_path: allows,
             });
         }
     }

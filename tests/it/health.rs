@@ -77,7 +77,7 @@ fn changing_web(run: Arc<AtomicUsize>) -> Web {
         match (host, path) {
             ("wall.test", _) if broken => Reply::status(403).header("content-type", "text/html"),
             ("closed.test", "/robots.txt") if broken => {
-                Reply::text("User-agent: *\nDisallow: /news\n")
+                Reply::text("User-agent: *\nDisallow: /news/\n")
             }
             (_, "/robots.txt") => Reply::text("User-agent: *\nDisallow: /private\n"),
             ("quiet.test", "/feed.xml") => {

@@ -104,6 +104,9 @@ pub fn probe(p: &Probe, json: bool) {
         return;
     }
     println!("probe of {} ({} requests)", p.start_url, p.requests);
+    for n in &p.notes {
+        println!("note: {n}");
+    }
     let r = &p.robots;
     println!(
         "\nrobots.txt: {} ({}){}{}",

@@ -58,6 +58,12 @@ pub struct Probe {
     /// Why the start page could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_error: Option<String>,
+    /// The start URL failed on the network (no answer at all).
+    #[serde(skip)]
+    pub start_unreachable: bool,
+    /// Things worth knowing about how the probe went.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub requests: u64,
     pub robots: RobotsReport,
     /// Labels of every AI-use signal seen (robots.txt, headers, meta tags, tdmrep.json).
@@ -138,9 +144,31 @@ pub fn start_url(target: &str) -> anyhow::Result<Url> {
     })
 }
 
-/// Probe `target`.
+/// Probe `target`. A bare host is probed over https, and over http when
+/// https cannot be reached at all (connection, TLS, DNS or timeout).
 pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Result<Probe> {
     let start = start_url(target)?;
+    let p = probe_start(config, &start, opts).await?;
+    if target.contains("://") || !p.start_unreachable {
+        return Ok(p);
+    }
+    let mut http = start.clone();
+    if http.set_scheme("http").is_err() {
+        return Ok(p);
+    }
+    tracing::info!(%start, error = ?p.start_error, "https unreachable; probing over http");
+    let mut q = probe_start(config, &http, opts).await?;
+    q.notes.push(format!(
+        "{start} could not be reached ({}): probed over http",
+        p.start_error.as_deref().unwrap_or("unreachable")
+    ));
+    q.requests += p.requests;
+    Ok(q)
+}
+
+/// Probe from one start URL.
+async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Result<Probe> {
+    let start = start.clone();
     let net = Net::new(&config.crawl, opts.proxy.as_deref())?;
     net.set_allow_private(config.crawl.allow_private_addresses);
     net.set_budget(opts.max_requests);
@@ -158,6 +186,8 @@ pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Res
         start_url: start.to_string(),
         start_redirected_to: None,
         start_error: None,
+        start_unreachable: false,
+        notes: Vec::new(),
         requests: 0,
         robots: RobotsReport {
             outcome: outcome.to_string(),
@@ -201,7 +231,10 @@ pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Res
         )
         .await
     {
-        Err(e) => p.start_error = Some(e.to_string()),
+        Err(e) => {
+            p.start_unreachable = e.is_network();
+            p.start_error = Some(e.to_string());
+        }
         Ok(resp) if !(200..300).contains(&resp.status) => {
             p.start_error = Some(format!("the server answered HTTP {}", resp.status))
         }

@@ -514,6 +514,35 @@ fn probe_lists_feed_and_sitemap_counts_by_month_samples_pages_and_its_entry_craw
         crawl_ws.records().len()
     );
 
+    // A bare host is probed over https first; the local web has no https, so over http.
+    let out = ws
+        .command(&[
+            "probe",
+            "probe.test",
+            "--json",
+            "--sample",
+            "1",
+            "--proxy",
+            &ws.proxy,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "bare host probe failed: {}",
+        stderr(&out)
+    );
+    let bare: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(bare["start_url"], "http://probe.test/", "{bare}");
+    assert!(
+        bare["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("probed over http"),
+        "{bare}"
+    );
+    assert_eq!(bare["listed"], 7, "{bare}");
+
     // The readable form shows the same findings.
     let out = ws
         .command(&[

@@ -80,6 +80,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
     net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
@@ -217,6 +218,7 @@ async fn finish(
     state::save_frontier(&data.state, &queue)?;
     engine.ids.save()?;
     engine.validators.save(&data.state)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()

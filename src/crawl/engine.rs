@@ -43,7 +43,7 @@ pub enum Signal {
 
 /// Everything the loop owns, in parts: what the run was started with, the
 /// scheduling state, what goes to disk ([`Persist`]), the sets of this run
-/// ([`RunSets`]) and the counters ([`Tally`]). Built by [`Engine::new`].
+/// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
 pub struct Engine {
     pub config: Config,
     pub ctx: Arc<Ctx>,
@@ -69,7 +69,9 @@ pub struct Engine {
     /// When the last `progress` event was written.
     pub progress_at: Instant,
     pub sets: RunSets,
-    pub tally: Tally,
+    pub counts: Counters,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    pub health: super::health::Tally,
     /// Workers' [`Answered`] messages (taken by `run` while it runs).
     pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
@@ -114,7 +116,7 @@ pub struct RunSets {
 
 /// The run's counters: totals and the per-host funnel.
 #[derive(Default)]
-pub struct Tally {
+pub struct Counters {
     /// Responses received.
     pub fetched: u64,
     pub stored: u64,
@@ -146,7 +148,9 @@ impl Engine {
     ) -> Engine {
         let c = &config.crawl;
         let max = (c.max_duration.0 > Duration::ZERO).then_some(c.max_duration.0);
+        let health = super::health::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
+            health,
             frontier: Frontier::new(Params::from_config(c)),
             open: OpenScope::new(ScopeParams::from_config(c)),
             progress: Progress::new(max),
@@ -164,7 +168,7 @@ impl Engine {
             last: start.last,
             seeds: start.seeds,
             sets: RunSets::default(),
-            tally: Tally::default(),
+            counts: Counters::default(),
             answers: Some(start.answers),
             fetch_secs: 1.0,
             config,
@@ -184,7 +188,7 @@ impl Engine {
     }
 
     pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
-        self.tally.hosts.entry(host.to_string()).or_default()
+        self.counts.hosts.entry(host.to_string()).or_default()
     }
 
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
@@ -352,7 +356,7 @@ impl Engine {
             {
                 break StopReason::MaxDuration;
             }
-            if c.max_hits > 0 && self.tally.stored >= c.max_hits {
+            if c.max_hits > 0 && self.counts.stored >= c.max_hits {
                 break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
@@ -477,15 +481,15 @@ impl Engine {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
         self.progress
-            .update(self.tally.fetched, self.tally.stored, queued, requests);
+            .update(self.counts.fetched, self.counts.stored, queued, requests);
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
             self.log.emit(Event::Progress(event::Progress {
                 queue: queued,
                 requests,
-                fetched: self.tally.fetched,
-                stored: self.tally.stored,
-                errors: self.tally.errors,
+                fetched: self.counts.fetched,
+                stored: self.counts.stored,
+                errors: self.counts.errors,
                 elapsed_s: self.started.elapsed().as_secs(),
             }));
         }
@@ -545,7 +549,7 @@ impl Engine {
             return;
         };
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
-        self.tally.errors += 1;
+        self.counts.errors += 1;
         self.host(&lost.host).failed(PANIC);
         self.close_host(&lost.host, Some(Outcome::Error));
         self.log.emit(Event::Error(event::Failure {
@@ -556,6 +560,7 @@ impl Engine {
     }
 
     pub(super) fn handle(&mut self, done: Done) {
+        self.health.observe(&done);
         let Done {
             job,
             robots,
@@ -585,7 +590,7 @@ impl Engine {
                     self.frontier
                         .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 }
-                self.tally.fetched += 1;
+                self.counts.fetched += 1;
                 self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
                 self.log.emit(Event::Fetch(event::Fetch {
                     url: job.url.to_string(),
@@ -704,7 +709,7 @@ impl Engine {
             | FetchError::TooManyRedirects
             | FetchError::TooLarge
             | FetchError::NotHtml(_) => {
-                self.tally.errors += 1;
+                self.counts.errors += 1;
                 let failure = match &e {
                     FetchError::RedirectLoop => Failure::RedirectLoop,
                     FetchError::TooManyRedirects => Failure::TooManyRedirects,
@@ -722,7 +727,7 @@ impl Engine {
                 self.close(job, Some(Outcome::Error));
             }
             _ => {
-                self.tally.errors += 1;
+                self.counts.errors += 1;
                 if e.is_network() {
                     self.reach.failed(class);
                     if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
@@ -810,7 +815,7 @@ impl Engine {
             }
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
-                self.tally.errors += 1;
+                self.counts.errors += 1;
                 self.host(&job.host).failed(PANIC);
                 self.log.emit(Event::Error(event::Failure {
                     url: job.url.to_string(),

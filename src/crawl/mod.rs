@@ -4,9 +4,11 @@
 pub mod check;
 pub mod engine;
 pub mod events;
+pub mod health;
 mod listing;
 pub mod outage;
 mod page;
+pub mod probe;
 mod signals;
 mod value;
 pub mod worker;
@@ -34,7 +36,7 @@ use crate::relevance::Rule;
 use crate::store::DataDir;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, IdCounter, RunSummary, Validators};
+use crate::store::state::{self, IdCounter, RunSummary, SeedProblem, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -254,13 +256,13 @@ async fn finish(
     engine.store.ids.save()?;
     engine.store.validators.save(&data.state)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
-    let hosts = engine.tally.hosts.clone();
+    let hosts = engine.counts.hosts.clone();
     let mut summary = RunSummary::new(run_id, started_at);
     summary.finished_at = Some(Utc::now());
     summary.stopped_by = Some(stop);
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
-    summary.articles_stored = engine.tally.stored;
+    summary.articles_stored = engine.counts.stored;
     summary.ids = Some([engine.store.ids.start(), engine.store.ids.peek()]);
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
@@ -328,14 +330,32 @@ async fn finish(
     summary.unread_listings = unread_listings as u64;
     summary.sources_down = engine.reach.troubled().keys().cloned().collect();
     summary.shard = shard_name.clone();
+    // Seeds that failed or now redirect, with where they point: fix the config.
+    summary.seed_problems = engine
+        .health
+        .seed_problems()
+        .into_iter()
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            SeedProblem {
+                source,
+                url: a.url,
+                answer: a.answer,
+                moved_to: a.moved_to,
+            }
+        })
+        .collect();
+    let health = engine.health.finish(Utc::now(), stop.as_str());
+    crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: stop,
         requests: summary.pages_fetched,
-        fetched: engine.tally.fetched,
-        stored: engine.tally.stored,
-        errors: engine.tally.errors,
+        fetched: engine.counts.fetched,
+        stored: engine.counts.stored,
+        errors: engine.counts.errors,
         queue_left: Some(queue.len()),
         elapsed_s: engine.started.elapsed().as_secs_f64(),
         shard: shard_name,
@@ -346,7 +366,7 @@ async fn finish(
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
-        stored = engine.tally.stored,
+        stored = engine.counts.stored,
         queue_left = queue.len(),
         "crawl finished"
     );
@@ -357,7 +377,7 @@ async fn finish(
         stopped_by: stop,
         shard: kept,
         fetched: summary.pages_fetched,
-        stored: engine.tally.stored,
+        stored: engine.counts.stored,
         hosts,
     })
 }
@@ -374,14 +394,14 @@ fn finish_outage(
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
     engine.store.consent.discard();
-    let hosts = engine.tally.hosts.clone();
+    let hosts = engine.counts.hosts.clone();
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
         requests,
-        fetched: engine.tally.fetched,
+        fetched: engine.counts.fetched,
         stored: 0,
-        errors: engine.tally.errors,
+        errors: engine.counts.errors,
         queue_left: None,
         elapsed_s: engine.started.elapsed().as_secs_f64(),
         shard: None,

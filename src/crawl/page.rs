@@ -180,7 +180,8 @@ impl Engine {
         if self.store.shard.full() {
             self.flush();
         }
-        self.tally.stored += 1;
+        self.counts.stored += 1;
+        self.health.stored(&job.url);
         self.host(&job.host).stored();
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
         self.log.emit(Event::Stored(event::Stored {

@@ -25,7 +25,7 @@ use chrono::{DateTime, Utc};
 use super::StoreError;
 use crate::frontier::Entry;
 
-pub use summary::RunSummary;
+pub use summary::{RunSummary, SeedProblem};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";

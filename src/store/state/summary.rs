@@ -52,6 +52,9 @@ pub struct RunSummary {
     /// URLs left in the queue (saved in `frontier.jsonl` for the next run).
     #[serde(default)]
     pub queue_left: u64,
+    /// Seeds that failed or now redirect (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seed_problems: Vec<SeedProblem>,
     /// This run's shard file name; `null` when nothing was stored.
     #[serde(default)]
     pub shard: Option<String>,
@@ -62,6 +65,18 @@ pub struct RunSummary {
     /// watermark back).
     #[serde(default)]
     pub unread_listings: u64,
+}
+
+/// A configured seed that failed or now redirects: fix `config.yml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedProblem {
+    /// The source (host) it belongs to.
+    pub source: String,
+    pub url: String,
+    /// How it answered (the health record's answer key).
+    pub answer: String,
+    /// Where it points now, when it redirects.
+    pub moved_to: Option<String>,
 }
 
 impl RunSummary {
@@ -81,6 +96,7 @@ impl RunSummary {
             hosts: BTreeMap::new(),
             kept_for_next_run: 0,
             queue_left: 0,
+            seed_problems: Vec::new(),
             shard: None,
             sources_down: Vec::new(),
             unread_listings: 0,

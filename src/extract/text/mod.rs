@@ -24,6 +24,7 @@ use regex::Regex;
 use super::cards::CardStats;
 use super::dom::{Dom, Kind, NodeId};
 
+pub mod markdown;
 mod select;
 pub(super) use select::is_ancestor;
 use select::select;

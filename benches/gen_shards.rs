@@ -225,6 +225,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         ai_signals: Vec::new(),
         ai_reserved: None,
         crawler: None,
+        markdown: None,
     }
 }
 

@@ -41,6 +41,7 @@ fn article(id: i64) -> Article {
         ai_signals: Vec::new(),
         ai_reserved: None,
         crawler: None,
+        markdown: None,
     }
 }
 

@@ -159,6 +159,7 @@ impl Engine {
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
+            markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
         };
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {

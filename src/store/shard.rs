@@ -255,6 +255,7 @@ mod tests {
             ai_signals: Vec::new(),
             ai_reserved: None,
             crawler: None,
+            markdown: None,
         }
     }
 

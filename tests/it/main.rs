@@ -14,6 +14,7 @@ mod faults;
 mod fixture;
 mod frontier;
 mod fuzz;
+mod markdown;
 mod net;
 mod outage;
 mod store;

@@ -28,9 +28,15 @@ pub enum Block {
         first: bool,
     },
     /// Preformatted text, with the language when the page names it.
-    Code { lang: Option<String> },
+    Code {
+        lang: Option<String>,
+    },
     /// A cell of a table: which table (a counter), row and column.
-    Cell { table: u32, row: u32, col: u32 },
+    Cell {
+        table: u32,
+        row: u32,
+        col: u32,
+    },
 }
 
 /// How one paragraph of the text is written in Markdown.
@@ -130,12 +136,18 @@ impl Inline {
 
     /// Raw text inside `<pre>`.
     pub fn push_raw(&mut self, t: &str, invisible: &[char]) {
-        self.raw.extend(t.chars().filter(|c| !invisible.contains(c)));
+        self.raw
+            .extend(t.chars().filter(|c| !invisible.contains(c)));
     }
 
     /// `<em>`/`<i>` (`*`) or `<strong>`/`<b>` (`**`) begins.
     pub fn open(&mut self, marker: &'static str) {
         self.open.push((marker, false));
+    }
+
+    /// Is this marker open already?
+    pub fn is_open(&self, marker: &str) -> bool {
+        self.open.iter().any(|o| o.0 == marker)
     }
 
     /// The innermost emphasis ends.
@@ -164,14 +176,21 @@ impl Inline {
             return;
         };
         let code = inner.trim_matches(' ');
-        if code.is_empty() || code.contains('`') || (cell && (code.contains('|') || code.contains("<br>"))) {
+        if code.is_empty()
+            || code.contains('`')
+            || (cell && (code.contains('|') || code.contains("<br>")))
+        {
             return;
         }
         // Markers written at the start of the span stay outside it.
         let region = &self.md[md_at..];
         let markers = region.len() - region.trim_start_matches('*').len();
         let lead = if inner.starts_with(' ') { " " } else { "" };
-        let trail = if inner.ends_with(' ') && inner.len() > 1 { " " } else { "" };
+        let trail = if inner.ends_with(' ') && inner.len() > 1 {
+            " "
+        } else {
+            ""
+        };
         let span = format!("{lead}`{code}`{trail}");
         self.md.truncate(md_at + markers);
         self.md.push_str(&span);
@@ -301,7 +320,9 @@ fn line_start(md: &str, out: &mut String) {
     let digits = md.len() - md.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     match md.chars().next() {
         Some('#' | '>' | '-' | '+' | '=' | '|') => out.push('\\'),
-        Some('0'..='9') if digits <= 9 && matches!(md[digits..].chars().next(), Some('.' | ')')) => {
+        Some('0'..='9')
+            if digits <= 9 && matches!(md[digits..].chars().next(), Some('.' | ')')) =>
+        {
             out.push_str(&md[..digits]);
             out.push('\\');
             out.push_str(&md[digits..]);
@@ -340,7 +361,7 @@ fn table_md(cells: &[Mark], quote: &str, out: &mut String) {
                 r[col].push_str(" <br> ");
             }
             // A cell of dashes alone would read as the header's rule.
-            if m.md.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
+            if !m.md.is_empty() && m.md.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
                 r[col].push('\\');
             }
             r[col].push_str(&m.md);
@@ -433,12 +454,18 @@ fn strip_quotes(line: &str, depth: Option<usize>) -> &str {
 
 /// A list marker or heading marker off the front of a line.
 fn strip_block_marker(t: &str) -> &str {
-    if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")).or_else(|| t.strip_prefix("+ ")) {
+    if let Some(r) = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+    {
         return r.trim_start();
     }
     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     if (1..=9).contains(&digits)
-        && let Some(r) = t[digits..].strip_prefix(". ").or_else(|| t[digits..].strip_prefix(") "))
+        && let Some(r) = t[digits..]
+            .strip_prefix(". ")
+            .or_else(|| t[digits..].strip_prefix(") "))
     {
         return r.trim_start();
     }
@@ -459,7 +486,8 @@ fn split_unescaped<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
             i += 2;
             continue;
         }
-        if s[i..].starts_with(sep) {
+        // `sep` is ASCII, so a match starts and ends on char boundaries.
+        if bytes[i..].starts_with(sep.as_bytes()) {
             parts.push(&s[start..i]);
             i += sep.len();
             start = i;
@@ -499,11 +527,12 @@ fn inline_plain(s: &str) -> String {
                 match find_run(after, n) {
                     Some(end) => {
                         let inner = &after[..end];
-                        let inner = if inner.len() > 2 && inner.starts_with(' ') && inner.ends_with(' ') {
-                            &inner[1..inner.len() - 1]
-                        } else {
-                            inner
-                        };
+                        let inner =
+                            if inner.len() > 2 && inner.starts_with(' ') && inner.ends_with(' ') {
+                                &inner[1..inner.len() - 1]
+                            } else {
+                                inner
+                            };
                         out.push_str(inner);
                         rest = &after[end + n..];
                     }
@@ -585,7 +614,13 @@ mod tests {
             mark(item(None, 1, false), 0, "more of one"),
             mark(item(Some(3), 1, true), 0, "three"),
             mark(Block::Para, 1, "Quoted"),
-            mark(Block::Code { lang: Some("rust".into()) }, 0, "fn main() {\n    ```x\n}\n"),
+            mark(
+                Block::Code {
+                    lang: Some("rust".into()),
+                },
+                0,
+                "fn main() {\n    ```x\n}\n",
+            ),
             mark(cell(0, 0), 0, "Model"),
             mark(cell(0, 1), 0, "Score"),
             mark(cell(1, 0), 0, "A"),

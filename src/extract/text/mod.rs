@@ -111,6 +111,8 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
 pub struct Content {
     /// Paragraphs of the main text.
     pub paragraphs: Vec<String>,
+    /// How each paragraph is set in Markdown (one per paragraph, in order).
+    pub marks: Vec<markdown::Mark>,
     /// The container chosen, if scoring found one.
     pub root: Option<NodeId>,
 }

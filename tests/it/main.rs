@@ -17,5 +17,6 @@ mod fuzz;
 mod markdown;
 mod net;
 mod outage;
+mod relevance;
 mod store;
 mod web;

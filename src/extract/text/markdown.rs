@@ -63,31 +63,49 @@ impl Mark {
     }
 }
 
+/// Bytes that may need a backslash (all ASCII): everything else is copied as it is.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = b"\\*`[]~_<&|";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// Escape `text[from..]` (the rest of `text` gives context) into `out`, so
 /// that Markdown shows it as written. `cell`: inside a table cell (`|` too).
+/// Runs without special bytes are copied whole.
 pub fn escape(text: &str, from: usize, out: &mut String, cell: bool) {
-    let prev_alnum = text[..from]
-        .chars()
-        .next_back()
-        .is_some_and(char::is_alphanumeric);
-    let mut prev_alnum = prev_alnum;
-    let mut chars = text[from..].char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let next = chars.peek().map(|&(_, n)| n);
+    let bytes = text.as_bytes();
+    let mut start = from;
+    let mut i = from;
+    while let Some(k) = bytes[i..].iter().position(|&b| SPECIAL[usize::from(b)]) {
+        let at = i + k;
+        // A special byte is ASCII, so `at` and `at + 1` are char boundaries.
+        let c = char::from(bytes[at]);
+        let prev = text[..at].chars().next_back();
+        let next = text[at + 1..].chars().next();
         let needs = match c {
-            '\\' | '*' | '`' | '[' | ']' | '~' => true,
-            '_' => !prev_alnum || !next.is_some_and(char::is_alphanumeric),
+            '_' => {
+                !prev.is_some_and(char::is_alphanumeric) || !next.is_some_and(char::is_alphanumeric)
+            }
             '<' => next.is_none_or(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')),
-            '&' => entity_like(&text[from + i + 1..]),
+            '&' => entity_like(&text[at + 1..]),
             '|' => cell,
-            _ => false,
+            _ => true,
         };
+        out.push_str(&text[start..at]);
         if needs {
             out.push('\\');
         }
         out.push(c);
-        prev_alnum = c.is_alphanumeric();
+        i = at + 1;
+        start = i;
     }
+    out.push_str(&text[start..]);
 }
 
 /// Could `rest` (after an `&`) read as an entity (`amp;`, `#38;`)? Unsure counts as yes.

@@ -21,6 +21,7 @@ mod cards;
 mod chrome;
 mod emit;
 mod lead;
+pub mod markdown;
 mod select;
 mod stats;
 

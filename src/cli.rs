@@ -66,6 +66,9 @@ pub struct CrawlArgs {
     /// `domains` (configured sources only) or `open`.
     #[arg(long)]
     pub scope: Option<Scope>,
+    /// Crawl only the hosts of partition `i` of `N` (0-based, e.g. `2/4`).
+    #[arg(long)]
+    pub partition: Option<scraper::partition::Partition>,
     /// Extra seed URL (repeatable); its host is in scope for this run.
     #[arg(long = "seed")]
     pub seeds: Vec<String>,

@@ -55,6 +55,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_duration: a.max_duration.map(|s| s.0),
                 min_lastmod: a.min_lastmod.clone(),
                 scope: a.scope,
+                partition: a.partition,
             });
             let opts = scraper::crawl::Options {
                 data: a.data.clone(),

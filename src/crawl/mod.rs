@@ -7,6 +7,7 @@ pub mod events;
 pub mod hosts;
 mod listing;
 mod page;
+mod partition;
 pub mod worker;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -30,9 +31,11 @@ use crate::net::Net;
 use crate::relevance::Rule;
 use crate::report::progress::Progress;
 use crate::store::DataDir;
+use crate::store::ids::IdBlocks;
+use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, IdCounter, RunSummary, Validators};
+use crate::store::state::{self, RunSummary, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -62,8 +65,8 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let last = RunSummary::load(&data.state)?;
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
     let mut seen = SeenSet::load(&data.state)?;
-    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, &run_id)?;
-    recover_unfinished(&data, last.as_ref(), &mut seen, &mut ids, &run_id)?;
+    let ids = IdBlocks::new(started_at, &run_id, config.crawl.partition)?;
+    recover_unfinished(&data, last.as_ref(), &mut seen, &run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
@@ -89,6 +92,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         scope,
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
+        partition: config.crawl.partition,
         today,
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
@@ -108,9 +112,9 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
                "scope": config.crawl.scope, "max_pages": c.max_pages, "max_hits": c.max_hits,
                "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.map(|d| d.to_rfc3339()),
                "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
-               "seen": seen.len(), "next_id": ids.peek(), "resume": opts.resume}),
+               "seen": seen.len(), "partition": config.crawl.partition.to_string(), "resume": opts.resume}),
     );
-    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, "crawl starting");
+    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, partition = %config.crawl.partition, "crawl starting");
 
     let mut engine = Engine {
         day: day_stamp(started_at),
@@ -145,6 +149,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         stored: 0,
         errors: 0,
         requeued: HashMap::new(),
+        handover: Default::default(),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
@@ -168,11 +173,28 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     if carried > 0 {
         tracing::info!(carried, "queue carried over from the previous run");
     }
+    // What other partitions found for this one (open scope).
+    let inbox = Inbox::read(&data.state, config.crawl.partition)?;
+    if inbox.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = inbox.bad_lines,
+            "outbox: unreadable lines skipped"
+        );
+    }
+    let from_inbox = engine.take_inbox(&inbox);
+    if !inbox.entries.is_empty() {
+        tracing::info!(
+            read = inbox.entries.len(),
+            queued = from_inbox,
+            files = inbox.files.len(),
+            "URLs other partitions handed over"
+        );
+    }
     engine.queue_seeds();
 
     let signals = spawn_signals();
     let stop = engine.run(signals).await;
-    finish(engine, &data, stop, started_at, &run_id).await
+    finish(engine, &data, stop, started_at, &run_id, &inbox).await
 }
 
 /// Save everything after the loop stopped.
@@ -182,12 +204,10 @@ async fn finish(
     stop: Stop,
     started_at: DateTime<Utc>,
     run_id: &str,
+    inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
-    // next_id goes to disk before the last frame (as in `Engine::flush`), so
-    // a failure here never leaves a stored id above the counter on disk.
-    engine.ids.save()?;
     let shard_path = engine.shard.path().to_path_buf();
     let kept = engine
         .shard
@@ -196,7 +216,12 @@ async fn finish(
     engine.seen.flush(&data.state, run_id)?;
     let queue = engine.frontier.drain();
     state::save_frontier(&data.state, &queue)?;
-    engine.ids.save()?;
+    // Handed-over URLs: this run's files for other partitions (and for
+    // itself, what it read but did not reach), then the files it read go.
+    let me = engine.ctx.partition;
+    engine.handover.keep_unfetched(me, &queue);
+    engine.handover.outbox.save(&data.state, run_id)?;
+    inbox.remove()?;
     engine.validators.save(&data.state)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
@@ -209,7 +234,16 @@ async fn finish(
     summary.interrupted = stop == Stop::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.stored;
-    summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
+    let blocks = engine.ids.blocks();
+    summary.ids = match (blocks.first(), blocks.last()) {
+        (Some(first), Some(last)) => Some([first[0], last[1]]),
+        _ => None,
+    };
+    summary.extra.insert("id_blocks".into(), json!(blocks));
+    summary.extra.insert(
+        "partition".into(),
+        json!(engine.handover.counts(me, inbox.entries.len())),
+    );
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
@@ -347,15 +381,14 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
     out
 }
 
-/// A run that was killed never wrote `last_run.json` or its final `next_id`,
-/// and its last hits may be missing from the seen-set. Shards newer than the
-/// last finished run are read again: their URLs become hits and ids continue
-/// after their largest id, so nothing is stored twice and no id is reused.
+/// A run that was killed never wrote `last_run.json`, and its last hits may
+/// be missing from the seen-set. Shards newer than the last finished run are
+/// read again: their URLs become hits, so nothing is stored twice. (Its ids
+/// need no care: they came from its own blocks, which no later run uses.)
 fn recover_unfinished(
     data: &DataDir,
     last: Option<&RunSummary>,
     seen: &mut SeenSet,
-    ids: &mut IdCounter,
     run_id: &str,
 ) -> anyhow::Result<()> {
     let after = last.map(|l| l.run_id.as_str()).unwrap_or("");
@@ -365,19 +398,16 @@ fn recover_unfinished(
         if stem <= after || stem == run_id {
             continue;
         }
-        let mut max_id = None;
         let mut urls = 0u64;
         let day = day_stamp(Utc::now());
         let scan = shard::read_lines(&path, |line| {
             #[derive(serde::Deserialize)]
             struct Min {
-                id: i64,
                 url: String,
                 #[serde(default)]
                 canonical_url: Option<String>,
             }
             if let Ok(m) = serde_json::from_slice::<Min>(line) {
-                max_id = max_id.max(Some(m.id));
                 for u in std::iter::once(m.url).chain(m.canonical_url) {
                     if let Some(u) = url::parse(&u) {
                         seen.record(
@@ -392,9 +422,6 @@ fn recover_unfinished(
                 }
             }
         })?;
-        if let Some(m) = max_id {
-            ids.skip_past(m);
-        }
         tracing::info!(shard = %path.display(), urls, truncated = scan.truncated_bytes, "recovered hits from an unfinished run");
     }
     Ok(())

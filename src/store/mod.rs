@@ -6,6 +6,8 @@
 //!   kernel drops it when the process ends, however it ends, so a crash or a
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
 //! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
+//! * [`ids`]: article ids from per-run blocks that no other run can pick.
+//! * [`outbox`]: URLs one partition found for another, `state/outbox/`.
 //! * [`renumber`]: new ids for one run's shard after two machines crawled
 //!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
@@ -14,6 +16,8 @@
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
 pub mod consent;
+pub mod ids;
+pub mod outbox;
 pub mod renumber;
 pub mod seen;
 pub mod shard;

@@ -15,5 +15,6 @@ mod fixture;
 mod frontier;
 mod fuzz;
 mod net;
+mod partition;
 mod store;
 mod web;

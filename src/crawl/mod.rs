@@ -35,7 +35,7 @@ use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, RunSummary, Validators};
+use crate::store::state::{self, RunHistory, RunSummary, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -62,11 +62,13 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
     let started_at = Utc::now();
     let run_id = state::new_run_id(started_at);
-    let last = RunSummary::load(&data.state)?;
+    let history = RunHistory::load(&data.state)?;
+    // The watermark comes from the latest run that covered this partition's hosts.
+    let last = history.latest_for(config.crawl.partition).cloned();
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
     let mut seen = SeenSet::load(&data.state)?;
     let ids = IdBlocks::new(started_at, &run_id, config.crawl.partition)?;
-    recover_unfinished(&data, last.as_ref(), &mut seen, &run_id)?;
+    recover_unfinished(&data, &history, &mut seen, &run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
@@ -154,7 +156,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
     // `--min-lastmod auto` watermark can move on without losing them).
-    let leftover = state::load_frontier(&data.state)?;
+    let leftover = state::load_frontier(&data.state, config.crawl.partition)?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
             bad_lines = leftover.bad_lines,
@@ -215,14 +217,14 @@ async fn finish(
         .with_context(|| format!("closing {}", shard_path.display()))?;
     engine.seen.flush(&data.state, run_id)?;
     let queue = engine.frontier.drain();
-    state::save_frontier(&data.state, &queue)?;
+    state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
     // Handed-over URLs: this run's files for other partitions (and for
     // itself, what it read but did not reach), then the files it read go.
     let me = engine.ctx.partition;
     engine.handover.keep_unfetched(me, &queue);
     engine.handover.outbox.save(&data.state, run_id)?;
     inbox.remove()?;
-    engine.validators.save(&data.state)?;
+    engine.validators.save(&data.state, run_id)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()
@@ -240,9 +242,12 @@ async fn finish(
         _ => None,
     };
     summary.extra.insert("id_blocks".into(), json!(blocks));
+    summary
+        .extra
+        .insert("partition".into(), json!(me.to_string()));
     summary.extra.insert(
-        "partition".into(),
-        json!(engine.handover.counts(me, inbox.entries.len())),
+        "handover".into(),
+        json!(engine.handover.counts(inbox.entries.len())),
     );
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
@@ -387,15 +392,14 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
 /// need no care: they came from its own blocks, which no later run uses.)
 fn recover_unfinished(
     data: &DataDir,
-    last: Option<&RunSummary>,
+    history: &RunHistory,
     seen: &mut SeenSet,
     run_id: &str,
 ) -> anyhow::Result<()> {
-    let after = last.map(|l| l.run_id.as_str()).unwrap_or("");
     for path in shard::list(&data.articles)? {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let stem = name.trim_end_matches(".jsonl.zst");
-        if stem <= after || stem == run_id {
+        if history.finished(stem) || stem == run_id {
             continue;
         }
         let mut urls = 0u64;

@@ -44,7 +44,6 @@ impl Handover {
 /// The counters as the run summary shows them.
 #[derive(Debug, Serialize)]
 pub struct HandoverCounts {
-    pub partition: String,
     pub seeds_skipped: u64,
     pub dropped: u64,
     pub handed_over: u64,
@@ -91,10 +90,9 @@ impl Engine {
 }
 
 impl Handover {
-    pub fn counts(&self, me: Partition, inbox: usize) -> HandoverCounts {
+    pub fn counts(&self, inbox: usize) -> HandoverCounts {
         let h = self;
         HandoverCounts {
-            partition: me.to_string(),
             seeds_skipped: h.seeds_skipped,
             dropped: h.dropped,
             handed_over: h.handed_over,

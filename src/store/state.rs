@@ -23,14 +23,17 @@ use chrono::{DateTime, Utc};
 
 use super::StoreError;
 use crate::frontier::Entry;
+use crate::partition::Partition;
 
-pub use summary::{HostCounters, RunSummary};
+pub use summary::{HostCounters, RunHistory, RunSummary};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";
 pub const LAST_RUN_FILE: &str = "last_run.json";
 pub const FRONTIER_FILE: &str = "frontier.jsonl";
 pub const VALIDATORS_FILE: &str = "validators.json";
+pub const VALIDATORS_DIR: &str = "validators";
+pub const RUNS_DIR: &str = "runs";
 
 /// Replace `path` with `bytes` so that a crash at any point leaves either the
 /// old content or the new one, never a mix: write a temporary file next to it,
@@ -210,10 +213,26 @@ pub struct FrontierLoad {
     pub bad_lines: usize,
 }
 
-/// Save the queue for `--resume` to `state/frontier.jsonl`, one JSON [`Entry`]
-/// per line, atomically. An empty queue removes the file.
-pub fn save_frontier(state_dir: &Path, entries: &[Entry]) -> Result<(), StoreError> {
-    let path = state_dir.join(FRONTIER_FILE);
+/// The queue file of `partition`: `frontier.jsonl` for the whole crawl,
+/// `frontier-<i>-of-<N>.jsonl` for a partition (never committed: each runner
+/// keeps its own, e.g. in the Actions cache).
+pub fn frontier_file(partition: Partition) -> String {
+    if partition.is_whole() {
+        FRONTIER_FILE.to_string()
+    } else {
+        format!("frontier-{}.jsonl", partition.file_name())
+    }
+}
+
+/// Save the queue for `--resume` to `state/frontier.jsonl` (see
+/// [`frontier_file`]), one JSON [`Entry`] per line, atomically. An empty
+/// queue removes the file.
+pub fn save_frontier(
+    state_dir: &Path,
+    partition: Partition,
+    entries: &[Entry],
+) -> Result<(), StoreError> {
+    let path = state_dir.join(frontier_file(partition));
     if entries.is_empty() {
         return match std::fs::remove_file(&path) {
             Ok(()) => sync_dir(state_dir).map_err(|e| StoreError::io(state_dir, e)),
@@ -230,10 +249,10 @@ pub fn save_frontier(state_dir: &Path, entries: &[Entry]) -> Result<(), StoreErr
     write_atomic(&path, &buf)
 }
 
-/// Load `state/frontier.jsonl`; a missing file is an empty queue, lines that
+/// Load `partition`'s queue file; a missing file is an empty queue, lines that
 /// do not parse (a torn last line, a hand edit) are counted and skipped.
-pub fn load_frontier(state_dir: &Path) -> Result<FrontierLoad, StoreError> {
-    let path = state_dir.join(FRONTIER_FILE);
+pub fn load_frontier(state_dir: &Path, partition: Partition) -> Result<FrontierLoad, StoreError> {
+    let path = state_dir.join(frontier_file(partition));
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FrontierLoad::default()),

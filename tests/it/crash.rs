@@ -89,7 +89,7 @@ fn check(data: &Path) -> Check {
     let state = data.join("state");
     if state.exists() {
         RunSummary::load(&state).expect("last_run.json loads");
-        load_frontier(&state).expect("frontier.jsonl loads");
+        load_frontier(&state, Default::default()).expect("frontier.jsonl loads");
         let seen = SeenSet::load(&state).expect("the seen-set loads");
         for u in all_articles() {
             let parsed = scraper::url::parse(&u).expect("fixture URL");

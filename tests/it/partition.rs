@@ -135,7 +135,7 @@ fn four_partitions_split_hosts_and_find_what_one_run_finds() {
             assert!(urls.insert(u.clone()), "{u} stored twice");
             assert!(ids.insert(id), "id {id} twice");
         }
-        let p = &last_run(ws)["partition"];
+        let p = &last_run(ws)["handover"];
         skipped += p["seeds_skipped"].as_u64().unwrap();
         dropped += p["dropped"].as_u64().unwrap();
         assert_eq!(p["handed_over"], 0);
@@ -185,7 +185,7 @@ fn open_scope_hands_links_to_their_owner_through_the_outbox() {
         .unwrap_or_else(|e| panic!("{}: {e}", outbox.display()))
         .collect();
     assert_eq!(files.len(), 1);
-    let handed = last_run(&ws)["partition"]["handed_over"].as_u64().unwrap();
+    let handed = last_run(&ws)["handover"]["handed_over"].as_u64().unwrap();
     assert!(handed >= 3, "{handed}");
 
     // The owner's next run (same data, as after a git pull) reads it.
@@ -212,7 +212,7 @@ fn open_scope_hands_links_to_their_owner_through_the_outbox() {
         left.is_empty(),
         "the outbox files read were not removed: {left:?}"
     );
-    let p = &last_run(&ws)["partition"];
+    let p = &last_run(&ws)["handover"];
     assert_eq!(p["inbox"].as_u64().unwrap(), handed);
     assert_eq!(p["seeds_skipped"].as_u64().unwrap(), names.len() as u64);
 }

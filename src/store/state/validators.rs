@@ -1,4 +1,5 @@
-//! `state/validators.json`: the ETag and Last-Modified a URL last answered
+//! `state/validators/<run-id>.json` (and the legacy `state/validators.json`,
+//! read only): the ETag and Last-Modified a URL last answered
 //! with, so the next request can be conditional (`If-None-Match`,
 //! `If-Modified-Since`) and a `304` costs no body. Worth it for the pages that
 //! are fetched again (seeds, feeds, sitemaps, listing pages), not for stored
@@ -9,11 +10,11 @@
 //! the entries used least recently are dropped on save.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{VALIDATORS_FILE, write_atomic};
+use super::{VALIDATORS_DIR, VALIDATORS_FILE, write_atomic};
 use crate::store::StoreError;
 
 /// What a response said about its version.
@@ -33,6 +34,8 @@ pub struct Validator {
 pub struct Validators {
     map: BTreeMap<String, Validator>,
     cap: usize,
+    /// Per-run files read by [`Validators::load`], removed by [`Validators::save`].
+    folded: Vec<PathBuf>,
 }
 
 impl Default for Validators {
@@ -50,24 +53,42 @@ impl Validators {
         Validators {
             map: BTreeMap::new(),
             cap,
+            folded: Vec::new(),
         }
     }
 
-    /// Read `state/validators.json` (missing: empty), keeping at most `cap` URLs.
+    /// Read the legacy `state/validators.json`, then every
+    /// `state/validators/<run-id>.json` in run order; of two entries for one
+    /// URL the later day wins (on a tie, the later run). Missing: empty.
     pub fn load(state_dir: &Path, cap: usize) -> Result<Validators, StoreError> {
-        let path = state_dir.join(VALIDATORS_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Validators::with_cap(cap));
-            }
-            Err(e) => return Err(StoreError::io(&path, e)),
+        let mut out = Validators::with_cap(cap);
+        if let Some(map) = read_map(&state_dir.join(VALIDATORS_FILE))? {
+            out.map = map;
+        }
+        let dir = state_dir.join(VALIDATORS_DIR);
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+            Ok(l) => l
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(StoreError::io(&dir, e)),
         };
-        let map = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
-            path: path.clone(),
-            message: format!("not a validators map ({e}); delete it, it is only a cache"),
-        })?;
-        Ok(Validators { map, cap })
+        files.sort();
+        for path in files {
+            if let Some(map) = read_map(&path)? {
+                for (url, v) in map {
+                    match out.map.get(&url) {
+                        Some(old) if old.day > v.day => {}
+                        _ => {
+                            out.map.insert(url, v);
+                        }
+                    }
+                }
+            }
+            out.folded.push(path);
+        }
+        Ok(out)
     }
 
     pub fn get(&self, url: &str) -> Option<&Validator> {
@@ -111,8 +132,13 @@ impl Validators {
         }
     }
 
-    /// Write `state/validators.json` atomically, trimmed to the cap.
-    pub fn save(&mut self, state_dir: &Path) -> Result<(), StoreError> {
+    /// Write `state/validators/<run-id>.json` (everything known, trimmed to
+    /// the cap), then remove the per-run files [`Validators::load`] read: they
+    /// are folded into this one. Each file is written once and removed once,
+    /// so runs from the same state merge in git without a conflict (two runs
+    /// removing the same file is one removal; their new files are both kept
+    /// and folded by the next run). The legacy `validators.json` is only read.
+    pub fn save(&mut self, state_dir: &Path, run_id: &str) -> Result<(), StoreError> {
         self.trim();
         let mut out = String::with_capacity(self.map.len() * 120 + 4);
         out.push('{');
@@ -124,8 +150,38 @@ impl Validators {
             out.push_str(&serde_json::to_string(v).expect("a Validator serialises"));
         }
         out.push_str("\n}\n");
-        write_atomic(&state_dir.join(VALIDATORS_FILE), out.as_bytes())
+        let dir = state_dir.join(VALIDATORS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        let own = dir.join(format!("{run_id}.json"));
+        write_atomic(&own, out.as_bytes())?;
+        for path in std::mem::take(&mut self.folded) {
+            if path == own {
+                continue;
+            }
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io(&path, e)),
+            }
+        }
+        self.folded.push(own);
+        super::sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))
     }
+}
+
+/// One validators map; `None` when the file does not exist.
+fn read_map(path: &Path) -> Result<Option<BTreeMap<String, Validator>>, StoreError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("not a validators map ({e}); delete it, it is only a cache"),
+        })
 }
 
 #[cfg(test)]
@@ -149,14 +205,62 @@ mod tests {
         vals.set("https://a.com/", v("W/\"a\"", 7));
         vals.set("https://c.com/", v("c", 6));
         vals.set("https://d.com/", Validator::default());
-        vals.save(dir.path()).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(VALIDATORS_FILE)).unwrap();
+        vals.save(dir.path(), "r1").unwrap();
+        let text = std::fs::read_to_string(dir.path().join("validators/r1.json")).unwrap();
         assert_eq!(text.lines().count(), 4, "{text}");
         let back = Validators::load(dir.path(), 2).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.get("https://a.com/"), Some(&v("W/\"a\"", 7)));
         assert!(back.get("https://b.com/feed").is_none(), "oldest dropped");
-        std::fs::write(dir.path().join(VALIDATORS_FILE), "[").unwrap();
+        std::fs::write(dir.path().join("validators/r1.json"), "[").unwrap();
         assert!(Validators::load(dir.path(), 2).is_err());
+    }
+
+    #[test]
+    fn runs_from_one_state_merge_and_the_next_run_folds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        // Legacy file, read only.
+        std::fs::write(
+            st.join(VALIDATORS_FILE),
+            r#"{"https://old.com/": {"etag": "o", "day": 1}, "https://a.com/": {"etag": "a0", "day": 1}}"#,
+        )
+        .unwrap();
+        let mut base = Validators::load(st, 100).unwrap();
+        base.save(st, "20261201T000000Z-0000").unwrap();
+        // Two runs start from that state (two partitions, or a laptop and an Action).
+        let mut one = Validators::load(st, 100).unwrap();
+        let mut two = Validators::load(st, 100).unwrap();
+        one.set("https://a.com/", v("a1", 3));
+        two.set("https://b.com/", v("b2", 3));
+        one.save(st, "20261201T010000Z-aaaa").unwrap();
+        two.save(st, "20261201T010000Z-bbbb").unwrap();
+        let names = |st: &Path| {
+            let mut n: Vec<String> = std::fs::read_dir(st.join(VALIDATORS_DIR))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(
+            names(st),
+            ["20261201T010000Z-aaaa.json", "20261201T010000Z-bbbb.json"],
+            "each removed the folded file and wrote its own"
+        );
+        let mut next = Validators::load(st, 100).unwrap();
+        assert_eq!(
+            next.get("https://a.com/"),
+            Some(&v("a1", 3)),
+            "later day wins"
+        );
+        assert_eq!(next.get("https://b.com/"), Some(&v("b2", 3)));
+        assert_eq!(next.get("https://old.com/"), Some(&v("o", 1)));
+        next.save(st, "20261202T000000Z-cccc").unwrap();
+        assert_eq!(names(st), ["20261202T000000Z-cccc.json"]);
+        assert!(
+            st.join(VALIDATORS_FILE).exists(),
+            "the legacy file is only read"
+        );
     }
 }

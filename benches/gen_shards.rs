@@ -14,7 +14,9 @@
 //! terms and ~20,000 made-up words, so zstd compresses them roughly as it does
 //! real news. About 3% of records repeat an earlier URL (scheme, `www.` or
 //! tracking variants), 1% are syndicated copies of an earlier text under another
-//! domain, 0.5% carry a canonical URL pointing at an earlier record. Every
+//! domain, 0.5% carry a canonical URL pointing at an earlier record, 1% are
+//! near duplicates of an earlier text (a new first sentence and a credit line,
+//! or an update paragraph on top), which only near-duplicate removal catches. Every
 //! record is a pure function of its id, so output is the same on every run.
 //! Without `--out` it prints this usage and exits (so a plain `cargo bench` is cheap).
 
@@ -246,9 +248,25 @@ fn record(v: &Vocab, id: i64) -> Article {
         }
         30..40 => a.text = original(v, earlier).text,
         40..45 => a.canonical_url = Some(original(v, earlier).url),
+        45..55 => a.text = near_copy(v, &mut rng, &original(v, earlier).text),
         _ => {}
     }
     a
+}
+
+/// An earlier text, edited as a syndicated copy or an updated re-post.
+fn near_copy(v: &Vocab, rng: &mut Rng, text: &str) -> String {
+    let mut lead = String::new();
+    v.sentence(rng, &mut lead, 0);
+    if rng.chance(500) {
+        // Syndicated: its first sentence rewritten, a credit line added.
+        let rest = text.find(". ").map_or(text, |i| &text[i + 2..]);
+        format!("{lead}{rest}\nThis article first appeared on a partner site.")
+    } else {
+        // Re-posted with an update on top.
+        v.sentence(rng, &mut lead, 0);
+        format!("Update: {}\n{text}", lead.trim_end())
+    }
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {

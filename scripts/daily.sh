@@ -39,7 +39,9 @@
 #
 # Exit status: 0 done; 130 the crawl was interrupted (what it saved is still
 # committed; build and publish are skipped); 75 another daily.sh holds the
-# lock; anything else is a failure (a fatal crawl error commits nothing).
+# lock; 69 an outage: the crawler could reach no host (network, DNS, proxy,
+# robots.txt unreachable everywhere), saved nothing and nothing is committed;
+# anything else is a failure (a fatal crawl error commits nothing).
 #
 # SIGINT and SIGTERM are passed on to the crawler, once each, so it can save
 # its queue and state (GitHub cancels a job with SIGINT, then SIGTERM).
@@ -61,6 +63,7 @@ set -eu
 set -o pipefail
 
 EX_LOCKED=75
+EX_OUTAGE=69
 
 log() { printf '%s daily: %s\n' "$(date -u +%H:%M:%SZ)" "$*" >&2; }
 die() {
@@ -456,6 +459,7 @@ main() {
 	case "$CRAWL_RC" in
 	0) log "crawl finished" ;;
 	130) log "crawl interrupted; its shard and state were saved" ;;
+	"$EX_OUTAGE") die "$EX_OUTAGE" "outage: the crawler could reach no host (see its last line above); it saved nothing, so nothing is committed and the next run starts from the same state" ;;
 	*) die "$CRAWL_RC" "crawl failed (exit $CRAWL_RC): nothing committed; the data folder is left as it is for the next run" ;;
 	esac
 	write_output run_id "$(json_field "$DATA_DIR/state/last_run.json" run_id)"

@@ -28,6 +28,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Crawl the configured sources and append articles to a new shard.
+    ///
+    /// Exit status: 0 when the run ended by a limit or ran out of work; 130
+    /// after Ctrl-C or SIGTERM (state saved); 69 on an outage (no host could
+    /// be reached: network, DNS, TLS, proxy, or robots.txt unreachable
+    /// everywhere; nothing saved, so the `--min-lastmod auto` watermark and
+    /// the carried-over queue are unchanged); 1 for fatal errors (bad config,
+    /// unwritable data folder).
     Crawl(CrawlArgs),
     /// Fetch one page (robots.txt honoured) and show what the extractor decided.
     CheckUrl(CheckUrlArgs),

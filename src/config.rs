@@ -297,6 +297,47 @@ pub struct Crawl {
     pub ai_use_policy: AiUsePolicy,
     /// How often the shard writer closes a zstd frame, at the latest.
     pub flush_every: Span,
+    /// Limits against crawler traps (see `crate::url::trap`).
+    pub traps: Traps,
+}
+
+/// `crawl.traps`: general rules against crawler traps; 0 turns one off.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Traps {
+    /// Longest URL queued, in bytes.
+    pub max_url_bytes: usize,
+    /// Most query parameters in a queued URL.
+    pub max_query_params: usize,
+    /// Most times one path segment may occur in a path (`/a/b/a/b/a/b`).
+    pub max_segment_repeats: usize,
+    /// Most URLs found by links per host and URL pattern in one run (numbers
+    /// in the path folded, any query: calendars, faceted search). Feed and
+    /// sitemap entries and seeds are not counted.
+    pub max_urls_per_pattern: u32,
+}
+
+impl Default for Traps {
+    fn default() -> Traps {
+        let r = crate::url::trap::TrapRules::default();
+        Traps {
+            max_url_bytes: r.max_url_bytes,
+            max_query_params: r.max_query_params,
+            max_segment_repeats: r.max_segment_repeats,
+            max_urls_per_pattern: r.max_urls_per_pattern,
+        }
+    }
+}
+
+impl Traps {
+    pub fn rules(&self) -> crate::url::trap::TrapRules {
+        crate::url::trap::TrapRules {
+            max_url_bytes: self.max_url_bytes,
+            max_query_params: self.max_query_params,
+            max_segment_repeats: self.max_segment_repeats,
+            max_urls_per_pattern: self.max_urls_per_pattern,
+        }
+    }
 }
 
 impl Default for Crawl {
@@ -339,6 +380,7 @@ impl Default for Crawl {
             first_id: 0,
             ai_use_policy: AiUsePolicy::Respect,
             flush_every: Span::secs(5),
+            traps: Traps::default(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The `scraper` binary: parse the command line, load the config, build a
 //! runtime where one is needed, and map errors to exit codes
-//! (0 = done or limit reached, 130 = interrupted with state saved, 1 = fatal).
+//! (0 = done or limit reached, 130 = interrupted with state saved, 69 = an
+//! outage: no host could be reached and nothing was saved, 1 = fatal).
 
 mod cli;
 
@@ -64,6 +65,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 proxy: a.proxy.clone(),
             };
             let end = runtime()?.block_on(scraper::crawl::run(config, opts))?;
+            if let Some(cause) = &end.outage {
+                eprintln!(
+                    "outage: {cause}; nothing saved (watermark, queue and state unchanged), exit {}",
+                    scraper::crawl::outage::EXIT_OUTAGE
+                );
+                return Ok(ExitCode::from(scraper::crawl::outage::EXIT_OUTAGE));
+            }
             Ok(if end.interrupted {
                 ExitCode::from(130)
             } else {

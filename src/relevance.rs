@@ -214,6 +214,30 @@ impl Rule {
         }
     }
 
+    /// A cheap relevance hint in [0, 1] for a short string known before a
+    /// page is fetched: anchor text, a URL slug, a feed item's title. Strong
+    /// terms count fully, broad terms a third; `1 - 0.5^weight`, so one strong
+    /// term gives 0.5, two give 0.75, nothing gives 0. Text without any capital
+    /// letter (a URL slug such as `new-ai-model`) is also read in capitals with
+    /// `_`, `/` and `+` as spaces, so case-sensitive terms (`AI`, `OpenAI`)
+    /// match it; the better of the two readings counts.
+    pub fn hint(&self, text: &str) -> f64 {
+        let weigh =
+            |t: &str| f64::from(self.strong.total(t)) + f64::from(self.broad.total(t)) / 3.0;
+        let mut weight = weigh(text);
+        if !text.chars().any(char::is_uppercase) {
+            let spaced: String = text
+                .chars()
+                .map(|c| match c {
+                    '_' | '/' | '+' => ' ',
+                    c => c.to_ascii_uppercase(),
+                })
+                .collect();
+            weight = weight.max(weigh(&spaced));
+        }
+        1.0 - 0.5_f64.powf(weight)
+    }
+
     /// Just the verdict of [`Rule::evaluate`], computed without per-term
     /// tallies or the reason (what `scraper build` needs, for every record).
     pub fn is_relevant(&self, title: &str, text: &str) -> bool {
@@ -563,6 +587,25 @@ mod tests {
         assert_eq!(rel.density, 0.0);
         let none = rule(&[], &[]);
         assert!(!none.evaluate("AI", "AI AI AI").relevant);
+    }
+
+    #[test]
+    fn hint_scores_short_strings() {
+        let r = shipped();
+        let table: &[(&str, f64, f64)] = &[
+            ("", 0.0, 0.0),
+            ("Weather for the weekend", 0.0, 0.0),
+            ("OpenAI launches a new chatbot", 0.74, 1.0),
+            ("new-ai-model-beats-benchmarks", 0.5, 1.0),
+            ("/2024/05/openai-gpt-5-release", 0.7, 1.0),
+            ("the-said-and-paid-story", 0.0, 0.0),
+            ("Cloud software startup", 0.3, 0.7),
+        ];
+        for (text, lo, hi) in table {
+            let h = r.hint(text);
+            assert!((*lo..=*hi).contains(&h), "{text:?}: {h}");
+        }
+        assert!(r.hint("OpenAI and Anthropic") > r.hint("OpenAI"));
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! URL identity and scope: pure functions, no I/O.
 //!
 //! * [`normalize`]: the form we fetch and store (scheme and host lower-cased,
-//!   default port and fragment dropped, tracking parameters removed, the rest
-//!   of the query sorted, `/index.html` collapsed).
+//!   default port and fragment dropped, tracking and session parameters
+//!   removed from the query and from path parameters (`;jsessionid=...`),
+//!   the rest of the query sorted, `/index.html` collapsed, percent-encoding
+//!   normalised: unreserved characters decoded, hex upper-cased, and
+//!   double-encoded escapes (`%2520`) collapsed, so an encoding spiral is one URL).
+//! * [`trap`]: general rules against crawler traps (length, parameters,
+//!   repeated segments, per-pattern caps).
 //! * [`seen_key`] / [`seen_hash`]: the seen-set identity, which also ignores
 //!   the scheme, `www.` and a trailing slash.
 //! * [`SourceScope`]: which URLs the configured `sources` cover.
@@ -11,6 +16,8 @@
 //! through this module.
 
 pub use ::url::Url;
+
+pub mod trap;
 
 use crate::config::Source;
 
@@ -109,6 +116,13 @@ pub fn normalize(mut url: Url) -> Option<Url> {
         let _ = url.set_password(None);
     }
     // Default ports are dropped by the url crate on parse.
+    let path = clean_path(url.path());
+    if let Some(path) = path {
+        url.set_path(&path);
+    }
+    if let Some(q) = url.query().and_then(normalize_escapes) {
+        url.set_query(Some(&q));
+    }
     if url.query().is_some() {
         let mut pairs: Vec<(String, String)> = url
             .query_pairs()
@@ -131,6 +145,100 @@ pub fn normalize(mut url: Url) -> Option<Url> {
         }
     }
     Some(url)
+}
+
+/// The path with session parameters (`;jsessionid=...`) dropped and its
+/// escapes normalised; `None` when nothing changes.
+fn clean_path(path: &str) -> Option<String> {
+    let mut changed = false;
+    let mut cleaned = String::with_capacity(path.len());
+    if path.contains(';') {
+        for (i, seg) in path.split('/').enumerate() {
+            if i > 0 {
+                cleaned.push('/');
+            }
+            let mut parts = seg.split(';');
+            cleaned.push_str(parts.next().unwrap_or(""));
+            for param in parts {
+                let name = param.split('=').next().unwrap_or("");
+                if is_tracking(name) {
+                    changed = true;
+                } else {
+                    cleaned.push(';');
+                    cleaned.push_str(param);
+                }
+            }
+        }
+    } else {
+        cleaned.push_str(path);
+    }
+    match normalize_escapes(&cleaned) {
+        Some(n) => Some(n),
+        None => changed.then_some(cleaned),
+    }
+}
+
+/// Percent-encoding in one canonical form: `%25` followed by an escape is
+/// collapsed (`%2520` -> `%20`, however deep), escapes of unreserved
+/// characters (letters, digits, `-._~`) are decoded and the rest upper-cased.
+/// `None` when `s` is already canonical.
+pub fn normalize_escapes(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return None;
+    }
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut cur: Vec<u8> = s.as_bytes().to_vec();
+    // Collapse double encodings until none is left (each pass shortens).
+    loop {
+        let mut out = Vec::with_capacity(cur.len());
+        let mut i = 0;
+        let mut collapsed = false;
+        while i < cur.len() {
+            if cur[i] == b'%'
+                && cur.get(i + 1) == Some(&b'2')
+                && cur.get(i + 2) == Some(&b'5')
+                && cur.get(i + 3).copied().and_then(hex).is_some()
+                && cur.get(i + 4).copied().and_then(hex).is_some()
+            {
+                out.push(b'%');
+                i += 3;
+                collapsed = true;
+            } else {
+                out.push(cur[i]);
+                i += 1;
+            }
+        }
+        cur = out;
+        if !collapsed {
+            break;
+        }
+    }
+    let mut out = Vec::with_capacity(cur.len());
+    let mut i = 0;
+    while i < cur.len() {
+        if cur[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                cur.get(i + 1).copied().and_then(hex),
+                cur.get(i + 2).copied().and_then(hex),
+            )
+        {
+            let c = h * 16 + l;
+            if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+                out.push(c);
+            } else {
+                out.push(b'%');
+                out.push(cur[i + 1].to_ascii_uppercase());
+                out.push(cur[i + 2].to_ascii_uppercase());
+            }
+            i += 3;
+        } else {
+            out.push(cur[i]);
+            i += 1;
+        }
+    }
+    // Only ASCII bytes were rewritten, so the text stays valid UTF-8.
+    let out = String::from_utf8(out).ok()?;
+    (out != s).then_some(out)
 }
 
 /// Host without a leading `www.`.
@@ -259,6 +367,22 @@ mod tests {
                 "https://ex.com/cal?day=3&PHPSESSID=ab12",
                 "https://ex.com/cal?day=3",
             ),
+            (
+                "https://ex.com/shop/item;jsessionid=A1B2C3?x=1",
+                "https://ex.com/shop/item?x=1",
+            ),
+            (
+                "https://ex.com/a;sid=9/b;v=2;JSESSIONID=x",
+                "https://ex.com/a/b;v=2",
+            ),
+            (
+                "https://ex.com/%7Euser/%61b%2fc",
+                "https://ex.com/~user/ab%2Fc",
+            ),
+            ("https://ex.com/a%2520b", "https://ex.com/a%20b"),
+            ("https://ex.com/a%25252520b", "https://ex.com/a%20b"),
+            ("https://ex.com/100%25", "https://ex.com/100%25"),
+            ("https://ex.com/s?q=a%252Bb", "https://ex.com/s?q=a%2Bb"),
         ];
         for (input, want) in table {
             assert_eq!(parse(input).unwrap().as_str(), want, "{input}");

@@ -7,22 +7,24 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::events::EventLog;
 use super::hosts::HostStats;
+use super::outage::{Cutoff, Reach};
 use super::worker::{self, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
-use crate::net::FetchError;
+use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::report::progress::Progress;
 use crate::store::ids::IdBlocks;
 use crate::store::seen::{Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{RunSummary, Validator, Validators};
+use crate::url::trap::{PatternCount, Trap};
 use crate::url::{self, Url};
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
@@ -72,8 +74,15 @@ pub struct Engine {
     pub log: EventLog,
     pub run_id: String,
     pub state_dir: std::path::PathBuf,
-    /// Listing entries older than this are skipped; links on older pages not followed.
-    pub cutoff: Option<DateTime<Utc>>,
+    /// Per host: listing entries older than its cut-off are skipped, links
+    /// on its older pages not followed.
+    pub cutoff: Cutoff,
+    /// Which hosts answered, which could not be read as sources (outages).
+    pub reach: Reach,
+    /// Work this run could not do for a transient reason (robots.txt
+    /// unreachable, host rested, a network failure or 5xx): saved with the
+    /// queue for the next run.
+    pub kept: Vec<Entry>,
     /// The previous run's summary.
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
@@ -106,6 +115,8 @@ pub struct Engine {
     pub requeued: HashMap<u64, u8>,
     /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
     pub handover: super::partition::Handover,
+    /// URLs found by links this run, per host and URL pattern (trap cap).
+    pub patterns: PatternCount,
 }
 
 /// Times one URL is requeued after a 429/503 with Retry-After in one run;
@@ -144,6 +155,19 @@ impl Engine {
             }
         }
         let host = url::host_key(url);
+        if entry.origin != Origin::Seed {
+            let rules = self.config.crawl.traps.rules();
+            let trap = rules.check(url).or_else(|| {
+                // Only URLs found by links: listings and seeds name real pages.
+                (matches!(entry.origin, Origin::Relevant | Origin::Other)
+                    && !self.patterns.admit(&host, url, rules.max_urls_per_pattern))
+                .then_some(Trap::PatternCap)
+            });
+            if let Some(trap) = trap {
+                self.trapped(&host, url, hash, trap);
+                return false;
+            }
+        }
         let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
         if self.frontier.push(&host, entry) {
             self.this_run.insert(hash);
@@ -155,6 +179,19 @@ impl Engine {
         } else {
             false
         }
+    }
+
+    /// A URL broke a trap rule: not queued, counted, logged (once per run:
+    /// it then counts as met in this run).
+    fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
+        self.this_run.insert(hash);
+        self.host(host).traps += 1;
+        let shown: String = url.as_str().chars().take(300).collect();
+        tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
+        self.log.emit(
+            "trap",
+            json!({"host": host, "url": shown, "kind": trap, "url_bytes": url.as_str().len()}),
+        );
     }
 
     /// Queue the configured seeds (at the start, on reseed and on resume).
@@ -356,14 +393,24 @@ impl Engine {
         } = done;
         let now = self.now();
         let host = job.host.clone();
-        if let Some(r) = robots
+        if let Some(r) = &robots
             && self.robots_seen.insert(host.clone())
         {
-            self.take_robots(&host, &r);
+            self.take_robots(&host, r);
+        }
+        if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+            self.reach.source(&host);
         }
         match result {
-            Err(e) => self.failed(&job, e, now),
+            Err(e) => {
+                if robots.as_deref().is_some_and(robots_down) {
+                    // Refused because robots.txt could not be read today: kept.
+                    self.kept.push(job.entry.clone());
+                }
+                self.failed(&job, e, now)
+            }
             Ok((meta, body)) => {
+                self.reach.answered(&host, meta.status);
                 self.frontier
                     .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 self.fetched += 1;
@@ -451,13 +498,30 @@ impl Engine {
                 self.frontier.finished(&host, Outcome::Miss, now);
             }
             FetchError::Rested => {
-                let dropped = self.frontier.drop_host(&host);
+                // Rested for repeated failures or a long Retry-After: its
+                // work waits for the next run, and its cut-off stays.
+                let kept = self.frontier.take_host(&host);
+                let dropped = kept.len();
+                self.kept.extend(kept);
+                self.kept.push(job.entry.clone());
+                self.reach.trouble(&host, "rested");
                 self.frontier.finished(&host, Outcome::Error, now);
-                self.log
-                    .emit("host_rested", json!({"host": host, "dropped": dropped}));
+                self.log.emit(
+                    "host_rested",
+                    json!({"host": host, "dropped": dropped, "kept": true}),
+                );
             }
             _ => {
                 self.errors += 1;
+                if e.is_network() {
+                    self.reach.failed(class);
+                    if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+                        self.reach.trouble(&host, format!("{class} on {}", job.url));
+                    } else {
+                        // Not remembered in the seen-set: tried again next run.
+                        self.kept.push(job.entry.clone());
+                    }
+                }
                 self.frontier.finished(&host, Outcome::Error, now);
             }
         }
@@ -510,8 +574,16 @@ impl Engine {
                 }
                 // A transient answer (429, 5xx) is not remembered, like a
                 // timeout: the next run tries the URL again instead of
-                // waiting `revisit_after_days`.
-                if code != 429 && code < 500 {
+                // waiting `revisit_after_days` (a failed seed or listing
+                // keeps its host's cut-off; a page is kept for that run).
+                if code == 429 || code >= 500 {
+                    if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+                        self.reach
+                            .trouble(&job.host, format!("{code} on {}", job.url));
+                    } else {
+                        self.kept.push(job.entry.clone());
+                    }
+                } else {
                     self.seen.record(
                         req_hash,
                         Seen {
@@ -577,6 +649,11 @@ impl Engine {
 
 /// The `rejected` reason of a page withheld under `ai_use_policy: respect`.
 pub const WITHHELD_AI_USE: &str = "withheld: ai-use";
+
+/// robots.txt could not be read (network failure, 5xx, 429): nothing was allowed today.
+fn robots_down(r: &Robots) -> bool {
+    matches!(r.outcome, RobotsOutcome::DisallowAll(_))
+}
 
 fn status_class(code: u16) -> &'static str {
     match code {

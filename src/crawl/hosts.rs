@@ -28,6 +28,8 @@ pub struct HostStats {
     pub not_modified: u64,
     /// Feeds or sitemaps that could not be parsed.
     pub bad_listings: u64,
+    /// URLs not queued because they broke a trap rule (`crate::url::trap`).
+    pub traps: u64,
     /// Failures by class: 4xx, 5xx, 429, timeout, too_large, not_html, connect, ...
     pub errors: BTreeMap<String, u64>,
     /// Bytes received on the wire.
@@ -55,6 +57,7 @@ impl HostStats {
             ("withheld_ai_use", self.withheld_ai_use),
             ("not_modified", self.not_modified),
             ("bad_listings", self.bad_listings),
+            ("traps", self.traps),
         ] {
             c.extra.insert(k.into(), serde_json::json!(v));
         }

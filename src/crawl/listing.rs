@@ -37,14 +37,28 @@ impl Engine {
             content_signal: &signals,
             body: &robots.body,
         });
-        if let crate::net::RobotsOutcome::DisallowAll(why) = &robots.outcome {
-            let dropped = self.frontier.drop_host(host);
-            tracing::debug!(%host, %why, dropped, "robots.txt unavailable: host not crawled this run");
-            self.log.emit(
-                "host_rested",
-                json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped}),
-            );
-            return;
+        match &robots.outcome {
+            crate::net::RobotsOutcome::Parsed(status)
+            | crate::net::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
+            crate::net::RobotsOutcome::DisallowAll(why) => {
+                // Unreachable today: the host's queue is kept for the next run
+                // and its cut-off stays where it was.
+                let kept = self.frontier.take_host(host);
+                let dropped = kept.len();
+                self.kept.extend(kept);
+                let failure = match &robots.error {
+                    Some(e) => e.class().to_string(),
+                    None => format!("robots {why}"),
+                };
+                self.reach.failed(&failure);
+                self.reach.trouble(host, format!("robots.txt: {why}"));
+                tracing::info!(%host, %why, kept = dropped, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
+                self.log.emit(
+                    "host_rested",
+                    json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped, "kept": true}),
+                );
+                return;
+            }
         }
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
@@ -70,6 +84,8 @@ impl Engine {
             self.host(&job.host).bad_listings += 1;
             self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
         }
+        // The cut-off of the source that was read (see `outage::Cutoff`).
+        let cutoff = self.cutoff.for_host(&job.host);
         let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             // An index's children: the undated, the recent and the newest few, not the whole archive.
@@ -80,7 +96,7 @@ impl Engine {
                 }
                 // Nesting is counted from where the chain started (a seed or robots.txt: 0).
                 let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
-                    discover::select_children(&sitemaps, self.cutoff, 3, 200)
+                    discover::select_children(&sitemaps, cutoff, 3, 200)
                 } else {
                     self.host(&job.host).bad_listings += 1;
                     tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
@@ -98,7 +114,7 @@ impl Engine {
                 // Child sitemaps were chosen by `select_children`, which keeps a few
                 // stale-dated newest ones on purpose; the cut-off applies to pages.
                 if kind == Kind::Page
-                    && let (Some(cut), Some(lm)) = (self.cutoff, item.lastmod)
+                    && let (Some(cut), Some(lm)) = (cutoff, item.lastmod)
                     && lm.with_timezone(&Utc) < cut
                 {
                     too_old += 1;

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod events;
 pub mod hosts;
 mod listing;
+pub mod outage;
 mod page;
 mod partition;
 pub mod worker;
@@ -51,6 +52,9 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct RunEnd {
     pub interrupted: bool,
+    /// No host could be reached (see [`outage`]): the one-line cause. Nothing
+    /// was saved; the binary exits with [`outage::EXIT_OUTAGE`].
+    pub outage: Option<String>,
     pub stopped_by: String,
     pub shard: Option<PathBuf>,
     pub fetched: u64,
@@ -112,11 +116,12 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         "run_start",
         json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
                "scope": config.crawl.scope, "max_pages": c.max_pages, "max_hits": c.max_hits,
-               "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.map(|d| d.to_rfc3339()),
+               "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.latest().map(|d| d.to_rfc3339()),
+               "min_lastmod_hosts": cutoff.hosts.len(),
                "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
                "seen": seen.len(), "partition": config.crawl.partition.to_string(), "resume": opts.resume}),
     );
-    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff, partition = %config.crawl.partition, "crawl starting");
+    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %config.crawl.partition, "crawl starting");
 
     let mut engine = Engine {
         day: day_stamp(started_at),
@@ -131,6 +136,8 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         run_id: run_id.clone(),
         state_dir: data.state.clone(),
         cutoff,
+        reach: outage::Reach::default(),
+        kept: Vec::new(),
         last: last.clone(),
         seeds,
         today,
@@ -152,6 +159,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         errors: 0,
         requeued: HashMap::new(),
         handover: Default::default(),
+        patterns: Default::default(),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
@@ -199,7 +207,9 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     finish(engine, &data, stop, started_at, &run_id, &inbox).await
 }
 
-/// Save everything after the loop stopped.
+/// Save everything after the loop stopped. An outage (no host reached)
+/// saves nothing: the watermark, the queue carried over, the validators and
+/// the seen-set stay exactly as the last run left them.
 async fn finish(
     mut engine: Engine,
     data: &DataDir,
@@ -208,6 +218,12 @@ async fn finish(
     run_id: &str,
     inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
+    let outage = (stop != Stop::Interrupted)
+        .then(|| engine.reach.outage())
+        .flatten();
+    if let Some(cause) = outage {
+        return finish_outage(engine, stop, run_id, cause);
+    }
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
     let shard_path = engine.shard.path().to_path_buf();
@@ -216,7 +232,8 @@ async fn finish(
         .finish()
         .with_context(|| format!("closing {}", shard_path.display()))?;
     engine.seen.flush(&data.state, run_id)?;
-    let queue = engine.frontier.drain();
+    let mut queue = engine.frontier.drain();
+    let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.kept));
     state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
     // Handed-over URLs: this run's files for other partitions (and for
     // itself, what it read but did not reach), then the files it read go.
@@ -252,13 +269,20 @@ async fn finish(
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
-    // would meet a later cut-off than the one they were due.
+    // would meet a later cut-off than the one they were due. Per host the
+    // same holds, and a host that could not be read today keeps its own.
+    let mut unread_hosts = HashSet::new();
     let unread_listings = queue
         .iter()
         .filter(|e| {
             e.kind != Kind::Page
                 && url::parse(&e.url)
                     .is_none_or(|u| !engine.listings_read.contains(&url::seen_hash(&u)))
+        })
+        .inspect(|e| {
+            if let Some(u) = url::parse(&e.url) {
+                unread_hosts.insert(url::host_key(&u));
+            }
         })
         .count();
     if unread_listings > 0 {
@@ -267,10 +291,36 @@ async fn finish(
             "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
         );
     }
-    summary.set_watermark(
-        engine.last.as_ref(),
-        stop != Stop::Interrupted && unread_listings == 0,
+    let complete = stop != Stop::Interrupted;
+    summary.set_watermark(engine.last.as_ref(), complete && unread_listings == 0);
+    let previous = engine.last.as_ref();
+    let touched: Vec<String> = engine
+        .reach
+        .sources()
+        .map(str::to_string)
+        .chain(unread_hosts.iter().cloned())
+        .collect();
+    summary.host_watermarks = outage::next_watermarks(
+        &previous
+            .map(|p| p.host_watermarks.clone())
+            .unwrap_or_default(),
+        previous.and_then(|p| p.last_success_started_at),
+        touched.iter().map(String::as_str),
+        started_at,
+        |h| {
+            complete
+                && engine.reach.is_reached(h)
+                && !engine.reach.is_troubled(h)
+                && !unread_hosts.contains(h)
+        },
     );
+    for (host, cause) in engine.reach.troubled() {
+        tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
+        engine.log.emit(
+            "source_down",
+            json!({"host": host, "cause": cause, "cutoff": engine.cutoff.for_host(host).map(|d| d.to_rfc3339())}),
+        );
+    }
     summary.hosts = hosts
         .iter()
         .map(|(k, v)| (k.clone(), v.counters()))
@@ -284,7 +334,14 @@ async fn finish(
         .insert("queue_left".into(), json!(queue.len()));
     summary
         .extra
+        .insert("kept_for_next_run".into(), json!(kept_for_next));
+    summary
+        .extra
         .insert("unread_listings".into(), json!(unread_listings));
+    summary.extra.insert(
+        "sources_down".into(),
+        json!(engine.reach.troubled().keys().collect::<Vec<_>>()),
+    );
     summary.extra.insert("shard".into(), json!(shard_name));
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
@@ -325,6 +382,7 @@ async fn finish(
     );
     Ok(RunEnd {
         interrupted: stop == Stop::Interrupted,
+        outage: None,
         stopped_by: stop.as_str().to_string(),
         shard: kept,
         fetched: summary.pages_fetched,
@@ -332,22 +390,93 @@ async fn finish(
     })
 }
 
-/// `--min-lastmod`: a date, a time, `auto` (last successful run's start minus the overlap), or none.
+/// The end of a run in which no host could be reached: nothing under
+/// `data/` changes but the event log (and this run's consent file, which
+/// holds only unreachable robots.txt snapshots, is removed).
+fn finish_outage(
+    mut engine: Engine,
+    stop: Stop,
+    run_id: &str,
+    cause: String,
+) -> anyhow::Result<RunEnd> {
+    let requests = engine.ctx.net.requests();
+    tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
+    engine.consent.discard();
+    let hosts: BTreeMap<_, _> = engine
+        .hosts
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
+        && !path.is_empty()
+    {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+        {
+            let _ = writeln!(
+                f,
+                "### scraper crawl {run_id}\n\n**Outage**: {cause}. Nothing was saved.\n\n{}",
+                hosts::markdown(&hosts)
+            );
+        }
+    }
+    engine.log.emit(
+        "done",
+        json!({"run_id": run_id, "stopped_by": "outage", "outage": cause, "requests": requests,
+               "fetched": engine.fetched, "stored": 0, "errors": engine.errors,
+               "elapsed_s": engine.started.elapsed().as_secs_f64(), "shard": null}),
+    );
+    engine.log.flush();
+    engine.progress.finish("outage");
+    eprintln!("{}", hosts::markdown(&hosts));
+    Ok(RunEnd {
+        interrupted: false,
+        outage: Some(cause),
+        stopped_by: stop.as_str().to_string(),
+        shard: None,
+        fetched: requests,
+        stored: 0,
+    })
+}
+
+/// Add the work kept for the next run to the queue left over (once per URL).
+/// Returns how many entries were added.
+fn keep_for_next_run(queue: &mut Vec<Entry>, kept: Vec<Entry>) -> usize {
+    let mut have: HashSet<String> = queue.iter().map(|e| e.url.clone()).collect();
+    let before = queue.len();
+    for e in kept {
+        if have.insert(e.url.clone()) {
+            queue.push(e);
+        }
+    }
+    queue.len() - before
+}
+
+/// `--min-lastmod`: a date, a time, `auto` (per host: the start of the last
+/// run that read it successfully, minus the overlap; see [`outage::Cutoff`]),
+/// or none.
 fn resolve_cutoff(
     config: &Config,
     last: Option<&RunSummary>,
     now: DateTime<Utc>,
-) -> anyhow::Result<Option<DateTime<Utc>>> {
+) -> anyhow::Result<outage::Cutoff> {
     let Some(text) = config.crawl.min_lastmod.as_deref() else {
-        return Ok(None);
+        return Ok(outage::Cutoff::fixed(None));
     };
     if text.trim() == "auto" {
-        let start = last.and_then(|l| l.last_success_started_at);
-        return Ok(start.map(|s| {
-            s - chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default()
-        }));
+        let overlap =
+            chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default();
+        return Ok(match last {
+            Some(l) => outage::Cutoff::auto(l.last_success_started_at, &l.host_watermarks, overlap),
+            None => outage::Cutoff::fixed(None),
+        });
     }
-    crate::date::parse_cutoff(text, now).map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
+    crate::date::parse_cutoff(text, now)
+        .map(outage::Cutoff::fixed)
+        .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
 }
 
 /// Seeds from the config (a source without seeds starts at its home page or path) plus `--seed`.

@@ -32,7 +32,7 @@ impl Engine {
                 page.date_source,
                 Some("text_year" | "text_date" | "image_url")
             );
-        let too_old = match (self.cutoff, page.date) {
+        let too_old = match (self.cutoff.for_host(&job.host), page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
         };

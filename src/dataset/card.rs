@@ -1,8 +1,10 @@
 //! The Hugging Face dataset card, `dist/README.md`: a YAML header (licence and
 //! languages from config, `configs`/`data_files`, features derived from the
-//! Arrow schema, split sizes, `size_categories`), then counts by year and by
-//! domain, the relevance rule in force, and build notes. The build time and
-//! source commit live here, never in the data files.
+//! Arrow schema, split sizes, `size_categories`), then every column, counts by
+//! year, domain and language, the crawl runs covered and how to load this
+//! revision, the relevance rule in force, and build notes (what each kind of
+//! duplicate removed). The build time and source commit live here (and in
+//! `build.json`), never in the data files.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -10,11 +12,15 @@ use std::fmt::Write;
 use arrow_schema::Schema;
 
 use super::dedup::Removed;
+use super::minhash;
+use super::revision::Revision;
 use super::scan::ShardReport;
 use crate::config::{Dataset, Keywords};
 
 /// Domains listed one by one; the rest are summed in one row.
 const MAX_DOMAINS: usize = 200;
+/// Run ids listed one by one (all of them are in `build.json`).
+const MAX_RUNS: usize = 1000;
 
 /// Everything the card reports.
 pub struct Card<'a> {
@@ -28,13 +34,15 @@ pub struct Card<'a> {
     pub download_bytes: u64,
     pub years: &'a BTreeMap<Option<i32>, u64>,
     pub domains: &'a HashMap<String, u64>,
+    /// Rows per `lang` (`None`: not recorded).
+    pub langs: &'a BTreeMap<Option<String>, u64>,
     /// Pages withheld because the publisher reserves AI training: distinct
     /// URLs per domain over every run's `state/consent/` file, not in the dataset.
     pub withheld: &'a BTreeMap<String, u64>,
     pub reports: &'a [ShardReport],
     pub read: u64,
     pub removed: &'a Removed,
-    pub built_at: String,
+    pub revision: &'a Revision,
     pub build_secs: f64,
     pub commit: Option<String>,
 }
@@ -111,6 +119,8 @@ impl Card<'_> {
         let _ = writeln!(s, "`{}`. {}\n", d.license, d.license_note);
         self.fields(s);
         self.counts(s);
+        self.languages(s);
+        self.revision(s);
         self.withheld(s);
         self.rule(s);
         self.notes(s);
@@ -127,7 +137,9 @@ impl Card<'_> {
                 "date" => "publication day as the publisher's calendar shows it",
                 "date_source" => "where the date was found (metadata, JSON-LD, URL, ...)",
                 "year" => "publication year",
-                "text" => "article text, paragraphs separated by `\\n`",
+                "text" => {
+                    "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)"
+                }
                 "keywords" => "broad target terms found, most frequent first",
                 "fetched_at" => "when the page was fetched (UTC)",
                 "lang" => "ISO 639-1 language code",
@@ -141,6 +153,13 @@ impl Card<'_> {
                 }
                 "ai_reserved" => {
                     "whether those signals reserve AI training (kept under `ai_use_policy: record`)"
+                }
+                "relevance_score" => {
+                    "the relevance rule's score in [0, 1] when the crawl recorded it"
+                }
+                "markdown" => {
+                    "the text with its structure as Markdown: headings, lists, quotes, code, \
+                     tables, emphasis; links as text (records since the field was added)"
                 }
                 _ => "",
             };
@@ -188,6 +207,57 @@ impl Card<'_> {
             );
         }
         s.push('\n');
+    }
+
+    fn languages(&self, s: &mut String) {
+        s.push_str("## Articles by language\n\n| language | articles |\n|---|---:|\n");
+        let mut langs: Vec<(&Option<String>, &u64)> = self.langs.iter().collect();
+        langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (lang, n) in langs {
+            let _ = writeln!(s, "| {} | {n} |", lang.as_deref().unwrap_or("unknown"));
+        }
+        s.push('\n');
+    }
+
+    fn revision(&self, s: &mut String) {
+        let r = self.revision;
+        let repo = if self.dataset.hub_repo.is_empty() {
+            "OWNER/NAME"
+        } else {
+            &self.dataset.hub_repo
+        };
+        s.push_str("## Revisions\n\n");
+        let _ = writeln!(
+            s,
+            "Each publication is tagged on the Hub with its build date; this one is `{}` \
+             (a second build on one day is tagged `{}.2`, and so on). Load exactly this \
+             snapshot, whatever is published later, with:\n\n\
+             ```python\nfrom datasets import load_dataset\n\n\
+             ds = load_dataset(\"{repo}\", revision=\"{}\", split=\"train\")\n```\n",
+            r.revision, r.revision, r.revision
+        );
+        let (first, last) = (r.runs.first(), r.runs.last());
+        match (first, last) {
+            (Some(first), Some(last)) => {
+                let _ = writeln!(
+                    s,
+                    "It covers {} crawl runs, from `{}` to `{}` (all of them, with their \
+                     record counts, in `build.json`).\n",
+                    r.runs.len(),
+                    first.run_id,
+                    last.run_id
+                );
+                s.push_str("<details>\n<summary>Crawl runs</summary>\n\n| run | records read |\n|---|---:|\n");
+                for run in r.runs.iter().rev().take(MAX_RUNS) {
+                    let _ = writeln!(s, "| {} | {} |", run.run_id, run.records);
+                }
+                if r.runs.len() > MAX_RUNS {
+                    let _ = writeln!(s, "| ({} earlier runs) | |", r.runs.len() - MAX_RUNS);
+                }
+                s.push_str("\n</details>\n\n");
+            }
+            _ => s.push_str("It covers no crawl run.\n\n"),
+        }
     }
 
     fn withheld(&self, s: &mut String) {
@@ -257,7 +327,11 @@ impl Card<'_> {
         let reports = self.reports;
         let sum = |f: fn(&ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
         s.push_str("## Build notes\n\n");
-        let _ = writeln!(s, "- Built: {} in {:.1} s", self.built_at, self.build_secs);
+        let _ = writeln!(
+            s,
+            "- Built: {} in {:.1} s (revision `{}`)",
+            self.revision.built_at, self.build_secs, self.revision.revision
+        );
         let _ = writeln!(
             s,
             "- Source commit: {}",
@@ -292,6 +366,16 @@ impl Card<'_> {
             s,
             "- Removed as the same normalised text as a lower id: {}",
             r.same_text
+        );
+        let _ = writeln!(
+            s,
+            "- Removed as a near duplicate of a lower id's text (MinHash of word {}-grams, \
+             {} bands of {}, estimated Jaccard similarity at least {}): {}",
+            minhash::SHINGLE,
+            minhash::BANDS,
+            minhash::ROWS,
+            minhash::THRESHOLD,
+            r.near_text
         );
         let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
         let _ = writeln!(

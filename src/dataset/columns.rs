@@ -1,18 +1,18 @@
-//! Arrow column builders for one batch of rows, in schema order.
+//! Arrow column builders for one batch of rows, in schema order (every
+//! column of [`super::schema::schema`], always).
 
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BooleanBuilder, Date32Builder, Int32Builder, Int64Builder, LargeStringBuilder, ListBuilder,
-    StringBuilder, TimestampMicrosecondBuilder,
+    BooleanBuilder, Date32Builder, Float64Builder, Int32Builder, Int64Builder, LargeStringBuilder,
+    ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::row::Parsed;
-use super::schema::OPTIONAL;
 
-/// Builders for every column; optional columns are built only when the schema has them.
+/// Builders for every column.
 pub struct Columns {
     id: Int64Builder,
     url: StringBuilder,
@@ -24,20 +24,16 @@ pub struct Columns {
     text: LargeStringBuilder,
     keywords: ListBuilder<StringBuilder>,
     fetched_at: TimestampMicrosecondBuilder,
-    /// `lang`, `canonical_url`, `byline`, `run_id`, `robots_hash`, `crawler`: `None` when not in the schema.
-    optional: [Option<StringBuilder>; 6],
-    /// `ai_signals` and `ai_reserved`, when in the schema.
-    ai: Option<(ListBuilder<StringBuilder>, BooleanBuilder)>,
+    /// `lang`, `canonical_url`, `byline`, `run_id`, `robots_hash`, `crawler`.
+    optional: [StringBuilder; 6],
+    ai_signals: ListBuilder<StringBuilder>,
+    ai_reserved: BooleanBuilder,
+    relevance_score: Float64Builder,
+    markdown: LargeStringBuilder,
 }
 
 impl Columns {
-    pub fn new(schema: &SchemaRef, rows: usize) -> Columns {
-        let optional = OPTIONAL.map(|(name, _)| {
-            schema
-                .field_with_name(name)
-                .is_ok()
-                .then(|| StringBuilder::with_capacity(rows, rows * 8))
-        });
+    pub fn new(rows: usize) -> Columns {
         Columns {
             id: Int64Builder::with_capacity(rows),
             url: StringBuilder::with_capacity(rows, rows * 80),
@@ -49,13 +45,11 @@ impl Columns {
             text: LargeStringBuilder::with_capacity(rows, rows * 4096),
             keywords: ListBuilder::new(StringBuilder::new()),
             fetched_at: TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"),
-            optional,
-            ai: schema.field_with_name("ai_signals").is_ok().then(|| {
-                (
-                    ListBuilder::new(StringBuilder::new()),
-                    BooleanBuilder::with_capacity(rows),
-                )
-            }),
+            optional: std::array::from_fn(|_| StringBuilder::with_capacity(rows, rows * 8)),
+            ai_signals: ListBuilder::new(StringBuilder::new()),
+            ai_reserved: BooleanBuilder::with_capacity(rows),
+            relevance_score: Float64Builder::with_capacity(rows),
+            markdown: LargeStringBuilder::with_capacity(rows, rows * 4096),
         }
     }
 
@@ -83,24 +77,22 @@ impl Columns {
             &r.crawler,
         ];
         for (builder, value) in self.optional.iter_mut().zip(values) {
-            if let Some(b) = builder {
-                b.append_option(value.as_deref());
-            }
+            builder.append_option(value.as_deref());
         }
-        if let Some((signals, reserved)) = &mut self.ai {
-            // A record with consent provenance and no signals has an empty list; an older one, null.
-            match (&r.ai_signals, r.ai_reserved) {
-                (Some(list), _) => {
-                    for s in list {
-                        signals.values().append_value(s);
-                    }
-                    signals.append(true);
+        // A record with consent provenance and no signals has an empty list; an older one, null.
+        match (&r.ai_signals, r.ai_reserved) {
+            (Some(list), _) => {
+                for s in list {
+                    self.ai_signals.values().append_value(s);
                 }
-                (None, Some(_)) => signals.append(true),
-                (None, None) => signals.append(false),
+                self.ai_signals.append(true);
             }
-            reserved.append_option(r.ai_reserved);
+            (None, Some(_)) => self.ai_signals.append(true),
+            (None, None) => self.ai_signals.append(false),
         }
+        self.ai_reserved.append_option(r.ai_reserved);
+        self.relevance_score.append_option(r.relevance_score);
+        self.markdown.append_option(r.markdown.as_deref());
     }
 
     /// The rows pushed so far as a batch; the builders start again empty.
@@ -117,13 +109,13 @@ impl Columns {
             Arc::new(self.keywords.finish()),
             Arc::new(self.fetched_at.finish()),
         ];
-        for b in self.optional.iter_mut().flatten() {
+        for b in &mut self.optional {
             arrays.push(Arc::new(b.finish()));
         }
-        if let Some((signals, reserved)) = &mut self.ai {
-            arrays.push(Arc::new(signals.finish()));
-            arrays.push(Arc::new(reserved.finish()));
-        }
+        arrays.push(Arc::new(self.ai_signals.finish()));
+        arrays.push(Arc::new(self.ai_reserved.finish()));
+        arrays.push(Arc::new(self.relevance_score.finish()));
+        arrays.push(Arc::new(self.markdown.finish()));
         RecordBatch::try_new(schema.clone(), arrays)
     }
 }

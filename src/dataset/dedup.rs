@@ -8,6 +8,11 @@
 //!    before; otherwise, a record whose id was already taken is removed.
 //! 3. Every record taken, kept or not, claims its keys (so an AMP copy that
 //!    lost to the original still catches a third variant of it).
+//! 4. Among the records left, still in id order, a record whose text is a
+//!    near duplicate of a lower id's that was kept is removed (MinHash over
+//!    word 5-grams, see [`super::near`] and [`super::minhash`]): syndicated
+//!    copies with edits, AMP or print variants without a canonical link,
+//!    updated re-posts.
 //!
 //! Hence the lowest id wins, and because new shards only add higher ids, a
 //! later build never drops a record an earlier build published for a record
@@ -17,6 +22,8 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
+use super::minhash::Signature;
+use super::near;
 use super::scan::Meta;
 use crate::url::IdentityHasher;
 
@@ -27,13 +34,22 @@ pub struct Removed {
     pub same_url: u64,
     pub same_text: u64,
     pub same_id: u64,
+    /// Near-duplicate texts (estimated Jaccard similarity of word 5-grams at
+    /// or above [`super::minhash::THRESHOLD`]).
+    pub near_text: u64,
 }
 
 /// Keys are already hashes: use them as they are.
 type FastSet<T> = HashSet<T, BuildHasherDefault<IdentityHasher>>;
 
-/// Sort `metas` into output order and keep only survivors.
-pub fn survivors(mut metas: Vec<Meta>, relevance_filter: bool) -> (Vec<Meta>, Removed) {
+/// Sort `metas` into output order and keep only survivors. `sigs` holds the
+/// signatures `Meta::sig` points at; `jobs` threads hash the bands.
+pub fn survivors(
+    mut metas: Vec<Meta>,
+    sigs: &[Signature],
+    relevance_filter: bool,
+    jobs: usize,
+) -> (Vec<Meta>, Removed) {
     let mut removed = Removed::default();
     if relevance_filter {
         let before = metas.len();
@@ -52,7 +68,7 @@ pub fn survivors(mut metas: Vec<Meta>, relevance_filter: bool) -> (Vec<Meta>, Re
         if let Some(c) = m.canonical_key {
             url_seen |= !urls.insert(c);
         }
-        let text_seen = m.text_key.is_some_and(|t| !texts.insert(t));
+        let text_seen = m.text_key != 0 && !texts.insert(m.text_key);
         if url_seen {
             removed.same_url += 1;
             return false;
@@ -68,6 +84,16 @@ pub fn survivors(mut metas: Vec<Meta>, relevance_filter: bool) -> (Vec<Meta>, Re
         last_id = Some(m.id);
         true
     });
+    drop((urls, texts));
+    let order: Vec<u32> = metas.iter().map(|m| m.sig).collect();
+    let near = near::near_duplicates(&order, sigs, jobs);
+    drop(order);
+    let mut k = 0;
+    metas.retain(|_| {
+        k += 1;
+        !near[k - 1]
+    });
+    removed.near_text = near.iter().filter(|&&n| n).count() as u64;
     (metas, removed)
 }
 
@@ -83,9 +109,9 @@ mod tests {
             raw_len: 10,
             url_key: url,
             canonical_key: canon,
-            text_key: Some(text),
+            text_key: text,
             relevant: id % 2 == 0,
-            optional: 0,
+            sig: near::NONE,
         }
     }
 
@@ -100,7 +126,7 @@ mod tests {
             meta(60, 3, 6, None, 106),
             meta(60, 4, 7, None, 107), // a second record claiming id 60
         ];
-        let (kept, removed) = survivors(metas, false);
+        let (kept, removed) = survivors(metas, &[], false, 1);
         let ids: Vec<(i64, u32)> = kept.iter().map(|m| (m.id, m.frame)).collect();
         assert_eq!(ids, vec![(10, 1), (60, 3)]);
         assert_eq!(
@@ -109,7 +135,8 @@ mod tests {
                 relevance: 0,
                 same_url: 3,
                 same_text: 1,
-                same_id: 1
+                same_id: 1,
+                near_text: 0,
             }
         );
     }
@@ -118,10 +145,10 @@ mod tests {
     fn relevance_runs_first() {
         // 11 is rejected by relevance, so its later copy 12 survives.
         let metas = vec![meta(11, 0, 1, None, 1), meta(12, 0, 1, None, 1)];
-        let (kept, removed) = survivors(metas.clone(), true);
+        let (kept, removed) = survivors(metas.clone(), &[], true, 1);
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![12]);
         assert_eq!(removed.relevance, 1);
-        let (kept, _) = survivors(metas, false);
+        let (kept, _) = survivors(metas, &[], false, 1);
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![11]);
     }
 }

@@ -18,6 +18,9 @@ mod card;
 mod columns;
 mod dedup;
 mod frames;
+mod minhash;
+mod near;
+mod revision;
 mod row;
 mod scan;
 mod schema;
@@ -169,14 +172,20 @@ pub fn build_with(
         summary.reports = scan.reports;
         return Ok(summary);
     }
-    let (rows, removed) = dedup::survivors(scan.metas, opts.relevance_filter);
+    let (rows, removed) =
+        dedup::survivors(scan.metas, &scan.sigs, opts.relevance_filter, tuning.jobs);
+    // The signatures are not needed past this point: give their memory back before pass 2.
+    let scan = scan::Scan {
+        sigs: Vec::new(),
+        metas: Vec::new(),
+        ..scan
+    };
     tracing::debug!(
         secs = started.elapsed().as_secs_f64(),
         survivors = rows.len(),
         "survivors picked"
     );
-    let present = rows.iter().fold(0u8, |acc, m| acc | m.optional);
-    let schema = schema::schema(present);
+    let schema = schema::schema();
     let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
 
     let data_dir = opts.out.join("data");
@@ -224,6 +233,7 @@ pub fn build_with(
 
     let mut years = BTreeMap::new();
     let mut domains: HashMap<String, u64> = HashMap::new();
+    let mut langs: BTreeMap<Option<String>, u64> = BTreeMap::new();
     for s in &stats {
         for (y, n) in &s.years {
             *years.entry(*y).or_default() += n;
@@ -231,10 +241,18 @@ pub fn build_with(
         for (d, n) in &s.domains {
             *domains.entry(d.clone()).or_default() += n;
         }
+        for (l, n) in &s.langs {
+            *langs.entry(l.clone()).or_default() += n;
+        }
     }
     summary.rows = stats.iter().map(|s| s.rows).sum();
     let withheld = withheld(&opts.data, &rows);
     let file_bytes: u64 = stats.iter().map(|s| s.file_bytes).sum();
+    let revision = revision::Revision::new(chrono::Utc::now(), summary.rows, &scan.reports);
+    write_atomically(
+        &opts.out.join(revision::FILE),
+        revision.to_json().as_bytes(),
+    )?;
     let card = card::Card {
         dataset: &config.dataset,
         keywords: &config.keywords,
@@ -246,11 +264,12 @@ pub fn build_with(
         download_bytes: file_bytes,
         years: &years,
         domains: &domains,
+        langs: &langs,
         withheld: &withheld,
         reports: &scan.reports,
         read: summary.read,
         removed: &removed,
-        built_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        revision: &revision,
         build_secs: started.elapsed().as_secs_f64(),
         commit: git_commit(&opts.data),
     };
@@ -258,13 +277,14 @@ pub fn build_with(
     write_atomically(&readme, card.render().as_bytes())?;
     println!(
         "build: {} shards, {} good records, {} broken; removed {} by relevance, {} same URL, \
-         {} same text, {} repeated id; wrote {} rows in {} file(s), {:.1} MB, to {} in {:.1} s",
+         {} same text, {} near-duplicate text, {} repeated id; wrote {} rows in {} file(s), {:.1} MB, to {} in {:.1} s",
         scan.reports.len(),
         summary.read,
         broken,
         removed.relevance,
         removed.same_url,
         removed.same_text,
+        removed.near_text,
         removed.same_id,
         summary.rows,
         names.len(),
@@ -311,7 +331,9 @@ fn remove_stale(dir: &Path, keep: &[String]) -> anyhow::Result<()> {
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("md.tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("rename to {}", path.display()))?;
     Ok(())

@@ -60,6 +60,12 @@ pub struct Row<'a> {
     pub ai_signals: Option<Vec<String>>,
     #[serde(default)]
     pub ai_reserved: Option<bool>,
+    /// The relevance rule's score in [0, 1], when the crawler recorded one.
+    #[serde(default)]
+    pub relevance_score: Option<f64>,
+    /// The text with its structure as Markdown, in records that carry it.
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub markdown: Option<Cow<'a, str>>,
 }
 
 /// A string that borrows from the line when it has no escapes (serde only
@@ -92,16 +98,6 @@ pub struct Parsed<'a> {
     pub bad_date: bool,
 }
 
-/// Optional columns, as bits: which ones a record carries.
-pub const HAS_LANG: u8 = 1;
-pub const HAS_CANONICAL: u8 = 2;
-pub const HAS_BYLINE: u8 = 4;
-pub const HAS_RUN_ID: u8 = 8;
-pub const HAS_ROBOTS_HASH: u8 = 16;
-pub const HAS_CRAWLER: u8 = 32;
-/// `ai_signals` or `ai_reserved`: a record written with consent provenance.
-pub const HAS_AI: u8 = 64;
-
 impl Row<'_> {
     /// Parse and check one line. Deterministic: the same bytes give the same answer.
     pub fn parse(line: &[u8]) -> Result<Parsed<'_>, Broken> {
@@ -123,28 +119,6 @@ impl Row<'_> {
             date_days,
             bad_date,
         })
-    }
-
-    /// Which optional columns this record fills ([`HAS_LANG`] ...).
-    pub fn optional_bits(&self) -> u8 {
-        let mut bits = 0;
-        for (present, bit) in [
-            (self.lang.is_some(), HAS_LANG),
-            (self.canonical_url.is_some(), HAS_CANONICAL),
-            (self.byline.is_some(), HAS_BYLINE),
-            (self.run_id.is_some(), HAS_RUN_ID),
-            (self.robots_hash.is_some(), HAS_ROBOTS_HASH),
-            (self.crawler.is_some(), HAS_CRAWLER),
-            (
-                self.ai_signals.is_some() || self.ai_reserved.is_some(),
-                HAS_AI,
-            ),
-        ] {
-            if present {
-                bits |= bit;
-            }
-        }
-        bits
     }
 }
 
@@ -346,14 +320,21 @@ mod tests {
         assert_eq!(p.row.text, "One.\nTwo.");
         assert_eq!(p.date_days, Some(19786));
         assert_eq!(p.fetched_at_us, 1_791_569_553_000_000);
-        assert_eq!(p.row.optional_bits(), HAS_LANG);
+        assert_eq!((p.row.relevance_score, &p.row.markdown), (None, &None));
         // Strings without escapes borrow from the line, inside options and lists too.
         assert!(matches!(p.row.lang, Some(Cow::Borrowed("en"))));
         assert!(matches!(p.row.keywords[..], [Cow::Borrowed("ai")]));
         let escaped = GOOD.replace(r#""lang":"en""#, r#""lang":"e\u006e","byline":null"#);
         let p = Row::parse(escaped.as_bytes()).unwrap();
         assert_eq!(p.row.lang.as_deref(), Some("en"));
-        assert_eq!((p.row.optional_bits(), p.row.byline), (HAS_LANG, None));
+        assert_eq!(p.row.byline, None);
+        let scored = GOOD.replace(
+            r#""lang":"en""#,
+            r##""relevance_score":0.75,"markdown":"# T\n\nOne.""##,
+        );
+        let p = Row::parse(scored.as_bytes()).unwrap();
+        assert_eq!(p.row.relevance_score, Some(0.75));
+        assert_eq!(p.row.markdown.as_deref(), Some("# T\n\nOne."));
     }
 
     #[test]

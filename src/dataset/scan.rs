@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::frames::{Decoder, FrameReader, line_ranges};
+use super::minhash::{self, Signature};
+use super::near;
 use super::row::{Broken, Row, canonical_key, text_key, url_key};
 use crate::relevance::Rule;
 
@@ -31,10 +33,13 @@ pub struct Meta {
     pub raw_len: u32,
     pub url_key: u64,
     pub canonical_key: Option<u64>,
-    pub text_key: Option<u128>,
+    /// [`text_key`] of the text, 0 for a text without words (a hash is 0
+    /// with probability 2^-128; no `Option`, which would cost 16 bytes here).
+    pub text_key: u128,
     pub relevant: bool,
-    /// Optional columns present (`row::HAS_*` bits).
-    pub optional: u8,
+    /// Index of the text's MinHash signature in [`Scan::sigs`], or
+    /// [`near::NONE`] (no words, or rejected by the relevance rule).
+    pub sig: u32,
 }
 
 /// What reading one shard found.
@@ -90,6 +95,8 @@ impl ShardReport {
 pub struct Scan {
     pub frames: Vec<FrameRef>,
     pub metas: Vec<Meta>,
+    /// MinHash signatures of the texts, indexed by [`Meta::sig`].
+    pub sigs: Vec<Signature>,
     pub reports: Vec<ShardReport>,
 }
 
@@ -97,6 +104,7 @@ pub struct Scan {
 struct ShardScan {
     frames: Vec<(u64, u32)>,
     metas: Vec<Meta>,
+    sigs: Vec<Signature>,
     report: ShardReport,
 }
 
@@ -123,6 +131,11 @@ pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
     });
     let mut out = Scan::default();
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    // Exact sizes up front: no doubling of the largest tables while they grow.
+    let count = |f: fn(&ShardScan) -> usize| results.iter().flatten().map(f).sum::<usize>();
+    out.metas.reserve_exact(count(|r| r.metas.len()));
+    out.sigs.reserve_exact(count(|r| r.sigs.len()));
+    out.frames.reserve_exact(count(|r| r.frames.len()));
     for (i, one) in results.into_iter().enumerate() {
         let Some(one) = one else { continue };
         let base = out.frames.len() as u32;
@@ -132,10 +145,15 @@ pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
                 offset,
                 len,
             }));
+        let sig_base = out.sigs.len() as u32;
         out.metas.extend(one.metas.into_iter().map(|mut m| {
             m.frame += base;
+            if m.sig != near::NONE {
+                m.sig += sig_base;
+            }
             m
         }));
+        out.sigs.extend_from_slice(&one.sigs);
         out.reports.push(one.report);
     }
     out
@@ -145,6 +163,7 @@ fn scan_shard(path: &Path, rule: Option<&Rule>) -> ShardScan {
     let mut out = ShardScan {
         frames: Vec::new(),
         metas: Vec::new(),
+        sigs: Vec::new(),
         report: ShardReport {
             name: path
                 .file_name()
@@ -189,6 +208,14 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
             let row = &parsed.row;
             let url = url_key(&row.url);
             let relevant = rule.is_none_or(|r| r.is_relevant(&row.title, &row.text));
+            // Records the rule rejects take no part in deduplication: no signature.
+            let sig = match relevant.then(|| minhash::signature(&row.text)).flatten() {
+                Some(s) => {
+                    out.sigs.push(s);
+                    out.sigs.len() as u32 - 1
+                }
+                None => near::NONE,
+            };
             out.metas.push(Meta {
                 id: row.id,
                 frame: frame_index,
@@ -196,9 +223,9 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 raw_len: line.len() as u32,
                 url_key: url,
                 canonical_key: canonical_key(row.canonical_url.as_deref()).filter(|&k| k != url),
-                text_key: text_key(&row.text),
+                text_key: text_key(&row.text).unwrap_or(0),
                 relevant,
-                optional: row.optional_bits(),
+                sig,
             });
         }
     }

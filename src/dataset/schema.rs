@@ -9,20 +9,6 @@ use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
-use super::row::{
-    HAS_AI, HAS_BYLINE, HAS_CANONICAL, HAS_CRAWLER, HAS_LANG, HAS_ROBOTS_HASH, HAS_RUN_ID,
-};
-
-/// Optional string columns, in schema order, with the bit that says a record fills them.
-pub const OPTIONAL: [(&str, u8); 6] = [
-    ("lang", HAS_LANG),
-    ("canonical_url", HAS_CANONICAL),
-    ("byline", HAS_BYLINE),
-    ("run_id", HAS_RUN_ID),
-    ("robots_hash", HAS_ROBOTS_HASH),
-    ("crawler", HAS_CRAWLER),
-];
-
 /// Columns with few distinct values: dictionary encoded.
 const DICTIONARY: &[&str] = &[
     "domain",
@@ -35,10 +21,17 @@ const DICTIONARY: &[&str] = &[
     "ai_signals.list.item",
 ];
 
-/// The schema: the ten fixed columns, then each optional column that at least
-/// one surviving record fills (`present` holds `row::HAS_*` bits).
-pub fn schema(present: u8) -> SchemaRef {
-    let mut fields = vec![
+/// A list of strings.
+fn strings() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+/// The schema, the same for every build: every column is always present,
+/// nullable where a record may lack it (older records lack the later fields).
+/// New columns are added at the end, so readers of older builds keep working.
+pub fn schema() -> SchemaRef {
+    let optional = |name: &str| Field::new(name, DataType::Utf8, true);
+    Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, false),
         Field::new("url", DataType::Utf8, false),
         Field::new("domain", DataType::Utf8, false),
@@ -47,37 +40,29 @@ pub fn schema(present: u8) -> SchemaRef {
         Field::new("date_source", DataType::Utf8, true),
         Field::new("year", DataType::Int32, true),
         Field::new("text", DataType::LargeUtf8, false),
-        Field::new(
-            "keywords",
-            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
-            false,
-        ),
+        Field::new("keywords", strings(), false),
         Field::new(
             "fetched_at",
             DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
             false,
         ),
-    ];
-    for (name, bit) in OPTIONAL {
-        if present & bit != 0 {
-            fields.push(Field::new(name, DataType::Utf8, true));
-        }
-    }
-    // Consent provenance: the signals seen and whether they reserve AI training.
-    if present & HAS_AI != 0 {
-        fields.push(Field::new(
-            "ai_signals",
-            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
-            true,
-        ));
-        fields.push(Field::new("ai_reserved", DataType::Boolean, true));
-    }
-    Arc::new(Schema::new(fields))
+        optional("lang"),
+        optional("canonical_url"),
+        optional("byline"),
+        optional("run_id"),
+        optional("robots_hash"),
+        optional("crawler"),
+        // Consent provenance: the signals seen and whether they reserve AI training.
+        Field::new("ai_signals", strings(), true),
+        Field::new("ai_reserved", DataType::Boolean, true),
+        Field::new("relevance_score", DataType::Float64, true),
+        Field::new("markdown", DataType::LargeUtf8, true),
+    ]))
 }
 
 /// Fixed writer options: zstd at `level`, dictionaries only where values
-/// repeat, page-level statistics (hence a column index) except on `text`,
-/// rows declared sorted by `id`. Row groups are cut by the caller.
+/// repeat, page-level statistics (hence a column index) except on `text` and
+/// `markdown`, rows declared sorted by `id`. Row groups are cut by the caller.
 pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties> {
     let mut b = WriterProperties::builder()
         .set_writer_version(WriterVersion::PARQUET_1_0)
@@ -93,7 +78,8 @@ pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties
             descending: false,
             nulls_first: false,
         }]))
-        .set_column_statistics_enabled(ColumnPath::from("text"), EnabledStatistics::Chunk);
+        .set_column_statistics_enabled(ColumnPath::from("text"), EnabledStatistics::Chunk)
+        .set_column_statistics_enabled(ColumnPath::from("markdown"), EnabledStatistics::Chunk);
     for col in DICTIONARY {
         let path = ColumnPath::new(col.split('.').map(str::to_string).collect());
         b = b.set_column_dictionary_enabled(path, true);
@@ -118,6 +104,7 @@ pub fn dtype(t: &DataType) -> String {
     match t {
         DataType::Int64 => "int64".into(),
         DataType::Int32 => "int32".into(),
+        DataType::Float64 => "float64".into(),
         DataType::Boolean => "bool".into(),
         DataType::Utf8 => "string".into(),
         DataType::LargeUtf8 => "large_string".into(),
@@ -134,16 +121,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn optional_columns_follow_presence() {
-        assert_eq!(schema(0).fields().len(), 10);
-        let s = schema(HAS_LANG | HAS_RUN_ID);
+    fn every_column_always_present() {
+        let s = schema();
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(&names[10..], &["lang", "run_id"]);
+        assert_eq!(names.len(), 20);
+        assert_eq!(&names[..3], &["id", "url", "domain"]);
+        assert_eq!(&names[18..], &["relevance_score", "markdown"]);
+        for f in s.fields().iter().skip(10) {
+            assert!(f.is_nullable(), "{}", f.name());
+        }
+        assert_eq!(
+            dtype(s.field_with_name("relevance_score").unwrap().data_type()),
+            "float64"
+        );
     }
 
     #[test]
     fn features_from_schema() {
-        let s = schema(0);
+        let s = schema();
         let kw = s.field_with_name("keywords").unwrap();
         assert_eq!(feature_yaml(kw), "- name: keywords\n  sequence: string");
         let at = s.field_with_name("fetched_at").unwrap();

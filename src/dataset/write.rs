@@ -53,6 +53,8 @@ pub struct FileStats {
     pub file_bytes: u64,
     pub years: BTreeMap<Option<i32>, u64>,
     pub domains: HashMap<String, u64>,
+    /// Rows per `lang` (`None`: no language recorded).
+    pub langs: HashMap<Option<String>, u64>,
 }
 
 /// Consecutive ranges of `rows`, each about `limit` bytes of JSON (at least one row).
@@ -339,6 +341,9 @@ fn append(
     for (d, n) in g.domains {
         *stats.domains.entry(d).or_default() += n;
     }
+    for (l, n) in g.langs {
+        *stats.langs.entry(l).or_default() += n;
+    }
     if last && let Some(w) = writer.take() {
         let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
         let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
@@ -360,7 +365,7 @@ impl<'a> Worker<'a> {
         Ok(Worker {
             input,
             cache: FrameCache::new(input.shards, input.frames, input.cuts.frame_cache)?,
-            cols: Columns::new(&input.schema, input.cuts.batch_rows),
+            cols: Columns::new(input.cuts.batch_rows),
         })
     }
 
@@ -393,6 +398,13 @@ impl<'a> Worker<'a> {
                     Some(n) => *n += 1,
                     None => {
                         stats.domains.insert(parsed.row.domain.to_string(), 1);
+                    }
+                }
+                let lang = parsed.row.lang.as_deref();
+                match stats.langs.iter_mut().find(|(l, _)| l.as_deref() == lang) {
+                    Some((_, n)) => *n += 1,
+                    None => {
+                        stats.langs.insert(lang.map(str::to_string), 1);
                     }
                 }
                 self.cols.push(&parsed);
@@ -558,9 +570,9 @@ mod tests {
             raw_len,
             url_key: 0,
             canonical_key: None,
-            text_key: None,
+            text_key: 0,
             relevant: true,
-            optional: 0,
+            sig: super::super::near::NONE,
         }
     }
 
@@ -585,7 +597,7 @@ mod tests {
             len: 64,
         }];
         let shards = [shard.clone()];
-        let schema = super::super::schema::schema(0);
+        let schema = super::super::schema::schema();
         let input = Input {
             shards: &shards,
             frames: &frames,

@@ -238,6 +238,11 @@ impl HostQueue {
         gone
     }
 
+    /// The classes that have entries.
+    pub(crate) fn classes(&self) -> Vec<Class> {
+        self.buckets.keys().copied().collect()
+    }
+
     /// Remove everything, best class first; the queue is left empty.
     pub(crate) fn drain_into(&mut self, host: &str, out: &mut Vec<Entry>) {
         let buckets = std::mem::take(&mut self.buckets);

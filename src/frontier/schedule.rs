@@ -254,6 +254,24 @@ impl Frontier {
         count
     }
 
+    /// [`Frontier::drop_host`], but hand the dropped entries back (best
+    /// first) so they can be kept for the next run: a host whose robots.txt
+    /// is unreachable today keeps its work.
+    pub fn take_host(&mut self, host: &str) -> Vec<Entry> {
+        let id = self.host_id(host);
+        let mut out = Vec::new();
+        let h = &mut self.hosts[id as usize];
+        let classes = h.queue.classes();
+        h.queue.drain_into(&h.name, &mut out);
+        for class in classes {
+            self.forget_class(id, class);
+        }
+        self.len -= out.len();
+        // Nothing is left to clear: this marks the host dropped and reschedules it.
+        self.drop_host(host);
+        out
+    }
+
     /// Is `host` out of the rotation for the rest of the run?
     pub fn is_dropped(&self, host: &str) -> bool {
         self.index

@@ -63,6 +63,18 @@ impl ConsentLog {
         &self.path
     }
 
+    /// Remove this run's file (a run that saved nothing: an outage).
+    pub fn discard(&mut self) {
+        self.file = None;
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(path = %self.path.display(), error = %e, "cannot remove the consent log")
+            }
+        }
+    }
+
     pub fn robots(&mut self, r: RobotsSnapshot<'_>) {
         self.write(json!({
             "kind": "robots", "host": r.host, "t": crate::date::format_utc(Utc::now()),

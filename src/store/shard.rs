@@ -27,10 +27,13 @@ pub enum ShardError {
     Read { path: PathBuf, source: io::Error },
 }
 
-/// Appends records to one run's shard, one zstd frame per flush.
+/// Appends records to one run's shard, one zstd frame per flush. The file
+/// is created with the first frame, so a run that stores nothing (or is killed
+/// before its first flush) leaves no empty shard behind.
 pub struct ShardWriter {
     path: PathBuf,
-    file: File,
+    /// Opened (`create_new`) by the first flush that has records.
+    file: Option<File>,
     /// Length of the file up to the last complete frame.
     len: u64,
     buf: Vec<u8>,
@@ -41,24 +44,23 @@ pub struct ShardWriter {
 }
 
 impl ShardWriter {
-    /// Create a new shard; refuses to overwrite an existing file.
+    /// A writer for a new shard at `path`; refuses a path that exists. The
+    /// file itself is created by the first flush with records.
     pub fn create(path: &Path, flush_every: Duration) -> Result<ShardWriter, ShardError> {
         let err = |source| ShardError::Create {
             path: path.to_path_buf(),
             source,
         };
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(err)?;
+        if path.exists() {
+            return Err(err(io::Error::from(io::ErrorKind::AlreadyExists)));
+        }
         let mut compressor = zstd::bulk::Compressor::new(LEVEL).map_err(err)?;
         compressor
             .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
             .map_err(err)?;
         Ok(ShardWriter {
             path: path.to_path_buf(),
-            file,
+            file: None,
             len: 0,
             buf: Vec::with_capacity(FRAME_BYTES),
             pending: 0,
@@ -128,12 +130,23 @@ impl ShardWriter {
             .compressor
             .compress(&self.buf)
             .map_err(|e| werr(&self.path, e))?;
-        let result = self
-            .file
-            .write_all(&frame)
-            .and_then(|_| self.file.sync_data());
+        let file = match self.file.as_mut() {
+            Some(f) => f,
+            None => {
+                let f = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&self.path)
+                    .map_err(|source| ShardError::Create {
+                        path: self.path.clone(),
+                        source,
+                    })?;
+                self.file.insert(f)
+            }
+        };
+        let result = file.write_all(&frame).and_then(|_| file.sync_data());
         if let Err(e) = result {
-            let _ = self.file.set_len(self.len);
+            let _ = file.set_len(self.len);
             return Err(werr(&self.path, e));
         }
         self.len += frame.len() as u64;
@@ -141,14 +154,11 @@ impl ShardWriter {
         Ok(std::mem::take(&mut self.pending))
     }
 
-    /// Flush and close. An empty shard is removed.
+    /// Flush and close. Returns the shard's path, or `None` when nothing was
+    /// stored (no file was created).
     pub fn finish(mut self) -> Result<Option<PathBuf>, ShardError> {
         self.flush()?;
-        if self.len == 0 {
-            let _ = std::fs::remove_file(&self.path);
-            return Ok(None);
-        }
-        Ok(Some(self.path))
+        Ok((self.len > 0).then_some(self.path))
     }
 }
 
@@ -294,10 +304,9 @@ mod tests {
         let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).unwrap();
         w.append(&article(0)).unwrap();
         assert_eq!(w.flush().unwrap(), 1);
-        let real = std::mem::replace(
-            &mut w.file,
-            OpenOptions::new().write(true).open("/dev/full").unwrap(),
-        );
+        let real = w
+            .file
+            .replace(OpenOptions::new().write(true).open("/dev/full").unwrap());
         w.append(&article(1)).unwrap();
         let err = w.flush().unwrap_err();
         let msg = err.to_string();
@@ -320,12 +329,19 @@ mod tests {
     }
 
     #[test]
-    fn refuses_to_overwrite_and_removes_empty() {
+    fn refuses_to_overwrite_and_creates_nothing_when_empty() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl.zst");
-        let w = ShardWriter::create(&path, Duration::from_secs(1)).unwrap();
-        assert!(ShardWriter::create(&path, Duration::from_secs(1)).is_err());
+        let mut w = ShardWriter::create(&path, Duration::from_secs(1)).unwrap();
+        assert_eq!(w.flush().unwrap(), 0);
+        assert!(!path.exists(), "no file before the first record");
         assert_eq!(w.finish().unwrap(), None);
         assert!(!path.exists());
+        let mut w = ShardWriter::create(&path, Duration::from_secs(1)).unwrap();
+        w.append(&article(0)).unwrap();
+        w.flush().unwrap();
+        assert!(path.exists());
+        assert!(ShardWriter::create(&path, Duration::from_secs(1)).is_err());
+        assert_eq!(w.finish().unwrap(), Some(path));
     }
 }

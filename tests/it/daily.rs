@@ -284,3 +284,34 @@ fn a_second_daily_run_refuses_while_one_runs() {
         "{msg}"
     );
 }
+
+#[test]
+fn an_outage_commits_nothing_and_fails_visibly() {
+    let published = Arc::new(AtomicUsize::new(3));
+    let web = site(published, std::time::Duration::ZERO);
+    let mut repo = Repo::new(&web);
+    let out = repo.daily();
+    assert!(out.status.success(), "run one: {}", stderr(&out));
+    let head = git(&repo.remote, &["rev-parse", "main"]);
+    let last_run = std::fs::read(repo.work.join("data/state/last_run.json")).unwrap();
+    // The network is gone: a proxy address nothing listens on.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    repo.proxy = format!("http://{}", l.local_addr().unwrap());
+    drop(l);
+    let out = repo.daily();
+    let msg = stderr(&out);
+    assert_eq!(out.status.code(), Some(69), "{msg}");
+    assert!(msg.contains("outage"), "{msg}");
+    assert!(msg.contains("nothing is committed"), "{msg}");
+    assert_eq!(git(&repo.remote, &["rev-parse", "main"]), head, "pushed");
+    assert_eq!(git(&repo.work, &["rev-parse", "HEAD"]), head, "committed");
+    assert_eq!(
+        std::fs::read(repo.work.join("data/state/last_run.json")).unwrap(),
+        last_run
+    );
+    assert_eq!(
+        git(&repo.work, &["status", "--porcelain"]),
+        "",
+        "a dirty tree"
+    );
+}

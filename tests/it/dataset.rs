@@ -23,11 +23,54 @@ use scraper::relevance::Rule;
 use scraper::store::shard::ShardWriter;
 
 mod card;
+mod near;
+
+/// Words that make each article's story its own (so that near-duplicate
+/// removal keeps every one): a pseudo-random sentence seeded by the id.
+fn story_words(id: i64, n: usize) -> String {
+    const WORDS: [&str; 24] = [
+        "chips",
+        "lab",
+        "budget",
+        "cloud",
+        "startup",
+        "benchmark",
+        "policy",
+        "robot",
+        "vision",
+        "speech",
+        "agents",
+        "safety",
+        "energy",
+        "health",
+        "finance",
+        "court",
+        "school",
+        "search",
+        "maps",
+        "music",
+        "games",
+        "weather",
+        "farms",
+        "ships",
+    ];
+    let mut x = (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            WORDS[(x % WORDS.len() as u64) as usize]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 fn article(id: i64) -> Article {
     let para = format!(
-        "Paragraph {id} about a new language model and its training data. \
-         The company said the AI system improves inference on GPUs."
+        "Paragraph {id} about a new language model and its training data: {}. \
+         The company said the AI system improves inference on GPUs.",
+        story_words(id, 30)
     );
     Article {
         id,
@@ -156,9 +199,19 @@ fn round_trip_field_by_field() {
             "lang",
             "canonical_url",
             "byline",
-            "run_id"
-        ]
+            "run_id",
+            "robots_hash",
+            "crawler",
+            "ai_signals",
+            "ai_reserved",
+            "relevance_score",
+            "markdown"
+        ],
+        "every column, always, in a fixed order"
     );
+    for f in schema.fields().iter().skip(10) {
+        assert!(f.is_nullable(), "{}", f.name());
+    }
     let mut got = vec![];
     for b in &batches {
         for i in 0..b.num_rows() {
@@ -230,7 +283,10 @@ fn round_trip_field_by_field() {
             "date_source",
             "lang",
             "run_id",
+            "robots_hash",
+            "crawler",
             "keywords.list.item",
+            "ai_signals.list.item",
         ];
         assert_eq!(
             dict,
@@ -238,7 +294,7 @@ fn round_trip_field_by_field() {
             "dictionary on {path}"
         );
         assert!(
-            col.column_index_offset().is_some() || path == "text",
+            col.column_index_offset().is_some() || path == "text" || path == "markdown",
             "page index on {path}"
         );
         assert!(
@@ -423,6 +479,7 @@ fn dedup_keeps_the_lowest_id() {
         same_url: 2,
         same_text: 1,
         same_id: 1,
+        near_text: 0,
     };
     assert_eq!(s.removed, want);
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
@@ -570,7 +627,8 @@ fn renumber_moves_a_conflicting_run_past_the_others() {
     let run_article = |id: i64, run: &str| {
         let mut a = article(id);
         a.url = format!("https://{run}.example/news/{id}");
-        a.text = format!("{run} story {id}, told at length.\n{}", a.text);
+        let story = article(if run == "a" { id } else { 100 + id }).text;
+        a.text = format!("{run} story {id}, told at length.\n{story}");
         a
     };
     let first: Vec<Article> = (1..=5).map(|i| run_article(i, "a")).collect();

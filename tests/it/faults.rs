@@ -647,12 +647,20 @@ fn names_tls_and_private_addresses_without_a_proxy() {
     let args = seed_args(&[]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = run(&ws, &args, false);
-    r.assert_bounded(Duration::from_secs(15));
+    // No host could be reached (one unresolvable, the rest refused): an
+    // outage, exit 69, nothing saved; the event log still names each class.
+    assert_eq!(r.status.code(), Some(69), "{}", r.stderr);
+    assert!(r.took < Duration::from_secs(15), "crawl took {:?}", r.took);
     assert!(web.log().is_empty(), "contacted: {:?}", web.log());
-    let s = summary(&ws);
-    assert_class(&ws, &s, "nothing.invalid", "dns");
-    assert_class(&ws, &s, &format!("127.0.0.1:{port}"), "private_address");
-    assert_class(&ws, &s, "169.254.169.254", "private_address");
+    assert!(!ws.data().join("state/last_run.json").exists());
+    for (host, class) in [
+        ("nothing.invalid", "dns"),
+        (&format!("127.0.0.1:{port}") as &str, "private_address"),
+        ("169.254.169.254", "private_address"),
+    ] {
+        let events = error_classes(&ws, host);
+        assert!(events.iter().any(|c| c == class), "{host}: {events:?}");
+    }
 
     // 2. Allowed by config (a local test web): stored; the TLS seed fails as TLS.
     let ws = Workspace::new(
@@ -866,4 +874,153 @@ fn spider_trap_is_bounded_by_host_cap_and_depth() {
     let fetched = s["hosts"]["trap.test"]["fetched"].as_u64().unwrap_or(0);
     assert!((1..=20).contains(&fetched), "trap.test fetched {fetched}");
     assert_news_stored(&ws);
+}
+
+/// `trap` events of `host` in crawl.log, by kind.
+fn trap_kinds(ws: &Workspace, host: &str) -> Vec<String> {
+    ws.events()
+        .iter()
+        .filter(|e| e["event"] == "trap" && e["host"] == host)
+        .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn traps_cost_a_handful_of_fetches() {
+    // One trap per host, each entered from its home page; news.test is healthy.
+    let web = news_web_with(|r: &Req| {
+        if r.host == "news.test" || r.path == "/robots.txt" {
+            return None;
+        }
+        let p = r.path.as_str();
+        let page = |links: Vec<String>| Some(Reply::html(listing_html("Trap", &links)));
+        match r.host.as_str() {
+            // Endless prev/next months.
+            "cal.test" => {
+                if p == "/" {
+                    return page(vec!["/cal/2024/05".into()]);
+                }
+                let ym: Vec<i32> = p
+                    .trim_start_matches("/cal/")
+                    .split('/')
+                    .filter_map(|x| x.parse().ok())
+                    .collect();
+                let [y, m] = ym[..] else {
+                    return Some(Reply::not_found());
+                };
+                let month = |k: i32| {
+                    let t = y * 12 + (m - 1) + k;
+                    format!("/cal/{}/{:02}", t.div_euclid(12), t.rem_euclid(12) + 1)
+                };
+                page(vec![month(-1), month(1)])
+            }
+            // A fresh session id in the path on every link.
+            "sess.test" => {
+                let n: u64 = p
+                    .rsplit("jsessionid=")
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .unwrap_or(0);
+                page(vec![
+                    format!("/shop;jsessionid={}", n + 1),
+                    format!("/shop;jsessionid={}", n + 2),
+                ])
+            }
+            // Every hop encodes the percent sign once more.
+            "spiral.test" => {
+                if p == "/" {
+                    return page(vec!["/docs/a%20b".into()]);
+                }
+                page(vec![p.replace('%', "%25")])
+            }
+            // A 20 KB URL and a path that repeats itself.
+            "long.test" => {
+                if p == "/" {
+                    return page(vec![
+                        format!("/find?q={}", "x".repeat(20_000)),
+                        "/loop/".into(),
+                    ]);
+                }
+                // A relative link that nests one level deeper on every hop.
+                page(vec!["loop/".into()])
+            }
+            // Faceted search: every value of every facet, linked from every result page.
+            "facet.test" => {
+                let colors = ["red", "green", "blue", "black", "white", "grey"];
+                let sizes = ["xs", "s", "m", "l", "xl", "xxl"];
+                let sorts = ["price", "name", "new"];
+                let mut links = Vec::new();
+                for c in colors {
+                    for s in sizes {
+                        for o in sorts {
+                            links.push(format!("/shop?color={c}&size={s}&sort={o}"));
+                        }
+                    }
+                }
+                page(links)
+            }
+            _ => None,
+        }
+    });
+    let traps = [
+        "cal.test",
+        "sess.test",
+        "spiral.test",
+        "long.test",
+        "facet.test",
+    ];
+    // Depth does not save us here: the traps must be stopped by their own rules.
+    let ws = Workspace::new(
+        &web,
+        &sources(&traps),
+        "min_host_gap: 10ms\nconcurrency: 8\nmax_depth: 1000",
+    );
+    let r = run(&ws, &["--max-duration", "25s"], true);
+    r.assert_bounded(Duration::from_secs(25));
+    assert_eq!(
+        last_event(&ws)["stopped_by"],
+        "exhausted",
+        "a trap kept the run busy"
+    );
+    let s = summary(&ws);
+    for host in traps {
+        let n = web.count_host(host);
+        eprintln!("{host}: {n} requests, traps {:?}", trap_kinds(&ws, host));
+        assert!(n <= 30, "{host}: {n} requests");
+    }
+    // Session ids and encoding spirals are one URL each: home plus one page.
+    assert!(
+        web.count_host("sess.test") <= 3,
+        "{}",
+        web.count_host("sess.test")
+    );
+    assert!(
+        web.count_host("spiral.test") <= 3,
+        "{}",
+        web.count_host("spiral.test")
+    );
+    // The long URL is never requested; the rules are counted per host and logged.
+    assert!(
+        web.requests_to("long.test")
+            .iter()
+            .all(|q| q.target().len() < 2048)
+    );
+    for (host, kind) in [
+        ("cal.test", "pattern_cap"),
+        ("long.test", "too_long"),
+        ("long.test", "repeated_segment"),
+        ("facet.test", "pattern_cap"),
+    ] {
+        assert!(
+            trap_kinds(&ws, host).iter().any(|k| k == kind),
+            "{host}: no {kind} trap event"
+        );
+        assert!(
+            s["hosts"][host]["traps"].as_u64().unwrap_or(0) >= 1,
+            "{host}: {}",
+            s["hosts"][host]
+        );
+    }
+    assert_news_stored(&ws);
+    eprintln!("traps: {:?}, peak RSS {} MiB", r.took, r.peak_kb / 1024);
 }

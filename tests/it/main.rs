@@ -15,6 +15,7 @@ mod fixture;
 mod frontier;
 mod fuzz;
 mod net;
+mod outage;
 mod partition;
 mod store;
 mod web;

@@ -40,6 +40,7 @@ if [ "$cmd" = build ]; then
 	mkdir -p "$out/data"
 	echo "# fake dataset card" >"$out/README.md"
 	echo "not really parquet" >"$out/data/train-00000-of-00001.parquet"
+	printf '{\n  "revision": "%s",\n  "runs": []\n}\n' "$(date -u +%Y-%m-%d)" >"$out/build.json"
 	exit 0
 fi
 [ "$cmd" = crawl ] || { echo "fake scraper: unknown command" >&2; exit 2; }

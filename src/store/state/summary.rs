@@ -44,6 +44,12 @@ pub struct RunSummary {
     /// the previous value, so its unfinished discoveries are not skipped.
     #[serde(default)]
     pub last_success_started_at: Option<DateTime<Utc>>,
+    /// Per host: the start of the latest run that read it in full as a
+    /// source (`null`: never). `--min-lastmod auto` takes a host's own entry,
+    /// and `last_success_started_at` for hosts without one. A run carries the
+    /// entries of hosts it did not touch over unchanged (see `crawl::outage`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_watermarks: BTreeMap<String, Option<DateTime<Utc>>>,
     #[serde(default)]
     pub hosts: BTreeMap<String, HostCounters>,
     #[serde(flatten)]
@@ -85,6 +91,7 @@ impl RunSummary {
             articles_stored: 0,
             ids: None,
             last_success_started_at: None,
+            host_watermarks: BTreeMap::new(),
             hosts: BTreeMap::new(),
             extra: BTreeMap::new(),
         }

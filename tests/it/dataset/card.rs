@@ -56,6 +56,13 @@ fn card_and_files_load_in_python() {
         "size_categories:\n- \"n<1K\"",
         "path: data/train-*",
         "- name: keywords\n    sequence: string",
+        "- name: relevance_score\n    dtype: float64",
+        "- name: markdown\n    dtype: large_string",
+        "| `markdown` | large_string, nullable |",
+        "## Articles by language\n\n| language | articles |\n|---|---:|\n| en | 15 |\n| unknown | 5 |\n",
+        "It covers 1 crawl runs, from `run-1` to `run-1`",
+        "| run-1 | 20 |",
+        "revision=\"",
     ] {
         assert!(card.contains(want), "{want} not in card:\n{card}");
     }
@@ -68,7 +75,8 @@ fn card_and_files_load_in_python() {
          assert d['configs'][0]['data_files'][0]['path'] == 'data/train-*', d\n\
          names = [f['name'] for f in d['dataset_info']['features']]\n\
          assert names[:3] == ['id', 'url', 'domain'], names\n\
-         assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n",
+         assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n\
+         assert names[-2:] == ['relevance_score', 'markdown'], names\n",
         &[&out.join("README.md")],
     );
     python(
@@ -79,6 +87,29 @@ fn card_and_files_load_in_python() {
          assert str(t.schema.field('date').type) == 'date32[day]'\n\
          assert t.column('id').to_pylist() == list(range(1, 21))\n",
         &[&s.files[0]],
+    );
+    // Consumers' readers see every column, the new ones included.
+    let files = out.join("data");
+    python(
+        "datasets",
+        "import sys, os\nfrom datasets import load_dataset\n\
+         files = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]))\n\
+         ds = load_dataset('parquet', data_files=files, split='train', cache_dir=sys.argv[2])\n\
+         assert ds.num_rows == 20, ds\n\
+         assert ds.column_names[-2:] == ['relevance_score', 'markdown'], ds.column_names\n\
+         assert str(ds.features['relevance_score'].dtype) == 'float64', ds.features\n\
+         assert ds[0]['markdown'] is None and ds[0]['id'] == 1\n",
+        &[&files, &dir.path().join("hf-cache")],
+    );
+    python(
+        "duckdb",
+        "import sys\nimport duckdb\n\
+         rows = duckdb.sql(f\"SELECT count(*), count(markdown), count(relevance_score), \
+         count(DISTINCT lang) FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()\n\
+         assert rows == [(20, 0, 0, 1)], rows\n\
+         cols = [c[0] for c in duckdb.sql(f\"DESCRIBE SELECT * FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()]\n\
+         assert cols[-2:] == ['relevance_score', 'markdown'], cols\n",
+        &[&files],
     );
     // `dataset_size` is the bytes the rows take in Arrow, as `datasets`
     // counts them: pyarrow's `nbytes` of the table read back.
@@ -133,6 +164,14 @@ fn publish_dry_run_lists_the_upload() {
         "{stdout}"
     );
     assert!(!stdout.contains(".tmp ("), "{stdout}");
+    assert!(stdout.contains("  build.json ("), "{stdout}");
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        stdout.contains(&format!(
+            "hf repos tag create me/ai-news {today} --repo-type dataset"
+        )),
+        "{stdout}"
+    );
     // No repo anywhere: a clear failure, not an upload.
     let o = Command::new("bash")
         .arg(&script)
@@ -144,4 +183,70 @@ fn publish_dry_run_lists_the_upload() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no repo"));
+}
+
+/// The real (not dry-run) path against a stand-in `hf` on PATH that records
+/// its calls and refuses a tag that exists: the upload, then the build date
+/// as the tag, or the next free `<date>.N`.
+#[test]
+fn publish_uploads_then_tags_the_build_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    write_shard(&data, "run-1", &[article(1)]);
+    run(&data, &out, &Tuning::default());
+    let build: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("build.json")).unwrap()).unwrap();
+    let date = build["revision"].as_str().unwrap().to_string();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.path().join("hf.log");
+    // Tags already on the Hub: the build date itself.
+    let fake = format!(
+        "#!/bin/sh\necho \"$*\" >> '{log}'\n\
+         if [ \"$1 $2 $3\" = 'repos tag create' ] && [ \"$5\" = '{date}' ]; then \
+         echo 'tag exists' >&2; exit 1; fi\nexit 0\n",
+        log = log.display()
+    );
+    let hf = bin.join("hf");
+    std::fs::write(&hf, fake).unwrap();
+    Command::new("chmod").arg("+x").arg(&hf).status().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/publish.sh");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new("bash")
+        .arg(&script)
+        .env("PATH", path)
+        .env("DIST", &out)
+        .env("HF_REPO", "me/ai-news")
+        .env("HF_TOKEN", "x")
+        .env_remove("DRY_RUN")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.lines().filter(|l| !l.ends_with("--help")).collect();
+    assert!(calls[0].starts_with("upload me/ai-news "), "{calls:?}");
+    assert_eq!(
+        &calls[1..],
+        [
+            format!(
+                "repos tag create me/ai-news {date} --repo-type dataset -m Dataset build {date}"
+            ),
+            format!(
+                "repos tag create me/ai-news {date}.2 --repo-type dataset -m Dataset build {date}.2"
+            ),
+        ]
+    );
+    assert!(
+        stdout.contains(&format!("revision=\"{date}.2\"")),
+        "{stdout}"
+    );
 }

@@ -46,7 +46,8 @@ pub enum Command {
     Build(BuildArgs),
     /// Serve a live progress page that follows the crawl log.
     Dashboard(DashboardArgs),
-    /// Merge the per-run seen-set segments into compacted files (takes the run lock).
+    /// Merge the per-run seen-set segments into compacted files, and the per-run
+    /// validators files into one (takes the run lock; one machine at a time).
     Compact(CompactArgs),
     /// Give one run's shard new ids past every other shard's (after two
     /// machines crawled from the same state; takes the run lock).

@@ -127,6 +127,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 r.records_out,
                 r.bytes_out
             );
+            let folded = scraper::store::state::validators::compact(
+                &data.state,
+                &stamp,
+                scraper::store::state::Validators::DEFAULT_CAP,
+            )?;
+            if folded > 0 {
+                println!("folded {folded} validators files into state/validators/{stamp}.json");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Renumber(a) => {

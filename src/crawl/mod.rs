@@ -235,10 +235,10 @@ async fn finish(
     let mut queue = engine.frontier.drain();
     let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.kept));
     state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
-    // Handed-over URLs: this run's files for other partitions (and for
-    // itself, what it read but did not reach), then the files it read go.
+    // Handed-over URLs: this run's files for other partitions; the files it
+    // read are removed (what it queued from them and did not reach is in the
+    // queue file it just saved, like any other link).
     let me = engine.ctx.partition;
-    engine.handover.keep_unfetched(me, &queue);
     engine.handover.outbox.save(&data.state, run_id)?;
     inbox.remove()?;
     engine.validators.save(&data.state, run_id)?;

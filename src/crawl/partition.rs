@@ -9,7 +9,6 @@ use serde::Serialize;
 use super::engine::Engine;
 use crate::config::Scope;
 use crate::frontier::{Entry, Origin};
-use crate::partition::Partition;
 use crate::store::outbox::{Inbox, Outbox};
 use crate::url::{self, Url};
 
@@ -23,22 +22,6 @@ pub struct Handover {
     pub dropped: u64,
     /// Entries written to another partition's outbox.
     pub handed_over: u64,
-    /// Seen hashes of the entries read from this partition's outbox.
-    pub from_inbox: std::collections::HashSet<u64>,
-}
-
-impl Handover {
-    /// Inbox entries `me` left in the queue go back to its own outbox.
-    pub fn keep_unfetched(&mut self, me: Partition, queue: &[Entry]) {
-        for e in queue {
-            if let Some(u) = url::parse(&e.url) {
-                let hash = url::seen_hash(&u);
-                if self.from_inbox.contains(&hash) {
-                    self.outbox.add(me, hash, e.clone());
-                }
-            }
-        }
-    }
 }
 
 /// The counters as the run summary shows them.
@@ -81,7 +64,6 @@ impl Engine {
             if let Some(u) = url::parse(&entry.url)
                 && self.enqueue(&u, entry.clone())
             {
-                self.handover.from_inbox.insert(url::seen_hash(&u));
                 queued += 1;
             }
         }

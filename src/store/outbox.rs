@@ -6,14 +6,18 @@
 //! `state/outbox/<q>-of-<N>/<run-id>.jsonl` (one JSON entry per line, the same
 //! lines as `frontier.jsonl`). The next run of `q` reads every file in its own
 //! folder at start, queues the entries (the seen-set drops those it already
-//! knows), and when it finishes removes the files it read; whatever of them it
-//! could not fetch it writes back into its own folder under its own run id.
+//! knows), and when it finishes removes the files it read. Entries it queued
+//! but did not reach go to its local queue file like any other link (with
+//! `--resume` they are crawled next time; otherwise they are found again when
+//! a page links to them).
 //!
-//! Each file is written once by one run and removed once by the owner, so git
-//! merges outboxes of runs that pushed in any order without a conflict (two
-//! runs of `q` from the same state both remove the same files: git takes that
-//! as one removal). A change of `N` leaves the old `*-of-<N>` folders unread;
-//! those links are found again when their pages are. Writers keep at most
+//! Each file is written once by one run and removed once by the owner, never
+//! changed, so git merges outboxes of runs that pushed in any order without a
+//! conflict (two runs of `q` from the same state both remove the same files:
+//! git takes that as one removal). A run never removes a file and adds a
+//! similar one in the same folder, so git's rename detection has nothing to
+//! pair. A change of `N` leaves the old `*-of-<N>` folders unread; those
+//! links are found again when their pages are. Writers keep at most
 //! [`MAX_PER_RUN`] entries per run.
 
 use std::collections::{BTreeMap, HashSet};

@@ -12,7 +12,7 @@
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
 mod summary;
-mod validators;
+pub mod validators;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

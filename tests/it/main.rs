@@ -17,5 +17,6 @@ mod fuzz;
 mod net;
 mod outage;
 mod partition;
+mod partition_daily;
 mod store;
 mod web;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A stand-in for the `scraper` binary in the automation tests: writes what
 # `scraper crawl` writes (a shard, a seen segment, the run summary
-# runs/<run-id>.json and its local copy last_run.json, validators/<run-id>.json
-# folding the earlier ones in, frontier.jsonl or frontier-<i>-of-<N>.jsonl,
+# runs/<run-id>.json and its local copy last_run.json, the validators it
+# changed in validators/<run-id>.json, frontier.jsonl or frontier-<i>-of-<N>.jsonl,
 # crawl.log, the .lock file) without any network. Steered by environment variables:
 #   FAKE_RUN_ID    run id (default: current UTC time plus the PID)
 #   FAKE_IDS       articles to store (default 2)
@@ -70,7 +70,7 @@ on_signal() {
 }
 
 finish() {
-	local ids=${FAKE_IDS:-2} f queue=frontier.jsonl part_json=
+	local ids=${FAKE_IDS:-2} queue=frontier.jsonl part_json=
 	if [ -n "$partition" ]; then
 		queue="frontier-${partition%/*}-of-${partition#*/}.jsonl"
 		part_json="\"partition\": \"$partition\","
@@ -98,9 +98,6 @@ finish() {
 }
 JSON
 	cp "$state/runs/$run_id.json" "$state/last_run.json"
-	for f in "$state"/validators/*.json; do
-		if [ -f "$f" ]; then rm -f "$f"; fi
-	done
 	printf '{"https://example.test/feed":{"etag":"%s"}}\n' "$run_id" >"$state/validators/$run_id.json"
 	echo '{"url":"https://example.test/left"}' >"$state/$queue"
 	printf '{"event":"done","stopped_by":"%s"}\n' "$stopped" >"$state/crawl.log"

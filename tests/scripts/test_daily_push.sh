@@ -55,7 +55,7 @@ if check "two partitions land (got $RC)" [ "$RC" -eq 0 ]; then
 		check "--partition reaches the crawler" contains "$W/args" '^--partition$' &&
 		check "both shards" [ "$(remote_files | grep -c 'jsonl.zst$')" -eq 3 ] &&
 		check "both run summaries" [ "$(remote_files | grep -c '^data/state/runs/20261129')" -eq 2 ] &&
-		check "both validators files, the folded one removed" [ "$(remote_files | grep '^data/state/validators/' | tr '\n' ' ')" = "data/state/validators/20261129T063700Z-aaaa.json data/state/validators/20261129T063700Z-bbbb.json " ] &&
+		check "every run's validators file" [ "$(remote_files | grep '^data/state/validators/' | tr '\n' ' ')" = "data/state/validators/20261128T063700Z-0000.json data/state/validators/20261129T063700Z-aaaa.json data/state/validators/20261129T063700Z-bbbb.json " ] &&
 		check "no conflict to settle" sh -c "! grep -q 'keeping the later run' '$W/out'" &&
 		check "commit names the partition" contains <(git --git-dir="$REMOTE" log -1 --format=%s main) "(partition 0/2)" &&
 		check "each partition keeps its own queue" [ -f "$REPO/data/state/frontier-0-of-2.jsonl" ] &&

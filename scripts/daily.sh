@@ -391,6 +391,20 @@ commit_and_push() {
 	done
 }
 
+# This machine's own files (its last run's summary copy, its partitions'
+# queues) are never committed: keep them out of `git status` through the
+# checkout's own exclude file (nothing committed changes).
+local_only() {
+	local exclude pattern
+	exclude=$(git rev-parse --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	for pattern in "/$STATE_REL/last_run.json" "/$STATE_REL/frontier*.jsonl"; do
+		if ! grep -qxF -- "$pattern" "$exclude" 2>/dev/null; then
+			printf '%s\n' "$pattern" >>"$exclude" || log "cannot write $exclude"
+		fi
+	done
+}
+
 write_output() {
 	if [ -n "${GITHUB_OUTPUT-}" ]; then printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; fi
 }
@@ -420,6 +434,7 @@ main() {
 		[ -n "$in_git" ] || die "COMMIT=1 but $REPO_DIR is not a git repository"
 		case "$DATA_DIR/" in "$(git rev-parse --show-toplevel)/"*) ;; *) die "COMMIT=1 needs DATA_DIR inside the repository ($DATA_DIR)" ;; esac
 		STATE_REL=${DATA_DIR#"$(git rev-parse --show-toplevel)/"}/state
+		local_only
 		if is_on "${PUSH-1}" && ! git remote get-url "$REMOTE" >/dev/null 2>&1; then
 			die "COMMIT=1 pushes to the remote '$REMOTE', which this repository does not have (set REMOTE, or PUSH=0)"
 		fi

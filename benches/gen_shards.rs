@@ -224,6 +224,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         robots_hash: None,
         ai_signals: Vec::new(),
         ai_reserved: None,
+        relevance_score: None,
         crawler: None,
     }
 }

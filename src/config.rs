@@ -48,15 +48,121 @@ pub struct Keywords {
     pub strong_targets: Vec<String>,
     /// Broad mentions a page needs (in title + text).
     pub min_target_mentions: u32,
-    /// Strong mentions a page needs, with one of them in the title or lede.
+    /// Strong mentions a page needs (in title + text): the gate's second tier.
     pub min_strong_mentions: u32,
-    /// Alternative: strong mentions per 1,000 words of body at or above this
-    /// value make a page relevant even without a strong term in title or lede.
+    /// Legacy (the old rule's density alternative, now part of the score's
+    /// mentions): accepted so older configs load, not used by the rule.
     pub min_strong_density: f64,
-    /// ...but only with at least this many strong mentions in all.
+    /// Legacy, with `min_strong_density`: accepted, not used by the rule.
     pub min_dense_mentions: u32,
     /// Share of text that must sit in paragraph-length blocks for a page to be an article.
     pub min_prose_ratio: f64,
+    /// Strong terms with another meaning outside the topic, in groups that
+    /// share the context words confirming the topic's meaning.
+    pub ambiguous: Vec<Ambiguous>,
+    /// `relevance_score` a page needs (0 to 1), on top of the two-tier gate.
+    pub min_relevance_score: f64,
+    /// Prose words a page needs; fewer make it a thin page (score 0).
+    pub min_article_words: u32,
+    /// How the score's parts are weighed.
+    pub score: ScoreWeights,
+}
+
+/// Strong terms that also mean something else, and the words that, in the
+/// same paragraph, confirm the topic's meaning.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ambiguous {
+    pub terms: Vec<String>,
+    pub context: Vec<String>,
+}
+
+/// Weights of the relevance score's parts (see `relevance::score`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScoreWeights {
+    /// Weight of the number of strong mentions in prose.
+    pub mentions: f64,
+    /// Mentions that give the full mentions part.
+    pub full_mentions: u32,
+    /// In texts longer than this many prose words, mentions are scaled down
+    /// to this length (0: never).
+    pub per_words: u32,
+    /// Weight of the share of paragraphs that mention the topic.
+    pub spread: f64,
+    /// Share of paragraphs that gives the full spread part.
+    pub full_spread: f64,
+    /// Weight of a strong term in the title or lede.
+    pub title_or_lede: f64,
+    /// Weight of the number of distinct strong terms.
+    pub diversity: f64,
+    /// Distinct terms that give the full diversity part.
+    pub full_terms: u32,
+}
+
+impl Default for ScoreWeights {
+    fn default() -> Self {
+        ScoreWeights {
+            mentions: 0.45,
+            full_mentions: 12,
+            per_words: 1000,
+            spread: 0.35,
+            full_spread: 0.6,
+            title_or_lede: 0.12,
+            diversity: 0.08,
+            full_terms: 4,
+        }
+    }
+}
+
+impl Keywords {
+    fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("keywords.min_relevance_score", self.min_relevance_score),
+            ("keywords.score.full_spread", self.score.full_spread),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!(
+                    "{name}: expected a number between 0 and 1, got {v}"
+                ));
+            }
+        }
+        let w = &self.score;
+        for (name, v) in [
+            ("mentions", w.mentions),
+            ("spread", w.spread),
+            ("title_or_lede", w.title_or_lede),
+            ("diversity", w.diversity),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(format!(
+                    "keywords.score.{name}: expected a weight of 0 or more, got {v}"
+                ));
+            }
+        }
+        if w.mentions + w.spread + w.title_or_lede + w.diversity <= 0.0 {
+            return Err("keywords.score: expected at least one weight above 0".into());
+        }
+        if w.full_mentions == 0 || w.full_terms == 0 || w.full_spread == 0.0 {
+            return Err(
+                "keywords.score: full_mentions, full_terms and full_spread must be above 0".into(),
+            );
+        }
+        for (i, a) in self.ambiguous.iter().enumerate() {
+            if a.terms.is_empty() || a.context.is_empty() {
+                return Err(format!(
+                    "keywords.ambiguous[{i}]: expected non-empty `terms` and `context` lists"
+                ));
+            }
+            if let Some(t) = a.terms.iter().find(|t| !self.strong_targets.contains(t)) {
+                return Err(format!(
+                    "keywords.ambiguous[{i}].terms: `{t}` is not in strong_targets (write it \
+                     exactly as it is there)"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for Keywords {
@@ -69,6 +175,10 @@ impl Default for Keywords {
             min_strong_density: 8.0,
             min_dense_mentions: 5,
             min_prose_ratio: 0.5,
+            ambiguous: Vec::new(),
+            min_relevance_score: 0.5,
+            min_article_words: 120,
+            score: ScoreWeights::default(),
         }
     }
 }
@@ -453,6 +563,7 @@ impl Config {
     }
 
     fn validate(&self) -> Result<(), String> {
+        self.keywords.validate()?;
         let c = &self.crawl;
         if c.concurrency == 0 {
             return Err("crawl.concurrency: expected at least 1".into());

@@ -48,6 +48,10 @@ pub struct Article {
     /// `ai_use_policy: record` or `ignore`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai_reserved: Option<bool>,
+    /// The relevance rule's score in [0, 1] when the page was stored (see
+    /// `relevance`); `scraper build` computes it again under the current rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance_score: Option<f64>,
     /// Provenance: the crawler version that stored it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crawler: Option<String>,

@@ -40,6 +40,7 @@ fn article(id: i64) -> Article {
         robots_hash: None,
         ai_signals: Vec::new(),
         ai_reserved: None,
+        relevance_score: None,
         crawler: None,
     }
 }

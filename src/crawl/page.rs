@@ -158,6 +158,7 @@ impl Engine {
                 .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
+            relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
         };
         self.pending_hits.push(url::seen_hash(&meta.url));

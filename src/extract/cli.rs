@@ -35,6 +35,7 @@ pub fn to_json(path_or_url: &str, page: &Page) -> Value {
         "is_article": page.is_article,
         "article_signal": page.article_signal,
         "prose_ratio": (page.prose_ratio * 1000.0).round() / 1000.0,
+        "relevance_score": page.relevance.score,
         "relevance": page.relevance,
         "keywords": page.keywords,
         "links": page.links.len(),
@@ -124,6 +125,14 @@ pub fn describe(page: &Page, url: &str) -> String {
         },
         r.density
     );
+    let _ = writeln!(
+        s,
+        "Score:        {:.2} (min_relevance_score {:.2}); prose {} words, {} strong mention(s) counted",
+        r.score, r.min_score, r.evidence.prose_words, r.evidence.prose_mentions
+    );
+    for reason in &r.reasons {
+        let _ = writeln!(s, "              - {reason}");
+    }
     let _ = writeln!(s, "Relevance:    {}", r.reason);
     let verdict = if stored {
         "would be stored (an article, and relevant)".to_string()

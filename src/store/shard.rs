@@ -254,6 +254,7 @@ mod tests {
             robots_hash: None,
             ai_signals: Vec::new(),
             ai_reserved: None,
+            relevance_score: None,
             crawler: None,
         }
     }

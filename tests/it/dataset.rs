@@ -90,6 +90,7 @@ fn article(id: i64) -> Article {
         robots_hash: None,
         ai_signals: Vec::new(),
         ai_reserved: None,
+        relevance_score: None,
         crawler: None,
     }
 }
@@ -258,6 +259,7 @@ fn round_trip_field_by_field() {
                 robots_hash: opt_str(b, "robots_hash", i),
                 ai_signals: Vec::new(),
                 ai_reserved: None,
+                relevance_score: None,
                 crawler: opt_str(b, "crawler", i),
             });
         }
@@ -489,7 +491,8 @@ fn dedup_keeps_the_lowest_id() {
 /// A config whose rule keeps AI stories.
 fn ai_rule_config() -> Config {
     Config::parse(
-        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n",
+        "keywords:\n  targets: [model, training, ai]\n  strong_targets: [AI, OpenAI, language model]\n  \
+         min_article_words: 20\n",
         Path::new("test.yml"),
     )
     .unwrap()

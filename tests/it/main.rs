@@ -18,5 +18,6 @@ mod net;
 mod outage;
 mod partition;
 mod partition_daily;
+mod relevance;
 mod store;
 mod web;

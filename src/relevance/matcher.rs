@@ -1,0 +1,147 @@
+//! One vocabulary compiled into a single leftmost-longest regex alternation,
+//! following the matching rules in the module doc of [`super`].
+
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use super::TermCount;
+
+/// A compiled vocabulary.
+#[derive(Debug, Clone)]
+pub(super) struct Matcher {
+    /// `None` when the vocabulary is empty.
+    regex: Option<Regex>,
+    /// Term for capture group `i + 1`.
+    terms: Vec<String>,
+}
+
+impl Matcher {
+    pub(super) fn new(terms: &[String]) -> Matcher {
+        let mut sorted: Vec<&String> = terms.iter().filter(|t| !t.trim().is_empty()).collect();
+        sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        sorted.dedup();
+        if sorted.is_empty() {
+            return Matcher {
+                regex: None,
+                terms: vec![],
+            };
+        }
+        let alternation: Vec<String> = sorted
+            .iter()
+            .map(|t| format!("({})", term_pattern(t)))
+            .collect();
+        // Every piece is escaped with `regex::escape`, so the pattern is valid;
+        // a failure would only be a size limit, which we report as "no matcher".
+        let regex = Regex::new(&alternation.join("|")).ok();
+        Matcher {
+            regex,
+            terms: sorted.into_iter().cloned().collect(),
+        }
+    }
+
+    /// The terms, in the order [`Matcher::each`] numbers them.
+    pub(super) fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// Every match as (start, end, term index), in order.
+    pub(super) fn each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
+        let Some(regex) = &self.regex else { return };
+        for caps in regex.captures_iter(text) {
+            if let Some(i) = (1..caps.len()).find(|&i| caps.get(i).is_some())
+                && let Some(m) = caps.get(0)
+            {
+                f(m.start(), m.end(), i - 1);
+            }
+        }
+    }
+
+    /// Count matches per term; returns the total.
+    pub(super) fn count(&self, text: &str, counts: &mut HashMap<usize, u32>) -> u32 {
+        let mut total = 0;
+        self.each(text, |_, _, i| {
+            *counts.entry(i).or_default() += 1;
+            total += 1;
+        });
+        total
+    }
+
+    /// Matches in `text`, without finding which term each is (no captures, so
+    /// much cheaper than [`Matcher::count`], and always the same total).
+    pub(super) fn total(&self, text: &str) -> u32 {
+        self.regex
+            .as_ref()
+            .map_or(0, |r| r.find_iter(text).count() as u32)
+    }
+
+    pub(super) fn any(&self, text: &str) -> bool {
+        self.regex.as_ref().is_some_and(|r| r.is_match(text))
+    }
+
+    pub(super) fn tally(&self, counts: HashMap<usize, u32>) -> Vec<TermCount> {
+        let mut out: Vec<TermCount> = counts
+            .into_iter()
+            .map(|(i, count)| TermCount {
+                term: self.terms[i].clone(),
+                count,
+            })
+            .collect();
+        out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
+        out
+    }
+}
+
+/// The regex for one term, following the module's matching rules.
+fn term_pattern(term: &str) -> String {
+    let words: Vec<&str> = term.split_whitespace().collect();
+    let mut pattern = String::new();
+    let first_is_word = term.trim().chars().next().is_some_and(is_word_char);
+    let last = term.trim().chars().last();
+    if first_is_word {
+        pattern.push_str(r"(?-u:\b)");
+    }
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            pattern.push_str(r"[\s\-\u{2010}\u{2011}]+");
+        }
+        pattern.push_str(&word_pattern(word));
+    }
+    let plural_ok = last.is_some_and(|c| c.is_alphabetic());
+    let last_sensitive = words.last().is_some_and(|w| is_case_sensitive(w));
+    if plural_ok {
+        pattern.push_str(if last_sensitive {
+            "(?:s|es)?"
+        } else {
+            "(?i:s|es)?"
+        });
+    }
+    if last.is_some_and(is_word_char) {
+        pattern.push_str(r"(?-u:\b)");
+    }
+    pattern
+}
+
+/// A word with a capital letter matches exactly or in all capitals; a
+/// lowercase word matches in any case. Hyphens match the Unicode hyphens too.
+fn word_pattern(word: &str) -> String {
+    let escape = |w: &str| regex::escape(w).replace(r"\-", r"[\-\u{2010}\u{2011}]");
+    if is_case_sensitive(word) {
+        let upper = word.to_uppercase();
+        if upper == word {
+            format!("(?:{})", escape(word))
+        } else {
+            format!("(?:{}|{})", escape(word), escape(&upper))
+        }
+    } else {
+        format!("(?i:{})", escape(word))
+    }
+}
+
+fn is_case_sensitive(word: &str) -> bool {
+    word.chars().any(char::is_uppercase)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}

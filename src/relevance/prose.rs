@@ -1,0 +1,183 @@
+//! Where a text's prose is. A paragraph is cut into sentences, and each
+//! sentence is judged prose (written by the story's author) or chrome
+//! (menus, headline lists, promotions and bylines that leak in from the page
+//! around the story). Mentions count fully only in prose, which is what keeps
+//! a story about something else from passing on the AI headlines its site
+//! repeats in navigation and "related stories" lists.
+//!
+//! A sentence is prose when it has [`MIN_WORDS`] to [`MAX_WORDS`] words, ends
+//! with `.`, `!`, `?` or `…` (closing quotes and brackets allowed after it),
+//! and at most half of its words after the first start with a capital
+//! letter (headline lists and menus are Title Case; menus run on without
+//! sentence ends).
+
+/// Fewest words a prose sentence has.
+pub const MIN_WORDS: u32 = 5;
+/// Most words a prose sentence has (longer runs are menus and link lists).
+pub const MAX_WORDS: u32 = 80;
+/// Prose words a paragraph needs to count as a paragraph of the story.
+pub const PARAGRAPH_WORDS: u32 = 12;
+
+/// One sentence of a paragraph.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sentence<'a> {
+    pub text: &'a str,
+    pub words: u32,
+    pub prose: bool,
+}
+
+fn is_terminal(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？')
+}
+
+fn is_closer(c: char) -> bool {
+    matches!(c, '"' | '\'' | '”' | '’' | '»' | ')' | ']')
+}
+
+/// The sentences of one paragraph: a cut after a terminal mark (and any
+/// closing quotes or brackets) that is followed by whitespace and then by
+/// something other than a lower-case letter (so `U.S. officials` stays whole).
+pub fn sentences(paragraph: &str) -> impl Iterator<Item = Sentence<'_>> {
+    let mut rest = paragraph.trim();
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = cut_point(rest);
+        let (head, tail) = rest.split_at(cut);
+        rest = tail.trim_start();
+        let text = head.trim();
+        let words = super::word_count(text) as u32;
+        Some(Sentence {
+            text,
+            words,
+            prose: is_prose(text, words),
+        })
+    })
+}
+
+/// Byte offset where the first sentence of `s` ends (`s.len()` if it runs on).
+fn cut_point(s: &str) -> usize {
+    let mut chars = s.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if !is_terminal(c) {
+            continue;
+        }
+        let mut end = None;
+        while let Some(&(j, d)) = chars.peek() {
+            if is_terminal(d) || is_closer(d) {
+                chars.next();
+            } else {
+                end = Some(j);
+                break;
+            }
+        }
+        let Some(end) = end else { return s.len() };
+        let after = s[end..].trim_start();
+        if after.len() < s.len() - end && !after.starts_with(char::is_lowercase) {
+            return end;
+        }
+    }
+    s.len()
+}
+
+/// The prose test of the module doc.
+pub fn is_prose(sentence: &str, words: u32) -> bool {
+    if !(MIN_WORDS..=MAX_WORDS).contains(&words) {
+        return false;
+    }
+    let ends = sentence
+        .trim_end()
+        .trim_end_matches(is_closer)
+        .ends_with(is_terminal);
+    ends && capitalised_share(sentence) <= 0.5
+}
+
+/// Share of the words after the first (two letters or more, starting with a
+/// letter) that start with a capital.
+fn capitalised_share(sentence: &str) -> f64 {
+    let mut words = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().nth(1).is_some() && w.starts_with(char::is_alphabetic));
+    words.next();
+    let (mut caps, mut all) = (0u32, 0u32);
+    for w in words {
+        all += 1;
+        caps += u32::from(w.starts_with(char::is_uppercase));
+    }
+    if all < 2 {
+        return 1.0;
+    }
+    f64::from(caps) / f64::from(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cut(p: &str) -> Vec<(&str, bool)> {
+        sentences(p).map(|s| (s.text, s.prose)).collect()
+    }
+
+    #[test]
+    fn sentences_and_prose() {
+        let table: &[(&str, &[(&str, bool)])] = &[
+            ("", &[]),
+            (
+                "The model was trained on more data. It is faster!",
+                &[
+                    ("The model was trained on more data.", true),
+                    ("It is faster!", false),
+                ],
+            ),
+            (
+                "U.S. officials said on Monday that the rules would change soon.",
+                &[(
+                    "U.S. officials said on Monday that the rules would change soon.",
+                    true,
+                )],
+            ),
+            (
+                "“We will ship it this year,” she said. Then she left the room quietly.",
+                &[
+                    ("“We will ship it this year,” she said.", true),
+                    ("Then she left the room quietly.", true),
+                ],
+            ),
+            (
+                "Artificial Intelligence View All AI, ML and Deep Learning Auto ML Data Labelling",
+                &[(
+                    "Artificial Intelligence View All AI, ML and Deep Learning Auto ML Data Labelling",
+                    false,
+                )],
+            ),
+            (
+                "Business What Sam Altman's Firing Means for the Future of OpenAI Steven Levy.",
+                &[(
+                    "Business What Sam Altman's Firing Means for the Future of OpenAI Steven Levy.",
+                    false,
+                )],
+            ),
+            (
+                "The AI model powers ChatGPT.",
+                &[("The AI model powers ChatGPT.", true)],
+            ),
+            (
+                "the new phone has a bigger battery and a brighter screen",
+                &[(
+                    "the new phone has a bigger battery and a brighter screen",
+                    false,
+                )],
+            ),
+        ];
+        for (p, want) in table {
+            assert_eq!(cut(p), *want, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn long_runs_are_not_prose() {
+        let run = "word ".repeat(90) + "end.";
+        assert!(!is_prose(&run, 91));
+    }
+}

@@ -359,6 +359,9 @@ pub struct Crawl {
     pub lastmod_overlap: Span,
     /// Non-hit pages (home, section, tag) are fetched again after this many days.
     pub revisit_after_days: u32,
+    /// URLs that failed for good (404, 410, redirect loop, too many
+    /// redirects, too large, not HTML) are fetched again after this many days.
+    pub retry_failed_after_days: u32,
     /// Seeds are fetched again this often during a run.
     pub reseed_every_secs: u64,
     /// Fetches per host before its yield weight applies.
@@ -391,6 +394,9 @@ pub struct Crawl {
     pub max_raw_bytes: u64,
     /// Largest body accepted after decompression, in bytes.
     pub max_body_bytes: u64,
+    /// Most body bytes held in memory by all fetches together (decoded
+    /// buffers until parsed); a fetch past it waits for room. 0 = no budget.
+    pub max_body_bytes_in_flight: u64,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
     pub max_redirects: usize,
@@ -464,6 +470,7 @@ impl Default for Crawl {
             min_lastmod: None,
             lastmod_overlap: Span::secs(86400),
             revisit_after_days: 7,
+            retry_failed_after_days: 30,
             reseed_every_secs: 3600,
             warmup_pages: 10,
             yield_alpha: 0.1,
@@ -480,6 +487,7 @@ impl Default for Crawl {
             allow_private_addresses: false,
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
+            max_body_bytes_in_flight: 32 << 20,
             max_robots_bytes: 512 << 10,
             max_redirects: 5,
             connect_timeout: Span::secs(10),

@@ -21,7 +21,7 @@ use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, V
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::report::progress::Progress;
 use crate::store::ids::IdBlocks;
-use crate::store::seen::{Seen, SeenSet, flag};
+use crate::store::seen::{Failure, Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
@@ -148,9 +148,21 @@ impl Engine {
             // found by links follow the revisit rule, like pages.
             if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
                 && let Some(seen) = self.seen.get(hash)
-                && !seen.due(self.day, self.config.crawl.revisit_after_days)
+                && !seen.due_after(
+                    self.day,
+                    self.config.crawl.revisit_after_days,
+                    self.config.crawl.retry_failed_after_days,
+                )
             {
-                tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
+                match Failure::from_flags(seen.flags) {
+                    Some(f) => {
+                        tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
+                        self.host(&url::host_key(url)).known_failures += 1;
+                    }
+                    None => {
+                        tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
+                    }
+                }
                 return false;
             }
         }
@@ -511,6 +523,27 @@ impl Engine {
                     json!({"host": host, "dropped": dropped, "kept": true}),
                 );
             }
+            FetchError::RedirectLoop
+            | FetchError::TooManyRedirects
+            | FetchError::TooLarge
+            | FetchError::NotHtml(_) => {
+                self.errors += 1;
+                let failure = match &e {
+                    FetchError::RedirectLoop => Failure::RedirectLoop,
+                    FetchError::TooManyRedirects => Failure::TooManyRedirects,
+                    FetchError::TooLarge => Failure::TooLarge,
+                    _ => Failure::NotHtml,
+                };
+                // Will not go away by tomorrow: remembered with its class.
+                self.seen.record(
+                    url::seen_hash(&job.url),
+                    Seen {
+                        day: self.day,
+                        flags: failure.flags(),
+                    },
+                );
+                self.frontier.finished(&host, Outcome::Error, now);
+            }
             _ => {
                 self.errors += 1;
                 if e.is_network() {
@@ -584,13 +617,16 @@ impl Engine {
                         self.kept.push(job.entry.clone());
                     }
                 } else {
-                    self.seen.record(
-                        req_hash,
-                        Seen {
-                            day,
-                            flags: flag::MISS,
-                        },
-                    );
+                    // 404 and 410 are gone for good; other 4xx are revisited.
+                    let flags = if matches!(code, 404 | 410) {
+                        Failure::Gone.flags()
+                    } else {
+                        flag::MISS
+                    };
+                    self.seen.record(req_hash, Seen { day, flags });
+                    if final_hash != req_hash {
+                        self.seen.record(final_hash, Seen { day, flags });
+                    }
                 }
                 Some(if code >= 500 || code == 429 {
                     Outcome::Error

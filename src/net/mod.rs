@@ -10,6 +10,7 @@
 //! request counter with its budget. Status codes are data: a 404 or a 500 is
 //! `Ok(Response)`; `Err(FetchError)` means no usable answer.
 
+mod budget;
 mod decode;
 mod error;
 mod fetch;
@@ -102,6 +103,9 @@ pub struct Response {
     pub wire_bytes: u64,
     /// Time spent waiting for politeness, over all hops.
     pub gap_wait: Duration,
+    /// The body's share of `max_body_bytes_in_flight`, given back when the
+    /// last clone of this response is dropped.
+    pub body_lease: Option<Arc<budget::Lease>>,
 }
 
 impl Response {
@@ -142,6 +146,8 @@ struct Inner {
     budget: AtomicU64,
     /// Shared with the DNS resolver.
     allow_private: Arc<AtomicBool>,
+    /// Body bytes in flight across all fetches.
+    bodies: budget::BodyBudget,
 }
 
 /// The network handle: client, robots cache, politeness gate, request budget.
@@ -228,6 +234,7 @@ impl Net {
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,
+                bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight),
             }),
         })
     }

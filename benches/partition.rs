@@ -180,19 +180,19 @@ fn memory() {
         yield_alpha: 0.1,
         min_host_weight: 0.1,
         max_queue: n * 2,
+        ..Params::default()
     });
     for i in 0..n {
         let host = format!("news{}.example.com", i % hosts);
         f.push(
             &host,
-            Entry {
-                // A typical article URL: about 75 bytes.
-                url: format!("https://{host}/2026/12/01/ai-lab-ships-a-new-model-story-{i}"),
-                kind: Kind::Page,
-                origin: Origin::Relevant,
-                depth: 2,
-                lastmod: None,
-            },
+            // A typical article URL: about 75 bytes.
+            Entry::new(
+                format!("https://{host}/2026/12/01/ai-lab-ships-a-new-model-story-{i}"),
+                Kind::Page,
+                Origin::Relevant,
+                2,
+            ),
         );
     }
     let queued = (rss_kib() - before) as f64 * 1024.0 / n as f64;

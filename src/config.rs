@@ -206,6 +206,22 @@ pub enum Scope {
     Open,
 }
 
+/// How the frontier chooses (`crawl.frontier_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontierPolicy {
+    /// Within a host the most valuable URL first; hosts weighted by yield; a
+    /// fetch budget that would run out before the time box is paced.
+    #[default]
+    Focused,
+    /// Within a host the most valuable URL first; hosts in plain round-robin;
+    /// no pacing (a baseline).
+    BestFirst,
+    /// Within a host by origin then depth, in arrival order; hosts in plain
+    /// round-robin; no pacing (a baseline).
+    RoundRobin,
+}
+
 impl std::str::FromStr for Scope {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -372,6 +388,8 @@ pub struct Crawl {
     pub min_host_weight: f64,
     /// Most URLs held in the queue; past it the lowest-priority entries are dropped.
     pub max_queue: usize,
+    /// How the frontier ranks URLs and hosts, and whether it paces the budget.
+    pub frontier_policy: FrontierPolicy,
     /// Most links followed away from a seed.
     pub max_depth: u32,
     pub scope: Scope,
@@ -476,6 +494,7 @@ impl Default for Crawl {
             yield_alpha: 0.1,
             min_host_weight: 0.1,
             max_queue: 1_000_000,
+            frontier_policy: FrontierPolicy::Focused,
             max_depth: 8,
             scope: Scope::Domains,
             partition: crate::partition::Partition::WHOLE,

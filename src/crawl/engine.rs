@@ -15,9 +15,9 @@ use tokio::task::JoinSet;
 use super::events::EventLog;
 use super::hosts::HostStats;
 use super::outage::{Cutoff, Reach};
-use super::worker::{self, Body, Ctx, Done, Job, Meta};
+use super::worker::{self, Answered, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
+use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::report::progress::Progress;
 use crate::store::ids::IdBlocks;
@@ -117,7 +117,15 @@ pub struct Engine {
     pub handover: super::partition::Handover,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
+    /// Workers' [`Answered`] messages (taken by `run` while it runs).
+    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
+    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
+    pub fetch_secs: f64,
+    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
+    pub early_freed: HashMap<String, u32>,
 }
+
+type Answers = mpsc::UnboundedReceiver<Answered>;
 
 /// Times one URL is requeued after a 429/503 with Retry-After in one run;
 /// after that it counts as an error and waits for the next run.
@@ -218,7 +226,68 @@ impl Engine {
     }
 
     /// Run until a limit, a signal, or no work is left.
-    pub async fn run(&mut self, mut signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+    pub async fn run(&mut self, signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+        let (_keep, mut answers) = match self.answers.take() {
+            Some(rx) => (None, rx),
+            // Without workers' messages every slot is freed by its `Done`.
+            None => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), rx)
+            }
+        };
+        let stop = self.run_with(signals, &mut answers).await;
+        self.answers = Some(answers);
+        stop
+    }
+
+    /// A worker's answer is in: the request's send time counts for the gap,
+    /// and the host's slot is free while the body is parsed.
+    fn take_answer(&mut self, a: Answered) {
+        let sent = a.sent_at.saturating_duration_since(self.started);
+        let took = Instant::now().saturating_duration_since(a.sent_at);
+        self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
+        self.frontier.sent(&a.host, sent);
+        // An open-scope host is capped by fetches with a verdict: it keeps its
+        // turn until the verdict, so no fetch goes past its cap.
+        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
+            return;
+        }
+        self.frontier.released(&a.host, self.now());
+        *self.early_freed.entry(a.host).or_default() += 1;
+    }
+
+    fn drain_answers(&mut self, answers: &mut Answers) {
+        while let Ok(a) = answers.try_recv() {
+            self.take_answer(a);
+        }
+    }
+
+    /// Handle a finished job, after every answer sent before it.
+    fn handle_done(&mut self, done: Done, answers: &mut Answers) {
+        self.drain_answers(answers);
+        self.handle(done);
+    }
+
+    /// Tell the frontier what is left of the run (budget pacing).
+    fn pace(&mut self, deadline: Option<Instant>) {
+        let c = &self.config.crawl;
+        let (Some(d), true) = (deadline, c.max_pages > 0) else {
+            return;
+        };
+        let p = Pace {
+            budget_left: c.max_pages.saturating_sub(self.ctx.net.requests()),
+            time_left: d.saturating_duration_since(Instant::now()),
+            slot_rate: c.concurrency as f64 / self.fetch_secs.max(0.005),
+        };
+        let now = self.now();
+        self.frontier.pace(p, now);
+    }
+
+    async fn run_with(
+        &mut self,
+        mut signals: mpsc::UnboundedReceiver<Signal>,
+        answers: &mut Answers,
+    ) -> Stop {
         let c = self.config.crawl.clone();
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
@@ -248,6 +317,7 @@ impl Engine {
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
+            self.pace(deadline);
             let mut wake = Duration::from_millis(250);
             while tasks.len() < c.concurrency {
                 if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
@@ -271,19 +341,20 @@ impl Engine {
             };
             tokio::select! {
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    if let Ok(done) = done { self.handle(done); }
+                    if let Ok(done) = done { self.handle_done(done, answers); }
                 }
+                Some(a) = answers.recv() => self.take_answer(a),
                 sig = signals.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
+                        return self.wind_down(tasks, signals, answers, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
                 _ = tick.tick() => self.maybe_flush(),
             }
         };
-        self.wind_down(tasks, signals, stop, false).await
+        self.wind_down(tasks, signals, answers, stop, false).await
     }
 
     /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
@@ -292,6 +363,7 @@ impl Engine {
         &mut self,
         mut tasks: JoinSet<Done>,
         mut signals: mpsc::UnboundedReceiver<Signal>,
+        answers: &mut Answers,
         stop: Stop,
         abort: bool,
     ) -> Stop {
@@ -313,7 +385,7 @@ impl Engine {
         while !tasks.is_empty() {
             tokio::select! {
                 done = tasks.join_next() => match done {
-                    Some(Ok(done)) => self.handle(done),
+                    Some(Ok(done)) => self.handle_done(done, answers),
                     Some(Err(_)) => {}
                     None => break,
                 },
@@ -348,6 +420,7 @@ impl Engine {
             entry,
             etag,
             last_modified,
+            freed: false,
         };
         tasks.spawn(worker::work(self.ctx.clone(), job));
     }
@@ -419,12 +492,14 @@ impl Engine {
                     // Refused because robots.txt could not be read today: kept.
                     self.kept.push(job.entry.clone());
                 }
-                self.failed(&job, e, now)
+                self.failed(&job, e)
             }
             Ok((meta, body)) => {
                 self.reach.answered(&host, meta.status);
-                self.frontier
-                    .sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                if !job.freed {
+                    self.frontier
+                        .sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                }
                 self.fetched += 1;
                 let hs = self.host(&host);
                 hs.fetched += 1;
@@ -448,7 +523,7 @@ impl Engine {
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
-                        self.frontier.finished(&host, outcome, self.now());
+                        self.close(&job, Some(outcome));
                         if self.config.crawl.scope == Scope::Open {
                             let verdict = self.open.record(&self.ctx.scope, &host, outcome);
                             if verdict != Verdict::Keep {
@@ -458,9 +533,29 @@ impl Engine {
                             }
                         }
                     }
-                    None => self.frontier.released(&host, self.now()),
+                    None => self.close(&job, None),
                 }
             }
+        }
+    }
+
+    /// Close a job in the frontier: its verdict (if any), and its slot unless
+    /// an [`Answered`] freed it already (slots are counted per host: any of
+    /// the host's jobs may take one freed early).
+    pub(super) fn close(&mut self, job: &Job, outcome: Option<Outcome>) {
+        let now = self.now();
+        let freed = match self.early_freed.get_mut(&job.host) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        };
+        match (freed, outcome) {
+            (false, Some(o)) => self.frontier.finished(&job.host, o, now),
+            (false, None) => self.frontier.released(&job.host, now),
+            (true, Some(o)) => self.frontier.verdict(&job.host, o),
+            (true, None) => {}
         }
     }
 
@@ -478,7 +573,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
+    pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
         let class = e.class();
         let host = job.host.clone();
         *self
@@ -489,7 +584,7 @@ impl Engine {
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
-                self.frontier.finished(&host, Outcome::Miss, now);
+                self.close(job, Some(Outcome::Miss));
                 self.this_run.remove(&url::seen_hash(&job.url));
                 self.frontier.push(&host, job.entry.clone());
                 return;
@@ -497,7 +592,7 @@ impl Engine {
             FetchError::RobotsDisallowed(_) => {
                 tracing::debug!(url = %job.url, "disallowed by robots.txt");
                 self.host(&host).disallowed += 1;
-                self.frontier.finished(&host, Outcome::Miss, now);
+                self.close(job, Some(Outcome::Miss));
             }
             FetchError::OutOfScope(target) if !self.ctx.partition.owns(target) => {
                 // A redirect to another partition's host: its owner fetches it.
@@ -507,7 +602,7 @@ impl Engine {
                 };
                 let target = target.clone();
                 self.hand_over(&target, entry);
-                self.frontier.finished(&host, Outcome::Miss, now);
+                self.close(job, Some(Outcome::Miss));
             }
             FetchError::Rested => {
                 // Rested for repeated failures or a long Retry-After: its
@@ -517,7 +612,7 @@ impl Engine {
                 self.kept.extend(kept);
                 self.kept.push(job.entry.clone());
                 self.reach.trouble(&host, "rested");
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
                 self.log.emit(
                     "host_rested",
                     json!({"host": host, "dropped": dropped, "kept": true}),
@@ -542,7 +637,7 @@ impl Engine {
                         flags: failure.flags(),
                     },
                 );
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
             }
             _ => {
                 self.errors += 1;
@@ -555,7 +650,7 @@ impl Engine {
                         self.kept.push(job.entry.clone());
                     }
                 }
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
             }
         }
         self.log.emit(

@@ -9,6 +9,7 @@ mod listing;
 pub mod outage;
 mod page;
 mod partition;
+mod value;
 pub mod worker;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -92,6 +93,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     }
     let seeds = seed_entries(&config, &extra);
     let today = started_at.date_naive();
+    let (answered_tx, answered_rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = Arc::new(worker::Ctx {
         net: net.clone(),
         rule: Rule::new(&config.keywords),
@@ -102,16 +104,10 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         today,
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
+        answered: Some(answered_tx),
     });
     let c = &config.crawl;
-    let frontier = Frontier::new(Params {
-        per_host_concurrency: c.per_host_concurrency,
-        min_host_gap: c.min_host_gap.0,
-        warmup_pages: c.warmup_pages,
-        yield_alpha: c.yield_alpha,
-        min_host_weight: c.min_host_weight,
-        max_queue: c.max_queue,
-    });
+    let frontier = Frontier::new(Params::from_config(c));
     log.emit(
         "run_start",
         json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
@@ -124,6 +120,9 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %config.crawl.partition, "crawl starting");
 
     let mut engine = Engine {
+        answers: Some(answered_rx),
+        fetch_secs: 1.0,
+        early_freed: Default::default(),
         day: day_stamp(started_at),
         config: config.clone(),
         ctx,
@@ -504,13 +503,7 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
             continue;
         }
         let kind = discover::kind_from_url(&parsed).unwrap_or(Kind::Page);
-        out.push(Entry {
-            url: parsed.to_string(),
-            kind,
-            origin: Origin::Seed,
-            depth: 0,
-            lastmod: None,
-        });
+        out.push(Entry::new(parsed.to_string(), kind, Origin::Seed, 0));
     }
     out
 }

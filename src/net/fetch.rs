@@ -223,7 +223,11 @@ impl Net {
         };
         // The failure count is reset only once the whole answer is in
         // (see `read_body` and `fetch`), so a host that resets every body is rested.
-        self.inner.gate.answered(&host);
+        let conn = resp
+            .extensions()
+            .get::<hyper_util::client::legacy::connect::HttpInfo>()
+            .map(|i| (i.local_addr(), i.remote_addr()));
+        self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let mut retry_after = None;

@@ -143,13 +143,7 @@ mod tests {
     use crate::frontier::{Kind, Origin};
 
     fn entry(url: &str) -> Entry {
-        Entry {
-            url: url.into(),
-            kind: Kind::Page,
-            origin: Origin::Relevant,
-            depth: 2,
-            lastmod: None,
-        }
+        Entry::new(url, Kind::Page, Origin::Relevant, 2)
     }
 
     #[test]

@@ -49,14 +49,15 @@
 # A push that is rejected because the remote moved on is rebased and retried.
 # Every file a run commits is its own (shard, seen segment, consent log, run
 # summary state/runs/<run-id>.json, validators state/validators/<run-id>.json,
+# robots.txt/tdmrep.json cache state/doc_cache/<run-id>.json,
 # outbox files state/outbox/<owner>/<run-id>.jsonl) or the removal of a file it
 # folded in (older validators, its partition's outbox files), so runs from the
 # same state rebase onto each other without conflicts, and their article ids
 # come from blocks no other run uses (no renumbering). state/last_run.json is
 # this machine's copy of its last run and is no longer committed (a copy that
 # older versions committed stays in git as it was and is read as history).
-# A conflict can only come from older versions of this script (last_run.json /
-# validators.json: the later run's copy is taken; next_id: the script stops,
+# A conflict can only come from older versions of this script (last_run.json,
+# validators.json, doc_cache.json: the later run's copy is taken; next_id: the script stops,
 # see die_conflict).
 
 set -eu
@@ -272,7 +273,7 @@ git_pull_before() {
 # The state files that every run rewrites and that may be settled by taking the later run's copy.
 resolvable() {
 	case "$1" in
-	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json") return 0 ;;
+	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json" | "$STATE_REL/doc_cache.json") return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -345,7 +346,7 @@ commit_and_push() {
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
-	for f in "$DATA_DIR/state/validators" "$DATA_DIR/state/outbox"; do
+	for f in "$DATA_DIR/state/validators" "$DATA_DIR/state/doc_cache" "$DATA_DIR/state/outbox"; do
 		if [ -e "$f" ] || [ -n "$(git ls-files -- "$f")" ]; then
 			git add -A -- "$f" || die "git add $f failed"
 			set -- "$@" "$f"

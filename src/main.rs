@@ -135,6 +135,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if folded > 0 {
                 println!("folded {folded} validators files into state/validators/{stamp}.json");
             }
+            let today = scraper::store::seen::day_stamp(chrono::Utc::now());
+            let folded = scraper::store::state::compact_doc_cache(&data.state, &stamp, today)?;
+            if folded > 0 {
+                println!("folded {folded} document-cache files into state/doc_cache/{stamp}.json");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Renumber(a) => {

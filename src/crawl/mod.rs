@@ -83,6 +83,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
     net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
@@ -241,6 +242,7 @@ async fn finish(
     engine.handover.outbox.save(&data.state, run_id)?;
     inbox.remove()?;
     engine.validators.save(&data.state, run_id)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()

@@ -37,6 +37,10 @@
 # (GITHUB_OUTPUT set) it records run_id, shard and, when something was
 # committed, commit=<sha> as step outputs.
 #
+# After the crawl the sources that `scraper health` calls broken or degraded
+# are printed (as warnings in GitHub Actions), and the run's health record
+# (state/health/<run-id>.json) is committed with the other state files.
+#
 # Exit status: 0 done; 130 the crawl was interrupted (what it saved is still
 # committed; build and publish are skipped); 75 another daily.sh holds the
 # lock; 69 an outage: the crawler could reach no host (network, DNS, proxy,
@@ -342,7 +346,7 @@ commit_and_push() {
 	# there (validators it folded in, outbox files it read).
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
-		"$DATA_DIR"/state/consent/*.jsonl "$DATA_DIR"/state/runs/*.json; do
+		"$DATA_DIR"/state/consent/*.jsonl "$DATA_DIR"/state/health/*.json "$DATA_DIR"/state/runs/*.json; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
@@ -403,6 +407,25 @@ local_only() {
 		if ! grep -qxF -- "$pattern" "$exclude" 2>/dev/null; then
 			printf '%s\n' "$pattern" >>"$exclude" || log "cannot write $exclude"
 		fi
+	done
+}
+
+# Sources that `scraper health` calls broken or degraded after this run, in
+# the log (and as warnings on GitHub). A failure here never fails the run.
+report_health() {
+	local out line
+	if ! out=$("$SCRAPER_BIN" --config "$CONFIG" health --data "$DATA_DIR" --problems </dev/null 2>/dev/null); then
+		log "scraper health failed; source health not reported"
+		return 0
+	fi
+	printf '%s\n' "$out" | while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		log "health: $line"
+		case "$line" in
+		broken* | degraded*)
+			if [ "${GITHUB_ACTIONS-}" = true ]; then printf '::warning title=source health::%s\n' "$line" >&2; fi
+			;;
+		esac
 	done
 }
 
@@ -478,6 +501,7 @@ main() {
 	"$EX_OUTAGE") die "$EX_OUTAGE" "outage: the crawler could reach no host (see its last line above); it saved nothing, so nothing is committed and the next run starts from the same state" ;;
 	*) die "$CRAWL_RC" "crawl failed (exit $CRAWL_RC): nothing committed; the data folder is left as it is for the next run" ;;
 	esac
+	report_health
 	write_output run_id "$(json_field "$DATA_DIR/state/last_run.json" run_id)"
 	write_output shard "$(json_field "$DATA_DIR/state/last_run.json" shard)"
 

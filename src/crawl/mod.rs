@@ -4,11 +4,13 @@
 pub mod check;
 pub mod engine;
 pub mod events;
+pub mod health;
 pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
 mod partition;
+pub mod probe;
 mod value;
 pub mod worker;
 
@@ -160,6 +162,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         requeued: HashMap::new(),
         handover: Default::default(),
         patterns: Default::default(),
+        health: health::Tally::new(&config, &run_id, started_at),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
@@ -344,6 +347,22 @@ async fn finish(
         json!(engine.reach.troubled().keys().collect::<Vec<_>>()),
     );
     summary.extra.insert("shard".into(), json!(shard_name));
+    // Seeds that failed or now redirect, with where they point: fix the config.
+    let seeds: Vec<serde_json::Value> = engine
+        .health
+        .seed_problems()
+        .into_iter()
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to})
+        })
+        .collect();
+    if !seeds.is_empty() {
+        summary.extra.insert("seed_problems".into(), json!(seeds));
+    }
+    let health = engine.health.finish(Utc::now(), stop.as_str());
+    crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")

@@ -6,6 +6,7 @@
 //!   kernel drops it when the process ends, however it ends, so a crash or a
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
 //! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
+//! * [`health`]: per-run source health records, `state/health/`.
 //! * [`ids`]: article ids from per-run blocks that no other run can pick.
 //! * [`outbox`]: URLs one partition found for another, `state/outbox/`.
 //! * [`renumber`]: new ids for one run's shard after two machines crawled
@@ -16,6 +17,7 @@
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
 pub mod consent;
+pub mod health;
 pub mod ids;
 pub mod outbox;
 pub mod renumber;

@@ -8,6 +8,7 @@ pub mod health;
 mod listing;
 pub mod outage;
 mod page;
+pub mod partition;
 pub mod probe;
 mod signals;
 mod value;
@@ -34,9 +35,11 @@ use crate::record::event::{self, Event};
 use crate::record::{HostCounters, StopReason};
 use crate::relevance::Rule;
 use crate::store::DataDir;
+use crate::store::ids::IdBlocks;
+use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, IdCounter, RunSummary, SeedProblem, Validators};
+use crate::store::state::{self, RunHistory, RunSummary, SeedProblem, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -70,9 +73,11 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
     let started_at = Utc::now();
     let run_id = state::new_run_id(started_at);
-    let last = RunSummary::load(&data.state)?;
+    let history = RunHistory::load(&data.state)?;
+    // The watermark comes from the latest run that covered this partition's hosts.
+    let last = history.latest_for(config.crawl.partition).cloned();
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
-    let store = open_store(&data, &config, last.as_ref(), &run_id)?;
+    let store = open_store(&data, &config, &history, &run_id, started_at)?;
     let mut log = EventLog::create(&data.state.join("crawl.log"));
     let (ctx, seeds, answers) = worker_context(&config, &opts, &data, started_at)?;
     announce(
@@ -95,9 +100,31 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     };
     let mut engine = Engine::new(config, ctx, store, log, start);
     carry_over(&mut engine, &data, opts.resume)?;
+    let inbox = read_inbox(&mut engine, &data)?;
     engine.queue_seeds();
     let stop = engine.run(spawn_signals()).await;
-    finish(engine, &data, stop, started_at, &run_id).await
+    finish(engine, &data, stop, started_at, &run_id, &inbox).await
+}
+
+/// What other partitions found for this one (open scope), queued.
+fn read_inbox(engine: &mut Engine, data: &DataDir) -> anyhow::Result<Inbox> {
+    let inbox = Inbox::read(&data.state, engine.ctx.partition)?;
+    if inbox.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = inbox.bad_lines,
+            "outbox: unreadable lines skipped"
+        );
+    }
+    let from_inbox = engine.take_inbox(&inbox);
+    if !inbox.entries.is_empty() {
+        tracing::info!(
+            read = inbox.entries.len(),
+            queued = from_inbox,
+            files = inbox.files.len(),
+            "URLs other partitions handed over"
+        );
+    }
+    Ok(inbox)
 }
 
 /// What the run reads and writes under `data/`: the seen-set and id counter
@@ -106,12 +133,13 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
 fn open_store(
     data: &DataDir,
     config: &Config,
-    last: Option<&RunSummary>,
+    history: &RunHistory,
     run_id: &str,
+    started_at: DateTime<Utc>,
 ) -> anyhow::Result<Persist> {
     let mut seen = SeenSet::load(&data.state)?;
-    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, run_id)?;
-    recover_unfinished(data, last, &mut seen, &mut ids, run_id)?;
+    let ids = IdBlocks::new(started_at, run_id, config.crawl.partition)?;
+    recover_unfinished(data, history, &mut seen, run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
@@ -158,6 +186,7 @@ fn worker_context(
         scope,
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
+        partition: config.crawl.partition,
         today: started_at.date_naive(),
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
@@ -190,17 +219,17 @@ fn announce(
         concurrency: c.concurrency,
         min_host_gap_ms: c.min_host_gap.0.as_millis() as u64,
         seen: store.seen.len(),
-        next_id: store.ids.peek(),
+        partition: c.partition,
         resume: opts.resume,
     }));
-    tracing::info!(%run_id, seeds, seen = store.seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
+    tracing::info!(%run_id, seeds, seen = store.seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %c.partition, "crawl starting");
 }
 
 /// Queue what a previous run left: all of it with `--resume`; otherwise the
 /// feed and sitemap entries it listed but could not fetch (so the
 /// `--min-lastmod auto` watermark can move on without losing them).
 fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> anyhow::Result<()> {
-    let leftover = state::load_frontier(&data.state)?;
+    let leftover = state::load_frontier(&data.state, engine.ctx.partition)?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
             bad_lines = leftover.bad_lines,
@@ -231,6 +260,7 @@ async fn finish(
     stop: StopReason,
     started_at: DateTime<Utc>,
     run_id: &str,
+    inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
     let outage = (stop != StopReason::Interrupted)
         .then(|| engine.reach.outage())
@@ -240,9 +270,6 @@ async fn finish(
     }
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
-    // next_id goes to disk before the last frame (as in `Engine::flush`), so
-    // a failure here never leaves a stored id above the counter on disk.
-    engine.store.ids.save()?;
     let shard_path = engine.store.shard.path().to_path_buf();
     let kept = engine
         .store
@@ -252,10 +279,15 @@ async fn finish(
     engine.store.seen.flush(&data.state, run_id)?;
     let mut queue = engine.frontier.drain();
     let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
-    state::save_frontier(&data.state, &queue)?;
-    engine.store.ids.save()?;
-    engine.store.validators.save(&data.state)?;
-    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
+    state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
+    // Handed-over URLs: this run's files for other partitions; the files it
+    // read are removed (what it queued from them and did not reach is in the
+    // queue file it just saved, like any other link).
+    let me = engine.ctx.partition;
+    engine.sets.handover.outbox.save(&data.state, run_id)?;
+    inbox.remove()?;
+    engine.store.validators.save(&data.state, run_id)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
     let hosts = engine.counts.hosts.clone();
     let mut summary = RunSummary::new(run_id, started_at);
     summary.finished_at = Some(Utc::now());
@@ -263,7 +295,14 @@ async fn finish(
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.counts.stored;
-    summary.ids = Some([engine.store.ids.start(), engine.store.ids.peek()]);
+    let blocks = engine.store.ids.blocks();
+    summary.ids = match (blocks.first(), blocks.last()) {
+        (Some(first), Some(last)) => Some([first[0], last[1]]),
+        _ => None,
+    };
+    summary.id_blocks = blocks.to_vec();
+    summary.partition = Some(me);
+    summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
@@ -488,37 +527,32 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
     out
 }
 
-/// A run that was killed never wrote `last_run.json` or its final `next_id`,
-/// and its last hits may be missing from the seen-set. Shards newer than the
-/// last finished run are read again: their URLs become hits and ids continue
-/// after their largest id, so nothing is stored twice and no id is reused.
+/// A run that was killed never wrote `last_run.json`, and its last hits may
+/// be missing from the seen-set. Shards newer than the last finished run are
+/// read again: their URLs become hits, so nothing is stored twice. (Its ids
+/// need no care: they came from its own blocks, which no later run uses.)
 fn recover_unfinished(
     data: &DataDir,
-    last: Option<&RunSummary>,
+    history: &RunHistory,
     seen: &mut SeenSet,
-    ids: &mut IdCounter,
     run_id: &str,
 ) -> anyhow::Result<()> {
-    let after = last.map(|l| l.run_id.as_str()).unwrap_or("");
     for path in shard::list(&data.articles)? {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let stem = name.trim_end_matches(".jsonl.zst");
-        if stem <= after || stem == run_id {
+        if history.finished(stem) || stem == run_id {
             continue;
         }
-        let mut max_id = None;
         let mut urls = 0u64;
         let day = day_stamp(Utc::now());
         let scan = shard::read_lines(&path, |line| {
             #[derive(serde::Deserialize)]
             struct Min {
-                id: i64,
                 url: String,
                 #[serde(default)]
                 canonical_url: Option<String>,
             }
             if let Ok(m) = serde_json::from_slice::<Min>(line) {
-                max_id = max_id.max(Some(m.id));
                 for u in std::iter::once(m.url).chain(m.canonical_url) {
                     if let Some(u) = url::parse(&u) {
                         seen.record(
@@ -533,9 +567,6 @@ fn recover_unfinished(
                 }
             }
         })?;
-        if let Some(m) = max_id {
-            ids.skip_past(m);
-        }
         tracing::info!(shard = %path.display(), urls, truncated = scan.truncated_bytes, "recovered hits from an unfinished run");
     }
     Ok(())

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::outcome::{Rejection, StopReason};
 use crate::config::Scope;
 use crate::frontier::Kind;
+use crate::partition::Partition;
 use crate::url::trap::Trap;
 
 /// One thing that happened in a run. Every payload defaults its missing
@@ -91,7 +92,8 @@ pub struct RunStart {
     pub min_host_gap_ms: u64,
     /// URLs in the seen-set at the start.
     pub seen: usize,
-    pub next_id: i64,
+    /// The partition this run crawls (`i/N`; `0/1` is the whole crawl).
+    pub partition: Partition,
     pub resume: bool,
 }
 

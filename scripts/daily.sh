@@ -43,9 +43,9 @@
 # its queue and state (GitHub cancels a job with SIGINT, then SIGTERM).
 #
 # A push that is rejected because the remote moved on is rebased and retried.
-# A rebase may conflict only in state files every run rewrites: last_run.json
-# and validators.json are then taken from the later run (run ids sort by start
-# time). A conflict in next_id means both runs handed out ids from the same
+# A rebase may conflict only in state files every run rewrites: last_run.json,
+# validators.json and doc_cache.json are then taken from the later run (run
+# ids sort by start time). A conflict in next_id means both runs handed out ids from the same
 # starting value: merging would duplicate ids, so the script stops loudly and
 # leaves the local commit for a human (see die_conflict).
 
@@ -261,7 +261,7 @@ git_pull_before() {
 # The state files that every run rewrites and that may be settled by taking the later run's copy.
 resolvable() {
 	case "$1" in
-	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json") return 0 ;;
+	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json" | "$STATE_REL/doc_cache.json") return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -329,7 +329,8 @@ commit_and_push() {
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
 		"$DATA_DIR"/state/consent/*.jsonl \
-		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json"; do
+		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json" \
+		"$DATA_DIR/state/doc_cache.json"; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi

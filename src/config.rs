@@ -206,6 +206,22 @@ pub enum Scope {
     Open,
 }
 
+/// How the frontier chooses (`crawl.frontier_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontierPolicy {
+    /// Within a host the most valuable URL first; hosts weighted by yield; a
+    /// fetch budget that would run out before the time box is paced.
+    #[default]
+    Focused,
+    /// Within a host the most valuable URL first; hosts in plain round-robin;
+    /// no pacing (a baseline).
+    BestFirst,
+    /// Within a host by origin then depth, in arrival order; hosts in plain
+    /// round-robin; no pacing (a baseline).
+    RoundRobin,
+}
+
 impl std::str::FromStr for Scope {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -359,6 +375,9 @@ pub struct Crawl {
     pub lastmod_overlap: Span,
     /// Non-hit pages (home, section, tag) are fetched again after this many days.
     pub revisit_after_days: u32,
+    /// URLs that failed for good (404, 410, redirect loop, too many
+    /// redirects, too large, not HTML) are fetched again after this many days.
+    pub retry_failed_after_days: u32,
     /// Seeds are fetched again this often during a run.
     pub reseed_every_secs: u64,
     /// Fetches per host before its yield weight applies.
@@ -369,6 +388,8 @@ pub struct Crawl {
     pub min_host_weight: f64,
     /// Most URLs held in the queue; past it the lowest-priority entries are dropped.
     pub max_queue: usize,
+    /// How the frontier ranks URLs and hosts, and whether it paces the budget.
+    pub frontier_policy: FrontierPolicy,
     /// Most links followed away from a seed.
     pub max_depth: u32,
     pub scope: Scope,
@@ -388,6 +409,9 @@ pub struct Crawl {
     pub max_raw_bytes: u64,
     /// Largest body accepted after decompression, in bytes.
     pub max_body_bytes: u64,
+    /// Most body bytes held in memory by all fetches together (decoded
+    /// buffers until parsed); a fetch past it waits for room. 0 = no budget.
+    pub max_body_bytes_in_flight: u64,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
     pub max_redirects: usize,
@@ -461,11 +485,13 @@ impl Default for Crawl {
             min_lastmod: None,
             lastmod_overlap: Span::secs(86400),
             revisit_after_days: 7,
+            retry_failed_after_days: 30,
             reseed_every_secs: 3600,
             warmup_pages: 10,
             yield_alpha: 0.1,
             min_host_weight: 0.1,
             max_queue: 1_000_000,
+            frontier_policy: FrontierPolicy::Focused,
             max_depth: 8,
             scope: Scope::Domains,
             deny_hosts: Vec::new(),
@@ -476,6 +502,7 @@ impl Default for Crawl {
             allow_private_addresses: false,
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
+            max_body_bytes_in_flight: 32 << 20,
             max_robots_bytes: 512 << 10,
             max_redirects: 5,
             connect_timeout: Span::secs(10),

@@ -15,12 +15,12 @@ use tokio::task::JoinSet;
 use super::events::EventLog;
 use super::hosts::HostStats;
 use super::outage::{Cutoff, Reach};
-use super::worker::{self, Body, Ctx, Done, Job, Meta};
+use super::worker::{self, Answered, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Verdict};
+use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::report::progress::Progress;
-use crate::store::seen::{Seen, SeenSet, flag};
+use crate::store::seen::{Failure, Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
@@ -114,7 +114,15 @@ pub struct Engine {
     pub requeued: HashMap<u64, u8>,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
+    /// Workers' [`Answered`] messages (taken by `run` while it runs).
+    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
+    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
+    pub fetch_secs: f64,
+    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
+    pub early_freed: HashMap<String, u32>,
 }
+
+type Answers = mpsc::UnboundedReceiver<Answered>;
 
 /// Times one URL is requeued after a 429/503 with Retry-After in one run;
 /// after that it counts as an error and waits for the next run.
@@ -141,9 +149,21 @@ impl Engine {
             // found by links follow the revisit rule, like pages.
             if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
                 && let Some(seen) = self.seen.get(hash)
-                && !seen.due(self.day, self.config.crawl.revisit_after_days)
+                && !seen.due_after(
+                    self.day,
+                    self.config.crawl.revisit_after_days,
+                    self.config.crawl.retry_failed_after_days,
+                )
             {
-                tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued");
+                match Failure::from_flags(seen.flags) {
+                    Some(f) => {
+                        tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
+                        self.host(&url::host_key(url)).known_failures += 1;
+                    }
+                    None => {
+                        tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
+                    }
+                }
                 return false;
             }
         }
@@ -199,7 +219,68 @@ impl Engine {
     }
 
     /// Run until a limit, a signal, or no work is left.
-    pub async fn run(&mut self, mut signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+    pub async fn run(&mut self, signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+        let (_keep, mut answers) = match self.answers.take() {
+            Some(rx) => (None, rx),
+            // Without workers' messages every slot is freed by its `Done`.
+            None => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), rx)
+            }
+        };
+        let stop = self.run_with(signals, &mut answers).await;
+        self.answers = Some(answers);
+        stop
+    }
+
+    /// A worker's answer is in: the request's send time counts for the gap,
+    /// and the host's slot is free while the body is parsed.
+    fn take_answer(&mut self, a: Answered) {
+        let sent = a.sent_at.saturating_duration_since(self.started);
+        let took = Instant::now().saturating_duration_since(a.sent_at);
+        self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
+        self.frontier.sent(&a.host, sent);
+        // An open-scope host is capped by fetches with a verdict: it keeps its
+        // turn until the verdict, so no fetch goes past its cap.
+        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
+            return;
+        }
+        self.frontier.released(&a.host, self.now());
+        *self.early_freed.entry(a.host).or_default() += 1;
+    }
+
+    fn drain_answers(&mut self, answers: &mut Answers) {
+        while let Ok(a) = answers.try_recv() {
+            self.take_answer(a);
+        }
+    }
+
+    /// Handle a finished job, after every answer sent before it.
+    fn handle_done(&mut self, done: Done, answers: &mut Answers) {
+        self.drain_answers(answers);
+        self.handle(done);
+    }
+
+    /// Tell the frontier what is left of the run (budget pacing).
+    fn pace(&mut self, deadline: Option<Instant>) {
+        let c = &self.config.crawl;
+        let (Some(d), true) = (deadline, c.max_pages > 0) else {
+            return;
+        };
+        let p = Pace {
+            budget_left: c.max_pages.saturating_sub(self.ctx.net.requests()),
+            time_left: d.saturating_duration_since(Instant::now()),
+            slot_rate: c.concurrency as f64 / self.fetch_secs.max(0.005),
+        };
+        let now = self.now();
+        self.frontier.pace(p, now);
+    }
+
+    async fn run_with(
+        &mut self,
+        mut signals: mpsc::UnboundedReceiver<Signal>,
+        answers: &mut Answers,
+    ) -> Stop {
         let c = self.config.crawl.clone();
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
@@ -229,6 +310,7 @@ impl Engine {
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
+            self.pace(deadline);
             let mut wake = Duration::from_millis(250);
             while tasks.len() < c.concurrency {
                 if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
@@ -252,19 +334,20 @@ impl Engine {
             };
             tokio::select! {
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    if let Ok(done) = done { self.handle(done); }
+                    if let Ok(done) = done { self.handle_done(done, answers); }
                 }
+                Some(a) = answers.recv() => self.take_answer(a),
                 sig = signals.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
+                        return self.wind_down(tasks, signals, answers, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
                 _ = tick.tick() => self.maybe_flush(),
             }
         };
-        self.wind_down(tasks, signals, stop, false).await
+        self.wind_down(tasks, signals, answers, stop, false).await
     }
 
     /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
@@ -273,6 +356,7 @@ impl Engine {
         &mut self,
         mut tasks: JoinSet<Done>,
         mut signals: mpsc::UnboundedReceiver<Signal>,
+        answers: &mut Answers,
         stop: Stop,
         abort: bool,
     ) -> Stop {
@@ -294,7 +378,7 @@ impl Engine {
         while !tasks.is_empty() {
             tokio::select! {
                 done = tasks.join_next() => match done {
-                    Some(Ok(done)) => self.handle(done),
+                    Some(Ok(done)) => self.handle_done(done, answers),
                     Some(Err(_)) => {}
                     None => break,
                 },
@@ -329,6 +413,7 @@ impl Engine {
             entry,
             etag,
             last_modified,
+            freed: false,
         };
         tasks.spawn(worker::work(self.ctx.clone(), job));
     }
@@ -406,12 +491,14 @@ impl Engine {
                     // Refused because robots.txt could not be read today: kept.
                     self.kept.push(job.entry.clone());
                 }
-                self.failed(&job, e, now)
+                self.failed(&job, e)
             }
             Ok((meta, body)) => {
                 self.reach.answered(&host, meta.status);
-                self.frontier
-                    .sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                if !job.freed {
+                    self.frontier
+                        .sent(&host, meta.sent_at.saturating_duration_since(self.started));
+                }
                 self.fetched += 1;
                 let hs = self.host(&host);
                 hs.fetched += 1;
@@ -435,7 +522,7 @@ impl Engine {
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
-                        self.frontier.finished(&host, outcome, self.now());
+                        self.close(&job, Some(outcome));
                         if self.config.crawl.scope == Scope::Open {
                             let verdict = self.open.record(&self.ctx.scope, &host, outcome);
                             if verdict != Verdict::Keep {
@@ -445,9 +532,29 @@ impl Engine {
                             }
                         }
                     }
-                    None => self.frontier.released(&host, self.now()),
+                    None => self.close(&job, None),
                 }
             }
+        }
+    }
+
+    /// Close a job in the frontier: its verdict (if any), and its slot unless
+    /// an [`Answered`] freed it already (slots are counted per host: any of
+    /// the host's jobs may take one freed early).
+    pub(super) fn close(&mut self, job: &Job, outcome: Option<Outcome>) {
+        let now = self.now();
+        let freed = match self.early_freed.get_mut(&job.host) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        };
+        match (freed, outcome) {
+            (false, Some(o)) => self.frontier.finished(&job.host, o, now),
+            (false, None) => self.frontier.released(&job.host, now),
+            (true, Some(o)) => self.frontier.verdict(&job.host, o),
+            (true, None) => {}
         }
     }
 
@@ -465,7 +572,7 @@ impl Engine {
         }
     }
 
-    pub(super) fn failed(&mut self, job: &Job, e: FetchError, now: Duration) {
+    pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
         let class = e.class();
         let host = job.host.clone();
         *self
@@ -476,7 +583,7 @@ impl Engine {
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
-                self.frontier.finished(&host, Outcome::Miss, now);
+                self.close(job, Some(Outcome::Miss));
                 self.this_run.remove(&url::seen_hash(&job.url));
                 self.frontier.push(&host, job.entry.clone());
                 return;
@@ -484,7 +591,7 @@ impl Engine {
             FetchError::RobotsDisallowed(_) => {
                 tracing::debug!(url = %job.url, "disallowed by robots.txt");
                 self.host(&host).disallowed += 1;
-                self.frontier.finished(&host, Outcome::Miss, now);
+                self.close(job, Some(Outcome::Miss));
             }
             FetchError::Rested => {
                 // Rested for repeated failures or a long Retry-After: its
@@ -494,11 +601,32 @@ impl Engine {
                 self.kept.extend(kept);
                 self.kept.push(job.entry.clone());
                 self.reach.trouble(&host, "rested");
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
                 self.log.emit(
                     "host_rested",
                     json!({"host": host, "dropped": dropped, "kept": true}),
                 );
+            }
+            FetchError::RedirectLoop
+            | FetchError::TooManyRedirects
+            | FetchError::TooLarge
+            | FetchError::NotHtml(_) => {
+                self.errors += 1;
+                let failure = match &e {
+                    FetchError::RedirectLoop => Failure::RedirectLoop,
+                    FetchError::TooManyRedirects => Failure::TooManyRedirects,
+                    FetchError::TooLarge => Failure::TooLarge,
+                    _ => Failure::NotHtml,
+                };
+                // Will not go away by tomorrow: remembered with its class.
+                self.seen.record(
+                    url::seen_hash(&job.url),
+                    Seen {
+                        day: self.day,
+                        flags: failure.flags(),
+                    },
+                );
+                self.close(job, Some(Outcome::Error));
             }
             _ => {
                 self.errors += 1;
@@ -511,7 +639,7 @@ impl Engine {
                         self.kept.push(job.entry.clone());
                     }
                 }
-                self.frontier.finished(&host, Outcome::Error, now);
+                self.close(job, Some(Outcome::Error));
             }
         }
         self.log.emit(
@@ -573,13 +701,16 @@ impl Engine {
                         self.kept.push(job.entry.clone());
                     }
                 } else {
-                    self.seen.record(
-                        req_hash,
-                        Seen {
-                            day,
-                            flags: flag::MISS,
-                        },
-                    );
+                    // 404 and 410 are gone for good; other 4xx are revisited.
+                    let flags = if matches!(code, 404 | 410) {
+                        Failure::Gone.flags()
+                    } else {
+                        flag::MISS
+                    };
+                    self.seen.record(req_hash, Seen { day, flags });
+                    if final_hash != req_hash {
+                        self.seen.record(final_hash, Seen { day, flags });
+                    }
                 }
                 Some(if code >= 500 || code == 429 {
                     Outcome::Error

@@ -30,6 +30,8 @@ pub struct HostStats {
     pub bad_listings: u64,
     /// URLs not queued because they broke a trap rule (`crate::url::trap`).
     pub traps: u64,
+    /// URLs not queued because they failed for good in an earlier run.
+    pub known_failures: u64,
     /// Failures by class: 4xx, 5xx, 429, timeout, too_large, not_html, connect, ...
     pub errors: BTreeMap<String, u64>,
     /// Bytes received on the wire.
@@ -58,6 +60,7 @@ impl HostStats {
             ("not_modified", self.not_modified),
             ("bad_listings", self.bad_listings),
             ("traps", self.traps),
+            ("known_failures", self.known_failures),
         ] {
             c.extra.insert(k.into(), serde_json::json!(v));
         }

@@ -62,13 +62,7 @@ impl Engine {
         }
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
-                let entry = Entry {
-                    url: sm.to_string(),
-                    kind: Kind::Sitemap,
-                    origin: Origin::Seed,
-                    depth: 0,
-                    lastmod: None,
-                };
+                let entry = Entry::new(sm.to_string(), Kind::Sitemap, Origin::Seed, 0);
                 if !self.seeds.iter().any(|s| s.url == entry.url) {
                     self.seeds.push(entry.clone());
                 }
@@ -126,12 +120,14 @@ impl Engine {
                 if !self.in_scope(&item.url, true) {
                     continue;
                 }
+                let value = self.listed_value(&item);
                 let entry = Entry {
                     url: item.url.to_string(),
                     kind,
                     origin: Origin::Listed,
                     depth: job.entry.depth + 1,
                     lastmod: item.lastmod.map(|d| d.to_rfc3339()),
+                    value,
                 };
                 if self.enqueue(&item.url, entry) {
                     queued += 1;

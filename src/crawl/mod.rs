@@ -8,6 +8,7 @@ pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
+mod value;
 pub mod worker;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -77,6 +78,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
     net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
@@ -87,6 +89,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     }
     let seeds = seed_entries(&config, &extra);
     let today = started_at.date_naive();
+    let (answered_tx, answered_rx) = tokio::sync::mpsc::unbounded_channel();
     let ctx = Arc::new(worker::Ctx {
         net: net.clone(),
         rule: Rule::new(&config.keywords),
@@ -96,16 +99,10 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         today,
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
+        answered: Some(answered_tx),
     });
     let c = &config.crawl;
-    let frontier = Frontier::new(Params {
-        per_host_concurrency: c.per_host_concurrency,
-        min_host_gap: c.min_host_gap.0,
-        warmup_pages: c.warmup_pages,
-        yield_alpha: c.yield_alpha,
-        min_host_weight: c.min_host_weight,
-        max_queue: c.max_queue,
-    });
+    let frontier = Frontier::new(Params::from_config(c));
     log.emit(
         "run_start",
         json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
@@ -118,6 +115,9 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
 
     let mut engine = Engine {
+        answers: Some(answered_rx),
+        fetch_secs: 1.0,
+        early_freed: Default::default(),
         day: day_stamp(started_at),
         config: config.clone(),
         ctx,
@@ -215,6 +215,7 @@ async fn finish(
     state::save_frontier(&data.state, &queue)?;
     engine.ids.save()?;
     engine.validators.save(&data.state)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()
@@ -465,13 +466,7 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
             continue;
         }
         let kind = discover::kind_from_url(&parsed).unwrap_or(Kind::Page);
-        out.push(Entry {
-            url: parsed.to_string(),
-            kind,
-            origin: Origin::Seed,
-            depth: 0,
-            lastmod: None,
-        });
+        out.push(Entry::new(parsed.to_string(), kind, Origin::Seed, 0));
     }
     out
 }

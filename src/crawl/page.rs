@@ -48,7 +48,9 @@ impl Engine {
                 let feeds = page.feeds.iter().filter(|f| {
                     !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
                 });
-                for link in page.links.iter().chain(feeds) {
+                let anchors = page.anchors.iter().map(Some).chain(std::iter::repeat(None));
+                let links = page.links.iter().zip(anchors);
+                for (link, anchor) in links.chain(feeds.map(|f| (f, None))) {
                     if !self.in_scope(link, relevant) {
                         continue;
                     }
@@ -58,12 +60,18 @@ impl Engine {
                     } else {
                         Origin::Other
                     };
+                    let value = if kind == Kind::Page {
+                        self.link_value(link, anchor.map(String::as_str), relevant)
+                    } else {
+                        crate::frontier::NEUTRAL as f32
+                    };
                     let entry = Entry {
                         url: link.to_string(),
                         kind,
                         origin,
                         depth: job.entry.depth + 1,
                         lastmod: None,
+                        value,
                     };
                     self.enqueue(link, entry);
                 }

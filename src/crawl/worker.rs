@@ -2,6 +2,8 @@
 //! (politeness is held inside `net`), then parsing off the async threads
 //! (`spawn_blocking`). Workers never touch crawl state: they return a [`Done`]
 //! to the engine, which owns the frontier, the seen-set and the counters.
+//! As soon as the answer is read, before parsing, the worker sends an
+//! [`Answered`] to the engine, so the host's turn is free while it parses.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,6 +28,16 @@ pub struct Ctx {
     pub deny_hosts: Vec<String>,
     pub today: NaiveDate,
     pub limits: Limits,
+    /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
+    pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
+}
+
+/// A job's request was answered and its body read; parsing follows.
+#[derive(Debug)]
+pub struct Answered {
+    pub host: String,
+    /// When the request went on the wire.
+    pub sent_at: Instant,
 }
 
 impl Ctx {
@@ -50,6 +62,8 @@ pub struct Job {
     pub entry: Entry,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// An [`Answered`] was sent for this job: its slot is already free.
+    pub freed: bool,
 }
 
 /// What the body turned out to be.
@@ -95,7 +109,7 @@ pub struct Done {
 }
 
 /// Run one job.
-pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
+pub async fn work(ctx: Arc<Ctx>, mut job: Job) -> Done {
     // A spent budget, a rested host or a private address is reported as
     // such (the budget case puts the URL back), not as a robots refusal.
     let robots = match ctx.net.robots_for(&job.url).await {
@@ -129,6 +143,13 @@ pub async fn work(ctx: Arc<Ctx>, job: Job) -> Done {
     let in_scope = move |u: &Url| c.redirect_in_scope(u);
     let result = match ctx.net.fetch(&job.url, &req, &in_scope).await {
         Ok(resp) => {
+            if let Some(tx) = &ctx.answered {
+                let answer = Answered {
+                    host: job.host.clone(),
+                    sent_at: resp.sent_at,
+                };
+                job.freed = tx.send(answer).is_ok();
+            }
             let (mut meta, body) = read_body(&ctx, &job, resp).await;
             match &body {
                 Body::Page(page) => match consent(&ctx, &job, &mut meta, page).await {

@@ -19,6 +19,10 @@ pub struct Meta {
     pub canonical: Option<Url>,
     pub feeds: Vec<Url>,
     pub links: Vec<Url>,
+    /// Anchor text of each link in `links` (same order; the first non-empty
+    /// text among its anchors, else its `title` or `aria-label`), at most
+    /// [`MAX_ANCHOR_CHARS`] characters.
+    pub anchors: Vec<String>,
     pub robots: Vec<String>,
     /// `<time>` elements: (node, datetime attribute or text, marked as publication time).
     pub times: Vec<(NodeId, String, bool)>,
@@ -56,6 +60,29 @@ pub fn is_article(v: &Value) -> bool {
     jsonld_types(v).into_iter().any(is_article_type)
 }
 
+/// Longest anchor text kept for a link.
+pub const MAX_ANCHOR_CHARS: usize = 200;
+
+/// The text a link shows (or says it leads to), for ranking it before a fetch.
+fn anchor_text(dom: &Dom, id: NodeId) -> String {
+    let text = dom.text(id);
+    let text = text.trim();
+    let text = if text.is_empty() {
+        dom.attr(id, "title")
+            .or_else(|| dom.attr(id, "aria-label"))
+            .unwrap_or("")
+            .trim()
+    } else {
+        text
+    };
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(MAX_ANCHOR_CHARS)
+        .collect()
+}
+
 /// Walk the document once.
 pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
     let mut m = Meta::default();
@@ -69,7 +96,7 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
     {
         base = Some(resolved);
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for id in dom.descendants(0) {
         if !dom.is_element(id) {
             continue;
@@ -105,9 +132,19 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
                 }
                 if let (Some(b), Some(href)) = (&base, dom.attr(id, "href"))
                     && let Some(u) = url::resolve(b, href)
-                    && seen.insert(u.as_str().to_string())
                 {
-                    m.links.push(u);
+                    match seen.get(u.as_str()) {
+                        Some(&i) => {
+                            if m.anchors[i].is_empty() {
+                                m.anchors[i] = anchor_text(dom, id);
+                            }
+                        }
+                        None => {
+                            seen.insert(u.as_str().to_string(), m.links.len());
+                            m.links.push(u);
+                            m.anchors.push(anchor_text(dom, id));
+                        }
+                    }
                 }
             }
             _ => {}

@@ -58,6 +58,9 @@ pub struct Page {
     /// Absolute, normalised http(s) links found in the page (document order, deduplicated).
     #[serde(skip)]
     pub links: Vec<Url>,
+    /// Anchor text of each of `links`, same order (may be empty).
+    #[serde(skip)]
+    pub anchors: Vec<String>,
     /// `<link rel=alternate type=application/rss+xml|atom+xml>` feed URLs.
     #[serde(skip)]
     pub feeds: Vec<Url>,
@@ -141,6 +144,7 @@ pub fn extract(
         relevance,
         keywords,
         links: m.links,
+        anchors: m.anchors,
         feeds: m.feeds,
         robots_meta: m.robots,
         consent_meta: consent_meta(&m.metas),

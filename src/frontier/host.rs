@@ -21,6 +21,8 @@ pub struct HostStats {
     pub yields: Yield,
     /// Current share of turns relative to the best host (0..=1).
     pub weight: f64,
+    /// Left out by budget pacing for now.
+    pub declined: bool,
 }
 
 #[derive(Debug, Default)]
@@ -39,6 +41,9 @@ pub(super) struct Host {
     /// Bumped on every change; heap entries with an older stamp are stale.
     pub(super) stamp: u32,
     pub(super) yields: Yield,
+    /// Left out of the rotation by budget pacing: its best URL is worth less
+    /// than the threshold (see `pace.rs`).
+    pub(super) declined: bool,
 }
 
 impl Host {

@@ -7,6 +7,10 @@
 //! * `host.rs`: one host's scheduling state and [`HostStats`].
 //! * `queue.rs`: one host's queue, stored compactly and free of duplicates.
 //! * `weight.rs`: the moving average of a host's hit ratio and the share it earns.
+//! * `value.rs`: a queued URL's expected value (its own evidence, and the
+//!   chance of a hit given its host's yield).
+//! * `pace.rs`: budget pacing, the value a URL must reach when the fetch budget
+//!   would run out before the time box.
 //! * [`OpenScope`] (in `scope.rs`): which links an open-scope crawl follows, and
 //!   which new hosts it gives up on.
 //!
@@ -31,14 +35,19 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 mod host;
+mod pace;
 mod queue;
 mod schedule;
 mod scope;
+mod value;
 mod weight;
 
+pub use crate::config::FrontierPolicy as Policy;
 pub use host::HostStats;
+pub use pace::Pace;
 pub use schedule::{Frontier, IDLE_RECHECK};
 pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
+pub use value::{Clues, NEUTRAL, PRIOR_YIELD, expected, host_yield, slug_words, url_value};
 pub use weight::Yield;
 
 /// What a URL is expected to be, so the engine knows how to read it.
@@ -80,6 +89,32 @@ pub struct Entry {
     /// Date the listing gave for it (feed entry or sitemap lastmod), RFC 3339.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lastmod: Option<String>,
+    /// The URL's own evidence in `[0, 1]` ([`url_value`]); kept in steps of
+    /// 1/200 (under `round_robin`, not kept: read back as [`NEUTRAL`]).
+    #[serde(default = "neutral", skip_serializing_if = "is_neutral")]
+    pub value: f32,
+}
+
+fn neutral() -> f32 {
+    NEUTRAL as f32
+}
+
+fn is_neutral(v: &f32) -> bool {
+    *v == neutral()
+}
+
+impl Entry {
+    /// An entry with no clues (value [`NEUTRAL`]).
+    pub fn new(url: impl Into<String>, kind: Kind, origin: Origin, depth: u32) -> Entry {
+        Entry {
+            url: url.into(),
+            kind,
+            origin,
+            depth,
+            lastmod: None,
+            value: neutral(),
+        }
+    }
 }
 
 /// Scheduling knobs (from `config.crawl`).
@@ -92,6 +127,9 @@ pub struct Params {
     pub yield_alpha: f64,
     pub min_host_weight: f64,
     pub max_queue: usize,
+    /// How URLs are ranked within a host, whether hosts are weighted by
+    /// yield and whether a binding budget is paced.
+    pub policy: Policy,
 }
 
 impl Params {
@@ -104,6 +142,7 @@ impl Params {
             yield_alpha: crawl.yield_alpha,
             min_host_weight: crawl.min_host_weight,
             max_queue: crawl.max_queue,
+            policy: crawl.frontier_policy,
         }
     }
 }

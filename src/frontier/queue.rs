@@ -2,7 +2,8 @@
 //!
 //! URLs live back to back in a byte arena per host (the `scheme://host` prefix is
 //! left out when it matches the host), and the queue holds 8-byte handles into it,
-//! grouped in buckets by [`Class`] (origin, then depth). A set of 64-bit hashes keeps
+//! grouped in buckets by [`Class`] (tier, value band, depth; the frontier
+//! computes it from the entry and its policy). A set of 64-bit hashes keeps
 //! the queue free of duplicates. The arena is compacted once more than half of it
 //! is dead space, so memory stays proportional to what is queued.
 
@@ -12,8 +13,24 @@ use std::hash::BuildHasherDefault;
 
 use super::{Entry, Kind, Origin};
 
-/// Rank within a host: lower is served first (origin, then depth).
-pub(crate) type Class = (Origin, u32);
+/// Rank within a host: lower is served first. `(tier, band, depth)`: tier 0
+/// holds seeds (never shed), `band` is the entry's value counted down from
+/// 1 in steps of 1/[`BAND_STEPS`], then shallower first.
+pub(crate) type Class = (u8, u8, u32);
+
+/// Steps of value between 0 and 1 (so 0.3 is kept exactly).
+const BAND_STEPS: u8 = 200;
+
+/// The value a band stands for.
+pub(crate) fn band_value(band: u8) -> f32 {
+    f32::from(BAND_STEPS - band.min(BAND_STEPS)) / f32::from(BAND_STEPS)
+}
+
+/// The band of a value in `[0, 1]`.
+pub(crate) fn value_band(value: f32) -> u8 {
+    let steps = f32::from(BAND_STEPS);
+    BAND_STEPS - (value.clamp(0.0, 1.0) * steps).round() as u8
+}
 
 /// Longest URL (after the stripped prefix) the queue holds.
 pub(crate) const MAX_URL_BYTES: usize = u16::MAX as usize;
@@ -33,7 +50,7 @@ struct Item {
     off: u32,
     url_len: u16,
     lastmod_len: u8,
-    /// Bits 0-1: prefix; bits 2-3: kind.
+    /// Bits 0-1: prefix; bits 2-3: kind; bits 4-5: origin.
     flags: u8,
 }
 
@@ -50,6 +67,23 @@ impl Item {
             2 => Kind::Sitemap,
             _ => Kind::Page,
         }
+    }
+    fn origin(&self) -> Origin {
+        match (self.flags >> 4) & 0b11 {
+            0 => Origin::Seed,
+            1 => Origin::Listed,
+            2 => Origin::Relevant,
+            _ => Origin::Other,
+        }
+    }
+}
+
+fn origin_bits(origin: Origin) -> u8 {
+    match origin {
+        Origin::Seed => 0,
+        Origin::Listed => 1,
+        Origin::Relevant => 2,
+        Origin::Other => 3,
     }
 }
 
@@ -99,17 +133,38 @@ impl HostQueue {
         self.buckets.get(&class).map_or(0, VecDeque::len)
     }
 
-    /// Queue an entry. On success, says whether its class bucket was empty before.
-    pub(crate) fn push(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
-        self.insert(host, entry, false)
+    /// Queue an entry in `class`. On success, says whether its class bucket was empty before.
+    pub(crate) fn push(
+        &mut self,
+        host: &str,
+        entry: &Entry,
+        class: Class,
+    ) -> Result<bool, Refused> {
+        self.insert(host, entry, class, false)
     }
 
     /// Queue an entry ahead of its class (one handed out that must wait its turn again).
-    pub(crate) fn push_front(&mut self, host: &str, entry: &Entry) -> Result<bool, Refused> {
-        self.insert(host, entry, true)
+    pub(crate) fn push_front(
+        &mut self,
+        host: &str,
+        entry: &Entry,
+        class: Class,
+    ) -> Result<bool, Refused> {
+        self.insert(host, entry, class, true)
     }
 
-    fn insert(&mut self, host: &str, entry: &Entry, front: bool) -> Result<bool, Refused> {
+    /// The classes queued, best first, with their lengths.
+    pub(crate) fn class_lens(&self) -> impl Iterator<Item = (Class, usize)> + '_ {
+        self.buckets.iter().map(|(c, b)| (*c, b.len()))
+    }
+
+    fn insert(
+        &mut self,
+        host: &str,
+        entry: &Entry,
+        class: Class,
+        front: bool,
+    ) -> Result<bool, Refused> {
         let (prefix, text) = split_prefix(host, &entry.url);
         if text.len() > MAX_URL_BYTES {
             return Err(Refused::TooLong);
@@ -145,11 +200,11 @@ impl HostQueue {
             off,
             url_len: text.len() as u16,
             lastmod_len: lastmod.len() as u8,
-            flags: prefix | (kind_bits(entry.kind) << 2),
+            flags: prefix | (kind_bits(entry.kind) << 2) | (origin_bits(entry.origin) << 4),
         };
         self.live_bytes += item.bytes();
         self.len += 1;
-        let bucket = self.buckets.entry((entry.origin, entry.depth)).or_default();
+        let bucket = self.buckets.entry(class).or_default();
         if front {
             bucket.push_front(item);
         } else {
@@ -285,9 +340,10 @@ impl HostQueue {
         Entry {
             url,
             kind: item.kind(),
-            origin: class.0,
-            depth: class.1,
+            origin: item.origin(),
+            depth: class.2,
             lastmod,
+            value: band_value(class.1),
         }
     }
 
@@ -342,7 +398,17 @@ mod tests {
             origin,
             depth,
             lastmod: None,
+            value: 0.3,
         }
+    }
+
+    /// Class as the round-robin policy ranks: origin, then depth.
+    fn c(entry: &Entry) -> Class {
+        (
+            origin_bits(entry.origin),
+            value_band(entry.value),
+            entry.depth,
+        )
     }
 
     #[test]
@@ -358,13 +424,17 @@ mod tests {
                 origin: Origin::Seed,
                 depth: 0,
                 lastmod: Some("2025-01-02T03:04:05Z".into()),
+                value: 0.3,
             },
             e("https://a.com.evil/x", Origin::Listed, 0),
         ];
         for entry in &entries {
-            assert!(q.push("a.com", entry).is_ok());
+            assert!(q.push("a.com", entry, c(entry)).is_ok());
         }
-        assert_eq!(q.push("a.com", &entries[0]), Err(Refused::Duplicate));
+        assert_eq!(
+            q.push("a.com", &entries[0], c(&entries[0])),
+            Err(Refused::Duplicate)
+        );
         let mut got = vec![];
         while let Some((entry, _)) = q.pop_best("a.com") {
             got.push(entry);
@@ -379,7 +449,7 @@ mod tests {
         assert_eq!(got.iter().collect::<Vec<_>>(), want);
         assert!(q.is_empty());
         assert!(
-            q.push("a.com", &entries[0]).is_ok(),
+            q.push("a.com", &entries[0], c(&entries[0])).is_ok(),
             "popped URLs may return"
         );
     }
@@ -390,7 +460,8 @@ mod tests {
         let n = 20_000;
         for i in 0..n {
             let url = format!("https://h.org/article/{i:08}/some-long-slug-text");
-            assert!(q.push("h.org", &e(&url, Origin::Other, i % 3)).is_ok());
+            let entry = e(&url, Origin::Other, i % 3);
+            assert!(q.push("h.org", &entry, c(&entry)).is_ok());
         }
         for _ in 0..n - 10 {
             q.pop_best("h.org");

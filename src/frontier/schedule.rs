@@ -18,6 +18,18 @@
 //! `warmup_pages × min_host_weight` of them, at least one with the defaults
 //! (10 × 0.1).
 //!
+//! Within a host, entries are ranked by [`Class`]: under the value policies
+//! (`focused`, `best_first`) seeds first, then feeds and sitemaps, then pages
+//! by value (best first), each by depth; under `round_robin` by origin (seed,
+//! listed, linked from a relevant page, other) then depth. First in, first out
+//! within a class.
+//!
+//! Budget pacing (`focused` only, see `pace.rs`): `pace` sets a threshold on
+//! the expected value of a page; a picked host whose best entry is a page
+//! below it is *declined* (out of the rotation, not rescheduled) until the
+//! next `pace` or a push of a better entry. Seeds, feeds and sitemaps are
+//! never declined, so every host still has its seeds and listings read.
+//!
 //! Heap entries carry a stamp; any change to a host bumps its stamp, and stale
 //! entries are skipped when they surface (and swept if the heaps grow large).
 
@@ -26,9 +38,14 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::time::Duration;
 
 use super::host::{Host, HostStats, ReadyKey};
-use super::queue::{Class, Refused};
+use super::pace::{Offers, Pace};
+use super::queue::{Class, Refused, band_value, value_band};
+use super::value::{expected, host_yield};
 use super::weight::weight;
-use super::{Entry, Next, Origin, Outcome, Params};
+use super::{Entry, Kind, NEUTRAL, Next, Origin, Outcome, Params, Policy};
+
+/// Tier of pages under the value policies (below seeds and listings).
+const PAGE_TIER: u8 = 2;
 
 /// How far ahead `next` says to look again when only a finishing fetch can free
 /// work (see [`Next::Wait`]).
@@ -64,6 +81,10 @@ pub struct Frontier {
     classes: BTreeMap<Class, BTreeSet<u32>>,
     /// Where the next search for a host to shed from starts.
     shed_cursor: u32,
+    /// Budget pacing: the expected value a page needs (0: everything goes).
+    threshold: f64,
+    /// Hosts declined by pacing.
+    declined: Vec<u32>,
 }
 
 impl Frontier {
@@ -98,11 +119,12 @@ impl Frontier {
         if h.dropped {
             return false;
         }
-        let class = (entry.origin, entry.depth);
+        let class = self.class_of(&entry);
+        let h = &mut self.hosts[id as usize];
         let mut pushed = if front {
-            h.queue.push_front(host, &entry)
+            h.queue.push_front(host, &entry, class)
         } else {
-            h.queue.push(host, &entry)
+            h.queue.push(host, &entry, class)
         };
         if pushed == Err(Refused::Duplicate) && entry.origin == Origin::Seed {
             // A seed already queued as a link takes the seed's rank (and so can
@@ -112,7 +134,7 @@ impl Frontier {
                 if emptied {
                     self.forget_class(id, old);
                 }
-                pushed = self.hosts[id as usize].queue.push(host, &entry);
+                pushed = self.hosts[id as usize].queue.push(host, &entry, class);
             }
         }
         let h = &mut self.hosts[id as usize];
@@ -125,6 +147,9 @@ impl Frontier {
             self.classes.entry(class).or_default().insert(id);
         }
         if was_empty {
+            self.schedule(id);
+        } else if self.hosts[id as usize].declined && !self.below_threshold(id) {
+            self.hosts[id as usize].declined = false;
             self.schedule(id);
         }
         let mut kept = true;
@@ -148,6 +173,14 @@ impl Frontier {
                 continue;
             }
             let w = self.weight_of(h);
+            if self.below_threshold(id) {
+                let h = &mut self.hosts[id as usize];
+                h.declined = true;
+                h.stamp = h.stamp.wrapping_add(1);
+                self.declined.push(id);
+                tracing::debug!(host = %h.name, threshold = self.threshold, "pacing: host declined; its best URL is worth less than the budget buys elsewhere");
+                continue;
+            }
             let h = &mut self.hosts[id as usize];
             let Some((entry, emptied)) = h.queue.pop_best(&h.name) else {
                 continue;
@@ -161,7 +194,8 @@ impl Frontier {
             self.in_flight += 1;
             self.len -= 1;
             if emptied {
-                self.forget_class(id, (entry.origin, entry.depth));
+                let class = self.class_of(&entry);
+                self.forget_class(id, class);
             }
             self.schedule(id);
             return Next::Ready { host, entry };
@@ -193,8 +227,17 @@ impl Frontier {
     }
 
     /// A fetch handed out by `next` ended; `outcome` feeds the host's yield.
+    /// The same as `released` then `verdict`.
     pub fn finished(&mut self, host: &str, outcome: Outcome, now: Duration) {
-        let Some(id) = self.release(host, now) else {
+        if self.release(host, now).is_some() {
+            self.verdict(host, outcome);
+        }
+    }
+
+    /// The verdict on a fetch whose slot was already freed with `released`
+    /// (its body was read, then parsed without holding the host's turn).
+    pub fn verdict(&mut self, host: &str, outcome: Outcome) {
+        let Some(&id) = self.index.get(host) else {
             return;
         };
         let alpha = self.params.yield_alpha;
@@ -215,9 +258,67 @@ impl Frontier {
     }
 
     /// A fetch handed out by `next` ended without a verdict on the host's yield
-    /// (a feed, a sitemap, a 304): frees the slot, leaves the average alone.
+    /// (a feed, a sitemap, a 304), or its answer is in and the verdict comes
+    /// later (`verdict`): frees the slot, leaves the average alone.
     pub fn released(&mut self, host: &str, now: Duration) {
         self.release(host, now);
+    }
+
+    /// Budget pacing (the `focused` policy; a no-op otherwise): set the
+    /// threshold from what is left of the run (see `pace.rs`), and give
+    /// declined hosts another look.
+    pub fn pace(&mut self, p: Pace, now: Duration) {
+        if self.params.policy != Policy::Focused {
+            return;
+        }
+        let secs = p.time_left.as_secs_f64();
+        let alpha = self.params.yield_alpha;
+        let mut offers = Offers::default();
+        for h in &self.hosts {
+            if h.dropped || h.queue.is_empty() {
+                continue;
+            }
+            let gap = h.gap.as_secs_f64();
+            let paused = h.paused_until.saturating_sub(now).as_secs_f64();
+            let cap = if gap > 0.0 {
+                ((secs - paused).max(0.0) / gap).ceil()
+            } else {
+                f64::INFINITY
+            };
+            let y = host_yield(&h.yields, alpha);
+            let mut must = 0;
+            let mut groups = Vec::new();
+            for ((tier, band, _), n) in h.queue.class_lens() {
+                if tier < PAGE_TIER {
+                    must += n;
+                } else {
+                    groups.push((expected(f64::from(band_value(band)), y), n));
+                }
+            }
+            offers.add_host(cap, must, groups.into_iter());
+        }
+        let threshold = offers.threshold(&p);
+        if (threshold - self.threshold).abs() > 1e-9 {
+            tracing::debug!(
+                threshold,
+                budget_left = p.budget_left,
+                time_left_s = secs,
+                "pacing: threshold"
+            );
+        }
+        self.threshold = threshold;
+        for id in std::mem::take(&mut self.declined) {
+            let h = &mut self.hosts[id as usize];
+            if h.declined {
+                h.declined = false;
+                self.schedule(id);
+            }
+        }
+    }
+
+    /// The current pacing threshold (0: nothing is declined).
+    pub fn threshold(&self) -> f64 {
+        self.threshold
     }
 
     /// Raise a host's gap (robots.txt Crawl-delay). Never below `min_host_gap`.
@@ -342,12 +443,56 @@ impl Frontier {
             dropped: h.dropped,
             yields: h.yields,
             weight: self.weight_of(h),
+            declined: h.declined,
         }
     }
 
     fn weight_of(&self, h: &Host) -> f64 {
         let p = &self.params;
+        if p.policy != Policy::Focused {
+            return 1.0;
+        }
         weight(&h.yields, self.best, p.warmup_pages, p.min_host_weight)
+    }
+
+    /// An entry's rank within its host under the policy (see the module docs).
+    fn class_of(&self, e: &Entry) -> Class {
+        match self.params.policy {
+            Policy::RoundRobin => {
+                let tier = match e.origin {
+                    Origin::Seed => 0,
+                    Origin::Listed => 1,
+                    Origin::Relevant => 2,
+                    Origin::Other => 3,
+                };
+                (tier, value_band(NEUTRAL as f32), e.depth)
+            }
+            Policy::Focused | Policy::BestFirst => {
+                let tier = if e.origin == Origin::Seed {
+                    0
+                } else if e.kind != Kind::Page {
+                    1
+                } else {
+                    PAGE_TIER
+                };
+                (tier, value_band(e.value), e.depth)
+            }
+        }
+    }
+
+    /// Is the host's best entry a page worth less than the pacing threshold?
+    fn below_threshold(&self, id: u32) -> bool {
+        if self.threshold <= 0.0 {
+            return false;
+        }
+        let h = &self.hosts[id as usize];
+        match h.queue.best_class() {
+            Some((tier, band, _)) if tier >= PAGE_TIER => {
+                let y = host_yield(&h.yields, self.params.yield_alpha);
+                expected(f64::from(band_value(band)), y) < self.threshold
+            }
+            _ => false,
+        }
     }
 
     fn host_id(&mut self, host: &str) -> u32 {
@@ -385,7 +530,7 @@ impl Frontier {
         let h = &mut self.hosts[id as usize];
         h.stamp = h.stamp.wrapping_add(1);
         let slots = self.params.per_host_concurrency.max(1) as u32;
-        if h.dropped || h.queue.is_empty() || h.in_flight >= slots || h.unsent > 0 {
+        if h.dropped || h.declined || h.queue.is_empty() || h.in_flight >= slots || h.unsent > 0 {
             return;
         }
         self.waiting.push(Reverse((h.ready_at(), id, h.stamp)));
@@ -438,7 +583,7 @@ impl Frontier {
     /// rotation. Returns (host, class), or None if only seeds are queued.
     fn shed_one(&mut self) -> Option<(u32, Class)> {
         let (&class, set) = self.classes.last_key_value()?;
-        if class.0 == Origin::Seed {
+        if class.0 == 0 {
             return None;
         }
         let hosts = &self.hosts;

@@ -136,6 +136,16 @@ impl Decoder {
         }
     }
 
+    /// Bytes the decoded buffer holds (its capacity), for the body budget.
+    pub fn held(&self) -> usize {
+        self.sink().buf.capacity()
+    }
+
+    /// No decoding (identity): one raw byte is one decoded byte.
+    pub fn is_identity(&self) -> bool {
+        matches!(self.inner, Inner::Identity(_))
+    }
+
     /// The bytes decoded so far (up to the cap), after `push` said `TooLarge`.
     pub fn into_partial(mut self) -> Vec<u8> {
         std::mem::take(&mut self.sink_mut().buf)

@@ -144,8 +144,9 @@ impl Net {
             decoded: self.inner.limits.max_body_bytes,
             truncate: false,
         };
+        let lease = self.inner.bodies.lease();
         let (body, wire_bytes) = if wanted && status != 304 {
-            self.read_body(hop, &url, &limits).await?
+            self.read_body_leased(hop, &url, &limits, &lease).await?
         } else {
             self.inner.gate.success(&url::host_key(&url));
             (Vec::new(), 0)
@@ -179,6 +180,7 @@ impl Net {
             elapsed: now - first_sent.unwrap_or(sent_at),
             wire_bytes,
             gap_wait,
+            body_lease: Some(std::sync::Arc::new(lease)),
         })
     }
 
@@ -221,7 +223,11 @@ impl Net {
         };
         // The failure count is reset only once the whole answer is in
         // (see `read_body` and `fetch`), so a host that resets every body is rested.
-        self.inner.gate.answered(&host);
+        let conn = resp
+            .extensions()
+            .get::<hyper_util::client::legacy::connect::HttpInfo>()
+            .map(|i| (i.local_addr(), i.remote_addr()));
+        self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let mut retry_after = None;
@@ -257,13 +263,28 @@ impl Net {
         })
     }
 
-    /// Read a body in a chunk loop: per-read timeout, total deadline, raw and
-    /// decoded caps. Returns the decoded bytes and the bytes on the wire.
+    /// [`Net::read_body_leased`] with a lease of its own, given back when
+    /// the call returns (robots.txt, tdmrep.json: parsed right away).
     pub(super) async fn read_body(
+        &self,
+        hop: Hop,
+        url: &Url,
+        limits: &BodyLimits,
+    ) -> Result<(Vec<u8>, u64), FetchError> {
+        let lease = self.inner.bodies.lease();
+        self.read_body_leased(hop, url, limits, &lease).await
+    }
+
+    /// Read a body in a chunk loop: per-read timeout, total deadline, raw and
+    /// decoded caps, and the body budget (`lease` covers what the buffer
+    /// holds; compressed input is decoded in small steps so one step cannot
+    /// blow far past it). Returns the decoded bytes and the bytes on the wire.
+    pub(super) async fn read_body_leased(
         &self,
         mut hop: Hop,
         url: &Url,
         limits: &BodyLimits,
+        lease: &super::budget::Lease,
     ) -> Result<(Vec<u8>, u64), FetchError> {
         let too_large = |what: &str| {
             tracing::debug!(%url, what, "skip: body over the cap");
@@ -310,14 +331,26 @@ impl Net {
             } else {
                 &chunk[..]
             };
-            match decoder.push(piece) {
-                Ok(()) => {}
-                Err(DecodeError::TooLarge) if limits.truncate => {
-                    self.inner.gate.success(&host);
-                    return Ok((decoder.into_partial(), wire));
+            let step = if decoder.is_identity() {
+                piece.len().max(1)
+            } else {
+                DECODE_STEP
+            };
+            for part in piece.chunks(step) {
+                match decoder.push(part) {
+                    Ok(()) => {}
+                    Err(DecodeError::TooLarge) if limits.truncate => {
+                        self.inner.gate.success(&host);
+                        return Ok((decoder.into_partial(), wire));
+                    }
+                    Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
+                    Err(DecodeError::Corrupt(m)) => return Err(FetchError::Body(m)),
                 }
-                Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
-                Err(DecodeError::Corrupt(m)) => return Err(FetchError::Body(m)),
+                if !lease.cover(decoder.held() as u64, read_until).await {
+                    tracing::debug!(%url, held = decoder.held(), "body budget: no room before the read deadline");
+                    self.inner.gate.failure(&host);
+                    return Err(FetchError::Timeout);
+                }
             }
             if over_raw {
                 if limits.truncate {
@@ -334,6 +367,11 @@ impl Net {
         }
     }
 }
+
+/// Raw bytes of a compressed body decoded at a time: gzip and deflate expand
+/// at most about 1,000 times, so one step adds at most about 1 MiB before the
+/// body budget is asked for it.
+const DECODE_STEP: usize = 1024;
 
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)

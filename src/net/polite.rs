@@ -4,17 +4,29 @@
 //! * `gap`: the minimum time between two request *starts* (config
 //!   `min_host_gap`, raised by robots.txt `Crawl-delay` up to `max_crawl_delay`);
 //! * `last_at`: stamped when a slot is taken, which is immediately before
-//!   `send()`, never when a URL leaves a queue, and stamped again when the
-//!   host's answer arrives ([`Gate::answered`]). The next request may go at
-//!   `last_at + gap`. The server's clock is the judge: a request sent on a
-//!   fresh connection reaches the server later than one on a pooled
-//!   connection, so counting from the answer (which the server cannot send
-//!   before it has the request) guarantees the gap as the server sees it. A
-//!   gap raised later (a Crawl-delay read from robots.txt) applies at once;
+//!   `send()`, never when a URL leaves a queue. The next request may go at
+//!   `last_at + gap`: the gap counts from start to start, so a host that
+//!   answers within its gap is asked once per gap. The server's clock is the
+//!   judge, though, and a request can reach the server later than it was
+//!   stamped: it had to open a connection (DNS, TCP, TLS), or the runtime was
+//!   busy before it was written. So when the answer arrives
+//!   ([`Gate::answered`]), `last_at` moves to the latest moment the server can
+//!   have received the request had everything else been as quick as the
+//!   host's quickest answer: `answer - fastest + JITTER`, where `fastest` is
+//!   the shortest send-to-answer time seen on a reused connection (this
+//!   answer's included, so an answer quicker than any before counts from
+//!   itself; a host whose answers vary in time pays the variation) and
+//!   [`JITTER`] allows for the scheduling noise of both ends. An answer on a
+//!   new connection, or before [`QUICK_SAMPLES`] answers on reused ones have
+//!   shown how quick the host is, counts from the answer itself. When nothing was late this is the send time; when something was,
+//!   the next request waits for what the server saw. A gap raised later (a
+//!   Crawl-delay read from robots.txt) applies at once;
 //! * `in_flight` / the concurrency limit (`per_host_concurrency`);
 //! * `paused_until`: set by 429/503 `Retry-After`;
 //! * `rested`: the host is refused for the rest of the run;
-//! * `failures`: consecutive network failures (rested at `host_max_failures`).
+//! * `failures`: consecutive network failures (rested at `host_max_failures`);
+//! * `conn`: the (local, remote) addresses of the connection the last answer
+//!   came on; `fastest`: the shortest send-to-answer time on a reused one.
 //!
 //! One small std `Mutex` map shared by all tasks; waits happen outside the lock.
 
@@ -34,9 +46,22 @@ struct Host {
     paused_until: Option<Instant>,
     rested: bool,
     failures: u32,
+    conn: Option<Conn>,
+    fastest: Option<Duration>,
+    /// Answers seen on reused connections.
+    quick_samples: u32,
     /// Woken when a slot is released.
     freed: Arc<Notify>,
 }
+
+/// Allowance for the scheduling noise of client and server when the gap is
+/// counted from the send (see the module docs).
+pub const JITTER: Duration = Duration::from_millis(5);
+/// Answers on reused connections needed before the quickest one is trusted.
+pub const QUICK_SAMPLES: u32 = 3;
+
+/// A connection, as (local, remote) socket addresses.
+pub type Conn = (std::net::SocketAddr, std::net::SocketAddr);
 
 /// The politeness gate, shared by every fetch of a run.
 #[derive(Debug)]
@@ -91,6 +116,9 @@ impl Gate {
             paused_until: None,
             rested: false,
             failures: 0,
+            conn: None,
+            fastest: None,
+            quick_samples: 0,
             freed: Arc::new(Notify::new()),
         });
         f(h)
@@ -154,12 +182,39 @@ impl Gate {
         }
     }
 
-    /// The host's answer (status and headers) arrived: count the gap from now.
-    pub fn answered(&self, host: &str) {
+    /// The answer (status and headers) to a request sent at `sent_at`
+    /// arrived on connection `conn` (None: unknown): move the gap's start to
+    /// when the server can have seen the request at the latest (see the
+    /// module docs).
+    pub fn answered(&self, host: &str, sent_at: Instant, conn: Option<Conn>) {
         let now = Instant::now();
-        self.with_host(host, |h| {
-            h.last_at = Some(h.last_at.map_or(now, |t| t.max(now)));
+        let took = now.saturating_duration_since(sent_at);
+        let late = self.with_host(host, |h| {
+            let reused = conn.is_some() && h.conn == conn;
+            if reused {
+                h.fastest = Some(h.fastest.map_or(took, |f| f.min(took)));
+                h.quick_samples += 1;
+            }
+            let seen_by = match (reused, h.fastest) {
+                (true, Some(f)) if h.quick_samples > QUICK_SAMPLES => {
+                    now.checked_sub(f.saturating_sub(JITTER)).unwrap_or(now)
+                }
+                _ => now,
+            };
+            h.conn = conn;
+            let before = h.last_at;
+            h.last_at = Some(h.last_at.map_or(seen_by, |t| t.max(seen_by)));
+            h.last_at
+                .zip(before)
+                .map(|(a, b)| a.saturating_duration_since(b))
         });
+        if let Some(late) = late.filter(|d| !d.is_zero()) {
+            tracing::trace!(
+                host,
+                late_ms = late.as_millis() as u64,
+                "gate: the gap counts from when the server can have seen the request"
+            );
+        }
     }
 
     fn release(&self, host: &str) {
@@ -321,6 +376,41 @@ mod tests {
         assert!(!g.failure("h"));
         assert!(g.failure("h"));
         assert_eq!(g.acquire("h").await.unwrap_err(), Rested);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn gap_counts_from_when_the_server_can_have_seen_the_request() {
+        let g = gate(100, 1);
+        let conn: Conn = (
+            "127.0.0.1:5000".parse().unwrap(),
+            "127.0.0.1:80".parse().unwrap(),
+        );
+        // Sends `a`, answered after `ms` on `c`; returns the next one's wait.
+        async fn step(g: &Arc<Gate>, ms: u64, c: Conn) -> Duration {
+            let a = g.acquire("h").await.unwrap();
+            let sent = Instant::now();
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            g.answered("h", sent, Some(c));
+            drop(a);
+            let b = g.acquire("h").await.unwrap();
+            let waited = b.waited;
+            drop(b);
+            waited
+        }
+        let j = JITTER;
+        // A new connection: from the answer (30 ms after the send).
+        assert_eq!(step(&g, 30, conn).await, Duration::from_millis(100));
+        // Reused, too few answers to know the host's quickest: from the answer.
+        for _ in 0..QUICK_SAMPLES {
+            assert_eq!(step(&g, 30, conn).await, Duration::from_millis(100));
+        }
+        // Reused, as quick as the quickest: from the send (plus the jitter allowance).
+        assert_eq!(step(&g, 30, conn).await, Duration::from_millis(70) + j);
+        // 20 ms later than the quickest: the server may have seen it 20 ms late.
+        assert_eq!(step(&g, 50, conn).await, Duration::from_millis(70) + j);
+        // Another connection: from the answer again.
+        let other: Conn = ("127.0.0.1:5001".parse().unwrap(), conn.1);
+        assert_eq!(step(&g, 30, other).await, Duration::from_millis(100));
     }
 
     #[test]

@@ -51,6 +51,63 @@ pub mod flag {
     pub const LISTED: u32 = 8;
     /// Flags that, once set, survive every later record.
     pub const STICKY: u32 = HIT | ALIAS;
+    /// Failed for a reason that will not go away by itself (see
+    /// [`super::Failure`]; its code sits in bits 8..16): fetched again only
+    /// after `retry_failed_after_days`.
+    pub const FAILED: u32 = 16;
+    /// Where a [`super::Failure`] code sits in the flags.
+    pub const FAILURE_SHIFT: u32 = 8;
+    pub const FAILURE_MASK: u32 = 0xff << FAILURE_SHIFT;
+}
+
+/// A permanent failure, remembered with its class so the URL is not fetched
+/// again before `retry_failed_after_days`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Failure {
+    /// 404 or 410.
+    Gone = 1,
+    RedirectLoop = 2,
+    TooManyRedirects = 3,
+    /// Larger than the body cap.
+    TooLarge = 4,
+    /// A content type we do not read.
+    NotHtml = 5,
+}
+
+impl Failure {
+    const ALL: [Failure; 5] = [
+        Failure::Gone,
+        Failure::RedirectLoop,
+        Failure::TooManyRedirects,
+        Failure::TooLarge,
+        Failure::NotHtml,
+    ];
+
+    /// The flags of a record of this failure.
+    pub fn flags(self) -> u32 {
+        flag::FAILED | ((self as u32) << flag::FAILURE_SHIFT)
+    }
+
+    /// The failure a record's flags name, if any.
+    pub fn from_flags(flags: u32) -> Option<Failure> {
+        if flags & flag::FAILED == 0 {
+            return None;
+        }
+        let code = ((flags & flag::FAILURE_MASK) >> flag::FAILURE_SHIFT) as u8;
+        Failure::ALL.into_iter().find(|f| *f as u8 == code)
+    }
+
+    /// The class name used in counters and events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Failure::Gone => "gone",
+            Failure::RedirectLoop => "redirect_loop",
+            Failure::TooManyRedirects => "too_many_redirects",
+            Failure::TooLarge => "too_large",
+            Failure::NotHtml => "not_html",
+        }
+    }
 }
 
 /// What the set knows of one URL.
@@ -91,8 +148,21 @@ impl Seen {
     /// fetched without being stored once `revisit_after_days` have passed;
     /// URLs only listed so far, always.
     pub fn due(&self, today: u32, revisit_after_days: u32) -> bool {
+        self.due_after(today, revisit_after_days, revisit_after_days)
+    }
+
+    /// [`Seen::due`], with permanent failures ([`flag::FAILED`]) fetched
+    /// again only once `retry_failed_after_days` have passed.
+    pub fn due_after(
+        &self,
+        today: u32,
+        revisit_after_days: u32,
+        retry_failed_after_days: u32,
+    ) -> bool {
         if self.is_stored() {
             false
+        } else if self.flags & flag::FAILED != 0 {
+            today >= self.day.saturating_add(retry_failed_after_days)
         } else if self.flags & flag::MISS != 0 {
             today >= self.day.saturating_add(revisit_after_days)
         } else {
@@ -337,6 +407,17 @@ mod tests {
         assert!(!s(10, flag::MISS).due(16, 7));
         assert!(s(10, flag::MISS).due(17, 7));
         assert!(s(10, flag::LISTED).due(10, 7));
+        let gone = s(10, Failure::Gone.flags());
+        assert!(!gone.due_after(30, 7, 30));
+        assert!(gone.due_after(40, 7, 30));
+        assert!(s(10, flag::MISS).due_after(17, 7, 30));
+        for f in Failure::ALL {
+            assert_eq!(Failure::from_flags(f.flags()), Some(f));
+        }
+        assert_eq!(Failure::from_flags(flag::MISS), None);
+        // A later success (a page fetched and kept as a miss) clears the failure.
+        let later = gone.merge(s(50, flag::MISS));
+        assert_eq!(Failure::from_flags(later.flags), None);
     }
 
     #[test]

@@ -1024,3 +1024,81 @@ fn traps_cost_a_handful_of_fetches() {
     assert_news_stored(&ws);
     eprintln!("traps: {:?}, peak RSS {} MiB", r.took, r.peak_kb / 1024);
 }
+
+#[test]
+fn known_failures_are_not_fetched_again() {
+    let web = news_web_with(|r: &Req| {
+        if r.host != "fail.test" || r.path == "/robots.txt" {
+            return None;
+        }
+        let p = r.path.as_str();
+        Some(match p {
+            "/" => Reply::html(listing_html(
+                "Failures",
+                &[
+                    "/loop-a".into(),
+                    "/chain/0".into(),
+                    "/big".into(),
+                    "/gone".into(),
+                    "/removed".into(),
+                    "/file.bin".into(),
+                    "/forbidden".into(),
+                ],
+            )),
+            "/loop-a" => Reply::redirect(302, "/loop-b"),
+            "/loop-b" => Reply::redirect(302, "/loop-a"),
+            "/big" => Reply::html("").repeat(vec![b'x'; 1 << 20], Some(50)),
+            "/gone" => Reply::not_found(),
+            "/removed" => Reply::status(410),
+            "/file.bin" => Reply::bytes("application/octet-stream", vec![0u8; 1000]),
+            "/forbidden" => Reply::status(403),
+            _ => match p
+                .strip_prefix("/chain/")
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                Some(n) => Reply::redirect(301, &format!("/chain/{}", n + 1)),
+                None => Reply::not_found(),
+            },
+        })
+    });
+    let ws = Workspace::new(&web, &sources(&["fail.test"]), "");
+    let r = run(&ws, &["--max-duration", "20s"], true);
+    r.assert_bounded(Duration::from_secs(20));
+    let s = summary(&ws);
+    for class in [
+        "redirect_loop",
+        "too_many_redirects",
+        "too_large",
+        "not_html",
+    ] {
+        assert_class(&ws, &s, "fail.test", class);
+    }
+    assert_eq!(
+        errors(&s, "fail.test", "4xx"),
+        3,
+        "{}",
+        s["hosts"]["fail.test"]
+    );
+    // The next day: the home page is read again, the failures are not.
+    web.clear_log();
+    let r = run(&ws, &["--max-duration", "20s"], true);
+    r.assert_bounded(Duration::from_secs(20));
+    let asked: Vec<String> = web
+        .requests_to("fail.test")
+        .iter()
+        .map(|q| q.path.clone())
+        .filter(|p| p != "/robots.txt" && p != "/")
+        .collect();
+    // Only the 403 (not a failure for good) is due again, after revisit_after_days: not today either.
+    assert!(asked.is_empty(), "fetched again: {asked:?}");
+    let s = summary(&ws);
+    assert!(
+        s["hosts"]["fail.test"]["known_failures"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 6,
+        "{}",
+        s["hosts"]["fail.test"]
+    );
+    assert_news_stored(&ws);
+}

@@ -3,6 +3,7 @@
 
 mod basics;
 mod engine;
+mod focus;
 mod invariants;
 mod open;
 mod policy;

@@ -13,6 +13,7 @@ mod extract;
 mod faults;
 mod fixture;
 mod frontier;
+mod frontier_web;
 mod fuzz;
 mod net;
 mod outage;

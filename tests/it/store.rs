@@ -190,6 +190,7 @@ fn entry(url: &str) -> Entry {
         origin: Origin::Relevant,
         depth: 2,
         lastmod: Some("2026-11-28T10:00:00Z".into()),
+        value: scraper::frontier::NEUTRAL as f32,
     }
 }
 

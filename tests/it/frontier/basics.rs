@@ -12,9 +12,12 @@ pub fn params() -> Params {
         yield_alpha: 0.1,
         min_host_weight: 0.1,
         max_queue: 1000,
+        policy: scraper::frontier::Policy::Focused,
     }
 }
 
+/// A page entry; its value follows its origin as the crawl's would with no
+/// other clue (listed above linked from a relevant page above other links).
 pub fn entry(url: &str, origin: Origin, depth: u32) -> Entry {
     Entry {
         url: url.to_string(),
@@ -22,6 +25,11 @@ pub fn entry(url: &str, origin: Origin, depth: u32) -> Entry {
         origin,
         depth,
         lastmod: None,
+        value: match origin {
+            Origin::Seed | Origin::Other => 0.3,
+            Origin::Listed => 0.5,
+            Origin::Relevant => 0.4,
+        },
     }
 }
 
@@ -197,6 +205,7 @@ fn drain_returns_everything_and_round_trips() {
             origin: Origin::Seed,
             depth: 0,
             lastmod: None,
+            value: scraper::frontier::NEUTRAL as f32,
         },
         Entry {
             url: "https://a.com/post".into(),
@@ -204,6 +213,7 @@ fn drain_returns_everything_and_round_trips() {
             origin: Origin::Listed,
             depth: 1,
             lastmod: Some("2026-11-28T10:00:00+01:00".into()),
+            value: scraper::frontier::NEUTRAL as f32,
         },
         entry("http://b.com/x?page=2", Origin::Other, 4),
         entry("https://elsewhere.org/odd", Origin::Relevant, 2),
@@ -356,6 +366,7 @@ fn drained_entries_survive_frontier_jsonl() {
             origin: Origin::Seed,
             depth: 0,
             lastmod: None,
+            value: scraper::frontier::NEUTRAL as f32,
         },
     );
     f.push(

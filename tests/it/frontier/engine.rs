@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::time::Duration;
 
-use scraper::frontier::{Next, OpenScope, Origin, Outcome, Verdict};
+use scraper::frontier::{Clues, Next, OpenScope, Origin, Outcome, Pace, Verdict, url_value};
 use scraper::url::{SourceScope, parse};
 
 use super::policy::Scheduler;
@@ -95,6 +95,7 @@ pub fn run_open(
             per_host: vec![0; n],
             hits_per_host: vec![0; n],
             max_starve: vec![0; n],
+            seeds_per_host: vec![0; n],
             dropped: vec![false; n],
             ..Report::default()
         },
@@ -193,6 +194,14 @@ impl Sim<'_> {
                     return Some(t);
                 }
             }
+            if self.cfg.budget_pacing {
+                let p = Pace {
+                    budget_left: self.cfg.budget - self.r.fetches,
+                    time_left: dur(self.cfg.max_time).saturating_sub(self.now),
+                    slot_rate: self.cfg.concurrency as f64 / 0.7,
+                };
+                self.sched.pace(p, self.now);
+            }
             self.r.decisions += 1;
             match self.sched.next(self.now) {
                 Next::Ready { host, entry } => {
@@ -277,6 +286,7 @@ impl Sim<'_> {
         self.requests[h] += 1;
         if id == 0 || id >= spec.size {
             self.r.seeds_fetched += 1;
+            self.r.seeds_per_host[h] += 1;
         }
         let rng = &mut self.rng;
         let (status, latency) = if spec
@@ -369,11 +379,30 @@ impl Sim<'_> {
                 continue;
             }
             if self.seen.insert((to, target)) {
-                self.sched
-                    .push(name, entry(name, target, origin, depth + 1));
+                let mut e = entry(name, target, origin, depth + 1);
+                if self.cfg.anchors > 0.0 {
+                    let target_hit = is_hit(&self.web[to], to, target, self.cfg.seed);
+                    e.value = anchor_value(target_hit, hit, self.cfg.anchors, &mut self.rng);
+                }
+                self.sched.push(name, e);
             }
         }
     }
+}
+
+/// The value the crawl would give a link whose anchor says something with
+/// chance `anchors` (see `SimConfig::anchors`).
+fn anchor_value(target_hit: bool, parent_relevant: bool, anchors: f64, rng: &mut Rng) -> f32 {
+    let mut c = Clues {
+        parent_relevant,
+        ..Clues::default()
+    };
+    if rng.f64() < anchors {
+        let says_topic = target_hit != (rng.f64() < 0.1);
+        c.text_known = true;
+        c.text = if says_topic { 0.5 } else { 0.0 };
+    }
+    url_value(&c) as f32
 }
 
 fn link_target(spec: &HostSpec, h: usize, from_hit: bool, cfg: &SimConfig, rng: &mut Rng) -> u64 {

@@ -37,6 +37,7 @@ fn check(seed: u64) {
         yield_alpha: 0.2,
         min_host_weight: 0.1,
         max_queue: 10_000,
+        policy: scraper::frontier::Policy::Focused,
     });
     let mut m = Model::default();
     let hosts = ["a.org", "b.org", "c.org", "d.org", "e.org"];

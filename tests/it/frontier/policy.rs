@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
-use scraper::frontier::{Entry, Frontier, Next, Origin, Outcome};
+use scraper::frontier::{Entry, Frontier, Next, Origin, Outcome, Pace};
 
 /// What the simulated engine needs from a scheduler.
 pub trait Scheduler {
@@ -22,6 +22,8 @@ pub trait Scheduler {
     fn drain(&mut self) -> Vec<Entry>;
     /// Could `host` be sent a request at `now` (no fetch in flight, gap and pause over)?
     fn free(&self, host: &str, now: Duration) -> bool;
+    /// Budget pacing (only the frontier paces).
+    fn pace(&mut self, _p: Pace, _now: Duration) {}
 }
 
 impl Scheduler for Frontier {
@@ -55,6 +57,9 @@ impl Scheduler for Frontier {
     fn queued(&self, host: &str) -> usize {
         self.host_stats(host).map_or(0, |s| s.queued)
     }
+    fn pace(&mut self, p: Pace, now: Duration) {
+        Frontier::pace(self, p, now)
+    }
     fn free(&self, host: &str, now: Duration) -> bool {
         self.host_stats(host)
             .is_some_and(|s| s.in_flight == 0 && s.ready_at <= now)
@@ -70,6 +75,7 @@ impl Scheduler for Flat {
         if entry.origin != Origin::Seed {
             entry.origin = Origin::Other;
             entry.depth = 1;
+            entry.value = scraper::frontier::NEUTRAL as f32;
         }
         self.0.push(host, entry)
     }

@@ -53,6 +53,7 @@ fn a_million_urls_over_a_thousand_hosts() {
         yield_alpha: 0.1,
         min_host_weight: 0.1,
         max_queue: 2_000_000,
+        policy: scraper::frontier::Policy::Focused,
     });
     let mut rng = Rng::new(1);
     let start = cpu();
@@ -69,6 +70,7 @@ fn a_million_urls_over_a_thousand_hosts() {
             origin,
             depth: (i % 4) as u32,
             lastmod: None,
+            value: scraper::frontier::NEUTRAL as f32,
         };
         assert!(f.push(&hosts[h], e));
     }
@@ -150,6 +152,7 @@ fn pushing_past_max_queue() {
                 origin,
                 depth: (i % 4) as u32,
                 lastmod: None,
+                value: scraper::frontier::NEUTRAL as f32,
             };
             (h, e)
         })

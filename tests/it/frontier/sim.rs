@@ -116,6 +116,13 @@ pub struct SimConfig {
     /// Most fetches handed out per second (the engine spreading a fetch budget
     /// over its time box); None = as fast as slots allow.
     pub pace: Option<f64>,
+    /// Tell the scheduler the budget and time left before every hand-out (as
+    /// the crawl engine does; only the `focused` frontier acts on it).
+    pub budget_pacing: bool,
+    /// Anchor text: with this chance a link's anchor says what its page is
+    /// about (a topic term on a hit, known off-topic words on a miss, each
+    /// wrong 10% of the time); otherwise it says nothing. 0: no clues.
+    pub anchors: f64,
 }
 
 impl Default for SimConfig {
@@ -132,6 +139,8 @@ impl Default for SimConfig {
             reseed: None,
             pace: None,
             track_starvation: false,
+            budget_pacing: false,
+            anchors: 0.0,
         }
     }
 }
@@ -161,6 +170,8 @@ pub struct Report {
     pub decisions: u64,
     pub seeds_pushed: u64,
     pub seeds_fetched: u64,
+    /// Per host: seeds fetched.
+    pub seeds_per_host: Vec<u64>,
     /// What was left queued at the end (drained).
     pub left: Vec<Entry>,
 }
@@ -179,6 +190,9 @@ impl Report {
             a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
         };
         add(&mut self.per_host, &o.per_host);
+        add(&mut self.seeds_per_host, &o.seeds_per_host);
+        self.seeds_pushed += o.seeds_pushed;
+        self.seeds_fetched += o.seeds_fetched;
         add(&mut self.hits_per_host, &o.hits_per_host);
         self.max_starve
             .resize(o.max_starve.len().max(self.max_starve.len()), 0);
@@ -224,6 +238,11 @@ pub fn entry(host: &str, id: u64, origin: Origin, depth: u32) -> Entry {
         origin,
         depth,
         lastmod: None,
+        value: match origin {
+            Origin::Seed | Origin::Other => 0.3,
+            Origin::Listed => 0.5,
+            Origin::Relevant => 0.4,
+        },
     }
 }
 
@@ -236,6 +255,7 @@ pub fn params(min_gap: f64) -> Params {
         yield_alpha: 0.1,
         min_host_weight: 0.1,
         max_queue: 1_000_000,
+        policy: scraper::frontier::Policy::Focused,
     }
 }
 

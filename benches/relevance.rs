@@ -35,7 +35,10 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/eval"));
     let Ok(manifest) = std::fs::read_to_string(eval.join("manifest.json")) else {
-        println!("relevance bench: {} not found, nothing to measure", eval.display());
+        println!(
+            "relevance bench: {} not found, nothing to measure",
+            eval.display()
+        );
         return;
     };
     let manifest: serde_json::Value = serde_json::from_str(&manifest).expect("manifest");
@@ -64,7 +67,7 @@ fn main() {
     let extract_s = t.elapsed().as_secs_f64();
     let bytes: usize = docs.iter().map(|(a, b)| a.len() + b.len()).sum();
 
-    let rounds = 5;
+    let rounds: u32 = 5;
     let time = |f: &dyn Fn(&str, &str) -> bool| {
         let t = Instant::now();
         let mut n = 0usize;
@@ -73,7 +76,7 @@ fn main() {
                 n += usize::from(f(title, text));
             }
         }
-        (t.elapsed().as_secs_f64() / f64::from(rounds), n / rounds)
+        (t.elapsed().as_secs_f64() / f64::from(rounds), n / rounds as usize)
     };
     let (verdict_s, relevant) = time(&|a, b| rule.is_relevant(a, b));
     let (evaluate_s, _) = time(&|a, b| rule.evaluate(a, b).relevant);
@@ -84,7 +87,10 @@ fn main() {
         docs.len(),
         bytes as f64 / 1e6
     );
-    println!("  extract (baseline)  {:8.1} ms per 1,000 pages", per_k(extract_s));
+    println!(
+        "  extract (baseline)  {:8.1} ms per 1,000 pages",
+        per_k(extract_s)
+    );
     for (name, s) in [
         ("is_relevant", verdict_s),
         ("evaluate", evaluate_s),

@@ -16,6 +16,7 @@ mod frontier;
 mod frontier_web;
 mod fuzz;
 mod health;
+mod markdown;
 mod net;
 mod outage;
 mod relevance;

@@ -4,10 +4,12 @@
 pub mod check;
 pub mod engine;
 pub mod events;
+pub mod health;
 pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
+pub mod probe;
 mod value;
 pub mod worker;
 
@@ -153,6 +155,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         errors: 0,
         requeued: HashMap::new(),
         patterns: Default::default(),
+        health: health::Tally::new(&config, &run_id, started_at),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
@@ -305,6 +308,22 @@ async fn finish(
         json!(engine.reach.troubled().keys().collect::<Vec<_>>()),
     );
     summary.extra.insert("shard".into(), json!(shard_name));
+    // Seeds that failed or now redirect, with where they point: fix the config.
+    let seeds: Vec<serde_json::Value> = engine
+        .health
+        .seed_problems()
+        .into_iter()
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to})
+        })
+        .collect();
+    if !seeds.is_empty() {
+        summary.extra.insert("seed_problems".into(), json!(seeds));
+    }
+    let health = engine.health.finish(Utc::now(), stop.as_str());
+    crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")

@@ -186,6 +186,7 @@ impl Engine {
             self.flush();
         }
         self.stored += 1;
+        self.health.stored(&job.url);
         let hs = self.host(&job.host);
         hs.stored += 1;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");

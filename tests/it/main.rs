@@ -15,6 +15,7 @@ mod fixture;
 mod frontier;
 mod frontier_web;
 mod fuzz;
+mod health;
 mod net;
 mod outage;
 mod relevance;

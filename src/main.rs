@@ -57,6 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_duration: a.max_duration.map(|s| s.0),
                 min_lastmod: a.min_lastmod.clone(),
                 scope: a.scope,
+                partition: a.partition,
             });
             let opts = scraper::crawl::Options {
                 data: a.data.clone(),
@@ -100,7 +101,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Health(a) => {
             let config = load_config(&cli)?;
             let state = a.data.join("state");
-            let loaded = scraper::store::health::load_recent(&state, config.health.window)?;
+            let loaded = scraper::store::health::load_recent(
+                &state,
+                config.health.window * scraper::health::FILES_PER_RUN,
+            )?;
             let report = scraper::health::Report::new(&config, &loaded.runs, loaded.unreadable);
             health_out::health(report, a.json, a.problems);
             Ok(ExitCode::SUCCESS)
@@ -146,6 +150,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 r.records_out,
                 r.bytes_out
             );
+            let folded = scraper::store::state::validators::compact(
+                &data.state,
+                &stamp,
+                scraper::store::state::Validators::DEFAULT_CAP,
+            )?;
+            if folded > 0 {
+                println!("folded {folded} validators files into state/validators/{stamp}.json");
+            }
+            let today = scraper::store::seen::day_stamp(chrono::Utc::now());
+            let folded = scraper::store::state::compact_doc_cache(&data.state, &stamp, today)?;
+            if folded > 0 {
+                println!("folded {folded} document-cache files into state/doc_cache/{stamp}.json");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Renumber(a) => {

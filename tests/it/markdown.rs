@@ -152,25 +152,30 @@ fn read_page(path: &Path) -> Vec<u8> {
     }
 }
 
-// The eval set in four parts, so each test stays short on a debug build.
-#[test]
-fn plain_reading_holds_on_eval_pages_part_1() {
-    eval_part(0);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_2() {
-    eval_part(1);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_3() {
-    eval_part(2);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_4() {
-    eval_part(3);
+// The eval set in eight parts, so each test stays short on a debug build.
+macro_rules! eval_parts {
+    ($($name:ident = $part:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                eval_part($part);
+            }
+        )*
+    };
 }
 
-const PARTS: usize = 4;
+eval_parts! {
+    plain_reading_holds_on_eval_pages_part_1 = 0;
+    plain_reading_holds_on_eval_pages_part_2 = 1;
+    plain_reading_holds_on_eval_pages_part_3 = 2;
+    plain_reading_holds_on_eval_pages_part_4 = 3;
+    plain_reading_holds_on_eval_pages_part_5 = 4;
+    plain_reading_holds_on_eval_pages_part_6 = 5;
+    plain_reading_holds_on_eval_pages_part_7 = 6;
+    plain_reading_holds_on_eval_pages_part_8 = 7;
+}
+
+const PARTS: usize = 8;
 
 /// Every `PARTS`-th page of the eval set, from `part`.
 fn eval_part(part: usize) {

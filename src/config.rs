@@ -582,7 +582,7 @@ impl Default for Dataset {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Health {
-    /// Runs of history read per source.
+    /// Runs of history read per source (runs that reached it).
     pub window: usize,
     /// A failure that lasts this many runs in a row turns `degraded` into `broken`.
     pub broken_after_runs: u32,

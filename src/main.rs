@@ -100,7 +100,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Health(a) => {
             let config = load_config(&cli)?;
             let state = a.data.join("state");
-            let loaded = scraper::store::health::load_recent(&state, config.health.window)?;
+            let loaded = scraper::store::health::load_recent(
+                &state,
+                config.health.window * scraper::health::FILES_PER_RUN,
+            )?;
             let report = scraper::health::Report::new(&config, &loaded.runs, loaded.unreadable);
             health_out::health(report, a.json, a.problems);
             Ok(ExitCode::SUCCESS)

@@ -223,27 +223,44 @@ impl Report {
     }
 }
 
-/// Every configured source judged over `runs` (oldest first): broken
-/// sources first, then degraded, then ok; by name within each.
+/// Health files read for a window of `window` runs per source: a partitioned
+/// crawl writes one file per partition and run, and each source is in one
+/// partition, so this covers up to this many partitions.
+pub const FILES_PER_RUN: usize = 8;
+
+/// Every configured source judged over its last `config.health.window` runs
+/// among `runs` (oldest first; runs that did not reach a source are not its
+/// runs): broken sources first, then degraded, then ok; by name within each.
 pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = config
         .sources
         .iter()
         .map(|s| {
             let key = source_key(s);
-            let refs: Vec<rules::RunRef<'_>> = runs
+            let mut refs: Vec<rules::RunRef<'_>> = runs
                 .iter()
-                .map(|r| rules::RunRef {
-                    run_id: &r.run_id,
-                    source: r.sources.get(&key),
+                .filter_map(|r| {
+                    r.sources.get(&key).map(|src| rules::RunRef {
+                        run_id: &r.run_id,
+                        source: Some(src),
+                    })
                 })
                 .collect();
-            judge(
+            let skip = refs.len().saturating_sub(config.health.window);
+            refs.drain(..skip);
+            let mut v = judge(
                 &key,
                 s.path.as_deref().unwrap_or("/"),
                 &refs,
                 &config.health,
-            )
+            );
+            if refs.is_empty() {
+                v.notes = vec![format!(
+                    "no requests in the last {} health files: not judged",
+                    runs.len()
+                )];
+            }
+            v
         })
         .collect();
     out.sort_by(|a, b| b.status.cmp(&a.status).then(a.source.cmp(&b.source)));
@@ -349,6 +366,50 @@ mod tests {
         );
         assert_eq!(of("http://feeds.other.test/other.xml"), None);
         assert_eq!(index.on_host("ex.test").count(), 2);
+    }
+
+    #[test]
+    fn each_source_is_judged_on_its_own_last_runs() {
+        let mut config = crate::config::Config {
+            sources: vec![
+                src("a.test", None, &[]),
+                src("b.test", None, &[]),
+                src("c.test", None, &[]),
+            ],
+            ..Default::default()
+        };
+        config.health.window = 2;
+        // Two partitions: a.test in the even files, b.test in the odd ones;
+        // a.test failing in its last two runs, c.test in none.
+        let runs: Vec<RunHealth> = (0..6)
+            .map(|i| {
+                let mut r = RunHealth::new(&format!("r{i}"), chrono::Utc::now());
+                let key = if i % 2 == 0 { "a.test" } else { "b.test" };
+                let answer = if key == "a.test" && i >= 2 {
+                    "503"
+                } else {
+                    "2xx"
+                };
+                r.sources.entry(key.into()).or_default().answer(answer);
+                r
+            })
+            .collect();
+        let v = assess(&config, &runs);
+        assert_eq!(v[0].source, "a.test");
+        assert_eq!(v[0].status, Status::Broken, "{:?}", v[0]);
+        assert_eq!(
+            v[0].reason(),
+            Some("503 on every request for 2 runs (since run r2)")
+        );
+        assert_eq!(v[0].trend.len(), 2);
+        let b = v.iter().find(|x| x.source == "b.test").unwrap();
+        assert_eq!((b.status, b.trend.len()), (Status::Ok, 2));
+        let c = v.iter().find(|x| x.source == "c.test").unwrap();
+        assert_eq!(c.status, Status::Ok);
+        assert!(
+            c.notes[0].contains("no requests in the last 6 health files"),
+            "{c:?}"
+        );
     }
 
     #[test]

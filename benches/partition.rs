@@ -74,7 +74,9 @@ fn sources(hosts: usize) -> String {
 
 fn crawl_settings() -> String {
     // The trap rule's per-pattern cap would end every host at its default.
-    format!("concurrency: {SLOTS}\nmin_host_gap: {GAP_MS}ms\nmax_queue: 100000\ntraps: {{max_urls_per_pattern: 100000}}")
+    format!(
+        "concurrency: {SLOTS}\nmin_host_gap: {GAP_MS}ms\nmax_queue: 100000\ntraps: {{max_urls_per_pattern: 100000}}"
+    )
 }
 
 /// Run `parts` crawls at once (`--partition i/parts`, or none for 1); returns

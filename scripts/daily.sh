@@ -245,8 +245,9 @@ git_identity() {
 	if [ -n "${COMMIT_AUTHOR-}" ]; then
 		GIT_AUTHOR_NAME=$(printf '%s' "$COMMIT_AUTHOR" | sed 's/[[:space:]]*<.*//')
 		GIT_AUTHOR_EMAIL=$(printf '%s' "$COMMIT_AUTHOR" | sed -n 's/.*<\(.*\)>.*/\1/p')
-		[ -n "$GIT_AUTHOR_NAME" ] && [ -n "$GIT_AUTHOR_EMAIL" ] ||
+		if [ -z "$GIT_AUTHOR_NAME" ] || [ -z "$GIT_AUTHOR_EMAIL" ]; then
 			die "COMMIT_AUTHOR must look like 'Name <email>', got: $COMMIT_AUTHOR"
+		fi
 	fi
 	if [ -z "${GIT_AUTHOR_NAME-}" ]; then
 		GIT_AUTHOR_NAME=$(git config user.name || true)

@@ -68,7 +68,7 @@ interrupted=false
 code=${FAKE_EXIT:-0}
 
 signals=0
-# shellcheck disable=SC2329 # called from the traps below
+# shellcheck disable=SC2317,SC2329 # called from the traps below (SC2317 is older shellcheck's name)
 on_signal() {
 	if [ -n "${FAKE_SIGNALS-}" ]; then echo "$1" >>"$FAKE_SIGNALS"; fi
 	signals=$((signals + 1))

@@ -76,8 +76,9 @@ check "nothing ran" [ ! -e /tmp/pwned ] &&
 	ok "a max-pages input with shell in it is refused, nothing runs"
 rm -f /tmp/pwned
 : >"$FAKE_ARGS"
+# Its own run id: a run's files are named by it, so a repeated id would leave nothing to commit.
 # shellcheck disable=SC2016
-emulate inject2 'max-duration=$(touch /tmp/pwned)' 'min-lastmod=`touch /tmp/pwned`' \
+FAKE_RUN_ID=20261129T083700Z-beef emulate inject2 'max-duration=$(touch /tmp/pwned)' 'min-lastmod=`touch /tmp/pwned`' \
 	'commit-author=$(touch /tmp/pwned) <x@example.test>' commit=true
 check "injection run completes (got $RC)" [ "$RC" -eq 0 ] &&
 	check "nothing ran" [ ! -e /tmp/pwned ] &&

@@ -45,9 +45,16 @@ pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError
     };
     names.sort();
     let mut out = Loaded::default();
+    // Names sort by start second only: runs that started in the same second
+    // as the oldest one kept are all read, then ordered by their exact start.
+    let mut boundary: Option<String> = None;
     for name in names.iter().rev() {
-        if out.runs.len() >= window {
+        let second = name.split('-').next().unwrap_or(name);
+        if out.runs.len() >= window && boundary.as_deref() != Some(second) {
             break;
+        }
+        if out.runs.len() < window {
+            boundary = Some(second.to_string());
         }
         let path = dir.join(name);
         match std::fs::read(&path)
@@ -61,7 +68,10 @@ pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError
             }
         }
     }
-    out.runs.reverse();
+    out.runs
+        .sort_by(|a, b| (a.started_at, &a.run_id).cmp(&(b.started_at, &b.run_id)));
+    let extra = out.runs.len().saturating_sub(window);
+    out.runs.drain(..extra);
     Ok(out)
 }
 
@@ -94,5 +104,47 @@ mod tests {
         let ids: Vec<&str> = loaded.runs.iter().map(|r| r.run_id.as_str()).collect();
         assert_eq!(ids, ["20260102T000000Z-abcd", "20260103T000000Z-abcd"]);
         assert_eq!(loaded.runs[1].sources["s.test"].requests, 3);
+    }
+
+    #[test]
+    fn runs_started_in_one_second_are_ordered_by_their_exact_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = chrono::DateTime::parse_from_rfc3339("2026-01-05T00:00:00.100Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        // Suffixes sort against the start times: ffff started first.
+        let runs = [
+            ("20260104T000000Z-0000", t0 - chrono::Duration::days(1)),
+            ("20260105T000000Z-ffff", t0),
+            (
+                "20260105T000000Z-aaaa",
+                t0 + chrono::Duration::milliseconds(300),
+            ),
+            (
+                "20260105T000000Z-0001",
+                t0 + chrono::Duration::milliseconds(600),
+            ),
+        ];
+        for (id, at) in runs {
+            save(dir.path(), &RunHealth::new(id, at)).unwrap();
+        }
+        let ids = |n| {
+            load_recent(dir.path(), n)
+                .unwrap()
+                .runs
+                .iter()
+                .map(|r| r.run_id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(2), ["20260105T000000Z-aaaa", "20260105T000000Z-0001"]);
+        assert_eq!(
+            ids(3),
+            [
+                "20260105T000000Z-ffff",
+                "20260105T000000Z-aaaa",
+                "20260105T000000Z-0001"
+            ]
+        );
+        assert_eq!(ids(9).len(), 4);
     }
 }

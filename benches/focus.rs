@@ -11,8 +11,9 @@
 //!    1,000 fetches (every request counts; a stored page counts only if the
 //!    web's ground truth says it is about AI), and the ratios.
 //! 2. *Politeness-bound*: `focused`, a budget the time box cannot spend,
-//!    every answer 80 ms late: fetches per second over the gap-bound maximum
-//!    (the sum over hosts of 1/gap), as the server saw them.
+//!    every answer 80 ms late, the 23 hosts that do not answer 429: fetches
+//!    per second over the gap-bound maximum (the sum over hosts of 1/gap), as
+//!    the server saw them.
 //!
 //! Every run checks the server's log: start-to-start gap, robots.txt and
 //! Retry-After violations (all must be 0).
@@ -176,12 +177,16 @@ fn main() {
         println!("{name:<12} every host fetched: {seeds_read}");
     }
 
+    // Without the host that answers 429: its Retry-After pauses are not the
+    // gap's to keep (they are checked in the runs above).
+    let polite: Vec<Site> = sites.iter().filter(|s| !s.busy).cloned().collect();
     let secs = 20;
-    let bound = sites.len() as f64 * 4.0;
+    let bound = polite.len() as f64 * 4.0;
     println!(
-        "-- politeness-bound: --max-duration {secs}s, budget unbounded, answers 80 ms late, gap 250 ms"
+        "-- politeness-bound: {} hosts (not the 429 one), --max-duration {secs}s, budget unbounded, answers 80 ms late, gap 250 ms",
+        polite.len()
     );
-    let p = run("focused", &sites, "focused", 1_000_000, secs, 80);
+    let p = run("focused", &polite, "focused", 1_000_000, secs, 80);
     println!(
         "politeness-bound rate: {:.1} fetches/s of {bound:.0}/s = {:.3}",
         p.rate,

@@ -226,6 +226,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         ai_reserved: None,
         relevance_score: None,
         crawler: None,
+        markdown: None,
     }
 }
 

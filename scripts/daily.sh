@@ -33,6 +33,10 @@
 # (GITHUB_OUTPUT set) it records run_id, shard and, when something was
 # committed, commit=<sha> as step outputs.
 #
+# After the crawl the sources that `scraper health` calls broken or degraded
+# are printed (as warnings in GitHub Actions), and the run's health record
+# (state/health/<run-id>.json) is committed with the other state files.
+#
 # Exit status: 0 done; 130 the crawl was interrupted (what it saved is still
 # committed; build and publish are skipped); 75 another daily.sh holds the
 # lock; 69 an outage: the crawler could reach no host (network, DNS, proxy,
@@ -43,9 +47,9 @@
 # its queue and state (GitHub cancels a job with SIGINT, then SIGTERM).
 #
 # A push that is rejected because the remote moved on is rebased and retried.
-# A rebase may conflict only in state files every run rewrites: last_run.json
-# and validators.json are then taken from the later run (run ids sort by start
-# time). A conflict in next_id means both runs handed out ids from the same
+# A rebase may conflict only in state files every run rewrites: last_run.json,
+# validators.json and doc_cache.json are then taken from the later run (run
+# ids sort by start time). A conflict in next_id means both runs handed out ids from the same
 # starting value: merging would duplicate ids, so the script stops loudly and
 # leaves the local commit for a human (see die_conflict).
 
@@ -261,7 +265,7 @@ git_pull_before() {
 # The state files that every run rewrites and that may be settled by taking the later run's copy.
 resolvable() {
 	case "$1" in
-	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json") return 0 ;;
+	"$STATE_REL/last_run.json" | "$STATE_REL/validators.json" | "$STATE_REL/doc_cache.json") return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -328,8 +332,9 @@ commit_and_push() {
 	# go into the commit, whatever else someone has staged in this checkout.
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
-		"$DATA_DIR"/state/consent/*.jsonl \
-		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json"; do
+		"$DATA_DIR"/state/consent/*.jsonl "$DATA_DIR"/state/health/*.json \
+		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json" \
+		"$DATA_DIR/state/doc_cache.json"; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
@@ -370,6 +375,25 @@ commit_and_push() {
 		rebase_onto "$REMOTE/$BRANCH"
 		attempt=$((attempt + 1))
 		delay=$((delay * 2))
+	done
+}
+
+# Sources that `scraper health` calls broken or degraded after this run, in
+# the log (and as warnings on GitHub). A failure here never fails the run.
+report_health() {
+	local out line
+	if ! out=$("$SCRAPER_BIN" --config "$CONFIG" health --data "$DATA_DIR" --problems </dev/null 2>/dev/null); then
+		log "scraper health failed; source health not reported"
+		return 0
+	fi
+	printf '%s\n' "$out" | while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		log "health: $line"
+		case "$line" in
+		broken* | degraded*)
+			if [ "${GITHUB_ACTIONS-}" = true ]; then printf '::warning title=source health::%s\n' "$line" >&2; fi
+			;;
+		esac
 	done
 }
 
@@ -444,6 +468,7 @@ main() {
 	"$EX_OUTAGE") die "$EX_OUTAGE" "outage: the crawler could reach no host (see its last line above); it saved nothing, so nothing is committed and the next run starts from the same state" ;;
 	*) die "$CRAWL_RC" "crawl failed (exit $CRAWL_RC): nothing committed; the data folder is left as it is for the next run" ;;
 	esac
+	report_health
 	write_output run_id "$(json_field "$DATA_DIR/state/last_run.json" run_id)"
 	write_output shard "$(json_field "$DATA_DIR/state/last_run.json" shard)"
 

@@ -42,6 +42,11 @@ pub enum Command {
     Extract(ExtractArgs),
     /// What is stored, by year and domain, and the last run's summary.
     Stats(StatsArgs),
+    /// How each source has done over the last runs: ok, degraded or broken, with the reason and the run it started.
+    Health(HealthArgs),
+    /// Vet a new source without storing anything: robots.txt, AI-use signals,
+    /// feeds and sitemaps, listed URLs by month, a sample of pages, a suggested `sources:` entry.
+    Probe(ProbeArgs),
     /// Merge every shard into deduplicated Parquet files plus a dataset card.
     Build(BuildArgs),
     /// Serve a live progress page that follows the crawl log.
@@ -110,6 +115,33 @@ pub struct StatsArgs {
     pub data: PathBuf,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+    /// Only the broken and degraded sources (one line each).
+    #[arg(long)]
+    pub problems: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// A URL (`https://example.com/blog`) or a bare host (`example.com`, probed over https).
+    pub target: String,
+    #[arg(long)]
+    pub json: bool,
+    /// Listed pages fetched and judged.
+    #[arg(long, default_value_t = 5)]
+    pub sample: usize,
+    /// Most requests the probe may send (robots.txt included).
+    #[arg(long, default_value_t = 60)]
+    pub max_requests: u64,
+    #[arg(long)]
+    pub proxy: Option<String>,
 }
 
 #[derive(Debug, Args)]

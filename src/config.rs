@@ -36,6 +36,7 @@ pub struct Config {
     pub seeds: Vec<String>,
     pub crawl: Crawl,
     pub dataset: Dataset,
+    pub health: Health,
 }
 
 /// The two-tier relevance rule and the article test.
@@ -193,6 +194,35 @@ pub struct Source {
     /// Pages, RSS/Atom/JSON feeds or sitemaps to start from. Empty means the host's home page.
     #[serde(default)]
     pub seeds: Vec<String>,
+}
+
+impl Source {
+    /// The entry as one line of `config.yml`'s `sources:` list, in the flow
+    /// style the shipped file uses (`- {host: ..., path: ..., seeds: [...]}`).
+    pub fn yaml_line(&self) -> String {
+        let mut parts = vec![format!("host: {}", yaml_scalar(&self.host))];
+        if let Some(p) = &self.path {
+            parts.push(format!("path: {}", yaml_scalar(p)));
+        }
+        let seeds: Vec<String> = self.seeds.iter().map(|s| yaml_scalar(s)).collect();
+        parts.push(format!("seeds: [{}]", seeds.join(", ")));
+        format!("- {{{}}}", parts.join(", "))
+    }
+}
+
+/// A plain scalar when it is safe in a YAML flow collection, else double-quoted.
+fn yaml_scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "./-_~%=&?+@:".contains(c))
+        && !s.contains(": ")
+        && !s.ends_with(':')
+        && !s.starts_with(['-', '?', ':', '@', '%', '&']);
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
 }
 
 /// How a run may wander.
@@ -547,6 +577,41 @@ impl Default for Dataset {
     }
 }
 
+/// Thresholds of the source-health rules (`scraper health`, see
+/// `health::rules` for what each rule says).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Health {
+    /// Runs of history read per source (runs that reached it).
+    pub window: usize,
+    /// A failure that lasts this many runs in a row turns `degraded` into `broken`.
+    pub broken_after_runs: u32,
+    /// Share of a source's requests that must fail for `degraded` when not all do.
+    pub failing_share: f64,
+    /// Fewest requests a run must make to a source before `failing_share` is judged.
+    pub min_requests: u64,
+    /// Fewest pages (reached from listings or links) a run must parse before extraction is judged.
+    pub min_pages: u64,
+    /// Extraction has collapsed when the share of pages judged articles falls below this fraction of the usual ...
+    pub article_share_drop: f64,
+    /// ... or the median text length below this fraction of the usual.
+    pub text_drop: f64,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health {
+            window: 10,
+            broken_after_runs: 2,
+            failing_share: 0.5,
+            min_requests: 3,
+            min_pages: 5,
+            article_share_drop: 0.5,
+            text_drop: 0.3,
+        }
+    }
+}
+
 /// Values from the command line that override `config.yml`.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -598,12 +663,27 @@ impl Config {
             ("crawl.host_min_hit_ratio", c.host_min_hit_ratio),
             ("crawl.yield_alpha", c.yield_alpha),
             ("keywords.min_prose_ratio", self.keywords.min_prose_ratio),
+            ("health.failing_share", self.health.failing_share),
+            ("health.article_share_drop", self.health.article_share_drop),
+            ("health.text_drop", self.health.text_drop),
         ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(format!(
                     "{name}: expected a number between 0 and 1, got {v}"
                 ));
             }
+        }
+        if self.health.window < 2 {
+            return Err(format!(
+                "health.window: expected at least 2 runs (a trend needs two), got {}",
+                self.health.window
+            ));
+        }
+        if self.health.broken_after_runs == 0 {
+            return Err("health.broken_after_runs: expected at least 1".into());
+        }
+        if self.health.min_pages == 0 {
+            return Err("health.min_pages: expected at least 1".into());
         }
         if c.user_agent.trim().is_empty() {
             return Err(
@@ -719,11 +799,44 @@ mod tests {
     }
 
     #[test]
+    fn a_source_line_parses_back() {
+        let s = Source {
+            host: "ex.test".into(),
+            path: Some("/blog".into()),
+            seeds: vec![
+                "http://ex.test/feed.xml".into(),
+                "https://ex.test/a b?x=[1],{2}#c".into(),
+                "http://ex.test/q?a=1&b=\"2\"".into(),
+            ],
+        };
+        let text = format!("sources:\n  {}\n", s.yaml_line());
+        let c = Config::parse(&text, Path::new("c.yml")).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.sources[0].host, "ex.test");
+        assert_eq!(c.sources[0].path.as_deref(), Some("/blog"));
+        assert_eq!(c.sources[0].seeds, s.seeds);
+    }
+
+    #[test]
     fn invalid_values() {
         let text = "sources:\n  - host: https://x.com/\n";
         assert!(Config::parse(text, Path::new("c.yml")).is_err());
         let text = "crawl:\n  min_host_weight: 3\n";
         assert!(Config::parse(text, Path::new("c.yml")).is_err());
+        for bad in [
+            "health:\n  failing_share: 1.5\n",
+            "health:\n  window: 1\n",
+            "health:\n  broken_after_runs: 0\n",
+            "health:\n  min_pages: 0\n",
+        ] {
+            let err = Config::parse(bad, Path::new("c.yml"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("health."), "{bad}: {err}");
+        }
+        let err = Config::parse("health:\n  windw: 3\n", Path::new("c.yml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("windw") && err.contains('2'), "{err}");
     }
 }
 

@@ -13,6 +13,7 @@ pub mod date;
 pub mod discover;
 pub mod extract;
 pub mod frontier;
+pub mod health;
 pub mod net;
 pub mod record;
 pub mod relevance;

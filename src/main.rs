@@ -4,6 +4,7 @@
 //! outage: no host could be reached and nothing was saved, 1 = fatal).
 
 mod cli;
+mod health_out;
 
 use std::process::ExitCode;
 
@@ -96,6 +97,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             scraper::report::stats(&a.data, a.json)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Health(a) => {
+            let config = load_config(&cli)?;
+            let state = a.data.join("state");
+            let loaded = scraper::store::health::load_recent(
+                &state,
+                config.health.window * scraper::health::FILES_PER_RUN,
+            )?;
+            let report = scraper::health::Report::new(&config, &loaded.runs, loaded.unreadable);
+            health_out::health(report, a.json, a.problems);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Probe(a) => {
+            let config = load_config(&cli)?;
+            let opts = scraper::crawl::probe::Options {
+                sample: a.sample,
+                max_requests: a.max_requests,
+                proxy: a.proxy.clone(),
+            };
+            let p = runtime()?.block_on(scraper::crawl::probe::probe(&config, &a.target, &opts))?;
+            health_out::probe(&p, a.json);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Build(a) => {
             let config = load_config(&cli)?;
             let ok = scraper::dataset::build(
@@ -152,7 +175,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Dashboard(a) => {
-            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port))?;
+            // The health panel needs the sources: from the config when there is one.
+            let config = if cli.config.exists() {
+                Some(load_config(&cli)?)
+            } else {
+                None
+            };
+            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port, config))?;
             Ok(ExitCode::SUCCESS)
         }
     }

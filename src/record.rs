@@ -55,4 +55,8 @@ pub struct Article {
     /// Provenance: the crawler version that stored it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crawler: Option<String>,
+    /// The text with its structure as Markdown (headings, lists, quotes,
+    /// code, tables, emphasis; links as text); `text` is its plain reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
 }

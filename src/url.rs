@@ -332,7 +332,7 @@ impl SourceScope {
 }
 
 /// `/news/a` is under `/news` and `/news/`; `/newsroom` is not under `/news`.
-fn path_under(path: &str, prefix: &str) -> bool {
+pub fn path_under(path: &str, prefix: &str) -> bool {
     if prefix == "/" || prefix.is_empty() {
         return true;
     }

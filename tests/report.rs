@@ -42,6 +42,7 @@ fn article(id: i64) -> Article {
         ai_reserved: None,
         relevance_score: None,
         crawler: None,
+        markdown: None,
     }
 }
 

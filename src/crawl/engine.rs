@@ -120,6 +120,8 @@ pub struct Engine {
     pub fetch_secs: f64,
     /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
     pub early_freed: HashMap<String, u32>,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    pub health: super::health::Tally,
 }
 
 type Answers = mpsc::UnboundedReceiver<Answered>;
@@ -470,6 +472,7 @@ impl Engine {
     }
 
     pub(super) fn handle(&mut self, done: Done) {
+        self.health.observe(&done);
         let Done {
             job,
             robots,

@@ -4,10 +4,12 @@
 pub mod check;
 pub mod engine;
 pub mod events;
+pub mod health;
 pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
+pub mod probe;
 mod value;
 pub mod worker;
 
@@ -78,6 +80,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
     net.set_budget(config.crawl.max_pages);
     net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
     let mut scope = SourceScope::new(&config.sources);
     let mut extra = Vec::new();
     for s in &opts.seeds {
@@ -152,6 +155,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         errors: 0,
         requeued: HashMap::new(),
         patterns: Default::default(),
+        health: health::Tally::new(&config, &run_id, started_at),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
@@ -214,6 +218,7 @@ async fn finish(
     state::save_frontier(&data.state, &queue)?;
     engine.ids.save()?;
     engine.validators.save(&data.state)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()
@@ -303,6 +308,22 @@ async fn finish(
         json!(engine.reach.troubled().keys().collect::<Vec<_>>()),
     );
     summary.extra.insert("shard".into(), json!(shard_name));
+    // Seeds that failed or now redirect, with where they point: fix the config.
+    let seeds: Vec<serde_json::Value> = engine
+        .health
+        .seed_problems()
+        .into_iter()
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to})
+        })
+        .collect();
+    if !seeds.is_empty() {
+        summary.extra.insert("seed_problems".into(), json!(seeds));
+    }
+    let health = engine.health.finish(Utc::now(), stop.as_str());
+    crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     let table = hosts::markdown(&hosts);
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")

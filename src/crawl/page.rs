@@ -168,6 +168,7 @@ impl Engine {
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
+            markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
         };
         self.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
@@ -186,6 +187,7 @@ impl Engine {
             self.flush();
         }
         self.stored += 1;
+        self.health.stored(&job.url);
         let hs = self.host(&job.host);
         hs.stored += 1;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");

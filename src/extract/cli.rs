@@ -27,6 +27,7 @@ pub fn to_json(path_or_url: &str, page: &Page) -> Value {
         "url": url,
         "title": page.title,
         "text": page.text,
+        "markdown": page.markdown,
         "date": page.date.map(|d| d.format("%Y-%m-%d").to_string()),
         "date_source": page.date_source,
         "lang": page.lang,

@@ -1,12 +1,15 @@
 //! Writing the chosen part of the tree out as paragraphs: block elements
 //! break paragraphs, whitespace collapses, link-heavy lists and tables inside
 //! the content are skipped, and short cross-link or legal lines are dropped.
+//! Each paragraph kept is also marked with the block it sits in and given
+//! its inline Markdown ([`super::text::markdown`]).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::dom::{Dom, Kind, NodeId};
+use super::text::markdown::{Block, Inline, Mark};
 use super::text::{Stats, class_weight, link_density};
 
 /// Elements that break text into paragraphs.
@@ -214,9 +217,16 @@ fn tag_only_pruned(dom: &Dom, id: NodeId) -> bool {
     )
 }
 
-/// Paragraphs of the text under `root`, appended to `out`.
-pub(super) fn emit(dom: &Dom, st: &Stats, root: NodeId, out: &mut Vec<String>) {
-    emit_marked(dom, st, root, out, &mut Vec::new());
+/// Paragraphs of the text under `root`, appended to `out`, and how each is
+/// set in Markdown, appended to `marks`.
+pub(super) fn emit(
+    dom: &Dom,
+    st: &Stats,
+    root: NodeId,
+    out: &mut Vec<String>,
+    marks: &mut Vec<Mark>,
+) {
+    emit_marked(dom, st, root, out, &mut Vec::new(), marks);
 }
 
 /// [`emit`], also marking in `labels` (one entry per paragraph appended)
@@ -227,15 +237,15 @@ pub(super) fn emit_marked(
     root: NodeId,
     out: &mut Vec<String>,
     labels: &mut Vec<bool>,
+    marks: &mut Vec<Mark>,
 ) {
-    let mut cur = String::new();
-    let mut flush = |cur: &mut String, out: &mut Vec<String>, label: bool| {
-        let t = cur.trim();
-        if !t.is_empty() && !is_boilerplate(t) {
-            out.push(t.to_string());
-            labels.push(label);
-        }
-        cur.clear();
+    let mut e = Emitter {
+        cur: String::new(),
+        inline: Inline::default(),
+        ctx: Context::default(),
+        out,
+        labels,
+        marks,
     };
     // Explicit stack of (node, entering?) so deep trees do not recurse.
     let mut stack = vec![(root, true)];
@@ -246,26 +256,28 @@ pub(super) fn emit_marked(
             if block {
                 let label =
                     matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
-                flush(&mut cur, out, label);
+                e.flush(label);
             }
+            e.leave(tag);
             continue;
         }
         if st.pruned[id] && id != root {
             continue;
         }
         match &dom.nodes[id].kind {
-            Kind::Text(t) => push_collapsed(&mut cur, t),
+            Kind::Text(t) => e.text(t),
             Kind::Element | Kind::Document => {
                 if id != root && (skip_inside(dom, st, id) || heads_nothing(dom, st, id)) {
                     continue;
                 }
                 if tag == "br" || tag == "hr" {
-                    flush(&mut cur, out, false);
+                    e.flush(false);
                     continue;
                 }
                 if block {
-                    flush(&mut cur, out, false);
+                    e.flush(false);
                 }
+                e.enter(dom, id, tag);
                 stack.push((id, false));
                 let children: Vec<NodeId> = dom.children(id).collect();
                 for c in children.into_iter().rev() {
@@ -275,7 +287,213 @@ pub(super) fn emit_marked(
             Kind::Other => {}
         }
     }
-    flush(&mut cur, out, false);
+    e.flush(false);
+}
+
+/// The paragraph being written and where it sits.
+struct Emitter<'a> {
+    cur: String,
+    inline: Inline,
+    ctx: Context,
+    out: &'a mut Vec<String>,
+    labels: &'a mut Vec<bool>,
+    marks: &'a mut Vec<Mark>,
+}
+
+impl Emitter<'_> {
+    fn text(&mut self, t: &str) {
+        let from = self.cur.len();
+        push_collapsed(&mut self.cur, t);
+        let cell = self.ctx.cell().is_some();
+        if self.ctx.pre.is_empty() || cell {
+            self.inline.push(&self.cur, from, cell);
+        } else {
+            self.inline.push_raw(t, INVISIBLE);
+        }
+    }
+
+    /// End the paragraph: keep it unless it is empty or page furniture.
+    fn flush(&mut self, label: bool) {
+        let code = !self.ctx.pre.is_empty() && self.ctx.cell().is_none();
+        let md = self.inline.take(code);
+        let t = self.cur.trim();
+        if !t.is_empty() && !is_boilerplate(t) {
+            self.out.push(t.to_string());
+            self.labels.push(label);
+            let block = self.ctx.block();
+            self.marks.push(Mark {
+                block,
+                quote: self.ctx.quote,
+                md,
+            });
+        }
+        self.cur.clear();
+    }
+
+    fn enter(&mut self, dom: &Dom, id: NodeId, tag: &str) {
+        let c = &mut self.ctx;
+        match tag {
+            "ul" | "ol" => {
+                let start = dom
+                    .attr(id, "start")
+                    .and_then(|s| s.trim().parse::<u32>().ok());
+                c.lists
+                    .push((tag == "ol").then(|| start.unwrap_or(1).saturating_sub(1)));
+            }
+            "li" => {
+                let depth = u8::try_from(c.lists.len().clamp(1, 8)).unwrap_or(8);
+                let number = match c.lists.last_mut() {
+                    Some(Some(n)) => {
+                        *n = n.saturating_add(1);
+                        Some(*n)
+                    }
+                    _ => None,
+                };
+                c.items.push((number, depth, false));
+            }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                c.headings.push(tag.as_bytes()[1] - b'0');
+            }
+            "pre" => c.pre.push(code_lang(dom, id)),
+            "code" if !c.pre.is_empty() => {
+                if let Some(slot @ None) = c.pre.last_mut() {
+                    *slot = code_lang(dom, id);
+                }
+            }
+            "code" => self.inline.code_open(self.cur.len()),
+            "blockquote" => c.quote = c.quote.saturating_add(1),
+            "table" => {
+                c.tables.push((c.next_table, None, 0));
+                c.next_table += 1;
+            }
+            "tr" => {
+                if let Some(t) = c.tables.last_mut() {
+                    t.1 = Some(t.1.map_or(0, |r| r + 1));
+                    t.2 = 0;
+                }
+            }
+            "td" | "th" => {
+                let cell = match c.tables.last_mut() {
+                    Some((table, Some(row), col)) => {
+                        *col += 1;
+                        let simple = !dom.descendants(id).any(|d| {
+                            dom.is_element(d)
+                                && BLOCK_TAGS.contains(&dom.tag(d))
+                                && dom.tag(d) != "br"
+                        });
+                        simple.then_some((*table, *row, *col - 1))
+                    }
+                    _ => None,
+                };
+                c.cells.push(cell);
+            }
+            "em" | "i" | "strong" | "b" if c.pre.is_empty() => {
+                let marker = if matches!(tag, "em" | "i") { "*" } else { "**" };
+                // `<b>` inside `<strong>` adds nothing.
+                let marker = if self.inline.is_open(marker) {
+                    ""
+                } else {
+                    marker
+                };
+                self.inline.open(marker);
+                c.emphasis.push(true);
+            }
+            "em" | "i" | "strong" | "b" => c.emphasis.push(false),
+            _ => {}
+        }
+    }
+
+    fn leave(&mut self, tag: &str) {
+        let c = &mut self.ctx;
+        match tag {
+            "ul" | "ol" => drop(c.lists.pop()),
+            "li" => drop(c.items.pop()),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => drop(c.headings.pop()),
+            "pre" => drop(c.pre.pop()),
+            "code" if c.pre.is_empty() => {
+                let cell = c.cell().is_some();
+                self.inline.code_close(&self.cur, cell);
+            }
+            "blockquote" => c.quote = c.quote.saturating_sub(1),
+            "table" => drop(c.tables.pop()),
+            "td" | "th" => drop(c.cells.pop()),
+            // The guard pops in either case; only an element that opened a marker closes one.
+            "em" | "i" | "strong" | "b" if c.emphasis.pop() == Some(true) => self.inline.close(),
+            _ => {}
+        }
+    }
+}
+
+/// Where the walk is, for Markdown: the blocks around the current paragraph.
+#[derive(Default)]
+struct Context {
+    /// Open lists: the last number given in an ordered one, `None` for bullets.
+    lists: Vec<Option<u32>>,
+    /// Open list items: number, depth, whether a paragraph was written yet.
+    items: Vec<(Option<u32>, u8, bool)>,
+    headings: Vec<u8>,
+    /// Open `<pre>`s and the language of their code.
+    pre: Vec<Option<String>>,
+    quote: u8,
+    /// Open tables: id, current row, next column.
+    tables: Vec<(u32, Option<u32>, u32)>,
+    next_table: u32,
+    /// Open cells: (table, row, column) for a cell of text only, `None` for
+    /// one holding blocks (a layout table), whose paragraphs stand alone.
+    cells: Vec<Option<(u32, u32, u32)>>,
+    /// Open emphasis elements: whether each opened a marker.
+    emphasis: Vec<bool>,
+}
+
+impl Context {
+    fn cell(&self) -> Option<(u32, u32, u32)> {
+        self.cells.last().copied().flatten()
+    }
+
+    /// The block of the paragraph being flushed (a list item's first
+    /// paragraph is marked as such).
+    fn block(&mut self) -> Block {
+        if let Some((table, row, col)) = self.cell() {
+            return Block::Cell { table, row, col };
+        }
+        if let Some(lang) = self.pre.last() {
+            return Block::Code { lang: lang.clone() };
+        }
+        if let Some(&level) = self.headings.last() {
+            return Block::Heading(level);
+        }
+        if let Some((number, depth, written)) = self.items.last_mut() {
+            let first = !*written;
+            *written = true;
+            return Block::Item {
+                number: *number,
+                depth: *depth,
+                first,
+            };
+        }
+        Block::Para
+    }
+}
+
+/// The language a `<pre>` or `<code>` names: `class="language-rust"`,
+/// `lang-js`, `highlight-source-python`, or `data-lang`.
+fn code_lang(dom: &Dom, id: NodeId) -> Option<String> {
+    let from_class = dom.attr(id, "class").and_then(|c| {
+        c.split_ascii_whitespace().find_map(|t| {
+            t.strip_prefix("language-")
+                .or_else(|| t.strip_prefix("lang-"))
+                .or_else(|| t.strip_prefix("highlight-source-"))
+        })
+    });
+    let lang = from_class
+        .or_else(|| dom.attr(id, "data-lang"))
+        .or_else(|| dom.attr(id, "data-language"))?;
+    let lang: String = lang
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '#' | '-' | '_' | '.'))
+        .take(24)
+        .collect();
+    (!lang.is_empty()).then(|| lang.to_ascii_lowercase())
 }
 
 /// Characters that only hint at line breaking or byte order: soft hyphens,

@@ -40,6 +40,10 @@ pub struct Page {
     pub title: Option<String>,
     /// Paragraphs separated by `\n`.
     pub text: String,
+    /// The same text with its structure, as Markdown (headings, lists,
+    /// quotes, code, tables, emphasis; links as text): `text` is its plain
+    /// reading ([`text::markdown::plain`]).
+    pub markdown: String,
     /// Publication day in the page's own time zone.
     pub date: Option<NaiveDate>,
     /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_date`,
@@ -102,8 +106,9 @@ pub fn extract(
     let content = text::extract(&dom, anchor);
     let title = title::choose(&dom, &m, content.root);
 
-    let mut paragraphs = content.paragraphs;
+    let (mut paragraphs, mut marks) = (content.paragraphs, content.marks);
     if let Some(body) = jsonld_body(&m, &paragraphs) {
+        marks = body.iter().map(|p| text::markdown::Mark::para(p)).collect();
         paragraphs = body;
     }
     if let Some(t) = &title {
@@ -111,9 +116,11 @@ pub fn extract(
         let tn = norm(t);
         if let Some(pos) = paragraphs.iter().take(3).position(|p| norm(p) == tn) {
             paragraphs.remove(pos);
+            marks.remove(pos);
         }
     }
     let text = paragraphs.join("\n");
+    let markdown = text::markdown::render(&marks);
 
     let page_url: Option<String> = url
         .map(|u| u.as_str().to_string())
@@ -133,6 +140,7 @@ pub fn extract(
     Page {
         title,
         text,
+        markdown,
         date,
         date_source,
         lang,

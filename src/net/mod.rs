@@ -12,6 +12,7 @@
 
 mod budget;
 mod decode;
+pub mod doc_cache;
 mod error;
 mod fetch;
 mod guard;
@@ -148,6 +149,10 @@ struct Inner {
     allow_private: Arc<AtomicBool>,
     /// Body bytes in flight across all fetches.
     bodies: budget::BodyBudget,
+    /// robots.txt and tdmrep.json from earlier runs, updated by this one.
+    docs: Mutex<doc_cache::DocMap>,
+    /// Today's day stamp, for the documents' `day`.
+    today: AtomicU64,
 }
 
 /// The network handle: client, robots cache, politeness gate, request budget.
@@ -235,8 +240,67 @@ impl Net {
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,
                 bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight),
+                docs: Mutex::new(doc_cache::DocMap::new()),
+                today: AtomicU64::new(0),
             }),
         })
+    }
+
+    /// robots.txt and tdmrep.json answers from earlier runs (see
+    /// [`doc_cache`]): asked for conditionally, reused on a 304.
+    pub fn set_doc_cache(&self, docs: doc_cache::DocMap, today: u32) {
+        *self.inner.docs.lock().unwrap_or_else(|e| e.into_inner()) = docs;
+        self.inner.today.store(u64::from(today), Ordering::SeqCst);
+    }
+
+    /// The documents to remember for the next run.
+    pub fn doc_cache(&self) -> doc_cache::DocMap {
+        self.inner
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn cached_doc(&self, url: &Url) -> Option<doc_cache::CachedDoc> {
+        self.inner
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(url.as_str())
+            .cloned()
+    }
+
+    fn remember_doc(
+        &self,
+        url: &Url,
+        headers: &reqwest::header::HeaderMap,
+        status: u16,
+        body: &[u8],
+    ) {
+        let day = self.inner.today.load(Ordering::SeqCst) as u32;
+        let mut docs = self.inner.docs.lock().unwrap_or_else(|e| e.into_inner());
+        match doc_cache::CachedDoc::from_answer(headers, status, body, day) {
+            Some(doc) => {
+                docs.insert(url.as_str().to_string(), doc);
+            }
+            None => {
+                docs.remove(url.as_str());
+            }
+        }
+    }
+
+    fn touch_doc(&self, url: &Url) {
+        let day = self.inner.today.load(Ordering::SeqCst) as u32;
+        if let Some(d) = self
+            .inner
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(url.as_str())
+        {
+            d.day = day;
+        }
     }
 
     /// Requests actually sent so far (robots.txt included).

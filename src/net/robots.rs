@@ -50,6 +50,9 @@ pub struct Robots {
     pub content_signals: Vec<crate::consent::ContentSignal>,
     /// The body as parsed (empty when there was none): the provenance snapshot.
     pub body: Vec<u8>,
+    /// Answered 304 to a conditional request: the body is the one an earlier
+    /// run remembered (`state/doc_cache.json`).
+    pub revalidated: bool,
     rules: robotxt::Robots,
 }
 
@@ -70,6 +73,7 @@ impl Robots {
             error: None,
             content_signals: crate::consent::content_signals(body, agent),
             body: body.to_vec(),
+            revalidated: false,
             rules,
         }
     }
@@ -99,6 +103,7 @@ impl Robots {
             error: None,
             content_signals: Vec::new(),
             body: Vec::new(),
+            revalidated: false,
             rules,
         }
     }
@@ -200,6 +205,10 @@ impl Net {
                 header::ACCEPT,
                 header::HeaderValue::from_static("text/plain,*/*;q=0.5"),
             );
+            let cached = self.cached_doc(&current);
+            if let Some(c) = &cached {
+                c.conditional(&mut headers);
+            }
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
                 Err(
@@ -212,6 +221,16 @@ impl Net {
             let status = hop.status;
             if !(200..300).contains(&status) {
                 self.inner.gate.success(&url::host_key(&current));
+            }
+            if status == 304
+                && let Some(c) = cached
+            {
+                hop.discard().await;
+                tracing::debug!(url = %current, "robots: 304, the remembered file still holds");
+                self.touch_doc(&current);
+                let mut r = Robots::parse(c.body.as_bytes(), &self.inner.agent, c.status);
+                r.revalidated = true;
+                return Ok(r);
             }
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let next = hop
@@ -231,17 +250,22 @@ impl Net {
                 }
             }
             return Ok(match status {
-                200..=299 => match self.read_body(hop, &current, &limits).await {
-                    Ok((mut body, _)) => {
-                        if body.len() as u64 >= limits.decoded {
-                            // Cut mid-line: drop the partial last line.
-                            let end = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-                            body.truncate(end);
+                200..=299 => {
+                    let headers = hop.headers.clone();
+                    match self.read_body(hop, &current, &limits).await {
+                        Ok((mut body, _)) => {
+                            if body.len() as u64 >= limits.decoded {
+                                // Cut mid-line: drop the partial last line.
+                                let end =
+                                    body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                                body.truncate(end);
+                            }
+                            self.remember_doc(&current, &headers, status, &body);
+                            Robots::parse(&body, &self.inner.agent, status)
                         }
-                        Robots::parse(&body, &self.inner.agent, status)
+                        Err(e) => Robots::unreachable(e),
                     }
-                    Err(e) => Robots::unreachable(e),
-                },
+                }
                 429 => Robots::disallow_all("429"),
                 400..=499 => Robots::allow_all(status),
                 _ => Robots::disallow_all(status.to_string()),

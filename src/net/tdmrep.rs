@@ -91,6 +91,10 @@ impl Net {
                 header::ACCEPT,
                 header::HeaderValue::from_static("application/json,*/*;q=0.5"),
             );
+            let cached = self.cached_doc(&current);
+            if let Some(c) = &cached {
+                c.conditional(&mut headers);
+            }
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
                 Err(
@@ -116,17 +120,36 @@ impl Net {
                     None => return Ok(TdmRep::none(status.to_string())),
                 }
             }
+            if status == 304
+                && let Some(c) = cached
+            {
+                hop.discard().await;
+                self.inner.gate.success(&origin);
+                self.touch_doc(&current);
+                tracing::debug!(url = %current, "tdmrep.json: 304, the remembered file still holds");
+                return Ok(match consent::parse_tdmrep(c.body.as_bytes()) {
+                    Ok(rules) => TdmRep {
+                        outcome: "304".into(),
+                        rules,
+                    },
+                    Err(e) => TdmRep::none(format!("malformed: {e}")),
+                });
+            }
             if !(200..300).contains(&status) {
                 hop.discard().await;
                 self.inner.gate.success(&origin);
                 return Ok(TdmRep::none(status.to_string()));
             }
+            let headers = hop.headers.clone();
             return Ok(match self.read_body(hop, &current, &limits).await {
                 Ok((body, _)) => match consent::parse_tdmrep(&body) {
-                    Ok(rules) => TdmRep {
-                        outcome: status.to_string(),
-                        rules,
-                    },
+                    Ok(rules) => {
+                        self.remember_doc(&current, &headers, status, &body);
+                        TdmRep {
+                            outcome: status.to_string(),
+                            rules,
+                        }
+                    }
                     Err(e) => {
                         tracing::debug!(url = %current, error = %e, "tdmrep.json: unreadable");
                         TdmRep::none(format!("malformed: {e}"))

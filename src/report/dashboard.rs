@@ -9,6 +9,8 @@
 //! - `GET /events?from=<offset>&gen=<generation>` — the events appended since
 //!   `from`, at most [`EVENTS_MAX`] bytes of them; `reset` when a new run has
 //!   recreated the log (the page then asks for `/summary` again).
+//! - `GET /health` — the broken and degraded sources over the last runs
+//!   (a [`crate::health::Report`] of the problems only; empty without a config).
 //!
 //! Every response closes its connection; requests whose `Host` is not a
 //! loopback name are refused (DNS rebinding).
@@ -48,14 +50,27 @@ struct Follower {
 
 struct Shared {
     log: PathBuf,
+    state: PathBuf,
+    config: Option<crate::config::Config>,
     follower: Mutex<Follower>,
 }
 
 /// Serve until the listener fails. `data` is the data folder; the log is
 /// `data/state/crawl.log` and need not exist yet.
 pub async fn serve(listener: TcpListener, data: PathBuf) -> anyhow::Result<()> {
+    serve_with(listener, data, None).await
+}
+
+/// [`serve`], with the config whose sources `/health` judges.
+pub async fn serve_with(
+    listener: TcpListener,
+    data: PathBuf,
+    config: Option<crate::config::Config>,
+) -> anyhow::Result<()> {
     let shared = Arc::new(Shared {
         log: data.join("state").join("crawl.log"),
+        state: data.join("state"),
+        config,
         follower: Mutex::new(Follower::default()),
     });
     loop {
@@ -200,6 +215,11 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> anyhow::Result<()
                 .await?;
             (200, "application/json", serde_json::to_vec(&v)?)
         }
+        "/health" => {
+            let shared = Arc::clone(&shared);
+            let v = tokio::task::spawn_blocking(move || health(&shared)).await?;
+            (200, "application/json", serde_json::to_vec(&v)?)
+        }
         "/favicon.ico" => (204, "text/plain", Vec::new()),
         _ => (404, "text/plain", b"not found\n".to_vec()),
     };
@@ -290,6 +310,23 @@ fn summary(shared: &Shared, budget: Option<&str>) -> Value {
         }
     }
     v
+}
+
+/// `/health`: the sources that are not ok, judged over the last runs.
+fn health(shared: &Shared) -> Value {
+    let Some(config) = &shared.config else {
+        return json!({"sources": [], "error": "no config.yml: source health not judged"});
+    };
+    match crate::store::health::load_recent(
+        &shared.state,
+        config.health.window * crate::health::FILES_PER_RUN,
+    ) {
+        Ok(loaded) => {
+            let report = crate::health::Report::new(config, &loaded.runs, loaded.unreadable);
+            serde_json::to_value(report.problems_only()).unwrap_or_default()
+        }
+        Err(e) => json!({"sources": [], "error": e.to_string()}),
+    }
 }
 
 /// `/events`: what was appended since `from`.

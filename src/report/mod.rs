@@ -40,7 +40,11 @@ pub fn stats(data: &Path, json: bool) -> anyhow::Result<()> {
 }
 
 /// `scraper dashboard`: serve the live page on `127.0.0.1:port` until killed.
-pub async fn dashboard(data: &Path, port: u16) -> anyhow::Result<()> {
+pub async fn dashboard(
+    data: &Path,
+    port: u16,
+    config: Option<crate::config::Config>,
+) -> anyhow::Result<()> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr} (is another dashboard running? try --port)")
@@ -51,7 +55,7 @@ pub async fn dashboard(data: &Path, port: u16) -> anyhow::Result<()> {
         data.join("state").join("crawl.log").display()
     );
     tokio::select! {
-        r = dashboard::serve(listener, data.to_path_buf()) => r,
+        r = dashboard::serve_with(listener, data.to_path_buf(), config) => r,
         _ = tokio::signal::ctrl_c() => Ok(()),
     }
 }

@@ -6,6 +6,7 @@
 //!   kernel drops it when the process ends, however it ends, so a crash or a
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
 //! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
+//! * [`health`]: per-run source health records, `state/health/`.
 //! * [`renumber`]: new ids for one run's shard after two machines crawled
 //!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
@@ -14,6 +15,7 @@
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
 pub mod consent;
+pub mod health;
 pub mod renumber;
 pub mod seen;
 pub mod shard;

@@ -256,6 +256,7 @@ mod tests {
             ai_reserved: None,
             relevance_score: None,
             crawler: None,
+            markdown: None,
         }
     }
 

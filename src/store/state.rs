@@ -8,6 +8,7 @@
 //! | `last_run.json` | [`RunSummary`] | the last run's summary and the `--min-lastmod auto` watermark |
 //! | `frontier.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume`, one [`Entry`] per line |
 //! | `validators.json` | [`Validators`] | ETag / Last-Modified per URL for conditional requests |
+//! | `doc_cache.json` | [`load_doc_cache`] / [`save_doc_cache`] | robots.txt and tdmrep.json bodies with their validators |
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
@@ -31,6 +32,55 @@ pub const NEXT_ID_FILE: &str = "next_id";
 pub const LAST_RUN_FILE: &str = "last_run.json";
 pub const FRONTIER_FILE: &str = "frontier.jsonl";
 pub const VALIDATORS_FILE: &str = "validators.json";
+pub const DOC_CACHE_FILE: &str = "doc_cache.json";
+
+/// Documents not answered for this many days are dropped on save.
+const DOC_CACHE_DAYS: u32 = 30;
+
+/// Read `state/doc_cache.json` (missing or unreadable: empty, it is only a cache).
+pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
+    let path = state_dir.join(DOC_CACHE_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            tracing::warn!(path = %path.display(), error = %e, "unreadable document cache ignored");
+            Default::default()
+        }),
+        Err(_) => Default::default(),
+    }
+}
+
+/// Write `state/doc_cache.json` atomically, one URL per line, dropping
+/// documents not answered in the last 30 days. An empty cache removes the file.
+pub fn save_doc_cache(
+    state_dir: &Path,
+    docs: &crate::net::doc_cache::DocMap,
+    today: u32,
+) -> Result<(), StoreError> {
+    let path = state_dir.join(DOC_CACHE_FILE);
+    let keep: Vec<_> = docs
+        .iter()
+        .filter(|(_, d)| d.day.saturating_add(DOC_CACHE_DAYS) >= today)
+        .collect();
+    if keep.is_empty() {
+        return match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io(&path, e)),
+        };
+    }
+    let mut out = String::from("{\n");
+    for (i, (url, doc)) in keep.iter().enumerate() {
+        // Invariant: strings and numbers always serialise.
+        let k = serde_json::to_string(url).expect("a string serialises");
+        let v = serde_json::to_string(doc).expect("a CachedDoc serialises");
+        out.push_str(&format!(
+            "{k}: {v}{}\n",
+            if i + 1 < keep.len() { "," } else { "" }
+        ));
+    }
+    out.push_str("}\n");
+    write_atomic(&path, out.as_bytes())
+}
 
 /// Replace `path` with `bytes` so that a crash at any point leaves either the
 /// old content or the new one, never a mix: write a temporary file next to it,

@@ -92,6 +92,7 @@ fn article(id: i64) -> Article {
         ai_reserved: None,
         relevance_score: None,
         crawler: None,
+        markdown: None,
     }
 }
 
@@ -172,6 +173,10 @@ fn round_trip_field_by_field() {
     first[5].year = None;
     first[6].keywords = vec![];
     first[7].text = "Ünïcode “quotes” — and\ttabs.\nÉté.".into();
+    first[8].markdown = Some(format!(
+        "## Part one\n\n- {}",
+        first[8].text.replace('\n', "\n- ")
+    ));
     let second: Vec<Article> = (31..=45).map(article).collect();
     write_shard(&data, "2026-10-09T0000Z-a", &first);
     write_shard(&data, "2026-10-10T0000Z-b", &second);
@@ -261,6 +266,18 @@ fn round_trip_field_by_field() {
                 ai_reserved: None,
                 relevance_score: None,
                 crawler: opt_str(b, "crawler", i),
+                markdown: b
+                    .column_by_name("markdown")
+                    .unwrap()
+                    .as_string::<i64>()
+                    .is_valid(i)
+                    .then(|| {
+                        b.column_by_name("markdown")
+                            .unwrap()
+                            .as_string::<i64>()
+                            .value(i)
+                            .to_string()
+                    }),
             });
         }
     }

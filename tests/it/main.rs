@@ -15,6 +15,8 @@ mod fixture;
 mod frontier;
 mod frontier_web;
 mod fuzz;
+mod health;
+mod markdown;
 mod net;
 mod outage;
 mod relevance;

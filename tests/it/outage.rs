@@ -310,3 +310,66 @@ fn a_host_down_for_a_day_keeps_its_own_cutoff() {
     let s = summary(&ws);
     assert_eq!(at(&s["host_watermarks"]["b.test"]), at(&s["started_at"]));
 }
+
+#[test]
+fn robots_and_tdmrep_are_asked_conditionally_the_next_day() {
+    use crate::fixture::{article_path, day, listing_html};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let published = Arc::new(AtomicUsize::new(2));
+    let p2 = published.clone();
+    let web = Web::start(move |r: &Req| {
+        let n = p2.load(Ordering::SeqCst);
+        let tag = r.header("if-none-match").unwrap_or("");
+        match r.path.as_str() {
+            "/robots.txt" if tag == "\"r1\"" => Reply::status(304),
+            "/robots.txt" => {
+                Reply::text("User-agent: *\nDisallow: /private\n").header("etag", "\"r1\"")
+            }
+            "/.well-known/tdmrep.json" if tag == "\"t1\"" => Reply::status(304),
+            "/.well-known/tdmrep.json" => {
+                Reply::bytes("application/json", "[]").header("etag", "\"t1\"")
+            }
+            "/" => {
+                let mut links: Vec<String> = (0..n).map(article_path).collect();
+                links.push("/private/x".into());
+                Reply::html(listing_html("Home", &links))
+            }
+            p if p.contains("/story-") => {
+                let k: usize = p.rsplit("story-").next().unwrap().parse().unwrap();
+                Reply::html(article_html(&r.host, k, &day(k)))
+            }
+            _ => Reply::not_found(),
+        }
+    });
+    let ws = Workspace::new(
+        &web,
+        "  - {host: cond.test, seeds: [http://cond.test/]}",
+        "min_host_gap: 20ms",
+    );
+    let out = ws.crawl(&["--max-duration", "20s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(ws.data().join("state/doc_cache.json").exists());
+    published.store(3, Ordering::SeqCst);
+    web.clear_log();
+    let out = ws.crawl(&["--max-duration", "20s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = web.log();
+    let asked = |p: &str| {
+        log.iter()
+            .filter(|q| q.path == p)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let robots = asked("/robots.txt");
+    assert_eq!(robots.len(), 1, "robots.txt is read again every run");
+    assert_eq!(robots[0].header("if-none-match"), Some("\"r1\""));
+    let tdm = asked("/.well-known/tdmrep.json");
+    assert_eq!(tdm.len(), 1);
+    assert_eq!(tdm[0].header("if-none-match"), Some("\"t1\""));
+    // The remembered rules still apply after the 304.
+    assert!(
+        asked("/private/x").is_empty(),
+        "a disallowed page was fetched"
+    );
+    assert!(stored(&ws).contains(&format!("http://cond.test{}", article_path(2))));
+}

@@ -12,7 +12,21 @@
 #   FAKE_SIGNALS   file that receives the name of every signal received
 #   FAKE_GRACE     seconds a first signal leaves to finish (a second one ends
 #                  the run at once); default 0: the first signal ends it
+#   FAKE_HEALTH    what `scraper health --json` prints (default: no problems);
+#                  `health --problems` prints FAKE_HEALTH_TEXT. Neither is
+#                  recorded in FAKE_ARGS.
+#   FAKE_SEED_PROBLEMS  a JSON list written as last_run.json's seed_problems
 set -eu
+
+case " $* " in
+*" health "*)
+	case " $* " in
+	*" --json "*) printf '%s\n' "${FAKE_HEALTH:-{\"runs\":[],\"broken\":[],\"degraded\":[],\"sources\":[]\}}" ;;
+	*) if [ -n "${FAKE_HEALTH_TEXT-}" ]; then printf '%s\n' "$FAKE_HEALTH_TEXT"; fi ;;
+	esac
+	exit 0
+	;;
+esac
 
 config=
 cmd=
@@ -71,6 +85,8 @@ finish() {
 	next=$(head -n 1 "$state/next_id" 2>/dev/null || echo 1)
 	printf '{"id":%s,"url":"https://example.test/%s","title":"t"}\n' "$next" "$run_id" >"$data/articles/$run_id.jsonl.zst"
 	printf 'seen-%s' "$run_id" >"$state/seen/$run_id.bin"
+	mkdir -p "$state/health"
+	printf '{"run_id":"%s","started_at":"2026-11-29T06:37:00Z","sources":{}}\n' "$run_id" >"$state/health/$run_id.json"
 	if [ "$ids" -gt 0 ]; then printf '%s\n%s\n' $((next + ids)) "$run_id" >"$state/next_id"; fi
 	cat >"$state/last_run.json" <<JSON
 {
@@ -81,7 +97,8 @@ finish() {
   "interrupted": $interrupted,
   "pages_fetched": 123,
   "articles_stored": $ids,
-  "queue_left": 7,
+  "queue_left": 7,${FAKE_SEED_PROBLEMS:+
+  \"seed_problems\": $FAKE_SEED_PROBLEMS,}
   "shard": "$run_id.jsonl.zst",
   "hosts": {
     "example.test": {"discovered": 40, "fetched": 100, "stored": $ids, "errors": {"timeout": 2}, "bytes": 1500000},

@@ -95,4 +95,28 @@ check "bad config fails the action" [ "$RC" -ne 0 ] &&
 	ok "a failed crawl reports no outputs and says so in the summary"
 rm -f /tmp/pwned
 
+# --- 4. broken and degraded sources: outputs, and first in the job summary
+new_world health
+: >"$W/summary.md"
+export FAKE_HEALTH='{"runs":["r1","r2"],"broken":["dead.test","wall.test/news"],"degraded":["slow.test"],"sources":[{"source":"dead.test","status":"broken","findings":[{"reason":"feed http://dead.test/feed answers 404 since run r2","since":"r2"}]},{"source":"wall.test/news","status":"broken","findings":[{"reason":"403 on every request for 2 runs (since run r1)","since":"r1"}]},{"source":"slow.test","status":"degraded","findings":[{"reason":"a | b","since":"r2"}]},{"source":"fine.test","status":"ok","findings":[]}]}'
+export FAKE_SEED_PROBLEMS='[{"source":"dead.test","url":"http://dead.test/feed","answer":"404","moved_to":null},{"source":"moved.test","url":"http://moved.test/rss","answer":"2xx","moved_to":"http://moved.test/feed/"}]'
+emulate health
+unset FAKE_HEALTH FAKE_SEED_PROBLEMS
+first_section=$(grep -m 1 '^### ' "$W/summary.md")
+check "action run succeeds (got $RC)" [ "$RC" -eq 0 ] &&
+	check "broken-sources output" [ "$(out health broken-sources)" = "dead.test,wall.test/news" ] &&
+	check "degraded-sources output" [ "$(out health degraded-sources)" = "slow.test" ] &&
+	check "attention section comes first ($first_section)" [ "$first_section" = "### Sources needing attention" ] &&
+	check "broken row" contains "$W/summary.md" '^| dead.test | \*\*broken\*\* | feed http://dead.test/feed answers 404 since run r2 | r2 |$' &&
+	check "pipes escaped" contains "$W/summary.md" '^| slow.test | \*\*degraded\*\* | a \\| b | r2 |$' &&
+	check "ok sources are not listed" [ "$(grep -c 'fine.test' "$W/summary.md")" = 0 ] &&
+	ok "broken and degraded sources are action outputs and head the job summary"
+check "dead seed listed" contains "$W/summary.md" '^- dead.test: `http://dead.test/feed` answers 404$' &&
+	check "moved seed listed with its new URL" contains "$W/summary.md" '^- moved.test: `http://moved.test/rss` now redirects to `http://moved.test/feed/`$' &&
+	ok "seeds that failed or moved are listed in the job summary with where they point"
+emulate quiet
+check "no broken sources: empty output" [ "$(out quiet broken-sources)" = "" ] &&
+	check "no attention section" [ "$(grep -c 'Sources needing attention' "$W/summary.md")" = 1 ] &&
+	ok "a healthy run adds no attention section"
+
 summary

@@ -12,7 +12,7 @@ daily COMMIT=1 FAKE_RUN_ID=20261129T063700Z-aaaa FAKE_ARGS="$ARGS" GITHUB_OUTPUT
 	COMMIT_AUTHOR="Crawl Bot <bot@example.test>"
 if check "first run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
 	files=$(cd "$REPO" && git show --name-only --format= HEAD | sort | tr '\n' ' ')
-	want="data/articles/20261129T063700Z-aaaa.jsonl.zst data/state/last_run.json data/state/next_id data/state/seen/20261129T063700Z-aaaa.bin data/state/validators.json "
+	want="data/articles/20261129T063700Z-aaaa.jsonl.zst data/state/health/20261129T063700Z-aaaa.json data/state/last_run.json data/state/next_id data/state/seen/20261129T063700Z-aaaa.bin data/state/validators.json "
 	check "commit holds only shard and state: [$files]" [ "$files" = "$want" ] &&
 		check "remote has the commit" [ "$(remote_count)" -eq 2 ] &&
 		check "frontier, crawl.log and the lock stay out" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -E 'frontier|crawl.log|lock'" &&
@@ -76,7 +76,7 @@ check "fatal crawl: daily fails (got $RC)" [ "$RC" -eq 1 ] &&
 	ok "a crawl that exits 1 commits nothing and fails"
 # The next good run picks up the shard the failed run left behind.
 daily COMMIT=1 FAKE_RUN_ID=20261129T083700Z-eeee
-check "after a failure the next run commits both shards" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'T0[78]3700Z-' | grep -qx 4" &&
+check "after a failure the next run commits both shards (and their seen and health files)" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'T0[78]3700Z-' | grep -qx 6" &&
 	ok "shards left by a failed run are committed by the next run"
 
 # --- 5. build and publish switches (the real scripts/publish.sh, dry run)
@@ -91,5 +91,14 @@ daily BUILD_DATASET=1 PUBLISH=1 HF_REPO=me/ai-news
 check "PUBLISH without HF_TOKEN fails (got $RC)" [ "$RC" -eq 1 ] && check "message" contains "$W/out" "HF_TOKEN is not set" &&
 	check "daily says publishing failed" contains "$W/out" "error: publishing failed" &&
 	ok "publishing without HF_TOKEN fails loudly"
+
+# --- 6. the sources scraper health calls broken or degraded are printed
+new_world health
+daily FAKE_HEALTH_TEXT="$(printf 'broken    dead.test: feed http://dead.test/feed answers 404 since run r2\ndegraded  slow.test: 62%% of requests failed')" GITHUB_ACTIONS=true
+check "run with problems exits 0 (got $RC)" [ "$RC" -eq 0 ] &&
+	check "broken source printed" contains "$W/out" "daily: health: broken    dead.test: feed http://dead.test/feed answers 404 since run r2" &&
+	check "degraded source printed" contains "$W/out" "daily: health: degraded  slow.test" &&
+	check "as a GitHub warning" contains "$W/out" "^::warning title=source health::broken    dead.test" &&
+	ok "daily.sh prints the broken and degraded sources after the crawl"
 
 summary

@@ -24,6 +24,7 @@ use regex::Regex;
 use super::cards::CardStats;
 use super::dom::{Dom, Kind, NodeId};
 
+pub mod markdown;
 mod select;
 pub(super) use select::is_ancestor;
 use select::select;
@@ -110,6 +111,8 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
 pub struct Content {
     /// Paragraphs of the main text.
     pub paragraphs: Vec<String>,
+    /// How each paragraph is set in Markdown (one per paragraph, in order).
+    pub marks: Vec<markdown::Mark>,
     /// The container chosen, if scoring found one.
     pub root: Option<NodeId>,
 }

@@ -134,7 +134,7 @@ pub(super) fn select(
 
     let mut out = Content::default();
     let Some(&first) = candidates.first() else {
-        emit(dom, st, body, &mut out.paragraphs);
+        emit(dom, st, body, &mut out.paragraphs, &mut out.marks);
         return out;
     };
     let mut top = refine_top(dom, &score, &initialised, &candidates, first, body);
@@ -169,7 +169,14 @@ pub(super) fn select(
             continue;
         }
         if s == outer {
-            emit_marked(dom, st, top, &mut out.paragraphs, &mut labels);
+            emit_marked(
+                dom,
+                st,
+                top,
+                &mut out.paragraphs,
+                &mut labels,
+                &mut out.marks,
+            );
             continue;
         }
         let keep = (initialised[s]
@@ -186,7 +193,7 @@ pub(super) fn select(
                 (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(s).contains(". "))
             });
         if keep {
-            emit_marked(dom, st, s, &mut out.paragraphs, &mut labels);
+            emit_marked(dom, st, s, &mut out.paragraphs, &mut labels, &mut out.marks);
         }
     }
     // A subheading that ends the text introduces something left out (a
@@ -194,19 +201,22 @@ pub(super) fn select(
     while labels.last() == Some(&true) && out.paragraphs.len() > 1 {
         labels.pop();
         out.paragraphs.pop();
+        out.marks.pop();
     }
     if let Some(lead) = super::super::lead::lead_before(dom, st, top, body)
         && !out.paragraphs.iter().any(|p| p.contains(&lead))
     {
+        out.marks.insert(0, super::markdown::Mark::para(&lead));
         out.paragraphs.insert(0, lead);
     }
     out.root = Some(top);
     let chars: usize = out.paragraphs.iter().map(|p| p.len()).sum();
     if chars < 200 {
-        let mut all = Vec::new();
-        emit(dom, st, body, &mut all);
+        let (mut all, mut marks) = (Vec::new(), Vec::new());
+        emit(dom, st, body, &mut all, &mut marks);
         if all.iter().map(|p| p.len()).sum::<usize>() > chars * 2 {
             out.paragraphs = all;
+            out.marks = marks;
             out.root = None;
         }
     }

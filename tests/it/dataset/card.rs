@@ -47,7 +47,9 @@ fn python(module: &str, code: &str, args: &[&Path]) -> bool {
 fn card_and_files_load_in_python() {
     let dir = tempfile::tempdir().unwrap();
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
-    write_shard(&data, "run-1", &(1..=20).map(article).collect::<Vec<_>>());
+    let mut articles: Vec<_> = (1..=20).map(article).collect();
+    articles[1].markdown = Some("## Heading\n\n- *item*".into());
+    write_shard(&data, "run-1", &articles);
     let mut config = Config::default();
     config.dataset.pretty_name = "AI news: a test \"card\"".into();
     let s = build_with(&config, &opts(&data, &out), &Tuning::default()).unwrap();
@@ -98,7 +100,8 @@ fn card_and_files_load_in_python() {
          assert ds.num_rows == 20, ds\n\
          assert ds.column_names[-2:] == ['relevance_score', 'markdown'], ds.column_names\n\
          assert str(ds.features['relevance_score'].dtype) == 'float64', ds.features\n\
-         assert ds[0]['markdown'] is None and ds[0]['id'] == 1\n",
+         assert ds[0]['markdown'] is None and ds[0]['id'] == 1\n\
+         assert ds[1]['markdown'] == '## Heading\\n\\n- *item*', ds[1]\n",
         &[&files, &dir.path().join("hf-cache")],
     );
     python(
@@ -106,7 +109,7 @@ fn card_and_files_load_in_python() {
         "import sys\nimport duckdb\n\
          rows = duckdb.sql(f\"SELECT count(*), count(markdown), count(relevance_score), \
          count(DISTINCT lang) FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()\n\
-         assert rows == [(20, 0, 0, 1)], rows\n\
+         assert rows == [(20, 1, 0, 1)], rows\n\
          cols = [c[0] for c in duckdb.sql(f\"DESCRIBE SELECT * FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()]\n\
          assert cols[-2:] == ['relevance_score', 'markdown'], cols\n",
         &[&files],

@@ -1,0 +1,206 @@
+//! This run's source-health records: what the crawl saw of each `sources:`
+//! entry (requests and answers, robots.txt, seeds, extraction signals), filled
+//! from every finished job and saved as `state/health/<run-id>.json`.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::worker::{Body, Done};
+use crate::config::Config;
+use crate::discover::Listing;
+use crate::frontier::{Kind, Origin};
+use crate::health::{
+    self, BAD_LISTING, NOT_A_LISTING, RobotsSeen, RunHealth, SeedAnswer, SourceIndex,
+};
+use crate::net::{FetchError, Robots, RobotsOutcome};
+use crate::url::Url;
+
+/// Collects one run's [`RunHealth`].
+#[derive(Debug)]
+pub struct Tally {
+    index: SourceIndex,
+    run: RunHealth,
+    /// Text lengths (characters) of the pages counted, per source and
+    /// population (listed by a feed or sitemap, or linked).
+    texts: HashMap<(String, bool), Vec<u64>>,
+}
+
+impl Tally {
+    pub fn new(config: &Config, run_id: &str, started_at: DateTime<Utc>) -> Tally {
+        Tally {
+            index: SourceIndex::new(&config.sources),
+            run: RunHealth::new(run_id, started_at),
+            texts: HashMap::new(),
+        }
+    }
+
+    /// Count a finished job against its source.
+    pub fn observe(&mut self, done: &Done) {
+        let job = &done.job;
+        if let Some(r) = &done.robots {
+            self.robots(&job.url, r);
+        }
+        let Some(key) = self.index.source_of(&job.url).map(str::to_string) else {
+            return;
+        };
+        let s = self.run.sources.entry(key.clone()).or_default();
+        let seed = job.entry.origin == Origin::Seed;
+        let (answer, kind, entries, moved_to) = match &done.result {
+            Err(FetchError::Budget | FetchError::Rested) => return,
+            Err(FetchError::RobotsDisallowed(_)) => {
+                (health::ROBOTS.to_string(), job.entry.kind, None, None)
+            }
+            Err(e) => {
+                s.requests += 1;
+                let moved = match e {
+                    FetchError::OutOfScope(to) => Some(to.to_string()),
+                    _ => None,
+                };
+                (e.class().to_string(), job.entry.kind, None, moved)
+            }
+            Ok((meta, body)) => {
+                s.requests += 1;
+                let moved = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
+                match body {
+                    Body::NotModified => (health::NOT_MODIFIED.into(), job.entry.kind, None, moved),
+                    Body::Status(code) => (health::status_key(*code), job.entry.kind, None, moved),
+                    Body::BadListing(_) => (BAD_LISTING.into(), job.entry.kind, None, moved),
+                    Body::Listing(parsed) => {
+                        let kind = match parsed.listing {
+                            Listing::Feed(_) => Kind::Feed,
+                            Listing::Sitemap { .. } => Kind::Sitemap,
+                        };
+                        let n = parsed.listing.len() as u64;
+                        (health::SUCCESS.into(), kind, Some(n), moved)
+                    }
+                    Body::Page(page) => {
+                        if !seed && job.entry.kind == Kind::Page {
+                            let listed = job.entry.origin == Origin::Listed;
+                            let article = u64::from(page.is_article);
+                            if listed {
+                                s.pages += 1;
+                                s.articles += article;
+                                s.relevant += u64::from(page.is_article && page.relevance.relevant);
+                            } else {
+                                s.linked_pages += 1;
+                                s.linked_articles += article;
+                            }
+                            self.texts
+                                .entry((key.clone(), listed))
+                                .or_default()
+                                .push(page.text.chars().count() as u64);
+                        }
+                        if seed && job.entry.kind != Kind::Page {
+                            // A feed or sitemap that now answers with a page (moved, gone to the home page).
+                            (NOT_A_LISTING.into(), job.entry.kind, None, moved)
+                        } else {
+                            (health::SUCCESS.into(), Kind::Page, None, moved)
+                        }
+                    }
+                }
+            }
+        };
+        // A seed that is not a listing but answered a listing still counts as one answer.
+        let key_answer = if answer == NOT_A_LISTING || answer == BAD_LISTING {
+            health::SUCCESS.to_string()
+        } else {
+            answer.clone()
+        };
+        s.answer(&key_answer);
+        if seed {
+            let a = SeedAnswer {
+                url: job.url.to_string(),
+                kind,
+                answer,
+                entries,
+                moved_to,
+            };
+            match s.seeds.iter_mut().find(|x| x.url == a.url) {
+                Some(old) => *old = a,
+                None => s.seeds.push(a),
+            }
+        }
+    }
+
+    /// The first robots.txt seen on a host, for every source on it.
+    fn robots(&mut self, u: &Url, r: &Robots) {
+        let Some(host) = u.host_str() else {
+            return;
+        };
+        let on_host: Vec<(String, String)> = self
+            .index
+            .on_host(host)
+            .map(|(k, p)| (k.to_string(), p.to_string()))
+            .collect();
+        for (key, path) in on_host {
+            let s = self.run.sources.entry(key).or_default();
+            if s.robots.is_some() {
+                continue;
+            }
+            // The path itself and what lies under it (`Disallow: /news/`
+            // closes a source whose path is `/news` as surely as `/news`).
+            let mut root = u.clone();
+            root.set_query(None);
+            root.set_fragment(None);
+            let mut allows = true;
+            for p in [path.clone(), format!("{}/", path.trim_end_matches('/'))] {
+                root.set_path(&p);
+                allows &= r.allowed(&root);
+            }
+            let (outcome, detail) = match &r.outcome {
+                RobotsOutcome::Parsed(c) => ("parsed", c.to_string()),
+                RobotsOutcome::AllowAll(c) => ("allow_all", c.to_string()),
+                RobotsOutcome::DisallowAll(why) => ("unreachable", why.clone()),
+            };
+            s.robots = Some(RobotsSeen {
+                outcome: outcome.to_string(),
+                detail,
+                hash: (r.hash != 0).then(|| crate::store::consent::hash_hex(r.hash)),
+                allows_path: allows,
+            });
+        }
+    }
+
+    /// An article from `url` was stored.
+    pub fn stored(&mut self, url: &Url) {
+        if let Some(key) = self.index.source_of(url) {
+            self.run.sources.entry(key.to_string()).or_default().stored += 1;
+        }
+    }
+
+    /// Seeds that failed or now redirect, by source: for the run summary.
+    pub fn seed_problems(&self) -> Vec<(String, SeedAnswer)> {
+        self.run
+            .sources
+            .iter()
+            .flat_map(|(k, s)| {
+                s.seeds
+                    .iter()
+                    .filter(|a| !a.ok() || a.moved_to.is_some())
+                    .map(move |a| (k.clone(), a.clone()))
+            })
+            .collect()
+    }
+
+    /// The finished records (medians computed).
+    pub fn finish(&mut self, finished_at: DateTime<Utc>, stopped_by: &str) -> RunHealth {
+        let mut run = std::mem::replace(&mut self.run, RunHealth::new("", finished_at));
+        for ((key, listed), mut lens) in self.texts.drain() {
+            lens.sort_unstable();
+            if let Some(s) = run.sources.get_mut(&key)
+                && !lens.is_empty()
+            {
+                let median = Some(lens[lens.len() / 2]);
+                if listed {
+                    s.text_median = median;
+                } else {
+                    s.linked_text_median = median;
+                }
+            }
+        }
+        run.finished_at = Some(finished_at);
+        run.stopped_by = stopped_by.to_string();
+        run
+    }
+}

@@ -1,0 +1,566 @@
+//! `scraper probe URL|HOST`: vet a source before it goes into `config.yml`,
+//! storing nothing. Reads robots.txt (rules, Crawl-delay, `Sitemap:` lines,
+//! AI-use signals), the start page (`<link rel=alternate>` feeds, meta and
+//! header signals), looks for feeds and sitemaps at the usual paths, counts
+//! what they list by month, fetches a small sample of listed pages and shows
+//! the extractor's and the relevance verdicts, and suggests a `sources:`
+//! entry. Every request goes through [`Net`]: robots.txt and the per-host gap
+//! hold as in a crawl, and `--max-requests` bounds the whole probe.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, FixedOffset, Utc};
+use serde::Serialize;
+
+use crate::config::{Config, Source};
+use crate::consent::{self, Signals};
+use crate::discover::{self, Limits, Listed, Listing};
+use crate::extract;
+use crate::frontier::Kind;
+use crate::net::{Accept, FetchError, Net, Request, RobotsOutcome};
+use crate::relevance::Rule;
+use crate::url::{self, Url};
+
+/// Paths tried on every probed host (and under the start path, when it has one).
+pub const COMMON_PATHS: &[&str] = &[
+    "/feed",
+    "/rss",
+    "/rss.xml",
+    "/feed.xml",
+    "/atom.xml",
+    "/index.xml",
+    "/sitemap.xml",
+    "/sitemap_index.xml",
+    "/news-sitemap.xml",
+    "/sitemap-news.xml",
+];
+
+/// Child sitemaps of an index read by the probe (the newest).
+const MAX_CHILDREN: usize = 3;
+
+/// How the probe may behave.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Listed pages fetched and judged.
+    pub sample: usize,
+    /// Most requests in all (robots.txt included).
+    pub max_requests: u64,
+    pub proxy: Option<String>,
+}
+
+/// What the probe found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probe {
+    pub start_url: String,
+    /// Where the start URL redirected to, if anywhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_redirected_to: Option<String>,
+    /// Why the start page could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_error: Option<String>,
+    /// The start URL failed on the network (no answer at all).
+    #[serde(skip)]
+    pub start_unreachable: bool,
+    /// Things worth knowing about how the probe went.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    pub requests: u64,
+    pub robots: RobotsReport,
+    /// Labels of every AI-use signal seen (robots.txt, headers, meta tags, tdmrep.json).
+    pub ai_signals: Vec<String>,
+    /// Do those signals reserve AI training (pages would be withheld under `ai_use_policy: respect`)?
+    pub ai_reserved: bool,
+    /// Every feed and sitemap candidate and its answer.
+    pub listings: Vec<ListingReport>,
+    /// Distinct page URLs listed inside the source.
+    pub listed: u64,
+    /// Those by month of their listed date (`YYYY-MM`).
+    pub by_month: BTreeMap<String, u64>,
+    pub undated: u64,
+    pub sample: Vec<SampleReport>,
+    /// The probe's conclusion in words.
+    pub verdict: String,
+    /// A `sources:` entry for `config.yml`, as a value ...
+    pub suggested_source: Option<Source>,
+    /// ... and as the line to paste.
+    pub suggested: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RobotsReport {
+    /// `parsed`, `allow_all` (4xx) or `unreachable` (nothing may be fetched).
+    pub outcome: String,
+    pub detail: String,
+    pub hash: Option<String>,
+    pub crawl_delay_ms: Option<u64>,
+    pub sitemaps: Vec<String>,
+    /// May the crawler fetch the start URL?
+    pub allows_start: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListingReport {
+    pub url: String,
+    /// `robots.txt`, `link rel=alternate`, `common path`, `sitemap index`, `start URL`.
+    pub found_via: String,
+    /// `2xx`, an HTTP status, or a failure class (`robots`, `not_html`, `not_a_listing`, ...).
+    pub answer: String,
+    /// `feed` or `sitemap` when it parsed.
+    pub kind: Option<String>,
+    /// Entries listed (pages; child sitemaps counted apart).
+    pub entries: Option<u64>,
+    pub children: u64,
+    /// Newest listed date.
+    pub newest: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleReport {
+    pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub title: Option<String>,
+    pub date: Option<String>,
+    pub is_article: bool,
+    pub article_signal: Option<String>,
+    pub prose_ratio: f64,
+    pub relevant: bool,
+    /// Which relevance rule decided, in words.
+    pub relevance: String,
+    pub text_chars: u64,
+    pub ai_reserved: bool,
+}
+
+/// The start URL of `target`: a URL as given, or `https://HOST/` for a bare host.
+pub fn start_url(target: &str) -> anyhow::Result<Url> {
+    let t = target.trim();
+    let text = if t.contains("://") {
+        t.to_string()
+    } else {
+        format!("https://{}/", t.trim_end_matches('/'))
+    };
+    url::parse(&text).ok_or_else(|| {
+        anyhow::anyhow!("{target}: expected a URL (https://example.com/blog) or a host name")
+    })
+}
+
+/// Probe `target`. A bare host is probed over https, and over http when
+/// https cannot be reached at all (connection, TLS, DNS or timeout).
+pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Result<Probe> {
+    let start = start_url(target)?;
+    let p = probe_start(config, &start, opts).await?;
+    if target.contains("://") || !p.start_unreachable {
+        return Ok(p);
+    }
+    let mut http = start.clone();
+    if http.set_scheme("http").is_err() {
+        return Ok(p);
+    }
+    tracing::info!(%start, error = ?p.start_error, "https unreachable; probing over http");
+    let mut q = probe_start(config, &http, opts).await?;
+    q.notes.push(format!(
+        "{start} could not be reached ({}): probed over http",
+        p.start_error.as_deref().unwrap_or("unreachable")
+    ));
+    q.requests += p.requests;
+    Ok(q)
+}
+
+/// Probe from one start URL.
+async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Result<Probe> {
+    let start = start.clone();
+    let net = Net::new(&config.crawl, opts.proxy.as_deref())?;
+    net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_budget(opts.max_requests);
+    let rule = Rule::new(&config.keywords);
+    let today = Utc::now().date_naive();
+    let agent = net.agent().to_string();
+
+    let robots = net.robots(&start).await;
+    let (outcome, detail) = match &robots.outcome {
+        RobotsOutcome::Parsed(c) => ("parsed", c.to_string()),
+        RobotsOutcome::AllowAll(c) => ("allow_all", c.to_string()),
+        RobotsOutcome::DisallowAll(why) => ("unreachable", why.clone()),
+    };
+    let mut p = Probe {
+        start_url: start.to_string(),
+        start_redirected_to: None,
+        start_error: None,
+        start_unreachable: false,
+        notes: Vec::new(),
+        requests: 0,
+        robots: RobotsReport {
+            outcome: outcome.to_string(),
+            detail,
+            hash: (robots.hash != 0).then(|| crate::store::consent::hash_hex(robots.hash)),
+            crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
+            sitemaps: robots.sitemaps.iter().map(|u| u.to_string()).collect(),
+            allows_start: robots.allowed(&start),
+        },
+        ai_signals: Vec::new(),
+        ai_reserved: false,
+        listings: Vec::new(),
+        listed: 0,
+        by_month: BTreeMap::new(),
+        undated: 0,
+        sample: Vec::new(),
+        verdict: String::new(),
+        suggested_source: None,
+        suggested: None,
+    };
+    let mut signals = Signals::default();
+    signals.content_signals(&robots.content_signals);
+
+    // Candidates in the order they are tried: robots.txt, the start page's
+    // feeds (or the start URL itself when it is a feed), common paths.
+    let mut candidates: Vec<(Url, &'static str)> = robots
+        .sitemaps
+        .iter()
+        .map(|u| (u.clone(), "robots.txt"))
+        .collect();
+    let mut origin = start.clone();
+    let mut listings: Vec<(ListingReport, Vec<Listed>)> = Vec::new();
+    match net
+        .fetch(
+            &start,
+            &Request {
+                accept: Accept::Html,
+                ..Request::default()
+            },
+            &|_: &Url| true,
+        )
+        .await
+    {
+        Err(e) => {
+            p.start_unreachable = e.is_network();
+            p.start_error = Some(e.to_string());
+        }
+        Ok(resp) if !(200..300).contains(&resp.status) => {
+            p.start_error = Some(format!("the server answered HTTP {}", resp.status))
+        }
+        Ok(resp) => {
+            if !resp.redirects.is_empty() {
+                p.start_redirected_to = Some(resp.url.to_string());
+                origin = resp.url.clone();
+            }
+            signals.x_robots_tag(&resp.x_robots_tag, &agent);
+            signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
+            match discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body) {
+                Some(kind @ (Kind::Feed | Kind::Sitemap)) => {
+                    listings.push(read_listing(kind, &resp.url, &resp.body, "start URL"));
+                }
+                _ => {
+                    let page = extract::extract(
+                        &resp.body,
+                        resp.charset.as_deref(),
+                        Some(&resp.url),
+                        &rule,
+                        today,
+                    );
+                    signals.meta(&page.consent_meta, &agent);
+                    candidates.extend(page.feeds.iter().map(|u| (u.clone(), "link rel=alternate")));
+                }
+            }
+        }
+    }
+    let tdm = net.tdmrep(&origin).await;
+    signals.tdmrep(&tdm.rules, origin.path());
+    let path = source_path(&origin);
+    let prefixes: Vec<&str> = path
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(""))
+        .collect();
+    for prefix in prefixes {
+        for common in COMMON_PATHS {
+            let mut u = origin.clone();
+            u.set_path(&format!("{}{common}", prefix.trim_end_matches('/')));
+            u.set_query(None);
+            u.set_fragment(None);
+            candidates.push((u, "common path"));
+        }
+    }
+
+    // Read every candidate once, and the newest children of sitemap indexes.
+    let mut tried: HashSet<String> = listings.iter().map(|(l, _)| l.url.clone()).collect();
+    tried.insert(start.to_string());
+    let mut queue = candidates;
+    let mut i = 0;
+    while i < queue.len() {
+        let (u, via) = queue[i].clone();
+        i += 1;
+        if !tried.insert(u.to_string()) {
+            continue;
+        }
+        let (report, listed, children) = fetch_listing(&net, &u, via).await;
+        if matches!(report.answer.as_str(), "budget") {
+            listings.push((report, listed));
+            break;
+        }
+        for c in children {
+            queue.push((c.url, "sitemap index"));
+        }
+        listings.push((report, listed));
+    }
+
+    // Listed pages inside the source, by month.
+    let in_source = |u: &Url| {
+        url::domain(u.host_str().unwrap_or("")) == url::domain(origin.host_str().unwrap_or(""))
+            && url::path_under(u.path(), path.as_deref().unwrap_or("/"))
+    };
+    let mut pages: BTreeMap<String, Option<DateTime<FixedOffset>>> = BTreeMap::new();
+    for (_, listed) in &listings {
+        for l in listed.iter().filter(|l| in_source(&l.url)) {
+            let e = pages.entry(l.url.to_string()).or_insert(None);
+            if l.lastmod > *e {
+                *e = l.lastmod;
+            }
+        }
+    }
+    p.listed = pages.len() as u64;
+    for d in pages.values() {
+        match d {
+            Some(d) => *p.by_month.entry(d.format("%Y-%m").to_string()).or_default() += 1,
+            None => p.undated += 1,
+        }
+    }
+
+    // The sample: newest listed first, then undated.
+    let mut order: Vec<(&String, &Option<DateTime<FixedOffset>>)> = pages.iter().collect();
+    order.sort_by(|a, b| {
+        b.1.is_some()
+            .cmp(&a.1.is_some())
+            .then(b.1.cmp(a.1))
+            .then(a.0.cmp(b.0))
+    });
+    for (u, _) in order.into_iter().take(opts.sample) {
+        let Some(u) = url::parse(u) else { continue };
+        p.sample
+            .push(sample_page(&net, &u, &rule, today, &agent).await);
+    }
+
+    p.listings = listings.into_iter().map(|(r, _)| r).collect();
+    p.ai_signals = signals.labels();
+    p.ai_reserved = consent::reserves_ai_training(&signals);
+    p.requests = net.requests();
+    p.verdict = verdict(&p);
+    if p.robots.allows_start && p.robots.outcome != "unreachable" {
+        let source = suggest(&origin, path, &p);
+        p.suggested = Some(source.yaml_line());
+        p.suggested_source = Some(source);
+    }
+    Ok(p)
+}
+
+/// The path prefix a source at `u` would have: none for a home page.
+fn source_path(u: &Url) -> Option<String> {
+    let p = u.path().trim_end_matches('/');
+    (!p.is_empty()).then(|| p.to_string())
+}
+
+fn read_listing(kind: Kind, u: &Url, body: &[u8], via: &str) -> (ListingReport, Vec<Listed>) {
+    let (report, listed, _) = parse_listing(kind, u, body, via);
+    (report, listed)
+}
+
+fn parse_listing(
+    kind: Kind,
+    u: &Url,
+    body: &[u8],
+    via: &str,
+) -> (ListingReport, Vec<Listed>, Vec<Listed>) {
+    let mut report = ListingReport {
+        url: u.to_string(),
+        found_via: via.to_string(),
+        answer: crate::health::SUCCESS.to_string(),
+        kind: None,
+        entries: None,
+        children: 0,
+        newest: None,
+    };
+    let limits = Limits::default();
+    match discover::parse(kind, u, body, &limits) {
+        Err(e) => {
+            report.answer = format!("{}: {e}", crate::health::BAD_LISTING);
+            (report, vec![], vec![])
+        }
+        Ok(parsed) => {
+            let (pages, children, k) = match parsed.listing {
+                Listing::Feed(e) => (e, vec![], "feed"),
+                Listing::Sitemap { urls, sitemaps } => (urls, sitemaps, "sitemap"),
+            };
+            report.kind = Some(k.to_string());
+            report.entries = Some(pages.len() as u64);
+            report.children = children.len() as u64;
+            report.newest = pages
+                .iter()
+                .filter_map(|l| l.lastmod)
+                .max()
+                .map(|d| d.to_rfc3339());
+            let chosen = discover::select_children(&children, None, MAX_CHILDREN, MAX_CHILDREN);
+            (report, pages, chosen)
+        }
+    }
+}
+
+/// Fetch one feed or sitemap candidate.
+async fn fetch_listing(net: &Net, u: &Url, via: &str) -> (ListingReport, Vec<Listed>, Vec<Listed>) {
+    let failed = |answer: String| ListingReport {
+        url: u.to_string(),
+        found_via: via.to_string(),
+        answer,
+        kind: None,
+        entries: None,
+        children: 0,
+        newest: None,
+    };
+    // Redirects may not leave the host's site.
+    let site = url::domain(u.host_str().unwrap_or("")).to_string();
+    let same_site = move |n: &Url| url::domain(n.host_str().unwrap_or("")) == site;
+    match net.fetch(u, &Request::listing(), &same_site).await {
+        Err(e) => (failed(e.class().to_string()), vec![], vec![]),
+        Ok(resp) if !(200..300).contains(&resp.status) => {
+            (failed(resp.status.to_string()), vec![], vec![])
+        }
+        Ok(resp) => match discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body) {
+            Some(kind @ (Kind::Feed | Kind::Sitemap)) => {
+                parse_listing(kind, &resp.url, &resp.body, via)
+            }
+            _ => (
+                failed(crate::health::NOT_A_LISTING.to_string()),
+                vec![],
+                vec![],
+            ),
+        },
+    }
+}
+
+/// Fetch and judge one listed page.
+async fn sample_page(
+    net: &Net,
+    u: &Url,
+    rule: &Rule,
+    today: chrono::NaiveDate,
+    agent: &str,
+) -> SampleReport {
+    let mut r = SampleReport {
+        url: u.to_string(),
+        error: None,
+        title: None,
+        date: None,
+        is_article: false,
+        article_signal: None,
+        prose_ratio: 0.0,
+        relevant: false,
+        relevance: String::new(),
+        text_chars: 0,
+        ai_reserved: false,
+    };
+    let resp = match net.fetch(u, &Request::html(), &|_: &Url| true).await {
+        Err(FetchError::Budget) => {
+            r.error = Some("not fetched: --max-requests reached".into());
+            return r;
+        }
+        Err(e) => {
+            r.error = Some(e.to_string());
+            return r;
+        }
+        Ok(resp) => resp,
+    };
+    if !(200..300).contains(&resp.status) {
+        r.error = Some(format!("the server answered HTTP {}", resp.status));
+        return r;
+    }
+    let page = extract::extract(
+        &resp.body,
+        resp.charset.as_deref(),
+        Some(&resp.url),
+        rule,
+        today,
+    );
+    let mut signals = Signals::default();
+    signals.x_robots_tag(&resp.x_robots_tag, agent);
+    signals.meta(&page.consent_meta, agent);
+    r.title = page.title.clone();
+    r.date = page.date.map(|d| d.to_string());
+    r.is_article = page.is_article;
+    r.article_signal = page.article_signal.map(str::to_string);
+    r.prose_ratio = (page.prose_ratio * 100.0).round() / 100.0;
+    r.relevant = page.relevance.relevant;
+    r.relevance = page.relevance.reason.clone();
+    r.text_chars = page.text.chars().count() as u64;
+    r.ai_reserved = consent::reserves_ai_training(&signals);
+    r
+}
+
+/// The conclusion in words.
+fn verdict(p: &Probe) -> String {
+    if p.robots.outcome == "unreachable" {
+        return format!(
+            "robots.txt is unreachable ({}): a crawl may fetch nothing here",
+            p.robots.detail
+        );
+    }
+    if !p.robots.allows_start {
+        return "robots.txt disallows the start URL for this crawler: not a usable source".into();
+    }
+    let working = p.listings.iter().filter(|l| l.entries.is_some()).count();
+    let fetched: Vec<&SampleReport> = p.sample.iter().filter(|s| s.error.is_none()).collect();
+    let articles = fetched.iter().filter(|s| s.is_article).count();
+    let relevant = fetched
+        .iter()
+        .filter(|s| s.is_article && s.relevant)
+        .count();
+    let mut parts = Vec::new();
+    if working == 0 {
+        parts.push(
+            "no feed or sitemap found: a crawl would have to follow links from the start page"
+                .to_string(),
+        );
+    } else {
+        parts.push(format!(
+            "{working} feeds or sitemaps list {} pages",
+            p.listed
+        ));
+    }
+    if !fetched.is_empty() {
+        parts.push(format!(
+            "{articles} of {} sampled pages judged articles, {relevant} relevant",
+            fetched.len()
+        ));
+        if articles == 0 {
+            parts.push(
+                "extraction finds no articles here: check a page with `scraper check-url`".into(),
+            );
+        }
+    }
+    if p.ai_reserved {
+        parts.push(
+            "the publisher reserves AI training (withheld under ai_use_policy: respect)".into(),
+        );
+    }
+    parts.join("; ")
+}
+
+/// A `sources:` entry: the host (and path) of the start URL, seeded with the
+/// feeds and sitemaps that answered (not robots.txt's, which every crawl
+/// reads anyway, nor an index's children); the start URL when none did.
+fn suggest(origin: &Url, path: Option<String>, p: &Probe) -> Source {
+    let mut seeds: Vec<String> = p
+        .listings
+        .iter()
+        .filter(|l| l.entries.is_some_and(|n| n > 0) || l.children > 0)
+        .filter(|l| l.found_via != "robots.txt" && l.found_via != "sitemap index")
+        .map(|l| l.url.clone())
+        .collect();
+    // A feed at a common path is often also linked: keep one of each.
+    seeds.dedup();
+    if seeds.is_empty() && p.robots.sitemaps.is_empty() {
+        seeds.push(origin.to_string());
+    }
+    Source {
+        host: origin.host_str().unwrap_or("").to_string(),
+        path,
+        seeds,
+    }
+}

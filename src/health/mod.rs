@@ -1,0 +1,428 @@
+//! Source health across runs: what one run saw of each `sources:` entry of
+//! `config.yml` ([`RunHealth`], kept as `data/state/health/<run-id>.json` by
+//! [`crate::store::health`]) and the rules that turn a short history of those
+//! records into a status with a reason ([`rules`], pure).
+//!
+//! The crawl fills a [`RunHealth`] as it goes (`crawl::health::Tally`);
+//! `scraper health` reads the last runs and judges each source ([`assess`]).
+
+pub mod rules;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Source;
+use crate::frontier::Kind;
+use crate::url::{self, Url};
+
+pub use rules::{Finding, Problem, Status, Verdict, judge};
+
+/// Answer keys that mean the request got what it asked for.
+pub const SUCCESS: &str = "2xx";
+/// A conditional request answered 304: nothing new, which is fine.
+pub const NOT_MODIFIED: &str = "304";
+/// The key of URLs robots.txt kept the crawler from (no request was sent).
+pub const ROBOTS: &str = "robots";
+/// A seed's answer when it was expected to be a feed or sitemap and came back as a page.
+pub const NOT_A_LISTING: &str = "not_a_listing";
+/// A seed's answer when it was a feed or sitemap that could not be parsed.
+pub const BAD_LISTING: &str = "bad_listing";
+
+/// One run's health records: what it saw of every source it touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunHealth {
+    pub run_id: String,
+    pub started_at: DateTime<Utc>,
+    #[serde(default)]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Which limit ended the run (`max_pages`, `exhausted`, ...).
+    #[serde(default)]
+    pub stopped_by: String,
+    /// Keyed by [`source_key`].
+    #[serde(default)]
+    pub sources: BTreeMap<String, SourceRun>,
+}
+
+impl RunHealth {
+    pub fn new(run_id: &str, started_at: DateTime<Utc>) -> RunHealth {
+        RunHealth {
+            run_id: run_id.to_string(),
+            started_at,
+            finished_at: None,
+            stopped_by: String::new(),
+            sources: BTreeMap::new(),
+        }
+    }
+}
+
+/// What one run saw of one source.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceRun {
+    /// Requests sent for the source's URLs (robots.txt not included).
+    pub requests: u64,
+    /// Outcomes by class: `2xx`, `304`, the exact status of any other
+    /// answer (`403`, `404`, `503`, ...), or the failure class of a request
+    /// that got no answer (`timeout`, `dns`, `connect`, `out_of_scope`,
+    /// `too_large`, ...); `robots` counts URLs robots.txt refused (not sent).
+    pub answers: BTreeMap<String, u64>,
+    /// HTML pages a feed or sitemap listed, parsed (the pages meant to be
+    /// articles: extraction is judged on them when a source has them).
+    pub pages: u64,
+    /// Of those, pages the extractor judged articles.
+    pub articles: u64,
+    /// Of those, articles that passed the relevance rule.
+    pub relevant: u64,
+    /// Median length in characters of the text extracted from those pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_median: Option<u64>,
+    /// The same for pages reached through links (seeds excluded): judged
+    /// for sources without feeds or sitemaps.
+    pub linked_pages: u64,
+    pub linked_articles: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked_text_median: Option<u64>,
+    /// Articles stored.
+    pub stored: u64,
+    /// The source host's robots.txt as this run saw it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots: Option<RobotsSeen>,
+    /// The last answer of each seed (configured feeds, sitemaps and pages,
+    /// and robots.txt `Sitemap:` lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<SeedAnswer>,
+}
+
+impl SourceRun {
+    /// Requests that got an answer or failed on the network (robots refusals
+    /// are not requests).
+    pub fn answered(&self) -> u64 {
+        self.answers
+            .iter()
+            .filter(|(k, _)| k.as_str() != ROBOTS)
+            .map(|(_, v)| v)
+            .sum()
+    }
+
+    /// Of [`Self::answered`], those that failed (neither `2xx` nor `304`).
+    pub fn failed(&self) -> u64 {
+        self.answers
+            .iter()
+            .filter(|(k, _)| !is_fine(k) && k.as_str() != ROBOTS)
+            .map(|(_, v)| v)
+            .sum()
+    }
+
+    /// Did this run do anything for the source?
+    pub fn touched(&self) -> bool {
+        self.answers.values().any(|v| *v > 0) || self.robots.is_some()
+    }
+
+    /// Count one outcome.
+    pub fn answer(&mut self, key: &str) {
+        *self.answers.entry(key.to_string()).or_default() += 1;
+    }
+}
+
+/// Is this answer key a success (`2xx` or `304`)?
+pub fn is_fine(key: &str) -> bool {
+    key == SUCCESS || key == NOT_MODIFIED
+}
+
+/// The answer key of an HTTP status.
+pub fn status_key(code: u16) -> String {
+    match code {
+        200..=299 => SUCCESS.to_string(),
+        _ => code.to_string(),
+    }
+}
+
+/// robots.txt of the source's host, as one run saw it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RobotsSeen {
+    /// `parsed`, `allow_all` (4xx: everything allowed) or `unreachable` (5xx,
+    /// network failure: nothing allowed).
+    pub outcome: String,
+    /// The HTTP status, or the failure class when unreachable.
+    pub detail: String,
+    /// xxh3 of the body (hex), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// May the crawler fetch the source's path (its `path`, or `/`)?
+    pub allows_path: bool,
+}
+
+/// The last answer of one seed in one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedAnswer {
+    pub url: String,
+    /// `feed`, `sitemap` or `page`: what the URL turned out to be (or was expected to be).
+    pub kind: Kind,
+    /// The answer key (see [`SourceRun::answers`]).
+    pub answer: String,
+    /// Entries listed (feeds and sitemaps that parsed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<u64>,
+    /// Where it redirects to: the final URL of a redirected request, or the
+    /// target of a redirect that left the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
+}
+
+impl SeedAnswer {
+    /// Did the seed answer usefully (a 2xx, or a 304)?
+    pub fn ok(&self) -> bool {
+        is_fine(&self.answer)
+    }
+}
+
+/// What `scraper health --json` prints and the dashboard's `/health` serves.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The runs judged, oldest first.
+    pub runs: Vec<String>,
+    /// Health files that could not be read (skipped).
+    pub unreadable: Vec<String>,
+    pub broken: Vec<String>,
+    pub degraded: Vec<String>,
+    /// Broken first, then degraded, then ok.
+    pub sources: Vec<Verdict>,
+}
+
+impl Report {
+    /// Judge every configured source over the loaded runs.
+    pub fn new(
+        config: &crate::config::Config,
+        runs: &[RunHealth],
+        unreadable: Vec<String>,
+    ) -> Report {
+        let sources = assess(config, runs);
+        let names = |st: Status| {
+            sources
+                .iter()
+                .filter(|v| v.status == st)
+                .map(|v| v.source.clone())
+                .collect()
+        };
+        Report {
+            runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+            unreadable,
+            broken: names(Status::Broken),
+            degraded: names(Status::Degraded),
+            sources,
+        }
+    }
+
+    /// Only the sources that are not ok.
+    pub fn problems_only(mut self) -> Report {
+        self.sources.retain(|v| v.status != Status::Ok);
+        self
+    }
+}
+
+/// Health files read for a window of `window` runs per source: a partitioned
+/// crawl writes one file per partition and run, and each source is in one
+/// partition, so this covers up to this many partitions.
+pub const FILES_PER_RUN: usize = 8;
+
+/// Every configured source judged over its last `config.health.window` runs
+/// among `runs` (oldest first; runs that did not reach a source are not its
+/// runs): broken sources first, then degraded, then ok; by name within each.
+pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict> {
+    let mut out: Vec<Verdict> = config
+        .sources
+        .iter()
+        .map(|s| {
+            let key = source_key(s);
+            let mut refs: Vec<rules::RunRef<'_>> = runs
+                .iter()
+                .filter_map(|r| {
+                    r.sources.get(&key).map(|src| rules::RunRef {
+                        run_id: &r.run_id,
+                        source: Some(src),
+                    })
+                })
+                .collect();
+            let skip = refs.len().saturating_sub(config.health.window);
+            refs.drain(..skip);
+            let mut v = judge(
+                &key,
+                s.path.as_deref().unwrap_or("/"),
+                &refs,
+                &config.health,
+            );
+            if refs.is_empty() {
+                v.notes = vec![format!(
+                    "no requests in the last {} health files: not judged",
+                    runs.len()
+                )];
+            }
+            v
+        })
+        .collect();
+    out.sort_by(|a, b| b.status.cmp(&a.status).then(a.source.cmp(&b.source)));
+    out.dedup_by(|a, b| a.source == b.source);
+    out
+}
+
+/// The name a source goes by in health files and reports: its host plus its
+/// path, if any (`example.com/blog`).
+pub fn source_key(s: &Source) -> String {
+    match s.path.as_deref().map(|p| p.trim_end_matches('/')) {
+        Some(p) if !p.is_empty() => format!("{}{p}", s.host.to_ascii_lowercase()),
+        _ => s.host.to_ascii_lowercase(),
+    }
+}
+
+/// Which source a URL belongs to: a configured seed belongs to the source
+/// that lists it (a feed may live on another host); any other URL to the
+/// most specific source whose host and path cover it.
+#[derive(Debug, Clone, Default)]
+pub struct SourceIndex {
+    /// (domain without `www.`, path prefix or "/", source key)
+    scopes: Vec<(String, String, String)>,
+    seeds: BTreeMap<String, String>,
+}
+
+impl SourceIndex {
+    pub fn new(sources: &[Source]) -> SourceIndex {
+        let mut index = SourceIndex::default();
+        for s in sources {
+            let key = source_key(s);
+            let domain = url::domain(&s.host.to_ascii_lowercase()).to_string();
+            let path = s.path.clone().unwrap_or_else(|| "/".to_string());
+            index.scopes.push((domain, path, key.clone()));
+            for seed in s.seeds.iter().filter_map(|u| url::parse(u)) {
+                index.seeds.entry(seed.to_string()).or_insert(key.clone());
+            }
+        }
+        // Longest path first, so the most specific source wins.
+        index
+            .scopes
+            .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.cmp(b)));
+        index
+    }
+
+    /// The key of the source `u` belongs to.
+    pub fn source_of(&self, u: &Url) -> Option<&str> {
+        if let Some(k) = self.seeds.get(u.as_str()) {
+            return Some(k);
+        }
+        let host = url::domain(u.host_str()?);
+        self.scopes
+            .iter()
+            .find(|(d, p, _)| d == host && url::path_under(u.path(), p))
+            .map(|(_, _, k)| k.as_str())
+    }
+
+    /// Sources on `host` with the path robots.txt must allow for each.
+    pub fn on_host<'a>(&'a self, host: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let host = url::domain(host);
+        self.scopes
+            .iter()
+            .filter(move |(d, _, _)| d == host)
+            .map(|(_, p, k)| (k.as_str(), p.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(host: &str, path: Option<&str>, seeds: &[&str]) -> Source {
+        Source {
+            host: host.into(),
+            path: path.map(str::to_string),
+            seeds: seeds.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn urls_map_to_the_most_specific_source_and_seeds_to_their_own() {
+        let index = SourceIndex::new(&[
+            src("www.ex.test", None, &[]),
+            src(
+                "ex.test",
+                Some("/blog/"),
+                &["http://feeds.other.test/ex.xml"],
+            ),
+        ]);
+        let of = |u: &str| index.source_of(&url::parse(u).unwrap()).map(str::to_string);
+        assert_eq!(of("http://ex.test/a").as_deref(), Some("www.ex.test"));
+        assert_eq!(
+            of("http://www.ex.test/blog/x").as_deref(),
+            Some("ex.test/blog")
+        );
+        assert_eq!(
+            of("http://ex.test/blogroll").as_deref(),
+            Some("www.ex.test")
+        );
+        assert_eq!(
+            of("http://feeds.other.test/ex.xml").as_deref(),
+            Some("ex.test/blog")
+        );
+        assert_eq!(of("http://feeds.other.test/other.xml"), None);
+        assert_eq!(index.on_host("ex.test").count(), 2);
+    }
+
+    #[test]
+    fn each_source_is_judged_on_its_own_last_runs() {
+        let mut config = crate::config::Config {
+            sources: vec![
+                src("a.test", None, &[]),
+                src("b.test", None, &[]),
+                src("c.test", None, &[]),
+            ],
+            ..Default::default()
+        };
+        config.health.window = 2;
+        // Two partitions: a.test in the even files, b.test in the odd ones;
+        // a.test failing in its last two runs, c.test in none.
+        let runs: Vec<RunHealth> = (0..6)
+            .map(|i| {
+                let mut r = RunHealth::new(&format!("r{i}"), chrono::Utc::now());
+                let key = if i % 2 == 0 { "a.test" } else { "b.test" };
+                let answer = if key == "a.test" && i >= 2 {
+                    "503"
+                } else {
+                    "2xx"
+                };
+                r.sources.entry(key.into()).or_default().answer(answer);
+                r
+            })
+            .collect();
+        let v = assess(&config, &runs);
+        assert_eq!(v[0].source, "a.test");
+        assert_eq!(v[0].status, Status::Broken, "{:?}", v[0]);
+        assert_eq!(
+            v[0].reason(),
+            Some("503 on every request for 2 runs (since run r2)")
+        );
+        assert_eq!(v[0].trend.len(), 2);
+        let b = v.iter().find(|x| x.source == "b.test").unwrap();
+        assert_eq!((b.status, b.trend.len()), (Status::Ok, 2));
+        let c = v.iter().find(|x| x.source == "c.test").unwrap();
+        assert_eq!(c.status, Status::Ok);
+        assert!(
+            c.notes[0].contains("no requests in the last 6 health files"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn answers_split_into_fine_and_failed() {
+        let mut r = SourceRun::default();
+        for k in ["2xx", "304", "403", "403", "timeout", "robots"] {
+            r.answer(k);
+        }
+        assert_eq!(r.answered(), 5);
+        assert_eq!(r.failed(), 3);
+        assert!(r.touched());
+        assert!(!SourceRun::default().touched());
+        assert_eq!(status_key(204), "2xx");
+        assert_eq!(status_key(410), "410");
+    }
+}

@@ -1,0 +1,572 @@
+//! The health rules: a source's last runs in, a status and its reasons out.
+//! Pure: no I/O, no clock. Thresholds come from `config.yml`'s `health:`.
+//!
+//! Only runs that touched the source count (a run that never reached it says
+//! nothing). Each rule names the run its condition started in: the first of
+//! the unbroken series of latest runs in which it held.
+//!
+//! | rule | condition (latest run) | status |
+//! |---|---|---|
+//! | robots closed | robots.txt parsed and disallows the source's path | broken |
+//! | robots unreachable | robots.txt answered 5xx or not at all (nothing may be fetched) | degraded; broken after `broken_after_runs` |
+//! | all failing | every request failed, at least one for a host-wide reason (401/403/429/5xx/network) | degraded; broken after `broken_after_runs` |
+//! | mostly failing | at least `failing_share` of at least `min_requests` requests failed | degraded |
+//! | seed failing | a configured feed, sitemap or seed page fails (404, a redirect off the source, ...) | broken when no seed works and the failure is the URL's own (404, 410, moved off the source) or lasted `broken_after_runs`; else degraded |
+//! | extraction collapsed | with at least `min_pages` pages parsed, the share judged articles fell below `article_share_drop` of the usual, or the median text below `text_drop` of the usual (pages feeds and sitemaps listed; for a source without them, pages reached through links) | broken when no page is an article any more; else degraded |
+//! | no articles | no earlier run to compare with, and none of at least `min_pages` pages is an article | degraded |
+//!
+//! "The usual" is the median over the judged runs before the change. A quiet
+//! source (everything 304, no new pages) breaks none of these rules. Notes
+//! (status unchanged): a seed that works but now redirects (put the new URL in
+//! the config), a changed robots.txt.
+
+use serde::{Deserialize, Serialize};
+
+use super::{SeedAnswer, SourceRun};
+use crate::config::Health;
+use crate::frontier::Kind;
+
+/// How a source is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Degraded,
+    Broken,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Degraded => "degraded",
+            Status::Broken => "broken",
+        }
+    }
+}
+
+/// Which rule found a problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Problem {
+    RobotsClosed,
+    RobotsUnreachable,
+    AllFailing,
+    MostlyFailing,
+    SeedFailing,
+    ExtractionCollapsed,
+    NoArticles,
+}
+
+/// One problem, in words, with the run it started in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub status: Status,
+    pub problem: Problem,
+    pub reason: String,
+    /// The first run of the series in which the condition held.
+    pub since: String,
+    /// How many runs (that touched the source and could show it) the series has lasted.
+    pub runs: u32,
+}
+
+/// One run of a source's trend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub run_id: String,
+    pub requests: u64,
+    pub failed: u64,
+    pub not_modified: u64,
+    pub pages: u64,
+    pub articles: u64,
+    pub stored: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_median: Option<u64>,
+}
+
+/// The judgement on one source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub source: String,
+    pub status: Status,
+    /// Worst first.
+    pub findings: Vec<Finding>,
+    /// Things worth knowing that do not change the status.
+    pub notes: Vec<String>,
+    /// The runs that touched the source, oldest first.
+    pub trend: Vec<Point>,
+}
+
+impl Verdict {
+    /// The worst finding's reason, or `None` when the source is ok.
+    pub fn reason(&self) -> Option<&str> {
+        self.findings.first().map(|f| f.reason.as_str())
+    }
+}
+
+/// One run in a source's history: its id and what it saw of the source (if anything).
+#[derive(Debug, Clone, Copy)]
+pub struct RunRef<'a> {
+    pub run_id: &'a str,
+    pub source: Option<&'a SourceRun>,
+}
+
+/// Judge `source` (whose path prefix is `path`, `/` for a whole host) from
+/// its runs, oldest first.
+pub fn judge(source: &str, path: &str, runs: &[RunRef<'_>], t: &Health) -> Verdict {
+    let touched: Vec<(&str, &SourceRun)> = runs
+        .iter()
+        .filter_map(|r| r.source.filter(|s| s.touched()).map(|s| (r.run_id, s)))
+        .collect();
+    let mut v = Verdict {
+        source: source.to_string(),
+        status: Status::Ok,
+        findings: Vec::new(),
+        notes: Vec::new(),
+        trend: touched.iter().map(|(id, s)| point(id, s)).collect(),
+    };
+    let Some(&(_, last)) = touched.last() else {
+        v.notes.push(format!(
+            "no requests in the last {} runs: not judged",
+            runs.len()
+        ));
+        return v;
+    };
+    let robots_blocked = robots_rules(&touched, path, t, &mut v);
+    let all_failing = !robots_blocked && failing_rules(&touched, t, &mut v);
+    seed_rules(&touched, t, robots_blocked, all_failing, &mut v);
+    extraction_rules(&touched, t, &mut v);
+    if let Some(r) = &last.robots
+        && let Some((prev_id, prev)) = touched[..touched.len() - 1]
+            .iter()
+            .rev()
+            .find_map(|(id, s)| s.robots.as_ref().map(|p| (id, p)))
+        && prev.hash != r.hash
+        && prev.outcome == "parsed"
+        && r.outcome == "parsed"
+    {
+        v.notes
+            .push(format!("robots.txt changed after run {prev_id}"));
+    }
+    v.findings
+        .sort_by(|a, b| b.status.cmp(&a.status).then(a.since.cmp(&b.since)));
+    v.status = v
+        .findings
+        .iter()
+        .map(|f| f.status)
+        .max()
+        .unwrap_or(Status::Ok);
+    v
+}
+
+fn point(run_id: &str, s: &SourceRun) -> Point {
+    Point {
+        run_id: run_id.to_string(),
+        requests: s.answered(),
+        failed: s.failed(),
+        not_modified: s.answers.get(super::NOT_MODIFIED).copied().unwrap_or(0),
+        pages: s.pages + s.linked_pages,
+        articles: s.articles + s.linked_articles,
+        stored: s.stored,
+        text_median: s.text_median.or(s.linked_text_median),
+    }
+}
+
+/// The unbroken series of latest runs for which `holds` is true, counting
+/// only runs for which `applies` is true. `(first run id, length)`.
+fn streak<'a>(
+    touched: &[(&'a str, &SourceRun)],
+    applies: impl Fn(&SourceRun) -> bool,
+    holds: impl Fn(&SourceRun) -> bool,
+) -> Option<(&'a str, u32)> {
+    let mut since = None;
+    let mut n = 0;
+    for (id, s) in touched.iter().rev().filter(|(_, s)| applies(s)) {
+        if !holds(s) {
+            break;
+        }
+        since = Some(*id);
+        n += 1;
+    }
+    since.map(|id| (id, n))
+}
+
+fn lasting(n: u32, t: &Health) -> Status {
+    if n >= t.broken_after_runs {
+        Status::Broken
+    } else {
+        Status::Degraded
+    }
+}
+
+fn since_words(since: &str, n: u32) -> String {
+    if n >= 2 {
+        format!("for {n} runs (since run {since})")
+    } else {
+        format!("since run {since}")
+    }
+}
+
+/// robots.txt closing the path, or unreachable. Returns whether either fired.
+fn robots_rules(touched: &[(&str, &SourceRun)], path: &str, t: &Health, v: &mut Verdict) -> bool {
+    let has_robots = |s: &SourceRun| s.robots.is_some();
+    let closed = |s: &SourceRun| {
+        s.robots
+            .as_ref()
+            .is_some_and(|r| r.outcome == "parsed" && !r.allows_path)
+    };
+    if let Some((since, n)) = streak(touched, has_robots, closed) {
+        let ever_open = touched.iter().filter(|(_, s)| has_robots(s)).count() > n as usize;
+        let reason = if ever_open {
+            format!("robots.txt now disallows the source's path {path} (since run {since})")
+        } else {
+            format!("robots.txt disallows the source's path {path} (since run {since})")
+        };
+        v.findings.push(Finding {
+            status: Status::Broken,
+            problem: Problem::RobotsClosed,
+            reason,
+            since: since.to_string(),
+            runs: n,
+        });
+        return true;
+    }
+    let unreachable = |s: &SourceRun| {
+        s.robots
+            .as_ref()
+            .is_some_and(|r| r.outcome == "unreachable")
+    };
+    if let Some((since, n)) = streak(touched, has_robots, unreachable) {
+        let detail = touched
+            .last()
+            .and_then(|(_, s)| s.robots.as_ref())
+            .map(|r| r.detail.clone())
+            .unwrap_or_default();
+        v.findings.push(Finding {
+            status: lasting(n, t),
+            problem: Problem::RobotsUnreachable,
+            reason: format!(
+                "robots.txt unreachable ({detail}), so nothing may be fetched, {}",
+                since_words(since, n)
+            ),
+            since: since.to_string(),
+            runs: n,
+        });
+        return true;
+    }
+    false
+}
+
+/// Is a failure the URL's own (dead or moved) rather than the host's?
+fn url_level(key: &str) -> bool {
+    matches!(
+        key,
+        "404"
+            | "410"
+            | "out_of_scope"
+            | "redirect_loop"
+            | "too_many_redirects"
+            | "not_html"
+            | super::NOT_A_LISTING
+            | super::BAD_LISTING
+    )
+}
+
+fn failures(s: &SourceRun) -> Vec<(&str, u64)> {
+    let mut f: Vec<(&str, u64)> = s
+        .answers
+        .iter()
+        .filter(|(k, n)| !super::is_fine(k) && k.as_str() != super::ROBOTS && **n > 0)
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    f.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    f
+}
+
+fn list_failures(f: &[(&str, u64)]) -> String {
+    f.iter()
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every request failing, or most of them. Returns whether "all failing" fired.
+fn failing_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) -> bool {
+    let answered = |s: &SourceRun| s.answered() > 0;
+    let all_failed = |s: &SourceRun| {
+        s.failed() == s.answered() && failures(s).iter().any(|(k, _)| !url_level(k))
+    };
+    let Some(&(_, last)) = touched.iter().rev().find(|(_, s)| answered(s)) else {
+        return false;
+    };
+    let f = failures(last);
+    if let Some((since, n)) = streak(touched, answered, all_failed) {
+        let what = match f.as_slice() {
+            [(k, _)] if k.parse::<u16>().is_ok() => format!("{k} on every request"),
+            [(k, _)] => format!("every request failed ({k})"),
+            _ => format!("every request failed ({})", list_failures(&f)),
+        };
+        v.findings.push(Finding {
+            status: lasting(n, t),
+            problem: Problem::AllFailing,
+            reason: format!("{what} {}", since_words(since, n)),
+            since: since.to_string(),
+            runs: n,
+        });
+        return true;
+    }
+    let mostly = |s: &SourceRun| {
+        s.answered() >= t.min_requests && s.failed() as f64 >= t.failing_share * s.answered() as f64
+    };
+    if let Some((since, n)) = streak(touched, answered, mostly) {
+        let share = 100.0 * last.failed() as f64 / last.answered() as f64;
+        v.findings.push(Finding {
+            status: Status::Degraded,
+            problem: Problem::MostlyFailing,
+            reason: format!(
+                "{share:.0}% of requests failed ({}) {}",
+                list_failures(&f),
+                since_words(since, n)
+            ),
+            since: since.to_string(),
+            runs: n,
+        });
+    }
+    false
+}
+
+fn seed_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Feed => "feed",
+        Kind::Sitemap => "sitemap",
+        Kind::Page => "seed page",
+    }
+}
+
+fn seed_in<'a>(s: &'a SourceRun, url: &str) -> Option<&'a SeedAnswer> {
+    s.seeds.iter().find(|a| a.url == url)
+}
+
+/// Seeds that fail (dead, moved off the source) and seeds that moved but work.
+fn seed_rules(
+    touched: &[(&str, &SourceRun)],
+    t: &Health,
+    robots_blocked: bool,
+    all_failing: bool,
+    v: &mut Verdict,
+) {
+    let Some(&(_, last)) = touched.last() else {
+        return;
+    };
+    let none_works = !last.seeds.is_empty() && last.seeds.iter().all(|a| !a.ok());
+    for seed in &last.seeds {
+        let word = seed_word(seed.kind);
+        if seed.ok() {
+            if let Some(to) = &seed.moved_to {
+                v.notes.push(format!(
+                    "{word} {} now redirects to {to}: put the new URL in config.yml",
+                    seed.url
+                ));
+            }
+            continue;
+        }
+        let own = url_level(&seed.answer);
+        // Covered by a host-wide rule already.
+        if (robots_blocked && seed.answer == super::ROBOTS) || (all_failing && !own) {
+            continue;
+        }
+        let Some((since, n)) = streak(
+            touched,
+            |s| seed_in(s, &seed.url).is_some(),
+            |s| seed_in(s, &seed.url).is_some_and(|a| !a.ok()),
+        ) else {
+            continue;
+        };
+        let what = match (&seed.moved_to, seed.answer.as_str()) {
+            (Some(to), "out_of_scope") => format!("redirects to {to}, outside the source,"),
+            (_, super::ROBOTS) => "is disallowed by robots.txt".to_string(),
+            (_, super::NOT_A_LISTING) => {
+                "answers with a web page, not a feed or sitemap,".to_string()
+            }
+            (_, super::BAD_LISTING) => "cannot be parsed".to_string(),
+            (_, k) if k.parse::<u16>().is_ok() => format!("answers {k}"),
+            (_, k) => format!("fails ({k})"),
+        };
+        let status = if none_works && (own || n >= t.broken_after_runs) {
+            Status::Broken
+        } else {
+            Status::Degraded
+        };
+        v.findings.push(Finding {
+            status,
+            problem: Problem::SeedFailing,
+            reason: format!("{word} {} {what} {}", seed.url, since_words(since, n)),
+            since: since.to_string(),
+            runs: n,
+        });
+    }
+}
+
+/// The extraction signals of one population of a run's pages.
+#[derive(Debug, Clone, Copy)]
+struct Sig {
+    pages: u64,
+    articles: u64,
+    text: Option<u64>,
+}
+
+impl Sig {
+    /// Pages listed by feeds and sitemaps, or (`listed == false`) reached through links.
+    fn of(s: &SourceRun, listed: bool) -> Sig {
+        if listed {
+            Sig {
+                pages: s.pages,
+                articles: s.articles,
+                text: s.text_median,
+            }
+        } else {
+            Sig {
+                pages: s.linked_pages,
+                articles: s.linked_articles,
+                text: s.linked_text_median,
+            }
+        }
+    }
+
+    fn share(&self) -> f64 {
+        self.articles as f64 / self.pages.max(1) as f64
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let m = xs.len() / 2;
+    Some(if xs.len() % 2 == 1 {
+        xs[m]
+    } else {
+        (xs[m - 1] + xs[m]) / 2.0
+    })
+}
+
+/// The usual article share and median text over some runs.
+struct Usual {
+    share: f64,
+    text: Option<f64>,
+}
+
+fn usual(runs: &[Sig]) -> Usual {
+    Usual {
+        share: median(runs.iter().map(Sig::share).collect()).unwrap_or(0.0),
+        text: median(
+            runs.iter()
+                .filter_map(|s| s.text.map(|t| t as f64))
+                .collect(),
+        ),
+    }
+}
+
+fn collapsed(s: &Sig, u: &Usual, t: &Health) -> bool {
+    let fewer = u.share > 0.0 && s.share() < u.share * t.article_share_drop;
+    let shorter = match (s.text, u.text) {
+        (Some(now), Some(before)) => before > 0.0 && (now as f64) < before * t.text_drop,
+        _ => false,
+    };
+    fewer || shorter
+}
+
+/// Format a count with thousands separators: 4200 -> "4,200".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Pages no longer judged articles, or their text much shorter than usual.
+/// Judged on the pages feeds and sitemaps listed when the source has enough
+/// of them in some run, else on the pages reached through links (two
+/// populations are never mixed: a home page's links are less often articles).
+fn extraction_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) {
+    let listed = touched.iter().any(|(_, s)| s.pages >= t.min_pages);
+    let judged: Vec<(&str, Sig)> = touched
+        .iter()
+        .map(|(id, s)| (*id, Sig::of(s, listed)))
+        .filter(|(_, s)| s.pages >= t.min_pages)
+        .collect();
+    let Some(&(last_id, last)) = judged.last() else {
+        return;
+    };
+    // The longest series of latest judged runs that all collapsed against
+    // the runs before the series.
+    let mut found: Option<(usize, Usual)> = None;
+    for start in (1..judged.len()).rev() {
+        let before: Vec<Sig> = judged[..start].iter().map(|(_, s)| *s).collect();
+        let u = usual(&before);
+        if judged[start..].iter().all(|(_, s)| collapsed(s, &u, t)) {
+            found = Some((start, u));
+        } else {
+            break;
+        }
+    }
+    let text_words = |before: Option<f64>| match (before, last.text) {
+        (Some(b), Some(now)) => format!(
+            "median text {} -> {} characters",
+            thousands(b.round() as u64),
+            thousands(now)
+        ),
+        (None, Some(now)) => format!("median text {} characters", thousands(now)),
+        _ => "no text".to_string(),
+    };
+    let Some((start, u)) = found else {
+        if judged.len() == 1 && last.articles == 0 {
+            v.findings.push(Finding {
+                status: Status::Degraded,
+                problem: Problem::NoArticles,
+                reason: format!(
+                    "none of {} pages was judged an article ({}) since run {last_id}",
+                    last.pages,
+                    text_words(None)
+                ),
+                since: last_id.to_string(),
+                runs: 1,
+            });
+        }
+        return;
+    };
+    let (since, n) = (judged[start].0, (judged.len() - start) as u32);
+    let (status, what) = if last.articles == 0 {
+        (
+            Status::Broken,
+            "pages no longer judged articles".to_string(),
+        )
+    } else if last.share() < u.share * t.article_share_drop {
+        (
+            Status::Degraded,
+            format!(
+                "fewer pages judged articles ({:.0}% -> {:.0}%)",
+                100.0 * u.share,
+                100.0 * last.share()
+            ),
+        )
+    } else {
+        (Status::Degraded, "extracted text much shorter".to_string())
+    };
+    v.findings.push(Finding {
+        status,
+        problem: Problem::ExtractionCollapsed,
+        reason: format!("{what} {} ({})", since_words(since, n), text_words(u.text)),
+        since: since.to_string(),
+        runs: n,
+    });
+}
+
+#[cfg(test)]
+mod tests;

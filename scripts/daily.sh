@@ -10,6 +10,10 @@
 #   MAX_DURATION=40m   MAX_PAGES=4000   MIN_LASTMOD=auto  crawl limits; set one
 #                      to the empty string to leave that flag out
 #   MAX_HITS=          stop after storing this many articles (unset: no limit)
+#   PARTITION=         `i/N`: crawl only partition i of N (0-based) of the
+#                      hosts (`scraper crawl --partition`); unset: the config's
+#                      crawl.partition. N copies with i = 0..N-1 may run at the
+#                      same time from the same state and push in any order.
 #   CONFIG=config.yml  DATA_DIR=data  DIST_DIR=dist    relative paths are taken
 #                      from REPO_DIR
 #   REPO_DIR           the git repository holding the data (default: the
@@ -47,11 +51,18 @@
 # its queue and state (GitHub cancels a job with SIGINT, then SIGTERM).
 #
 # A push that is rejected because the remote moved on is rebased and retried.
-# A rebase may conflict only in state files every run rewrites: last_run.json,
-# validators.json and doc_cache.json are then taken from the later run (run
-# ids sort by start time). A conflict in next_id means both runs handed out ids from the same
-# starting value: merging would duplicate ids, so the script stops loudly and
-# leaves the local commit for a human (see die_conflict).
+# Every file a run commits is its own (shard, seen segment, consent log, run
+# summary state/runs/<run-id>.json, validators state/validators/<run-id>.json,
+# robots.txt/tdmrep.json cache state/doc_cache/<run-id>.json,
+# outbox files state/outbox/<owner>/<run-id>.jsonl) or the removal of a file it
+# folded in (older validators, its partition's outbox files), so runs from the
+# same state rebase onto each other without conflicts, and their article ids
+# come from blocks no other run uses (no renumbering). state/last_run.json is
+# this machine's copy of its last run and is no longer committed (a copy that
+# older versions committed stays in git as it was and is read as history).
+# A conflict can only come from older versions of this script (last_run.json,
+# validators.json, doc_cache.json: the later run's copy is taken; next_id: the script stops,
+# see die_conflict).
 
 set -eu
 set -o pipefail
@@ -185,6 +196,7 @@ crawl() {
 	if [ -n "${MAX_PAGES-4000}" ]; then set -- "$@" --max-pages "${MAX_PAGES-4000}"; fi
 	if [ -n "${MIN_LASTMOD-auto}" ]; then set -- "$@" --min-lastmod "${MIN_LASTMOD-auto}"; fi
 	if [ -n "${MAX_HITS-}" ]; then set -- "$@" --max-hits "$MAX_HITS"; fi
+	if [ -n "${PARTITION-}" ]; then set -- "$@" --partition "$PARTITION"; fi
 	log "crawl: $SCRAPER_BIN $*"
 	trap 'forward INT' INT
 	trap 'forward TERM' TERM
@@ -328,16 +340,22 @@ rebase_onto() {
 commit_and_push() {
 	local run_id stored fetched stopped msg attempt delay f
 	# The new shard(s) and the state files that are committed; never
-	# frontier.jsonl, crawl.log, the locks or temporary files. Only these paths
-	# go into the commit, whatever else someone has staged in this checkout.
+	# frontier*.jsonl, last_run.json, crawl.log, the locks or temporary files.
+	# Only these paths go into the commit, whatever else someone has staged in
+	# this checkout. Folders are added with -A: the run may have removed files
+	# there (validators it folded in, outbox files it read).
 	set --
 	for f in "$DATA_DIR"/articles/*.jsonl.zst "$DATA_DIR"/state/seen/*.bin \
-		"$DATA_DIR"/state/consent/*.jsonl "$DATA_DIR"/state/health/*.json \
-		"$DATA_DIR/state/next_id" "$DATA_DIR/state/last_run.json" "$DATA_DIR/state/validators.json" \
-		"$DATA_DIR/state/doc_cache.json"; do
+		"$DATA_DIR"/state/consent/*.jsonl "$DATA_DIR"/state/health/*.json "$DATA_DIR"/state/runs/*.json; do
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
+	for f in "$DATA_DIR/state/validators" "$DATA_DIR/state/doc_cache" "$DATA_DIR/state/outbox"; do
+		if [ -e "$f" ] || [ -n "$(git ls-files -- "$f")" ]; then
+			git add -A -- "$f" || die "git add $f failed"
+			set -- "$@" "$f"
+		fi
+	done
 	if [ $# -eq 0 ] || git diff --cached --quiet -- "$@"; then
 		log "nothing new to commit"
 	else
@@ -345,7 +363,7 @@ commit_and_push() {
 		stored=$(json_field "$DATA_DIR/state/last_run.json" articles_stored)
 		fetched=$(json_field "$DATA_DIR/state/last_run.json" pages_fetched)
 		stopped=$(json_field "$DATA_DIR/state/last_run.json" stopped_by)
-		msg="data: crawl ${run_id:-run}: ${stored:-?} articles from ${fetched:-?} requests (stopped by ${stopped:-?})"
+		msg="data: crawl ${run_id:-run}${PARTITION:+ (partition $PARTITION)}: ${stored:-?} articles from ${fetched:-?} requests (stopped by ${stopped:-?})"
 		git commit --quiet --no-verify -m "$msg" -- "$@" || die "git commit failed"
 		log "committed $(git rev-parse --short HEAD): $msg"
 		COMMITTED=1
@@ -375,6 +393,20 @@ commit_and_push() {
 		rebase_onto "$REMOTE/$BRANCH"
 		attempt=$((attempt + 1))
 		delay=$((delay * 2))
+	done
+}
+
+# This machine's own files (its last run's summary copy, its partitions'
+# queues) are never committed: keep them out of `git status` through the
+# checkout's own exclude file (nothing committed changes).
+local_only() {
+	local exclude pattern
+	exclude=$(git rev-parse --git-path info/exclude)
+	mkdir -p "$(dirname "$exclude")"
+	for pattern in "/$STATE_REL/last_run.json" "/$STATE_REL/frontier*.jsonl"; do
+		if ! grep -qxF -- "$pattern" "$exclude" 2>/dev/null; then
+			printf '%s\n' "$pattern" >>"$exclude" || log "cannot write $exclude"
+		fi
 	done
 }
 
@@ -426,6 +458,7 @@ main() {
 		[ -n "$in_git" ] || die "COMMIT=1 but $REPO_DIR is not a git repository"
 		case "$DATA_DIR/" in "$(git rev-parse --show-toplevel)/"*) ;; *) die "COMMIT=1 needs DATA_DIR inside the repository ($DATA_DIR)" ;; esac
 		STATE_REL=${DATA_DIR#"$(git rev-parse --show-toplevel)/"}/state
+		local_only
 		if is_on "${PUSH-1}" && ! git remote get-url "$REMOTE" >/dev/null 2>&1; then
 			die "COMMIT=1 pushes to the remote '$REMOTE', which this repository does not have (set REMOTE, or PUSH=0)"
 		fi

@@ -51,7 +51,8 @@ pub enum Command {
     Build(BuildArgs),
     /// Serve a live progress page that follows the crawl log.
     Dashboard(DashboardArgs),
-    /// Merge the per-run seen-set segments into compacted files (takes the run lock).
+    /// Merge the per-run seen-set segments into compacted files, and the per-run
+    /// validators files into one (takes the run lock; one machine at a time).
     Compact(CompactArgs),
     /// Give one run's shard new ids past every other shard's (after two
     /// machines crawled from the same state; takes the run lock).
@@ -78,6 +79,9 @@ pub struct CrawlArgs {
     /// `domains` (configured sources only) or `open`.
     #[arg(long)]
     pub scope: Option<Scope>,
+    /// Crawl only the hosts of partition `i` of `N` (0-based, e.g. `2/4`).
+    #[arg(long)]
+    pub partition: Option<scraper::partition::Partition>,
     /// Extra seed URL (repeatable); its host is in scope for this run.
     #[arg(long = "seed")]
     pub seeds: Vec<String>,

@@ -423,6 +423,9 @@ pub struct Crawl {
     /// Most links followed away from a seed.
     pub max_depth: u32,
     pub scope: Scope,
+    /// The share of hosts this runner crawls when a crawl is split across
+    /// runners: `i/N` (0-based); `0/1` crawls every host.
+    pub partition: crate::partition::Partition,
     /// Hosts (and their subdomains) never fetched in open scope.
     pub deny_hosts: Vec<String>,
     /// Most pages fetched from one host outside `sources` in one run (open scope).
@@ -524,6 +527,7 @@ impl Default for Crawl {
             frontier_policy: FrontierPolicy::Focused,
             max_depth: 8,
             scope: Scope::Domains,
+            partition: crate::partition::Partition::WHOLE,
             deny_hosts: Vec::new(),
             host_page_cap: 200,
             host_probation_pages: 20,
@@ -620,6 +624,7 @@ pub struct Overrides {
     pub max_duration: Option<Duration>,
     pub min_lastmod: Option<String>,
     pub scope: Option<Scope>,
+    pub partition: Option<crate::partition::Partition>,
 }
 
 impl Config {
@@ -672,6 +677,13 @@ impl Config {
                     "{name}: expected a number between 0 and 1, got {v}"
                 ));
             }
+        }
+        if !(0..crate::store::ids::LEGACY_LIMIT).contains(&c.first_id) {
+            return Err(format!(
+                "crawl.first_id: expected a number from 0 to {} (ids above are run blocks), got {}",
+                crate::store::ids::LEGACY_LIMIT - 1,
+                c.first_id
+            ));
         }
         if self.health.window < 2 {
             return Err(format!(
@@ -734,6 +746,9 @@ impl Config {
         }
         if let Some(v) = o.scope {
             self.crawl.scope = v;
+        }
+        if let Some(v) = o.partition {
+            self.crawl.partition = v;
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod extract;
 pub mod frontier;
 pub mod health;
 pub mod net;
+pub mod partition;
 pub mod record;
 pub mod relevance;
 pub mod report;

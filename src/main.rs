@@ -57,6 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_duration: a.max_duration.map(|s| s.0),
                 min_lastmod: a.min_lastmod.clone(),
                 scope: a.scope,
+                partition: a.partition,
             });
             let opts = scraper::crawl::Options {
                 data: a.data.clone(),
@@ -149,6 +150,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 r.records_out,
                 r.bytes_out
             );
+            let folded = scraper::store::state::validators::compact(
+                &data.state,
+                &stamp,
+                scraper::store::state::Validators::DEFAULT_CAP,
+            )?;
+            if folded > 0 {
+                println!("folded {folded} validators files into state/validators/{stamp}.json");
+            }
+            let today = scraper::store::seen::day_stamp(chrono::Utc::now());
+            let folded = scraper::store::state::compact_doc_cache(&data.state, &stamp, today)?;
+            if folded > 0 {
+                println!("folded {folded} document-cache files into state/doc_cache/{stamp}.json");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Renumber(a) => {

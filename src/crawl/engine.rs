@@ -20,9 +20,10 @@ use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::report::progress::Progress;
+use crate::store::ids::IdBlocks;
 use crate::store::seen::{Failure, Seen, SeenSet, flag};
 use crate::store::shard::ShardWriter;
-use crate::store::state::{IdCounter, RunSummary, Validator, Validators};
+use crate::store::state::{RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
 use crate::url::{self, Url};
 
@@ -68,7 +69,7 @@ pub struct Engine {
     pub frontier: Frontier,
     pub seen: SeenSet,
     pub shard: ShardWriter,
-    pub ids: IdCounter,
+    pub ids: IdBlocks,
     pub validators: Validators,
     pub log: EventLog,
     pub run_id: String,
@@ -112,6 +113,8 @@ pub struct Engine {
     pub errors: u64,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     pub requeued: HashMap<u64, u8>,
+    /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
+    pub handover: super::partition::Handover,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
     /// Workers' [`Answered`] messages (taken by `run` while it runs).
@@ -141,6 +144,10 @@ impl Engine {
 
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
     pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
+        if !self.ctx.partition.owns(url) {
+            self.hand_over(url, entry);
+            return false;
+        }
         let hash = url::seen_hash(url);
         if entry.origin != Origin::Seed {
             if self.this_run.contains(&hash) {
@@ -443,12 +450,6 @@ impl Engine {
 
     /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
     pub fn flush(&mut self) {
-        // next_id goes to disk before the ids it covers do: after a crash
-        // between the two, ids are skipped, never reused.
-        if let Err(e) = self.ids.save() {
-            tracing::error!(error = %e, "cannot save next_id");
-            return;
-        }
         match self.shard.flush() {
             Ok(_) => self.mark_hits(),
             Err(e) => tracing::error!(error = %e, "shard flush failed"),
@@ -594,6 +595,16 @@ impl Engine {
             FetchError::RobotsDisallowed(_) => {
                 tracing::debug!(url = %job.url, "disallowed by robots.txt");
                 self.host(&host).disallowed += 1;
+                self.close(job, Some(Outcome::Miss));
+            }
+            FetchError::OutOfScope(target) if !self.ctx.partition.owns(target) => {
+                // A redirect to another partition's host: its owner fetches it.
+                let entry = Entry {
+                    url: target.to_string(),
+                    ..job.entry.clone()
+                };
+                let target = target.clone();
+                self.hand_over(&target, entry);
                 self.close(job, Some(Outcome::Miss));
             }
             FetchError::Rested => {

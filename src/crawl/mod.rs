@@ -9,6 +9,7 @@ pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
+mod partition;
 pub mod probe;
 mod value;
 pub mod worker;
@@ -34,9 +35,11 @@ use crate::net::Net;
 use crate::relevance::Rule;
 use crate::report::progress::Progress;
 use crate::store::DataDir;
+use crate::store::ids::IdBlocks;
+use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, IdCounter, RunSummary, Validators};
+use crate::store::state::{self, RunHistory, RunSummary, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -66,11 +69,13 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
     let started_at = Utc::now();
     let run_id = state::new_run_id(started_at);
-    let last = RunSummary::load(&data.state)?;
+    let history = RunHistory::load(&data.state)?;
+    // The watermark comes from the latest run that covered this partition's hosts.
+    let last = history.latest_for(config.crawl.partition).cloned();
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
     let mut seen = SeenSet::load(&data.state)?;
-    let mut ids = IdCounter::load(&data.state, config.crawl.first_id, &run_id)?;
-    recover_unfinished(&data, last.as_ref(), &mut seen, &mut ids, &run_id)?;
+    let ids = IdBlocks::new(started_at, &run_id, config.crawl.partition)?;
+    recover_unfinished(&data, &history, &mut seen, &run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
@@ -98,6 +103,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         scope,
         mode: config.crawl.scope,
         deny_hosts: config.crawl.deny_hosts.clone(),
+        partition: config.crawl.partition,
         today,
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
@@ -112,9 +118,9 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
                "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.latest().map(|d| d.to_rfc3339()),
                "min_lastmod_hosts": cutoff.hosts.len(),
                "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
-               "seen": seen.len(), "next_id": ids.peek(), "resume": opts.resume}),
+               "seen": seen.len(), "partition": config.crawl.partition.to_string(), "resume": opts.resume}),
     );
-    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), "crawl starting");
+    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %config.crawl.partition, "crawl starting");
 
     let mut engine = Engine {
         answers: Some(answered_rx),
@@ -154,13 +160,14 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         stored: 0,
         errors: 0,
         requeued: HashMap::new(),
+        handover: Default::default(),
         patterns: Default::default(),
         health: health::Tally::new(&config, &run_id, started_at),
     };
     // The queue a previous run left: all of it with --resume; otherwise the
     // feed and sitemap entries it listed but could not fetch (so the
     // `--min-lastmod auto` watermark can move on without losing them).
-    let leftover = state::load_frontier(&data.state)?;
+    let leftover = state::load_frontier(&data.state, config.crawl.partition)?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
             bad_lines = leftover.bad_lines,
@@ -179,11 +186,28 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     if carried > 0 {
         tracing::info!(carried, "queue carried over from the previous run");
     }
+    // What other partitions found for this one (open scope).
+    let inbox = Inbox::read(&data.state, config.crawl.partition)?;
+    if inbox.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = inbox.bad_lines,
+            "outbox: unreadable lines skipped"
+        );
+    }
+    let from_inbox = engine.take_inbox(&inbox);
+    if !inbox.entries.is_empty() {
+        tracing::info!(
+            read = inbox.entries.len(),
+            queued = from_inbox,
+            files = inbox.files.len(),
+            "URLs other partitions handed over"
+        );
+    }
     engine.queue_seeds();
 
     let signals = spawn_signals();
     let stop = engine.run(signals).await;
-    finish(engine, &data, stop, started_at, &run_id).await
+    finish(engine, &data, stop, started_at, &run_id, &inbox).await
 }
 
 /// Save everything after the loop stopped. An outage (no host reached)
@@ -195,6 +219,7 @@ async fn finish(
     stop: Stop,
     started_at: DateTime<Utc>,
     run_id: &str,
+    inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
     let outage = (stop != Stop::Interrupted)
         .then(|| engine.reach.outage())
@@ -204,9 +229,6 @@ async fn finish(
     }
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
-    // next_id goes to disk before the last frame (as in `Engine::flush`), so
-    // a failure here never leaves a stored id above the counter on disk.
-    engine.ids.save()?;
     let shard_path = engine.shard.path().to_path_buf();
     let kept = engine
         .shard
@@ -215,10 +237,15 @@ async fn finish(
     engine.seen.flush(&data.state, run_id)?;
     let mut queue = engine.frontier.drain();
     let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.kept));
-    state::save_frontier(&data.state, &queue)?;
-    engine.ids.save()?;
-    engine.validators.save(&data.state)?;
-    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day)?;
+    state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
+    // Handed-over URLs: this run's files for other partitions; the files it
+    // read are removed (what it queued from them and did not reach is in the
+    // queue file it just saved, like any other link).
+    let me = engine.ctx.partition;
+    engine.handover.outbox.save(&data.state, run_id)?;
+    inbox.remove()?;
+    engine.validators.save(&data.state, run_id)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
     let hosts: BTreeMap<_, _> = engine
         .hosts
         .iter()
@@ -230,7 +257,19 @@ async fn finish(
     summary.interrupted = stop == Stop::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.stored;
-    summary.ids = Some([engine.ids.start(), engine.ids.peek()]);
+    let blocks = engine.ids.blocks();
+    summary.ids = match (blocks.first(), blocks.last()) {
+        (Some(first), Some(last)) => Some([first[0], last[1]]),
+        _ => None,
+    };
+    summary.extra.insert("id_blocks".into(), json!(blocks));
+    summary
+        .extra
+        .insert("partition".into(), json!(me.to_string()));
+    summary.extra.insert(
+        "handover".into(),
+        json!(engine.handover.counts(inbox.entries.len())),
+    );
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
@@ -490,37 +529,32 @@ fn seed_entries(config: &Config, extra: &[String]) -> Vec<Entry> {
     out
 }
 
-/// A run that was killed never wrote `last_run.json` or its final `next_id`,
-/// and its last hits may be missing from the seen-set. Shards newer than the
-/// last finished run are read again: their URLs become hits and ids continue
-/// after their largest id, so nothing is stored twice and no id is reused.
+/// A run that was killed never wrote `last_run.json`, and its last hits may
+/// be missing from the seen-set. Shards newer than the last finished run are
+/// read again: their URLs become hits, so nothing is stored twice. (Its ids
+/// need no care: they came from its own blocks, which no later run uses.)
 fn recover_unfinished(
     data: &DataDir,
-    last: Option<&RunSummary>,
+    history: &RunHistory,
     seen: &mut SeenSet,
-    ids: &mut IdCounter,
     run_id: &str,
 ) -> anyhow::Result<()> {
-    let after = last.map(|l| l.run_id.as_str()).unwrap_or("");
     for path in shard::list(&data.articles)? {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let stem = name.trim_end_matches(".jsonl.zst");
-        if stem <= after || stem == run_id {
+        if history.finished(stem) || stem == run_id {
             continue;
         }
-        let mut max_id = None;
         let mut urls = 0u64;
         let day = day_stamp(Utc::now());
         let scan = shard::read_lines(&path, |line| {
             #[derive(serde::Deserialize)]
             struct Min {
-                id: i64,
                 url: String,
                 #[serde(default)]
                 canonical_url: Option<String>,
             }
             if let Ok(m) = serde_json::from_slice::<Min>(line) {
-                max_id = max_id.max(Some(m.id));
                 for u in std::iter::once(m.url).chain(m.canonical_url) {
                     if let Some(u) = url::parse(&u) {
                         seen.record(
@@ -535,9 +569,6 @@ fn recover_unfinished(
                 }
             }
         })?;
-        if let Some(m) = max_id {
-            ids.skip_past(m);
-        }
         tracing::info!(shard = %path.display(), urls, truncated = scan.truncated_bytes, "recovered hits from an unfinished run");
     }
     Ok(())

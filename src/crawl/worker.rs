@@ -26,6 +26,8 @@ pub struct Ctx {
     pub scope: SourceScope,
     pub mode: Scope,
     pub deny_hosts: Vec<String>,
+    /// The hosts this runner crawls; a redirect to another partition's host is not followed.
+    pub partition: crate::partition::Partition,
     pub today: NaiveDate,
     pub limits: Limits,
     /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
@@ -44,6 +46,9 @@ impl Ctx {
     /// May a redirect lead to `url`? Sources (and `--seed` hosts) always; any
     /// host that is not deny-listed in open scope.
     pub fn redirect_in_scope(&self, url: &Url) -> bool {
+        if !self.partition.owns(url) {
+            return false;
+        }
         if self.scope.contains(url) {
             return true;
         }

@@ -1,4 +1,5 @@
-//! The last run's summary, read from `data/state/last_run.json` as loose JSON:
+//! Run summaries, read from `data/state/runs/*.json` and
+//! `data/state/last_run.json` as loose JSON:
 //! the engine owns that file's type, so every field here is optional and a
 //! missing or renamed field shows as absent rather than failing `stats`.
 
@@ -14,6 +15,8 @@ pub const TOP_HOSTS: usize = 10;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunSummary {
     pub run_id: Option<String>,
+    /// `i/N` for a run of one partition (`--partition`); absent: every host.
+    pub partition: Option<String>,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
     /// `finished_at - started_at`, when both parse as RFC 3339.
@@ -74,6 +77,7 @@ impl RunSummary {
         let finished_at = s("finished_at");
         Some(RunSummary {
             run_id: s("run_id"),
+            partition: s("partition"),
             duration_s: seconds_between(started_at.as_deref(), finished_at.as_deref()),
             started_at,
             finished_at,
@@ -87,6 +91,32 @@ impl RunSummary {
             top_hosts: hosts,
         })
     }
+}
+
+/// The latest run of each partition in `state/runs/` (by run id; a run
+/// without a partition counts as `0/1`), in partition order; empty when the
+/// folder is missing. What `stats` shows when a crawl is split.
+pub fn latest_per_partition(runs_dir: &Path) -> Vec<RunSummary> {
+    let Ok(listing) = std::fs::read_dir(runs_dir) else {
+        return Vec::new();
+    };
+    let mut by: std::collections::BTreeMap<String, RunSummary> = Default::default();
+    for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let Some(r) = RunSummary::load(&path) else {
+            continue;
+        };
+        let key = r.partition.clone().unwrap_or_else(|| "0/1".into());
+        let newer = by
+            .get(&key)
+            .is_none_or(|old| old.run_id.as_deref() < r.run_id.as_deref());
+        if newer {
+            by.insert(key, r);
+        }
+    }
+    by.into_values().collect()
 }
 
 impl HostLine {

@@ -35,6 +35,8 @@ pub struct Stats {
     pub broken: Broken,
     /// `state/last_run.json`, summarised; `null` before the first run.
     pub last_run: Option<RunSummary>,
+    /// The latest run of each partition (`state/runs/`), when the crawl is split.
+    pub partitions: Vec<RunSummary>,
     pub disk: Disk,
 }
 
@@ -183,6 +185,13 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
     }
     stats.by_domain = tally.by_domain.into_iter().collect();
     stats.last_run = RunSummary::load(&state.join("last_run.json"));
+    let latest = super::run::latest_per_partition(&state.join("runs"));
+    if latest
+        .iter()
+        .any(|r| r.partition.as_deref().is_some_and(|p| p != "0/1"))
+    {
+        stats.partitions = latest;
+    }
     stats.disk.articles_bytes = dir_size(&articles, Path::new(""), &mut BTreeMap::new());
     stats.disk.state_bytes = dir_size(&state, Path::new(""), &mut stats.disk.state_files);
     Ok(stats)

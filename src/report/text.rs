@@ -147,6 +147,13 @@ pub fn render(s: &Stats) -> String {
         }
         Some(r) => render_run(&mut o, r),
     }
+    if !s.partitions.is_empty() {
+        let _ = writeln!(o, "\nLatest run of each partition");
+        for r in &s.partitions {
+            let _ = writeln!(o, "  partition {}", r.partition.as_deref().unwrap_or("0/1"));
+            render_run(&mut o, r);
+        }
+    }
 
     let _ = writeln!(
         o,

@@ -7,6 +7,8 @@
 //!   SIGKILL never leaves a stale lock behind (a PID file would).
 //! * [`consent`]: per-run robots.txt snapshots and withheld pages, `state/consent/`.
 //! * [`health`]: per-run source health records, `state/health/`.
+//! * [`ids`]: article ids from per-run blocks that no other run can pick.
+//! * [`outbox`]: URLs one partition found for another, `state/outbox/`.
 //! * [`renumber`]: new ids for one run's shard after two machines crawled
 //!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
@@ -16,6 +18,8 @@
 
 pub mod consent;
 pub mod health;
+pub mod ids;
+pub mod outbox;
 pub mod renumber;
 pub mod seen;
 pub mod shard;

@@ -8,12 +8,12 @@
 //! | `last_run.json` | [`RunSummary`] | the last run's summary and the `--min-lastmod auto` watermark |
 //! | `frontier.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume`, one [`Entry`] per line |
 //! | `validators.json` | [`Validators`] | ETag / Last-Modified per URL for conditional requests |
-//! | `doc_cache.json` | [`load_doc_cache`] / [`save_doc_cache`] | robots.txt and tdmrep.json bodies with their validators |
+//! | `doc_cache/<run-id>.json` | [`load_doc_cache`] / [`save_doc_cache`] | robots.txt and tdmrep.json bodies with their validators, what each run had news of |
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
 mod summary;
-mod validators;
+pub mod validators;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -24,23 +24,30 @@ use chrono::{DateTime, Utc};
 
 use super::StoreError;
 use crate::frontier::Entry;
+use crate::partition::Partition;
 
-pub use summary::{HostCounters, RunSummary};
+pub use summary::{HostCounters, RunHistory, RunSummary};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";
 pub const LAST_RUN_FILE: &str = "last_run.json";
 pub const FRONTIER_FILE: &str = "frontier.jsonl";
 pub const VALIDATORS_FILE: &str = "validators.json";
+pub const VALIDATORS_DIR: &str = "validators";
+pub const RUNS_DIR: &str = "runs";
 pub const DOC_CACHE_FILE: &str = "doc_cache.json";
 
 /// Documents not answered for this many days are dropped on save.
 const DOC_CACHE_DAYS: u32 = 30;
 
-/// Read `state/doc_cache.json` (missing or unreadable: empty, it is only a cache).
-pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
-    let path = state_dir.join(DOC_CACHE_FILE);
-    match std::fs::read(&path) {
+pub const DOC_CACHE_DIR: &str = "doc_cache";
+
+/// A document is written again this many days after its last write, so
+/// that its day stays fresh in the files while its content does not change.
+const DOC_CACHE_REFRESH_DAYS: u32 = 15;
+
+fn read_doc_map(path: &Path) -> crate::net::doc_cache::DocMap {
+    match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
             tracing::warn!(path = %path.display(), error = %e, "unreadable document cache ignored");
             Default::default()
@@ -49,37 +56,118 @@ pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
     }
 }
 
-/// Write `state/doc_cache.json` atomically, one URL per line, dropping
-/// documents not answered in the last 30 days. An empty cache removes the file.
+fn doc_cache_files(state_dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(state_dir.join(DOC_CACHE_DIR))
+        .map(|l| {
+            l.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Read the legacy `state/doc_cache.json`, then every
+/// `state/doc_cache/<run-id>.json` in run order, the later day winning
+/// (missing or unreadable: empty, it is only a cache).
+pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
+    let mut all = read_doc_map(&state_dir.join(DOC_CACHE_FILE));
+    for path in doc_cache_files(state_dir) {
+        for (url, doc) in read_doc_map(&path) {
+            if all.get(&url).is_none_or(|old| old.day <= doc.day) {
+                all.insert(url, doc);
+            }
+        }
+    }
+    all
+}
+
+/// Write the documents this run has news of to
+/// `state/doc_cache/<run-id>.json`: new or changed since `load_doc_cache`
+/// (body, status or validators), or last written over 15 days ago, and
+/// answered in the last 30 days. Nothing new: no file. Like the validators,
+/// a file is written once and never rewritten, so runs on several machines
+/// merge in git without a conflict; `scraper compact` folds them.
 pub fn save_doc_cache(
     state_dir: &Path,
     docs: &crate::net::doc_cache::DocMap,
     today: u32,
+    run_id: &str,
 ) -> Result<(), StoreError> {
-    let path = state_dir.join(DOC_CACHE_FILE);
-    let keep: Vec<_> = docs
+    let before = load_doc_cache(state_dir);
+    let keep: crate::net::doc_cache::DocMap = docs
         .iter()
         .filter(|(_, d)| d.day.saturating_add(DOC_CACHE_DAYS) >= today)
+        .filter(|(url, d)| match before.get(*url) {
+            None => true,
+            Some(old) => {
+                old.body != d.body
+                    || old.status != d.status
+                    || old.etag != d.etag
+                    || old.last_modified != d.last_modified
+                    || d.day >= old.day.saturating_add(DOC_CACHE_REFRESH_DAYS)
+            }
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     if keep.is_empty() {
-        return match std::fs::remove_file(&path) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(StoreError::io(&path, e)),
-        };
+        return Ok(());
     }
+    let dir = state_dir.join(DOC_CACHE_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    write_atomic(
+        &dir.join(format!("{run_id}.json")),
+        render_docs(&keep).as_bytes(),
+    )
+}
+
+fn render_docs(docs: &crate::net::doc_cache::DocMap) -> String {
     let mut out = String::from("{\n");
-    for (i, (url, doc)) in keep.iter().enumerate() {
+    for (i, (url, doc)) in docs.iter().enumerate() {
         // Invariant: strings and numbers always serialise.
         let k = serde_json::to_string(url).expect("a string serialises");
         let v = serde_json::to_string(doc).expect("a CachedDoc serialises");
         out.push_str(&format!(
             "{k}: {v}{}\n",
-            if i + 1 < keep.len() { "," } else { "" }
+            if i + 1 < docs.len() { "," } else { "" }
         ));
     }
     out.push_str("}\n");
-    write_atomic(&path, out.as_bytes())
+    out
+}
+
+/// Fold every document-cache file (and the legacy `doc_cache.json`) into
+/// `doc_cache/<name>.json`, dropping documents not answered for 30 days
+/// before `today`. For `scraper compact` (one machine at a time). Returns the
+/// files folded.
+pub fn compact_doc_cache(state_dir: &Path, name: &str, today: u32) -> Result<usize, StoreError> {
+    let files = doc_cache_files(state_dir);
+    let legacy = state_dir.join(DOC_CACHE_FILE);
+    if files.len() <= 1 && !legacy.exists() {
+        return Ok(0);
+    }
+    let all: crate::net::doc_cache::DocMap = load_doc_cache(state_dir)
+        .into_iter()
+        .filter(|(_, d)| d.day.saturating_add(DOC_CACHE_DAYS) >= today)
+        .collect();
+    let dir = state_dir.join(DOC_CACHE_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    let own = dir.join(format!("{name}.json"));
+    write_atomic(&own, render_docs(&all).as_bytes())?;
+    let mut folded = 0;
+    for path in files.iter().chain(std::iter::once(&legacy)) {
+        if *path == own {
+            continue;
+        }
+        match std::fs::remove_file(path) {
+            Ok(()) => folded += 1,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io(path, e)),
+        }
+    }
+    sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    Ok(folded)
 }
 
 /// Replace `path` with `bytes` so that a crash at any point leaves either the
@@ -260,10 +348,26 @@ pub struct FrontierLoad {
     pub bad_lines: usize,
 }
 
-/// Save the queue for `--resume` to `state/frontier.jsonl`, one JSON [`Entry`]
-/// per line, atomically. An empty queue removes the file.
-pub fn save_frontier(state_dir: &Path, entries: &[Entry]) -> Result<(), StoreError> {
-    let path = state_dir.join(FRONTIER_FILE);
+/// The queue file of `partition`: `frontier.jsonl` for the whole crawl,
+/// `frontier-<i>-of-<N>.jsonl` for a partition (never committed: each runner
+/// keeps its own, e.g. in the Actions cache).
+pub fn frontier_file(partition: Partition) -> String {
+    if partition.is_whole() {
+        FRONTIER_FILE.to_string()
+    } else {
+        format!("frontier-{}.jsonl", partition.file_name())
+    }
+}
+
+/// Save the queue for `--resume` to `state/frontier.jsonl` (see
+/// [`frontier_file`]), one JSON [`Entry`] per line, atomically. An empty
+/// queue removes the file.
+pub fn save_frontier(
+    state_dir: &Path,
+    partition: Partition,
+    entries: &[Entry],
+) -> Result<(), StoreError> {
+    let path = state_dir.join(frontier_file(partition));
     if entries.is_empty() {
         return match std::fs::remove_file(&path) {
             Ok(()) => sync_dir(state_dir).map_err(|e| StoreError::io(state_dir, e)),
@@ -280,10 +384,10 @@ pub fn save_frontier(state_dir: &Path, entries: &[Entry]) -> Result<(), StoreErr
     write_atomic(&path, &buf)
 }
 
-/// Load `state/frontier.jsonl`; a missing file is an empty queue, lines that
+/// Load `partition`'s queue file; a missing file is an empty queue, lines that
 /// do not parse (a torn last line, a hand edit) are counted and skipped.
-pub fn load_frontier(state_dir: &Path) -> Result<FrontierLoad, StoreError> {
-    let path = state_dir.join(FRONTIER_FILE);
+pub fn load_frontier(state_dir: &Path, partition: Partition) -> Result<FrontierLoad, StoreError> {
+    let path = state_dir.join(frontier_file(partition));
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FrontierLoad::default()),
@@ -343,6 +447,45 @@ mod tests {
             IdCounter::load(dir.path(), 0, "r"),
             Err(StoreError::Corrupt { .. })
         ));
+    }
+
+    #[test]
+    fn doc_cache_files_per_run_merge_and_skip_what_did_not_change() {
+        use crate::net::doc_cache::{CachedDoc, DocMap};
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        let doc = |body: &str, day: u32| CachedDoc {
+            etag: Some(format!("\"{body}\"")),
+            last_modified: None,
+            status: 200,
+            body: body.into(),
+            day,
+        };
+        let mut a = DocMap::new();
+        a.insert("http://a.test/robots.txt".into(), doc("A", 100));
+        save_doc_cache(st, &a, 100, "r1").unwrap();
+        // Two runs from that state: one sees a.test unchanged (a 304), one
+        // finds b.test. Only news is written.
+        let mut one = load_doc_cache(st);
+        one.get_mut("http://a.test/robots.txt").unwrap().day = 101;
+        save_doc_cache(st, &one, 101, "r2").unwrap();
+        assert!(
+            !st.join("doc_cache/r2.json").exists(),
+            "nothing new: no file"
+        );
+        let mut two = load_doc_cache(st);
+        two.insert("http://b.test/robots.txt".into(), doc("B", 101));
+        save_doc_cache(st, &two, 101, "r3").unwrap();
+        let all = load_doc_cache(st);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all["http://b.test/robots.txt"].body, "B");
+        // Past the refresh interval an unchanged document is written again.
+        let mut late = load_doc_cache(st);
+        late.get_mut("http://a.test/robots.txt").unwrap().day = 116;
+        save_doc_cache(st, &late, 116, "r4").unwrap();
+        assert!(st.join("doc_cache/r4.json").exists());
+        assert_eq!(compact_doc_cache(st, "r5", 116).unwrap(), 3);
+        assert_eq!(load_doc_cache(st)["http://a.test/robots.txt"].day, 116);
     }
 
     #[test]

@@ -157,12 +157,17 @@ fn daily_script_crawls_commits_pushes_and_rebases() {
         .filter(|f| f.starts_with("data/articles/"))
         .collect();
     assert_eq!(shards.len(), 1, "{files:?}");
-    for f in ["data/state/next_id", "data/state/last_run.json"] {
-        assert!(files.iter().any(|x| x == f), "{f} not committed: {files:?}");
+    for dir in ["data/state/runs/", "data/state/seen/"] {
+        assert!(
+            files.iter().any(|x| x.starts_with(dir)),
+            "nothing committed under {dir}: {files:?}"
+        );
     }
     assert!(!files.iter().any(|f| f.ends_with("frontier.jsonl")
         || f.ends_with(".lock")
-        || f.ends_with("crawl.log")));
+        || f.ends_with("crawl.log")
+        || f.ends_with("last_run.json")
+        || f.ends_with("next_id")));
 
     // The web publishes two more; run two is incremental and adds a second shard.
     published.store(6, Ordering::SeqCst);

@@ -19,6 +19,8 @@ mod health;
 mod markdown;
 mod net;
 mod outage;
+mod partition;
+mod partition_daily;
 mod relevance;
 mod store;
 mod web;

@@ -348,7 +348,12 @@ fn robots_and_tdmrep_are_asked_conditionally_the_next_day() {
     );
     let out = ws.crawl(&["--max-duration", "20s"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(ws.data().join("state/doc_cache.json").exists());
+    assert!(
+        ws.data()
+            .join("state/doc_cache")
+            .read_dir()
+            .is_ok_and(|mut d| d.next().is_some())
+    );
     published.store(3, Ordering::SeqCst);
     web.clear_log();
     let out = ws.crawl(&["--max-duration", "20s"]);

@@ -198,26 +198,31 @@ fn entry(url: &str) -> Entry {
 fn frontier_round_trip_with_a_torn_line() {
     let tmp = tempfile::tempdir().unwrap();
     let st = tmp.path();
-    assert!(state::load_frontier(st).unwrap().entries.is_empty());
+    assert!(
+        state::load_frontier(st, Default::default())
+            .unwrap()
+            .entries
+            .is_empty()
+    );
     let queue: Vec<Entry> = (0..50)
         .map(|i| entry(&format!("https://ex.com/{i}")))
         .collect();
-    state::save_frontier(st, &queue).unwrap();
-    let back = state::load_frontier(st).unwrap();
+    state::save_frontier(st, Default::default(), &queue).unwrap();
+    let back = state::load_frontier(st, Default::default()).unwrap();
     assert_eq!((back.entries.as_slice(), back.bad_lines), (&queue[..], 0));
 
     let path = st.join(state::FRONTIER_FILE);
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice(br#"{"url":"https://ex.com/torn","ki"#);
     std::fs::write(&path, &bytes).unwrap();
-    let back = state::load_frontier(st).unwrap();
+    let back = state::load_frontier(st, Default::default()).unwrap();
     assert_eq!((back.entries.len(), back.bad_lines), (50, 1));
     // A minimal line (older writers, hand edits) takes the defaults.
     std::fs::write(&path, "{\"url\":\"https://a.com/\"}\n").unwrap();
-    let back = state::load_frontier(st).unwrap();
+    let back = state::load_frontier(st, Default::default()).unwrap();
     assert_eq!(back.entries[0].kind, Kind::Page);
 
-    state::save_frontier(st, &[]).unwrap();
+    state::save_frontier(st, Default::default(), &[]).unwrap();
     assert!(!path.exists(), "an empty queue removes the file");
 }
 

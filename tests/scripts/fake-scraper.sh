@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A stand-in for the `scraper` binary in the automation tests: writes what
-# `scraper crawl` writes (a shard, a seen segment, next_id, last_run.json,
-# validators.json, frontier.jsonl, crawl.log, the .lock file) without any
-# network. Steered by environment variables:
+# `scraper crawl` writes (a shard, a seen segment, the run summary
+# runs/<run-id>.json and its local copy last_run.json, the validators it
+# changed in validators/<run-id>.json, frontier.jsonl or frontier-<i>-of-<N>.jsonl,
+# crawl.log, the .lock file) without any network. Steered by environment variables:
 #   FAKE_RUN_ID    run id (default: current UTC time plus the PID)
-#   FAKE_IDS       ids to hand out (default 2; 0 leaves next_id untouched)
+#   FAKE_IDS       articles to store (default 2)
 #   FAKE_EXIT      exit status after a normal finish (default 0)
 #   FAKE_SLEEP     seconds to "crawl" before finishing (default 0)
 #   FAKE_HOOK      a script run in the middle of the crawl (races, etc.)
@@ -32,6 +33,7 @@ config=
 cmd=
 data=data
 out=dist
+partition=
 for a in "$@"; do
 	if [ -n "${FAKE_ARGS-}" ]; then printf '%s\n' "$a" >>"$FAKE_ARGS"; fi
 done
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--config) config=$2; shift 2 ;;
 	--data) data=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--partition) partition=$2; shift 2 ;;
 	crawl | build) cmd=$1; shift ;;
 	*) shift ;;
 	esac
@@ -81,16 +84,20 @@ on_signal() {
 }
 
 finish() {
-	local next ids=${FAKE_IDS:-2}
-	next=$(head -n 1 "$state/next_id" 2>/dev/null || echo 1)
-	printf '{"id":%s,"url":"https://example.test/%s","title":"t"}\n' "$next" "$run_id" >"$data/articles/$run_id.jsonl.zst"
+	local ids=${FAKE_IDS:-2} queue=frontier.jsonl part_json=
+	if [ -n "$partition" ]; then
+		queue="frontier-${partition%/*}-of-${partition#*/}.jsonl"
+		part_json="\"partition\": \"$partition\","
+	fi
+	# Ids from the run's own block: its start (the run id) and its suffix.
+	printf '{"id":%s,"url":"https://example.test/%s","title":"t"}\n' "$((0x${run_id##*-} + 8589934592))" "$run_id" >"$data/articles/$run_id.jsonl.zst"
 	printf 'seen-%s' "$run_id" >"$state/seen/$run_id.bin"
-	mkdir -p "$state/health"
+	mkdir -p "$state/runs" "$state/validators" "$state/health"
 	printf '{"run_id":"%s","started_at":"2026-11-29T06:37:00Z","sources":{}}\n' "$run_id" >"$state/health/$run_id.json"
-	if [ "$ids" -gt 0 ]; then printf '%s\n%s\n' $((next + ids)) "$run_id" >"$state/next_id"; fi
-	cat >"$state/last_run.json" <<JSON
+	cat >"$state/runs/$run_id.json" <<JSON
 {
   "run_id": "$run_id",
+  $part_json
   "started_at": "2026-11-29T06:37:00Z",
   "finished_at": "2026-11-29T07:17:00Z",
   "stopped_by": "$stopped",
@@ -106,8 +113,9 @@ finish() {
   }
 }
 JSON
-	printf '{"https://example.test/feed":{"etag":"%s"}}\n' "$run_id" >"$state/validators.json"
-	echo '{"url":"https://example.test/left"}' >"$state/frontier.jsonl"
+	cp "$state/runs/$run_id.json" "$state/last_run.json"
+	printf '{"https://example.test/feed":{"etag":"%s"}}\n' "$run_id" >"$state/validators/$run_id.json"
+	echo '{"url":"https://example.test/left"}' >"$state/$queue"
 	printf '{"event":"done","stopped_by":"%s"}\n' "$stopped" >"$state/crawl.log"
 	rm -f "$state/.lock"
 	exit "$code"

@@ -12,10 +12,10 @@ daily COMMIT=1 FAKE_RUN_ID=20261129T063700Z-aaaa FAKE_ARGS="$ARGS" GITHUB_OUTPUT
 	COMMIT_AUTHOR="Crawl Bot <bot@example.test>"
 if check "first run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
 	files=$(cd "$REPO" && git show --name-only --format= HEAD | sort | tr '\n' ' ')
-	want="data/articles/20261129T063700Z-aaaa.jsonl.zst data/state/health/20261129T063700Z-aaaa.json data/state/last_run.json data/state/next_id data/state/seen/20261129T063700Z-aaaa.bin data/state/validators.json "
+	want="data/articles/20261129T063700Z-aaaa.jsonl.zst data/state/health/20261129T063700Z-aaaa.json data/state/runs/20261129T063700Z-aaaa.json data/state/seen/20261129T063700Z-aaaa.bin data/state/validators/20261129T063700Z-aaaa.json "
 	check "commit holds only shard and state: [$files]" [ "$files" = "$want" ] &&
 		check "remote has the commit" [ "$(remote_count)" -eq 2 ] &&
-		check "frontier, crawl.log and the lock stay out" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -E 'frontier|crawl.log|lock'" &&
+		check "frontier, last_run.json, crawl.log and the lock stay out" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -E 'frontier|last_run|crawl.log|lock'" &&
 		check "author is COMMIT_AUTHOR" [ "$(git --git-dir="$REMOTE" log -1 --format='%an <%ae>' main)" = "Crawl Bot <bot@example.test>" ] &&
 		check "message names the run" contains <(git --git-dir="$REMOTE" log -1 --format=%s main) "crawl 20261129T063700Z-aaaa: 2 articles from 123 requests (stopped by max_duration)" &&
 		check "default limits passed" [ "$(tr '\n' ' ' <"$ARGS")" = "--config $REPO/config.yml crawl --data $REPO/data --max-duration 40m --max-pages 4000 --min-lastmod auto " ] &&
@@ -25,12 +25,15 @@ if check "first run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
 		ok "a run commits the new shard and state files and pushes"
 else cat "$W/out"; fi
 
-# --- 2. the next run is incremental: a second shard, ids continue
+# --- 2. the next run is incremental: a second shard, run summary and
+# validators file; nothing of the first run's is rewritten
 daily COMMIT=1 FAKE_RUN_ID=20261130T063700Z-bbbb
 if check "second run exits 0 (got $RC)" [ "$RC" -eq 0 ]; then
 	check "two shards on the remote" [ "$(remote_files | grep -c 'jsonl.zst$')" -eq 2 ] &&
-		check "next_id continued" [ "$(git --git-dir="$REMOTE" show main:data/state/next_id | head -n 1)" = 5 ] &&
-		ok "a second run commits a second shard and continues the ids"
+		check "two run summaries" [ "$(remote_files | grep -c '^data/state/runs/')" -eq 2 ] &&
+		check "one validators file per run" [ "$(remote_files | grep -c '^data/state/validators/')" -eq 2 ] &&
+		check "the first run's files unchanged" [ "$(git --git-dir="$REMOTE" log --format=%h main -- data/state/runs/20261129T063700Z-aaaa.json data/state/validators/20261129T063700Z-aaaa.json | wc -l)" -eq 1 ] &&
+		ok "a second run commits its own shard, summary and validators and rewrites nothing"
 else cat "$W/out"; fi
 
 # --- 2b. someone else's staged work in the checkout stays out of the commit;
@@ -76,7 +79,7 @@ check "fatal crawl: daily fails (got $RC)" [ "$RC" -eq 1 ] &&
 	ok "a crawl that exits 1 commits nothing and fails"
 # The next good run picks up the shard the failed run left behind.
 daily COMMIT=1 FAKE_RUN_ID=20261129T083700Z-eeee
-check "after a failure the next run commits both shards (and their seen and health files)" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'T0[78]3700Z-' | grep -qx 6" &&
+check "after a failure the next run commits both shards" sh -c "git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -c 'articles/20261129T0[78]3700Z-' | grep -qx 2" &&
 	ok "shards left by a failed run are committed by the next run"
 
 # --- 5. build and publish switches (the real scripts/publish.sh, dry run)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/daily.sh pushing while others push: retries with back-off, rebases,
-# state files settled by run order, and the next_id clash that must fail.
+# runs from the same state (partitions, a laptop and an Action) that all land.
 set -u
 # shellcheck source=tests/scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -42,44 +42,35 @@ check "always-moving remote fails (got $RC)" [ "$RC" -eq 1 ] &&
 rm -f "$REPO/.git/hooks/pre-push"
 
 # --- 8. two machines crawl from the same state
-# 8a. only the other machine handed out ids: last_run.json and validators.json
-# conflict and the later run's copy wins; next_id comes through untouched.
+# 8a. two partitions: the other pushes while ours crawls; both land, no conflict
 new_world state
 B=$(other_clone b)
+daily COMMIT=1 FAKE_RUN_ID=20261128T063700Z-0000
 cat >"$W/hook.sh" <<HOOK
-cd "$B" && FAKE_HOOK= SCRAPER_BIN="$FAKE" FAKE_RUN_ID=20261129T070000Z-bbbb FAKE_IDS=3 COMMIT=1 PUSH_BACKOFF=0 bash "$B/scripts/daily.sh" >"$W/b_out" 2>&1
+cd "$B" && git pull --quiet --rebase && FAKE_HOOK= SCRAPER_BIN="$FAKE" FAKE_RUN_ID=20261129T063700Z-bbbb PARTITION=1/2 COMMIT=1 PUSH_BACKOFF=0 bash "$B/scripts/daily.sh" >"$W/b_out" 2>&1
 HOOK
-daily COMMIT=1 FAKE_HOOK="$W/hook.sh" FAKE_IDS=0 FAKE_RUN_ID=20261129T063700Z-aaaa
-if check "state-only conflict settles (got $RC)" [ "$RC" -eq 0 ]; then
-	check "later run's last_run.json kept" contains <(git --git-dir="$REMOTE" show main:data/state/last_run.json) '"run_id": "20261129T070000Z-bbbb"' &&
-		check "later run's validators kept" contains <(git --git-dir="$REMOTE" show main:data/state/validators.json) 20261129T070000Z-bbbb &&
-		check "next_id from the run that used ids" [ "$(git --git-dir="$REMOTE" show main:data/state/next_id | head -n 1)" = 4 ] &&
-		check "both shards" [ "$(remote_files | grep -c 'jsonl.zst$')" -eq 2 ] &&
-		check "log explains" contains "$W/out" "keeping the later run's copy" &&
-		ok "a conflict limited to last_run.json/validators.json keeps the later run's files"
+daily COMMIT=1 FAKE_HOOK="$W/hook.sh" PARTITION=0/2 FAKE_RUN_ID=20261129T063700Z-aaaa FAKE_ARGS="$W/args"
+if check "two partitions land (got $RC)" [ "$RC" -eq 0 ]; then
+	check "the other partition landed first" contains "$W/b_out" "pushed " &&
+		check "--partition reaches the crawler" contains "$W/args" '^--partition$' &&
+		check "both shards" [ "$(remote_files | grep -c 'jsonl.zst$')" -eq 3 ] &&
+		check "both run summaries" [ "$(remote_files | grep -c '^data/state/runs/20261129')" -eq 2 ] &&
+		check "every run's validators file" [ "$(remote_files | grep '^data/state/validators/' | tr '\n' ' ')" = "data/state/validators/20261128T063700Z-0000.json data/state/validators/20261129T063700Z-aaaa.json data/state/validators/20261129T063700Z-bbbb.json " ] &&
+		check "no conflict to settle" sh -c "! grep -q 'keeping the later run' '$W/out'" &&
+		check "commit names the partition" contains <(git --git-dir="$REMOTE" log -1 --format=%s main) "(partition 0/2)" &&
+		check "each partition keeps its own queue" [ -f "$REPO/data/state/frontier-0-of-2.jsonl" ] &&
+		ok "two partitions crawling from the same state both land without a conflict"
 else cat "$W/out" "$W/b_out"; fi
-# 8b. our run is the later one this time
+# 8b. a laptop and an Action run of the same partition on the same day
 cat >"$W/hook.sh" <<HOOK
-cd "$B" && git pull --quiet --rebase && FAKE_HOOK= SCRAPER_BIN="$FAKE" FAKE_RUN_ID=20261130T050000Z-bbbb FAKE_IDS=0 COMMIT=1 PUSH_BACKOFF=0 bash "$B/scripts/daily.sh" >"$W/b_out" 2>&1
+cd "$B" && git pull --quiet --rebase && FAKE_HOOK= SCRAPER_BIN="$FAKE" FAKE_RUN_ID=20261130T050000Z-bbbb COMMIT=1 PUSH_BACKOFF=0 bash "$B/scripts/daily.sh" >"$W/b_out" 2>&1
 HOOK
-daily COMMIT=1 FAKE_HOOK="$W/hook.sh" FAKE_IDS=2 FAKE_RUN_ID=20261130T063700Z-aaaa
-check "later local run wins (got $RC)" [ "$RC" -eq 0 ] &&
-	check "our last_run.json kept" contains <(git --git-dir="$REMOTE" show main:data/state/last_run.json) '"run_id": "20261130T063700Z-aaaa"' &&
-	check "our next_id kept" [ "$(git --git-dir="$REMOTE" show main:data/state/next_id | head -n 1)" = 6 ] &&
-	ok "when the local run is the later one its state files are kept"
-# 8c. both handed out ids: a real conflict, refused loudly, nothing lost
-cat >"$W/hook.sh" <<HOOK
-cd "$B" && git pull --quiet --rebase && FAKE_HOOK= SCRAPER_BIN="$FAKE" FAKE_RUN_ID=20261201T050000Z-bbbb FAKE_IDS=3 COMMIT=1 PUSH_BACKOFF=0 bash "$B/scripts/daily.sh" >"$W/b_out" 2>&1
-HOOK
-before=$(git --git-dir="$REMOTE" rev-parse main)
-daily COMMIT=1 FAKE_HOOK="$W/hook.sh" FAKE_IDS=2 FAKE_RUN_ID=20261201T063700Z-aaaa
-check "next_id conflict fails (got $RC)" [ "$RC" -eq 1 ] &&
-	check "explains the id clash" contains "$W/out" "push conflict on data/state/next_id" &&
-	check "remote holds only the other run" [ "$(git --git-dir="$REMOTE" log -1 --format=%s main)" != "" ] &&
-	check "our run is not on the remote" sh -c "! git --git-dir='$REMOTE' ls-tree -r --name-only main | grep -q 20261201T063700Z-aaaa" &&
-	check "rebase aborted, tree clean" sh -c "cd '$REPO' && [ ! -d .git/rebase-merge ] && git diff --quiet" &&
-	check "local commit kept" sh -c "cd '$REPO' && git log -1 --format=%s | grep -q 20261201T063700Z-aaaa" &&
-	check "remote moved only by the other run" [ "$(git --git-dir="$REMOTE" rev-parse main)" != "$before" ] &&
-	ok "two runs that both handed out ids from one next_id fail loudly and keep the local commit"
+daily COMMIT=1 FAKE_HOOK="$W/hook.sh" FAKE_RUN_ID=20261130T063700Z-aaaa
+if check "same partition, same day: both land (got $RC)" [ "$RC" -eq 0 ]; then
+	check "both shards of the day" [ "$(remote_files | grep -c 'articles/20261130')" -eq 2 ] &&
+		check "validators of both runs kept" [ "$(remote_files | grep -c '^data/state/validators/20261130')" -eq 2 ] &&
+		check "rebase aborted nothing, tree clean" sh -c "cd '$REPO' && [ ! -d .git/rebase-merge ] && git diff --quiet -- data/state/runs" &&
+		ok "a laptop run and an Action run of one partition on one day both land"
+else cat "$W/out" "$W/b_out"; fi
 
 summary

@@ -102,9 +102,14 @@ job = d["jobs"]["crawl"]
 need(job["permissions"] == {"contents": "write"}, "daily: contents: write on the job only")
 crawl = [s for s in job["steps"] if s.get("uses", "").startswith("./")]
 need(len(crawl) == 1 and crawl[0]["with"]["commit"] == "true", "daily: uses the local action with commit")
-disp = [s for s in job["steps"] if "dispatches" in s.get("run", "")]
+need(job["strategy"]["fail-fast"] is False and "needs.plan.outputs.indexes" in job["strategy"]["matrix"]["index"], "daily: a matrix over the planned partitions that does not cancel its legs")
+need("matrix.index" in crawl[0]["with"].get("partition", "") if crawl else False, "daily: each leg crawls its partition")
+need(not any("dispatches" in s.get("run", "") for s in job["steps"]), "daily: no dispatch per partition")
+build = d["jobs"]["build"]
+need(build["needs"] == "crawl" and "cancelled()" in build["if"], "daily: one build job after every partition")
+disp = [s for s in build["steps"] if "dispatches" in s.get("run", "")]
 need(len(disp) == 1 and "secrets." not in disp[0]["if"] and "env." in disp[0]["if"], "daily: dispatch step gated on an env flag, not secrets in if:")
-need(disp and "crawl-finished" in disp[0]["run"] and "steps.crawl.outputs.commit" in disp[0]["env"]["SHA"], "daily: dispatch sends crawl-finished with the commit SHA")
+need(disp and "crawl-finished" in disp[0]["run"] and "steps.head.outputs.sha" in disp[0]["env"]["SHA"], "daily: dispatch sends crawl-finished with the pushed head's SHA")
 
 b = files["build-dataset"]
 need(on(b)["repository_dispatch"]["types"] == ["crawl-finished"], "build: on repository_dispatch crawl-finished")

@@ -48,17 +48,31 @@ cat >"$W/bin/gh" <<GH
 GH
 chmod +x "$W/bin/gh"
 rm -f "$W/gh_request"
-step daily-crawl.yml crawl dispatch "secrets.ACTOR_TOKEN=tok123" "steps.crawl.outputs.commit=$SHA" "github.repository=me/scraper"
+step daily-crawl.yml build dispatch "secrets.ACTOR_TOKEN=tok123" "steps.head.outputs.sha=$SHA" "github.sha=$OTHER" "github.repository=me/scraper"
 check "dispatch ran (rc $(field rc))" [ "$(field ran)" = True ] && [ "$(field rc)" = 0 ] &&
 	check "POST to the repository's dispatches" contains "$W/gh_request" '^api --method POST repos/me/scraper/dispatches --input -$' &&
 	check "event type and SHA in the payload" contains "$W/gh_request" "\"event_type\":\"crawl-finished\",\"client_payload\":{\"sha\":\"$SHA\"}" &&
 	check "with the secret token" contains "$W/gh_request" '^token=tok123$' &&
-	ok "with ACTOR_TOKEN set, a pushed commit sends repository_dispatch crawl-finished with its SHA"
+	ok "with ACTOR_TOKEN set, a moved branch head sends repository_dispatch crawl-finished with its SHA, once for all partitions"
 rm -f "$W/gh_request"
-step daily-crawl.yml crawl dispatch "steps.crawl.outputs.commit=$SHA" "github.repository=me/scraper"
+step daily-crawl.yml build dispatch "steps.head.outputs.sha=$SHA" "github.sha=$OTHER" "github.repository=me/scraper"
 check "no token: skipped" [ "$(field ran)" = False ] && check "gh not called" [ ! -e "$W/gh_request" ] &&
 	ok "without ACTOR_TOKEN the dispatch step is skipped cleanly"
-step daily-crawl.yml crawl dispatch "secrets.ACTOR_TOKEN=tok123" "github.repository=me/scraper"
-check "nothing committed: skipped" [ "$(field ran)" = False ] && ok "a run that committed nothing asks for no build"
+step daily-crawl.yml build dispatch "secrets.ACTOR_TOKEN=tok123" "steps.head.outputs.sha=$SHA" "github.sha=$SHA" "github.repository=me/scraper"
+check "nothing pushed: skipped" [ "$(field ran)" = False ] && ok "a run whose partitions pushed nothing asks for no build"
+
+# --- daily-crawl.yml: the partitions plan
+step daily-crawl.yml plan plan "inputs.partitions=4"
+check "plan ran (rc $(field rc))" [ "$(field rc)" = 0 ] &&
+	check "four indexes" [ "$(field 'outputs["indexes"]')" = "[0,1,2,3]" ] &&
+	check "count" [ "$(field 'outputs["count"]')" = 4 ] &&
+	ok "partitions=4 plans a matrix of indexes 0..3"
+step daily-crawl.yml plan plan
+check "default one partition" [ "$(field 'outputs["indexes"]')" = "[0]" ] && ok "by default one runner crawls every host"
+for bad in 0 129 'two' '1; touch /tmp/pwned' '$(touch /tmp/pwned)'; do
+	step daily-crawl.yml plan plan "inputs.partitions=$bad"
+	check "bad partitions refused: $bad" [ "$(field rc)" = 1 ]
+done
+check "nothing ran" [ ! -e /tmp/pwned ] && ok "a partitions input that is not 1..128 fails the plan, and nothing in it runs"
 
 summary

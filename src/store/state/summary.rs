@@ -1,5 +1,9 @@
-//! `state/last_run.json`: the last run's summary, per-host counters, and the
-//! watermark `--min-lastmod auto` starts from.
+//! Run summaries: per-host counters and the watermark `--min-lastmod auto`
+//! starts from. Every run writes its own `state/runs/<run-id>.json` (written
+//! once, never rewritten, so runs of several machines merge in git) and a
+//! copy in `state/last_run.json`, this machine's last run (not committed;
+//! older versions committed it, and such a copy is read as one more run).
+//! [`RunHistory`] reads them all.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,7 +12,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{LAST_RUN_FILE, write_atomic};
+use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
+use crate::partition::Partition;
 use crate::store::StoreError;
 
 /// What one run did. Fields other modules add without a schema change go in
@@ -108,28 +113,137 @@ impl RunSummary {
         self.hosts.entry(host.to_string()).or_default()
     }
 
-    /// Read `state/last_run.json`; `None` before the first run.
+    /// Read `state/last_run.json` (this machine's last run); `None` before the first run.
     pub fn load(state_dir: &Path) -> Result<Option<RunSummary>, StoreError> {
-        let path = state_dir.join(LAST_RUN_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(StoreError::io(&path, e)),
-        };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path,
-                message: format!("not a run summary ({e}); delete it to start afresh"),
-            })
+        read_summary(&state_dir.join(LAST_RUN_FILE))
     }
 
-    /// Write `state/last_run.json` atomically (pretty JSON, stable key order).
+    /// The partition the run crawled (`partition` key; runs without one crawled everything).
+    pub fn partition(&self) -> Partition {
+        self.extra
+            .get("partition")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(Partition::WHOLE)
+    }
+
+    /// Write `state/runs/<run-id>.json` and the local copy `state/last_run.json`
+    /// atomically (pretty JSON, stable key order).
     pub fn save(&self, state_dir: &Path) -> Result<(), StoreError> {
         // Invariant: strings, numbers, maps with string keys and JSON values always serialise.
         let mut text = serde_json::to_vec_pretty(self).expect("a RunSummary always serialises");
         text.push(b'\n');
-        write_atomic(&state_dir.join(LAST_RUN_FILE), &text)
+        let dir = state_dir.join(RUNS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        write_atomic(&dir.join(format!("{}.json", self.run_id)), &text)?;
+        // A last_run.json from an older version is the only record of its
+        // run: it moves into runs/ (byte for byte, so every machine that
+        // moves it writes the same file) before the copy is replaced.
+        let last = state_dir.join(LAST_RUN_FILE);
+        if let Some(old) = read_summary(&last).ok().flatten() {
+            let kept = dir.join(format!("{}.json", old.run_id));
+            if old.run_id != self.run_id && !kept.exists() {
+                let bytes = std::fs::read(&last).map_err(|e| StoreError::io(&last, e))?;
+                write_atomic(&kept, &bytes)?;
+            }
+        }
+        write_atomic(&last, &text)
+    }
+}
+
+fn read_summary(path: &Path) -> Result<Option<RunSummary>, StoreError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("not a run summary ({e}); delete it to start afresh"),
+        })
+}
+
+/// Every finished run the data folder knows: `state/runs/*.json` plus a
+/// `last_run.json` whose run has no file there (written by an older version).
+#[derive(Debug, Clone, Default)]
+pub struct RunHistory {
+    /// Sorted by run id (start time).
+    runs: Vec<RunSummary>,
+    /// Shards up to this run id belong to runs that finished before
+    /// `state/runs/` existed (or are its oldest run).
+    settled_through: String,
+    /// Files in `state/runs/` that did not parse, skipped.
+    pub bad_files: usize,
+}
+
+impl RunHistory {
+    pub fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
+        let mut h = RunHistory::default();
+        let dir = state_dir.join(RUNS_DIR);
+        let files: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
+            Ok(l) => l
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(StoreError::io(&dir, e)),
+        };
+        for path in files {
+            match read_summary(&path) {
+                Ok(Some(s)) => h.runs.push(s),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "run summary skipped");
+                    h.bad_files += 1;
+                }
+            }
+        }
+        h.runs.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        h.settled_through = h.runs.first().map(|r| r.run_id.clone()).unwrap_or_default();
+        if let Some(last) = RunSummary::load(state_dir)?
+            && !h.runs.iter().any(|r| r.run_id == last.run_id)
+        {
+            if h.runs.is_empty() {
+                h.settled_through = last.run_id.clone();
+            }
+            let at = h.runs.partition_point(|r| r.run_id < last.run_id);
+            h.runs.insert(at, last);
+        }
+        Ok(h)
+    }
+
+    /// All runs, oldest first.
+    pub fn runs(&self) -> &[RunSummary] {
+        &self.runs
+    }
+
+    /// The latest run whose hosts include all of `partition`'s: a run of the
+    /// same partition or of the whole crawl. Its watermark is the one
+    /// `partition` may start from (another partition's says nothing about
+    /// these hosts).
+    pub fn latest_for(&self, partition: Partition) -> Option<&RunSummary> {
+        self.runs.iter().rev().find(|r| {
+            let p = r.partition();
+            p == partition || p.is_whole()
+        })
+    }
+
+    /// The latest run of each partition (`i/N`), in partition order.
+    pub fn latest_per_partition(&self) -> Vec<&RunSummary> {
+        let mut by: BTreeMap<(u32, u32), &RunSummary> = BTreeMap::new();
+        for r in &self.runs {
+            let p = r.partition();
+            by.insert((p.count(), p.index()), r);
+        }
+        by.into_values().collect()
+    }
+
+    /// Did the run that wrote the shard `run_id` finish (its summary is
+    /// known, or it is older than every known summary)?
+    pub fn finished(&self, run_id: &str) -> bool {
+        run_id <= self.settled_through.as_str() || self.runs.iter().any(|r| r.run_id == run_id)
     }
 }
 
@@ -179,5 +293,63 @@ mod tests {
         std::fs::write(dir.path().join(LAST_RUN_FILE), "{").unwrap();
         let err = RunSummary::load(dir.path()).unwrap_err();
         assert!(err.to_string().contains("last_run.json"), "{err}");
+    }
+
+    #[test]
+    fn history_reads_every_run_and_picks_the_right_watermark() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        // A legacy last_run.json (committed by an older version).
+        let mut legacy = RunSummary::new("20261128T063000Z-0000", at("2026-11-28T06:30:00Z"));
+        legacy.set_watermark(None, true);
+        std::fs::write(st.join(LAST_RUN_FILE), serde_json::to_vec(&legacy).unwrap()).unwrap();
+        let h = RunHistory::load(st).unwrap();
+        assert_eq!(h.runs().len(), 1);
+        assert!(h.finished("20261127T000000Z-ffff") && h.finished("20261128T063000Z-0000"));
+        assert!(!h.finished("20261129T000000Z-0000"));
+        // Partitions 0/2 and 1/2 ran on two machines; each wrote its own file.
+        let part = |id: &str, t: &str, p: &str, ok: bool| {
+            let mut r = RunSummary::new(id, at(t));
+            r.extra.insert("partition".into(), Value::from(p));
+            r.set_watermark(Some(&legacy), ok);
+            r
+        };
+        let a = part("20261129T063000Z-aaaa", "2026-11-29T06:30:00Z", "0/2", true);
+        let b = part(
+            "20261129T063001Z-bbbb",
+            "2026-11-29T06:30:01Z",
+            "1/2",
+            false,
+        );
+        a.save(st).unwrap();
+        b.save(st).unwrap();
+        let h = RunHistory::load(st).unwrap();
+        assert_eq!(h.runs().len(), 3, "the legacy file's run is still one");
+        assert!(
+            st.join("runs/20261128T063000Z-0000.json").exists(),
+            "moved into runs/"
+        );
+        let p0: Partition = "0/2".parse().unwrap();
+        let p1: Partition = "1/2".parse().unwrap();
+        assert_eq!(h.latest_for(p0).unwrap().run_id, a.run_id);
+        assert_eq!(h.latest_for(p1).unwrap().run_id, b.run_id);
+        // 1/2 was cut short: it keeps the legacy watermark, not 0/2's.
+        assert_eq!(
+            h.latest_for(p1).unwrap().last_success_started_at,
+            legacy.last_success_started_at
+        );
+        // A new split (N = 4) starts from the whole crawl's last run only.
+        let q: Partition = "3/4".parse().unwrap();
+        assert_eq!(h.latest_for(q).unwrap().run_id, legacy.run_id);
+        assert_eq!(h.latest_per_partition().len(), 3);
+        assert!(h.finished(&a.run_id) && h.finished(&b.run_id));
+        assert!(
+            !h.finished("20261129T070000Z-cccc"),
+            "an unfinished newer shard"
+        );
+        // A broken run file is skipped, not fatal.
+        std::fs::write(st.join("runs/20261130T000000Z-dddd.json"), "{").unwrap();
+        let h = RunHistory::load(st).unwrap();
+        assert_eq!((h.runs().len(), h.bad_files), (3, 1));
     }
 }

@@ -1,4 +1,5 @@
-//! `state/validators.json`: the ETag and Last-Modified a URL last answered
+//! `state/validators/<run-id>.json` (and the legacy `state/validators.json`,
+//! read only): the ETag and Last-Modified a URL last answered
 //! with, so the next request can be conditional (`If-None-Match`,
 //! `If-Modified-Since`) and a `304` costs no body. Worth it for the pages that
 //! are fetched again (seeds, feeds, sitemaps, listing pages), not for stored
@@ -9,11 +10,11 @@
 //! the entries used least recently are dropped on save.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{VALIDATORS_FILE, write_atomic};
+use super::{VALIDATORS_DIR, VALIDATORS_FILE, write_atomic};
 use crate::store::StoreError;
 
 /// What a response said about its version.
@@ -33,6 +34,9 @@ pub struct Validator {
 pub struct Validators {
     map: BTreeMap<String, Validator>,
     cap: usize,
+    /// What this run set or forgot (a forgotten URL: neither field): the
+    /// content of its `validators/<run-id>.json`.
+    changed: BTreeMap<String, Validator>,
 }
 
 impl Default for Validators {
@@ -50,24 +54,41 @@ impl Validators {
         Validators {
             map: BTreeMap::new(),
             cap,
+            changed: BTreeMap::new(),
         }
     }
 
-    /// Read `state/validators.json` (missing: empty), keeping at most `cap` URLs.
+    /// Read the legacy `state/validators.json`, then every
+    /// `state/validators/*.json` in name (run) order: of two entries for one
+    /// URL the later day wins (on a tie, the later file), and a later file's
+    /// "forget" (neither field) removes the URL. Missing: empty. At most
+    /// `cap` URLs are kept (the least recently answered go).
     pub fn load(state_dir: &Path, cap: usize) -> Result<Validators, StoreError> {
-        let path = state_dir.join(VALIDATORS_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Validators::with_cap(cap));
+        let mut out = Validators::with_cap(cap);
+        if let Some(map) = read_map(&state_dir.join(VALIDATORS_FILE))? {
+            out.map = map;
+        }
+        for path in run_files(state_dir)? {
+            if let Some(map) = read_map(&path)? {
+                out.fold(map);
             }
-            Err(e) => return Err(StoreError::io(&path, e)),
-        };
-        let map = serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
-            path: path.clone(),
-            message: format!("not a validators map ({e}); delete it, it is only a cache"),
-        })?;
-        Ok(Validators { map, cap })
+        }
+        out.map
+            .retain(|_, v| v.etag.is_some() || v.last_modified.is_some());
+        out.trim();
+        Ok(out)
+    }
+
+    fn fold(&mut self, map: BTreeMap<String, Validator>) {
+        for (url, v) in map {
+            let forget = v.etag.is_none() && v.last_modified.is_none();
+            match self.map.get(&url) {
+                Some(old) if !forget && old.day > v.day => {}
+                _ => {
+                    self.map.insert(url, v);
+                }
+            }
+        }
     }
 
     pub fn get(&self, url: &str) -> Option<&Validator> {
@@ -79,12 +100,13 @@ impl Validators {
         if v.etag.is_none() && v.last_modified.is_none() {
             self.map.remove(url);
         } else {
-            self.map.insert(url.to_string(), v);
+            self.map.insert(url.to_string(), v.clone());
         }
+        self.changed.insert(url.to_string(), v);
     }
 
     pub fn remove(&mut self, url: &str) {
-        self.map.remove(url);
+        self.set(url, Validator::default());
     }
 
     pub fn len(&self) -> usize {
@@ -111,21 +133,98 @@ impl Validators {
         }
     }
 
-    /// Write `state/validators.json` atomically, trimmed to the cap.
-    pub fn save(&mut self, state_dir: &Path) -> Result<(), StoreError> {
-        self.trim();
-        let mut out = String::with_capacity(self.map.len() * 120 + 4);
-        out.push('{');
-        for (i, (url, v)) in self.map.iter().enumerate() {
-            out.push_str(if i == 0 { "\n" } else { ",\n" });
-            // Invariant: strings and numbers always serialise.
-            out.push_str(&serde_json::to_string(url).expect("a string serialises"));
-            out.push_str(": ");
-            out.push_str(&serde_json::to_string(v).expect("a Validator serialises"));
+    /// Write what this run changed to `state/validators/<run-id>.json`
+    /// (nothing when it changed nothing). A file is written once and never
+    /// changed or removed by a run, so runs from the same state, on any
+    /// number of machines, merge in git by simply keeping every file; the
+    /// load above folds them. `scraper compact` folds them into one file
+    /// (see [`compact`]). The legacy `validators.json` is only read.
+    pub fn save(&mut self, state_dir: &Path, run_id: &str) -> Result<(), StoreError> {
+        if self.changed.is_empty() {
+            return Ok(());
         }
-        out.push_str("\n}\n");
-        write_atomic(&state_dir.join(VALIDATORS_FILE), out.as_bytes())
+        let dir = state_dir.join(VALIDATORS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        write_atomic(
+            &dir.join(format!("{run_id}.json")),
+            render(&self.changed).as_bytes(),
+        )
     }
+}
+
+/// One URL per line, sorted, so git diffs stay small.
+fn render(map: &BTreeMap<String, Validator>) -> String {
+    let mut out = String::with_capacity(map.len() * 120 + 4);
+    out.push('{');
+    for (i, (url, v)) in map.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        // Invariant: strings and numbers always serialise.
+        out.push_str(&serde_json::to_string(url).expect("a string serialises"));
+        out.push_str(": ");
+        out.push_str(&serde_json::to_string(v).expect("a Validator serialises"));
+    }
+    out.push_str("\n}\n");
+    out
+}
+
+/// `state/validators/*.json`, in name order.
+fn run_files(state_dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let dir = state_dir.join(VALIDATORS_DIR);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(l) => l
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(StoreError::io(&dir, e)),
+    };
+    files.sort();
+    Ok(files)
+}
+
+/// Fold every per-run validators file (and the legacy `validators.json`)
+/// into one, `validators/<name>.json`, named to sort after the files it
+/// replaces, and remove them. For `scraper compact`, which holds the run lock
+/// and is run by one machine at a time. Returns the files folded.
+pub fn compact(state_dir: &Path, name: &str, cap: usize) -> Result<usize, StoreError> {
+    let files = run_files(state_dir)?;
+    let legacy = state_dir.join(VALIDATORS_FILE);
+    if files.len() <= 1 && !legacy.exists() {
+        return Ok(0);
+    }
+    let all = Validators::load(state_dir, cap)?;
+    let dir = state_dir.join(VALIDATORS_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    let own = dir.join(format!("{name}.json"));
+    write_atomic(&own, render(&all.map).as_bytes())?;
+    let mut folded = 0;
+    for path in files.iter().chain(std::iter::once(&legacy)) {
+        if *path == own {
+            continue;
+        }
+        match std::fs::remove_file(path) {
+            Ok(()) => folded += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io(path, e)),
+        }
+    }
+    super::sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    Ok(folded)
+}
+
+/// One validators map; `None` when the file does not exist.
+fn read_map(path: &Path) -> Result<Option<BTreeMap<String, Validator>>, StoreError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("not a validators map ({e}); delete it, it is only a cache"),
+        })
 }
 
 #[cfg(test)]
@@ -149,14 +248,63 @@ mod tests {
         vals.set("https://a.com/", v("W/\"a\"", 7));
         vals.set("https://c.com/", v("c", 6));
         vals.set("https://d.com/", Validator::default());
-        vals.save(dir.path()).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(VALIDATORS_FILE)).unwrap();
-        assert_eq!(text.lines().count(), 4, "{text}");
+        vals.save(dir.path(), "r1").unwrap();
+        let text = std::fs::read_to_string(dir.path().join("validators/r1.json")).unwrap();
+        // The run's changes, one per line; d.com forgotten (neither field).
+        assert_eq!(text.lines().count(), 6, "{text}");
         let back = Validators::load(dir.path(), 2).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.get("https://a.com/"), Some(&v("W/\"a\"", 7)));
         assert!(back.get("https://b.com/feed").is_none(), "oldest dropped");
-        std::fs::write(dir.path().join(VALIDATORS_FILE), "[").unwrap();
+        std::fs::write(dir.path().join("validators/r1.json"), "[").unwrap();
         assert!(Validators::load(dir.path(), 2).is_err());
+    }
+
+    #[test]
+    fn runs_from_one_state_merge_and_compaction_folds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        // Legacy file, read only.
+        std::fs::write(
+            st.join(VALIDATORS_FILE),
+            r#"{"https://old.com/": {"etag": "o", "day": 1}, "https://a.com/": {"etag": "a0", "day": 1}, "https://gone.com/": {"etag": "g", "day": 1}}"#,
+        )
+        .unwrap();
+        // Two runs start from that state (two partitions, or a laptop and an Action).
+        let mut one = Validators::load(st, 100).unwrap();
+        let mut two = Validators::load(st, 100).unwrap();
+        one.set("https://a.com/", v("a1", 3));
+        two.set("https://b.com/", v("b2", 3));
+        two.remove("https://gone.com/");
+        one.save(st, "20261201T010000Z-aaaa").unwrap();
+        two.save(st, "20261201T010000Z-bbbb").unwrap();
+        let mut idle = Validators::load(st, 100).unwrap();
+        idle.save(st, "20261201T020000Z-cccc").unwrap();
+        let names = |st: &Path| {
+            let mut n: Vec<String> = std::fs::read_dir(st.join(VALIDATORS_DIR))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(
+            names(st),
+            ["20261201T010000Z-aaaa.json", "20261201T010000Z-bbbb.json"],
+            "each run adds only its own changes; a run that changed nothing writes nothing"
+        );
+        let next = Validators::load(st, 100).unwrap();
+        assert_eq!(
+            next.get("https://a.com/"),
+            Some(&v("a1", 3)),
+            "later day wins"
+        );
+        assert_eq!(next.get("https://b.com/"), Some(&v("b2", 3)));
+        assert_eq!(next.get("https://old.com/"), Some(&v("o", 1)));
+        assert_eq!(next.get("https://gone.com/"), None, "a later forget wins");
+        assert_eq!(compact(st, "20261202T000000Z-compact", 100).unwrap(), 3);
+        assert_eq!(names(st), ["20261202T000000Z-compact.json"]);
+        assert!(!st.join(VALIDATORS_FILE).exists());
+        assert_eq!(Validators::load(st, 100).unwrap(), next);
     }
 }

@@ -111,6 +111,7 @@ mod tests {
             canonical_key: canon,
             text_key: text,
             relevant: id % 2 == 0,
+            score: crate::dataset::scan::NO_SCORE,
             sig: near::NONE,
         }
     }

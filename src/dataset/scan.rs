@@ -21,6 +21,9 @@ pub struct FrameRef {
     pub len: u32,
 }
 
+/// [`Meta::score`] when the build computed none.
+pub const NO_SCORE: u16 = u16::MAX;
+
 /// What pass 1 keeps of one good line.
 #[derive(Debug, Clone, Copy)]
 pub struct Meta {
@@ -37,9 +40,19 @@ pub struct Meta {
     /// with probability 2^-128; no `Option`, which would cost 16 bytes here).
     pub text_key: u128,
     pub relevant: bool,
+    /// The relevance score under the build's rule, in thousandths;
+    /// [`NO_SCORE`] when the filter is off (the record's own score is kept).
+    pub score: u16,
     /// Index of the text's MinHash signature in [`Scan::sigs`], or
     /// [`near::NONE`] (no words, or rejected by the relevance rule).
     pub sig: u32,
+}
+
+impl Meta {
+    /// The score the build computed, if it computed one.
+    pub fn score(&self) -> Option<f64> {
+        (self.score != NO_SCORE).then(|| f64::from(self.score) / 1000.0)
+    }
 }
 
 /// What reading one shard found.
@@ -207,7 +220,13 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
             report.bad_dates += u64::from(parsed.bad_date);
             let row = &parsed.row;
             let url = url_key(&row.url);
-            let relevant = rule.is_none_or(|r| r.is_relevant(&row.title, &row.text));
+            let (relevant, score) = match rule {
+                Some(r) => {
+                    let (relevant, score) = r.verdict(&row.title, &row.text);
+                    (relevant, (score * 1000.0).round() as u16)
+                }
+                None => (true, NO_SCORE),
+            };
             // Records the rule rejects take no part in deduplication: no signature.
             let sig = match relevant.then(|| minhash::signature(&row.text)).flatten() {
                 Some(s) => {
@@ -225,6 +244,7 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 canonical_key: canonical_key(row.canonical_url.as_deref()).filter(|&k| k != url),
                 text_key: text_key(&row.text).unwrap_or(0),
                 relevant,
+                score,
                 sig,
             });
         }

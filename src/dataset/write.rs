@@ -391,8 +391,12 @@ impl<'a> Worker<'a> {
         for batch in batches {
             for m in batch {
                 let line = self.cache.line(m.frame, m.line)?;
-                let parsed =
+                let mut parsed =
                     Row::parse(line).map_err(|_| changed(input.shards, input.frames, m.frame))?;
+                // The score under the rule this build applied, when it applied one.
+                if let Some(score) = m.score() {
+                    parsed.row.relevance_score = Some(score);
+                }
                 *stats.years.entry(parsed.row.year).or_default() += 1;
                 match stats.domains.get_mut(parsed.row.domain.as_ref()) {
                     Some(n) => *n += 1,
@@ -572,6 +576,7 @@ mod tests {
             canonical_key: None,
             text_key: 0,
             relevant: true,
+            score: super::super::scan::NO_SCORE,
             sig: super::super::near::NONE,
         }
     }

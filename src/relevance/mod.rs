@@ -146,7 +146,16 @@ impl Rule {
     /// Just the verdict of [`Rule::evaluate`], computed without per-term
     /// tallies or reasons (what `scraper build` needs, for every record).
     pub fn is_relevant(&self, title: &str, text: &str) -> bool {
-        self.gate(title, text).0 && self.score(title, text) >= self.keywords.min_relevance_score
+        self.verdict(title, text).0
+    }
+
+    /// The verdict and the score (0 when the gate fails: the score is not computed).
+    pub fn verdict(&self, title: &str, text: &str) -> (bool, f64) {
+        if !self.gate(title, text).0 {
+            return (false, 0.0);
+        }
+        let score = self.score(title, text);
+        (score >= self.keywords.min_relevance_score, score)
     }
 
     /// The `relevance_score` alone, rounded to 3 decimals.

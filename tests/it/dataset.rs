@@ -550,6 +550,27 @@ fn relevance_rule_is_applied_again() {
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
     let line = format!("Removed by the relevance rule: {}", 10 - want.len());
     assert!(card.contains(&line));
+    // The relevance_score column holds the score under the rule this build
+    // applied (the records carry none).
+    let scores: Vec<Option<f64>> = read_all(&out)
+        .iter()
+        .flat_map(|b| {
+            let col = b
+                .column_by_name("relevance_score")
+                .unwrap()
+                .as_primitive::<arrow_array::types::Float64Type>();
+            (0..col.len())
+                .map(|i| col.is_valid(i).then(|| col.value(i)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let expected: Vec<Option<f64>> = all
+        .iter()
+        .filter(|a| want.contains(&a.id))
+        .map(|a| Some(rule.evaluate(&a.title, &a.text).score))
+        .collect();
+    assert_eq!(scores, expected);
+    assert!(scores.iter().all(|s| s.is_some_and(|s| s >= 0.5)));
 }
 
 #[test]

@@ -14,23 +14,25 @@
 //!    over the single run's (must be >= 0.95).
 //! 2. Rate: both crawl a larger web for `BOX` seconds; relevant articles
 //!    stored per wall-minute, four partitions over one runner (target >= 3x).
-//! 3. Memory: bytes of RSS per URL queued in a `Frontier` and per URL in a
-//!    loaded `SeenSet`, measured in this process.
+//! 3. Memory: bytes of RSS per URL queued in a `Frontier`, measured in this
+//!    process (per seen URL: `benches/seen.rs`).
 //!
 //! `cargo bench --profile dev --bench partition` (debug build) or
 //! `cargo bench --bench partition` (release). Takes about a minute.
 
 #[path = "../tests/it"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod support {
     pub mod fixture;
+    pub mod partition;
     pub mod web;
 }
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use support::fixture::{Workspace, listing_html, stderr};
+// `self` makes `crate::fixture` / `crate::web` resolve inside the shared modules.
+use support::fixture::{self, Workspace, listing_html, stderr};
 // `self` makes `crate::web` resolve inside the shared fixture module.
 use support::web::{self, Reply, Req, Web};
 
@@ -40,51 +42,8 @@ const GAP_MS: u64 = 50;
 const BOX_S: u64 = 12;
 
 fn story(host: &str, n: usize) -> String {
-    // Distinct wording per story (no near duplicates), relevant by any rule.
-    let mut x: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in host.bytes().chain(n.to_le_bytes()) {
-        x = (x ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    let words = [
-        "researchers",
-        "engineers",
-        "regulators",
-        "investors",
-        "reported",
-        "tested",
-        "measured",
-        "deployed",
-        "faster",
-        "cheaper",
-        "chips",
-        "datasets",
-        "benchmarks",
-        "servers",
-        "robots",
-        "audits",
-        "in",
-        "across",
-        "before",
-        "after",
-    ];
-    let mut para = String::new();
-    for i in 0..60 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        para.push_str(words[(x >> 33) as usize % words.len()]);
-        para.push(' ');
-        if i % 12 == 11 {
-            para.push_str("and the artificial intelligence lab said its large language model, built with machine learning, ");
-        }
-    }
-    format!(
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>OpenAI rival {host} ships AI model {n}</title>\
-         <meta property=og:type content=article><meta property=article:published_time content=2024-05-03T10:00:00Z>\
-         </head><body><main><article><h1>OpenAI rival {host} ships AI model {n}</h1>\
-         <p>The artificial intelligence lab said on Monday that {para}.</p><p>DeepMind and OpenAI {para}.</p>\
-         <p>Machine learning {para}.</p></article></main></body></html>"
-    )
+    // Distinct wording per story (no near duplicates), relevant by the rule.
+    support::partition::unique_article(host, n)
 }
 
 fn start_web(stories: usize) -> Web {
@@ -114,7 +73,10 @@ fn sources(hosts: usize) -> String {
 }
 
 fn crawl_settings() -> String {
-    format!("concurrency: {SLOTS}\nmin_host_gap: {GAP_MS}ms\nmax_queue: 100000")
+    // The trap rule's per-pattern cap would end every host at its default.
+    format!(
+        "concurrency: {SLOTS}\nmin_host_gap: {GAP_MS}ms\nmax_queue: 100000\ntraps: {{max_urls_per_pattern: 100000}}"
+    )
 }
 
 /// Run `parts` crawls at once (`--partition i/parts`, or none for 1); returns
@@ -169,7 +131,6 @@ fn rss_kib() -> u64 {
 
 fn memory() {
     use scraper::frontier::{Entry, Frontier, Kind, Origin, Params};
-    use scraper::store::seen::{Seen, SeenSet, flag};
     let n = 1_000_000usize;
     let hosts = 10_000usize;
     let before = rss_kib();
@@ -197,27 +158,9 @@ fn memory() {
     }
     let queued = (rss_kib() - before) as f64 * 1024.0 / n as f64;
     drop(f);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut s = SeenSet::default();
-    let mut x: u64 = 1;
-    for _ in 0..n {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        s.record(
-            x,
-            Seen {
-                day: 20_000,
-                flags: flag::MISS,
-            },
-        );
-    }
-    s.flush(dir.path(), "20261201T000000Z-0000").expect("flush");
-    drop(s);
-    let before = rss_kib();
-    let loaded = SeenSet::load(dir.path()).expect("load");
-    let seen = (rss_kib() - before) as f64 * 1024.0 / loaded.len() as f64;
     println!(
-        "memory: {queued:.0} bytes per queued URL (1M URLs over 10k hosts, ~75-byte URLs); \
-         {seen:.1} bytes per seen URL (1M, loaded)"
+        "memory: {queued:.0} bytes per queued URL (1M URLs over 10k hosts, ~75-byte URLs; \
+         per seen URL: `cargo bench --bench seen`)"
     );
 }
 

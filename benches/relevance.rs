@@ -76,7 +76,10 @@ fn main() {
                 n += usize::from(f(title, text));
             }
         }
-        (t.elapsed().as_secs_f64() / f64::from(rounds), n / rounds as usize)
+        (
+            t.elapsed().as_secs_f64() / f64::from(rounds),
+            n / rounds as usize,
+        )
     };
     let (verdict_s, relevant) = time(&|a, b| rule.is_relevant(a, b));
     let (evaluate_s, _) = time(&|a, b| rule.evaluate(a, b).relevant);

@@ -118,6 +118,7 @@ impl Default for ScoreWeights {
 
 impl Keywords {
     fn validate(&self) -> Result<(), String> {
+        crate::relevance::check_keywords(self)?;
         for (name, v) in [
             ("keywords.min_relevance_score", self.min_relevance_score),
             ("keywords.score.full_spread", self.score.full_spread),
@@ -852,6 +853,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("windw") && err.contains('2'), "{err}");
+    }
+
+    /// A keyword list too large for one pattern is refused by name, not
+    /// turned into a rule that finds nothing.
+    #[test]
+    fn a_keyword_list_too_large_to_compile_is_a_config_error() {
+        let keywords = Keywords {
+            targets: (0..20_000)
+                .map(|i| format!("term number {i} of a very long list"))
+                .collect(),
+            ..Keywords::default()
+        };
+        let err = keywords.validate().unwrap_err();
+        assert!(err.starts_with("keywords.targets: 20000 terms"), "{err}");
+        assert!(Keywords::default().validate().is_ok());
     }
 }
 

@@ -4,6 +4,8 @@
 //! outage: no host could be reached and nothing was saved, 1 = fatal).
 
 mod cli;
+mod crawl_report;
+mod extract_files;
 mod health_out;
 
 use std::process::ExitCode;
@@ -27,13 +29,25 @@ fn main() -> ExitCode {
 }
 
 fn init_logging() {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
         .with_target(false)
         .try_init();
+}
+
+/// Colours only on a terminal, and never when `NO_COLOR` is set to anything
+/// but the empty string (<https://no-color.org>): log files and CI logs stay
+/// free of escape codes.
+fn colour(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -66,6 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 proxy: a.proxy.clone(),
             };
             let end = runtime()?.block_on(scraper::crawl::run(config, opts))?;
+            crawl_report::show(&end);
             if let Some(cause) = &end.outage {
                 eprintln!(
                     "outage: {cause}; nothing saved (watermark, queue and state unchanged), exit {}",
@@ -91,7 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Extract(a) => {
             let config = load_config(&cli)?;
-            scraper::extract::run_files(&config, &a.paths, a.url.as_deref())?;
+            extract_files::run_files(&config, &a.paths, a.url.as_deref())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats(a) => {
@@ -122,7 +137,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Build(a) => {
             let config = load_config(&cli)?;
-            let ok = scraper::dataset::build(
+            let s = scraper::dataset::build(
                 &config,
                 &scraper::dataset::BuildOptions {
                     data: a.data.clone(),
@@ -131,11 +146,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     strict: a.strict,
                 },
             )?;
-            Ok(if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            if !s.ok {
+                eprintln!(
+                    "build: --strict: {} broken lines, frames or shards (see the warnings above); nothing written",
+                    s.broken
+                );
+                return Ok(ExitCode::from(1));
+            }
+            let r = &s.removed;
+            println!(
+                "build: {} shards, {} good records, {} broken; removed {} by relevance, {} same URL, \
+                 {} same text, {} near-duplicate text, {} repeated id; wrote {} rows in {} file(s), {:.1} MB, to {} in {:.1} s",
+                s.reports.len(),
+                s.read,
+                s.broken,
+                r.relevance,
+                r.same_url,
+                r.same_text,
+                r.near_text,
+                r.same_id,
+                s.rows,
+                s.files.len(),
+                s.file_bytes as f64 / 1e6,
+                s.data_dir.display(),
+                s.secs
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Command::Compact(a) => {
             let data = scraper::store::DataDir::open(&a.data)?;
@@ -198,5 +234,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(scraper::report::dashboard(&a.data, a.port, config))?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some("".into())));
+        assert!(!colour(true, Some("1".into())));
+        assert!(!colour(false, None));
     }
 }

@@ -1,6 +1,20 @@
-//! The stored article record: one JSON object per line in `data/articles/<run-id>.jsonl.zst`.
+//! The schema of what the crawl writes and the reports read: the stored
+//! article (one JSON object per line in `data/articles/<run-id>.jsonl.zst`),
+//! the event log's [`Event`]s, the per-host [`HostCounters`] of
+//! `last_run.json`, the consent log's lines, and the closed sets of outcomes ([`StopReason`],
+//! [`DateSource`], [`TdmOutcome`], [`Rejection`]). Writers and readers use
+//! these same types.
+
+pub mod consent;
+pub mod event;
+mod host;
+mod outcome;
 
 use serde::{Deserialize, Serialize};
+
+pub use event::Event;
+pub use host::HostCounters;
+pub use outcome::{DateSource, Rejection, StopReason, TdmOutcome};
 
 /// One stored article. Field order is the order in the JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

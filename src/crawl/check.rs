@@ -3,8 +3,9 @@
 
 use chrono::Utc;
 
+use super::signals;
 use crate::config::{AiUsePolicy, Config};
-use crate::consent::{self, Signals};
+use crate::consent;
 use crate::discover::{self, Limits, Listing};
 use crate::extract;
 use crate::frontier::Kind;
@@ -78,18 +79,10 @@ pub async fn check_url(
         &rule,
         Utc::now().date_naive(),
     );
-    let mut signals = Signals::default();
-    signals.x_robots_tag(&resp.x_robots_tag, net.agent());
-    signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
-    let final_robots = net.robots(&resp.url).await;
-    signals.content_signals(&final_robots.content_signals);
-    signals.meta(&page.consent_meta, net.agent());
-    let tdm = net.tdmrep(&resp.url).await;
-    let path = match resp.url.query() {
-        Some(q) => format!("{}?{q}", resp.url.path()),
-        None => resp.url.path().to_string(),
-    };
-    signals.tdmrep(&tdm.rules, &path);
+    let mut signals = signals::from_headers(&net, &resp);
+    let got = signals::add_page_signals(&net, &resp.url, &page, true, &mut signals).await;
+    // Invariant: `add_page_signals` answers with the tdmrep.json it was asked for.
+    let tdm = got.tdmrep.expect("tdmrep.json was asked for");
     let reserved = consent::reserves_ai_training(&signals);
     let decision = ai_decision(reserved, config.crawl.ai_use_policy);
     if json {
@@ -101,8 +94,8 @@ pub async fn check_url(
             o.insert(
                 "robots_hash".into(),
                 serde_json::json!(
-                    (final_robots.hash != 0)
-                        .then(|| crate::store::consent::hash_hex(final_robots.hash))
+                    (got.robots_hash != 0)
+                        .then(|| crate::store::consent::hash_hex(got.robots_hash))
                 ),
             );
             o.insert("tdmrep".into(), serde_json::json!(tdm.outcome));

@@ -1,27 +1,29 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
 //! state: the frontier, the seen-set, the shard writer, the id counter and the
-//! counters. Workers get a [`Job`] and hand back a [`Done`] through a
-//! `JoinSet`; no locks on the hot path.
+//! counters. Workers get a [`Job`] and hand back a [`Done`] through
+//! [`Workers`]; no locks on the hot path.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::NaiveDate;
-use serde_json::json;
+use chrono::{DateTime, NaiveDate, Utc};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 
 use super::events::EventLog;
-use super::hosts::HostStats;
 use super::outage::{Cutoff, Reach};
-use super::worker::{self, Answered, Body, Ctx, Done, Job, Meta};
+use super::worker::{Answered, Body, Ctx, Done, Job, Meta};
+use super::workers::{Lost, Workers};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
+use crate::frontier::{
+    Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
+};
 use crate::net::{FetchError, Robots, RobotsOutcome};
+use crate::record::event::{self, Event, ListingWarning};
+use crate::record::{HostCounters, StopReason};
 use crate::report::progress::Progress;
 use crate::store::ids::IdBlocks;
-use crate::store::seen::{Failure, Seen, SeenSet, flag};
+use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
@@ -30,28 +32,6 @@ use crate::url::{self, Url};
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
 pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
-
-/// Why a run stopped (the `stopped_by` of the last event).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    MaxPages,
-    MaxHits,
-    MaxDuration,
-    Interrupted,
-    Exhausted,
-}
-
-impl Stop {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stop::MaxPages => "max_pages",
-            Stop::MaxHits => "max_hits",
-            Stop::MaxDuration => "max_duration",
-            Stop::Interrupted => "interrupted",
-            Stop::Exhausted => "exhausted",
-        }
-    }
-}
 
 /// Signals from outside the loop.
 #[derive(Debug, Clone, Copy)]
@@ -62,15 +42,14 @@ pub enum Signal {
     Abort,
 }
 
-/// Everything the loop owns.
+/// Everything the loop owns, in parts: what the run was started with, the
+/// scheduling state, what goes to disk ([`Persist`]), the sets of this run
+/// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
 pub struct Engine {
     pub config: Config,
     pub ctx: Arc<Ctx>,
     pub frontier: Frontier,
-    pub seen: SeenSet,
-    pub shard: ShardWriter,
-    pub ids: IdBlocks,
-    pub validators: Validators,
+    pub store: Persist,
     pub log: EventLog,
     pub run_id: String,
     pub state_dir: std::path::PathBuf,
@@ -79,22 +58,40 @@ pub struct Engine {
     pub cutoff: Cutoff,
     /// Which hosts answered, which could not be read as sources (outages).
     pub reach: Reach,
-    /// Work this run could not do for a transient reason (robots.txt
-    /// unreachable, host rested, a network failure or 5xx): saved with the
-    /// queue for the next run.
-    pub kept: Vec<Entry>,
     /// The previous run's summary.
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
     pub today: NaiveDate,
     pub day: u32,
     pub started: Instant,
-    pub hosts: HashMap<String, HostStats>,
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
     pub progress: Progress,
     /// When the last `progress` event was written.
     pub progress_at: Instant,
+    pub sets: RunSets,
+    pub counts: Counters,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    pub health: super::health::Tally,
+    /// Workers' [`Answered`] messages (taken by `run` while it runs).
+    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
+    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
+    pub fetch_secs: f64,
+}
+
+/// What the run writes under `data/` (the event log aside).
+pub struct Persist {
+    pub seen: SeenSet,
+    pub shard: ShardWriter,
+    pub ids: IdBlocks,
+    pub validators: Validators,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    pub consent: crate::store::consent::ConsentLog,
+}
+
+/// The sets this run keeps, all empty at the start.
+#[derive(Default)]
+pub struct RunSets {
     /// URLs queued or fetched in this run (seen hashes).
     pub this_run: HashSet<u64>,
     /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
@@ -106,25 +103,80 @@ pub struct Engine {
     pub listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pub pending_hits: Vec<u64>,
-    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
-    pub consent: crate::store::consent::ConsentLog,
-    pub fetched: u64,
-    pub stored: u64,
-    pub errors: u64,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     pub requeued: HashMap<u64, u8>,
     /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
     pub handover: super::partition::Handover,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
-    /// Workers' [`Answered`] messages (taken by `run` while it runs).
-    pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
-    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
-    pub fetch_secs: f64,
+    /// Work this run could not do for a transient reason (robots.txt
+    /// unreachable, host rested, a network failure or 5xx): saved with the
+    /// queue for the next run.
+    pub kept: Vec<Entry>,
     /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
     pub early_freed: HashMap<String, u32>,
-    /// What this run saw of each source (`state/health/<run-id>.json`).
-    pub health: super::health::Tally,
+}
+
+/// The run's counters: totals and the per-host funnel.
+#[derive(Default)]
+pub struct Counters {
+    /// Responses received.
+    pub fetched: u64,
+    pub stored: u64,
+    pub errors: u64,
+    /// By host name (sorted, as `last_run.json` and the table list them).
+    pub hosts: BTreeMap<String, HostCounters>,
+}
+
+/// What a run starts from besides the config.
+pub struct Start {
+    pub run_id: String,
+    pub started_at: DateTime<Utc>,
+    pub state_dir: std::path::PathBuf,
+    pub cutoff: Cutoff,
+    pub last: Option<RunSummary>,
+    pub seeds: Vec<Entry>,
+    pub answers: mpsc::UnboundedReceiver<Answered>,
+}
+
+impl Engine {
+    /// The engine of one run: frontier, open scope and progress display from
+    /// `config`, the rest as loaded; sets and counters empty.
+    pub fn new(
+        config: Config,
+        ctx: Arc<Ctx>,
+        store: Persist,
+        log: EventLog,
+        start: Start,
+    ) -> Engine {
+        let c = &config.crawl;
+        let max = (c.max_duration.0 > Duration::ZERO).then_some(c.max_duration.0);
+        let health = super::health::Tally::new(&config, &start.run_id, start.started_at);
+        Engine {
+            health,
+            frontier: Frontier::new(Params::from_config(c)),
+            open: OpenScope::new(ScopeParams::from_config(c)),
+            progress: Progress::new(max),
+            progress_at: Instant::now(),
+            day: day_stamp(start.started_at),
+            today: start.started_at.date_naive(),
+            started: Instant::now(),
+            ctx,
+            store,
+            log,
+            run_id: start.run_id,
+            state_dir: start.state_dir,
+            cutoff: start.cutoff,
+            reach: Reach::default(),
+            last: start.last,
+            seeds: start.seeds,
+            sets: RunSets::default(),
+            counts: Counters::default(),
+            answers: Some(start.answers),
+            fetch_secs: 1.0,
+            config,
+        }
+    }
 }
 
 type Answers = mpsc::UnboundedReceiver<Answered>;
@@ -138,8 +190,8 @@ impl Engine {
         self.started.elapsed()
     }
 
-    pub(super) fn host(&mut self, host: &str) -> &mut HostStats {
-        self.hosts.entry(host.to_string()).or_default()
+    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
+        self.counts.hosts.entry(host.to_string()).or_default()
     }
 
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
@@ -150,14 +202,14 @@ impl Engine {
         }
         let hash = url::seen_hash(url);
         if entry.origin != Origin::Seed {
-            if self.this_run.contains(&hash) {
+            if self.sets.this_run.contains(&hash) {
                 return false;
             }
             // Feeds and sitemaps a listing gave (an index's children) are read
             // again every run, conditionally: an unchanged one costs a 304. Those
             // found by links follow the revisit rule, like pages.
             if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
-                && let Some(seen) = self.seen.get(hash)
+                && let Some(seen) = self.store.seen.get(hash)
                 && !seen.due_after(
                     self.day,
                     self.config.crawl.revisit_after_days,
@@ -167,7 +219,7 @@ impl Engine {
                 match Failure::from_flags(seen.flags) {
                     Some(f) => {
                         tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
-                        self.host(&url::host_key(url)).known_failures += 1;
+                        self.host(&url::host_key(url)).known_failure();
                     }
                     None => {
                         tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
@@ -182,7 +234,10 @@ impl Engine {
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
                 (matches!(entry.origin, Origin::Relevant | Origin::Other)
-                    && !self.patterns.admit(&host, url, rules.max_urls_per_pattern))
+                    && !self
+                        .sets
+                        .patterns
+                        .admit(&host, url, rules.max_urls_per_pattern))
                 .then_some(Trap::PatternCap)
             });
             if let Some(trap) = trap {
@@ -192,11 +247,11 @@ impl Engine {
         }
         let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
         if self.frontier.push(&host, entry) {
-            self.this_run.insert(hash);
+            self.sets.this_run.insert(hash);
             if child_sitemap {
-                self.listed_sitemaps.insert(hash);
+                self.sets.listed_sitemaps.insert(hash);
             }
-            self.host(&host).discovered += 1;
+            self.host(&host).queued();
             true
         } else {
             false
@@ -206,29 +261,33 @@ impl Engine {
     /// A URL broke a trap rule: not queued, counted, logged (once per run:
     /// it then counts as met in this run).
     fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
-        self.this_run.insert(hash);
-        self.host(host).traps += 1;
+        self.sets.this_run.insert(hash);
+        self.host(host).trapped();
         let shown: String = url.as_str().chars().take(300).collect();
         tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
-        self.log.emit(
-            "trap",
-            json!({"host": host, "url": shown, "kind": trap, "url_bytes": url.as_str().len()}),
-        );
+        self.log.emit(Event::Trap(event::TrapMet {
+            host: host.to_string(),
+            url: shown,
+            kind: trap,
+            url_bytes: url.as_str().len(),
+        }));
     }
 
     /// Queue the configured seeds (at the start, on reseed and on resume).
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {
             if let Some(u) = url::parse(&entry.url) {
-                self.log
-                    .emit("seed", json!({"url": u.as_str(), "kind": entry.kind}));
+                self.log.emit(Event::Seed(event::Seed {
+                    url: u.to_string(),
+                    kind: entry.kind,
+                }));
                 self.enqueue(&u, entry);
             }
         }
     }
 
     /// Run until a limit, a signal, or no work is left.
-    pub async fn run(&mut self, signals: mpsc::UnboundedReceiver<Signal>) -> Stop {
+    pub async fn run(&mut self, signals: mpsc::UnboundedReceiver<Signal>) -> StopReason {
         let (_keep, mut answers) = match self.answers.take() {
             Some(rx) => (None, rx),
             // Without workers' messages every slot is freed by its `Done`.
@@ -255,7 +314,7 @@ impl Engine {
             return;
         }
         self.frontier.released(&a.host, self.now());
-        *self.early_freed.entry(a.host).or_default() += 1;
+        *self.sets.early_freed.entry(a.host).or_default() += 1;
     }
 
     fn drain_answers(&mut self, answers: &mut Answers) {
@@ -289,12 +348,12 @@ impl Engine {
         &mut self,
         mut signals: mpsc::UnboundedReceiver<Signal>,
         answers: &mut Answers,
-    ) -> Stop {
+    ) -> StopReason {
         let c = self.config.crawl.clone();
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
         let mut next_reseed = self.started + reseed;
-        let mut tasks: JoinSet<Done> = JoinSet::new();
+        let mut tasks = Workers::default();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let stop = loop {
@@ -302,19 +361,19 @@ impl Engine {
             if let Some(d) = deadline
                 && Instant::now() >= d
             {
-                break Stop::MaxDuration;
+                break StopReason::MaxDuration;
             }
-            if c.max_hits > 0 && self.stored >= c.max_hits {
-                break Stop::MaxHits;
+            if c.max_hits > 0 && self.counts.stored >= c.max_hits {
+                break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
-                break Stop::MaxPages;
+                break StopReason::MaxPages;
             }
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
-                for hash in std::mem::take(&mut self.listed_sitemaps) {
-                    self.this_run.remove(&hash);
+                for hash in std::mem::take(&mut self.sets.listed_sitemaps) {
+                    self.sets.this_run.remove(&hash);
                 }
                 self.queue_seeds();
             }
@@ -335,50 +394,48 @@ impl Engine {
                 }
             }
             if tasks.is_empty() && self.frontier.is_empty() {
-                break Stop::Exhausted;
+                break StopReason::Exhausted;
             }
             let sleep = match deadline {
                 Some(d) => wake.min(d.saturating_duration_since(Instant::now())),
                 None => wake,
             };
             tokio::select! {
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    if let Ok(done) = done { self.handle_done(done, answers); }
-                }
+                Some(ended) = tasks.next(), if !tasks.is_empty() => self.ended(ended, answers),
                 Some(a) = answers.recv() => self.take_answer(a),
                 sig = signals.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, answers, Stop::Interrupted, matches!(sig, Signal::Abort)).await;
+                        return self.wind_down(tasks, signals, answers, StopReason::Interrupted, Some(sig)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
                 _ = tick.tick() => self.maybe_flush(),
             }
         };
-        self.wind_down(tasks, signals, answers, stop, false).await
+        self.wind_down(tasks, signals, answers, stop, None).await
     }
 
     /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
     /// for limits, unbounded until a second signal for Ctrl-C), then return.
     async fn wind_down(
         &mut self,
-        mut tasks: JoinSet<Done>,
+        mut tasks: Workers,
         mut signals: mpsc::UnboundedReceiver<Signal>,
         answers: &mut Answers,
-        stop: Stop,
-        abort: bool,
-    ) -> Stop {
+        stop: StopReason,
+        signal: Option<Signal>,
+    ) -> StopReason {
         tracing::info!(
             stopped_by = stop.as_str(),
             in_flight = tasks.len(),
             "stopping"
         );
-        if abort {
+        if matches!(signal, Some(Signal::Abort)) {
             tasks.abort_all();
         }
         let grace = match stop {
-            Stop::Interrupted => {
+            StopReason::Interrupted => {
                 self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
             }
             _ => self.config.crawl.stop_grace.0,
@@ -386,9 +443,8 @@ impl Engine {
         let until = tokio::time::Instant::now() + grace;
         while !tasks.is_empty() {
             tokio::select! {
-                done = tasks.join_next() => match done {
-                    Some(Ok(done)) => self.handle_done(done, answers),
-                    Some(Err(_)) => {}
+                ended = tasks.next() => match ended {
+                    Some(ended) => self.ended(ended, answers),
                     None => break,
                 },
                 sig = signals.recv() => {
@@ -406,12 +462,12 @@ impl Engine {
         stop
     }
 
-    pub(super) fn dispatch(&mut self, tasks: &mut JoinSet<Done>, host: String, entry: Entry) {
+    pub(super) fn dispatch(&mut self, tasks: &mut Workers, host: String, entry: Entry) {
         let Some(u) = url::parse(&entry.url) else {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
         };
-        let (etag, last_modified) = match self.validators.get(u.as_str()) {
+        let (etag, last_modified) = match self.store.validators.get(u.as_str()) {
             Some(v) => (v.etag.clone(), v.last_modified.clone()),
             None => (None, None),
         };
@@ -424,7 +480,7 @@ impl Engine {
             last_modified,
             freed: false,
         };
-        tasks.spawn(worker::work(self.ctx.clone(), job));
+        tasks.spawn(self.ctx.clone(), job);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
@@ -432,16 +488,19 @@ impl Engine {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
         self.progress
-            .update(self.fetched, self.stored, queued, requests);
+            .update(self.counts.fetched, self.counts.stored, queued, requests);
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
-            self.log.emit(
-                "progress",
-                json!({"queue": queued, "requests": requests, "fetched": self.fetched, "stored": self.stored,
-                       "errors": self.errors, "elapsed_s": self.started.elapsed().as_secs()}),
-            );
+            self.log.emit(Event::Progress(event::Progress {
+                queue: queued,
+                requests,
+                fetched: self.counts.fetched,
+                stored: self.counts.stored,
+                errors: self.counts.errors,
+                elapsed_s: self.started.elapsed().as_secs(),
+            }));
         }
-        if self.shard.due() {
+        if self.store.shard.due() {
             self.flush();
         } else {
             self.log.flush();
@@ -450,19 +509,19 @@ impl Engine {
 
     /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
     pub fn flush(&mut self) {
-        match self.shard.flush() {
+        match self.store.shard.flush() {
             Ok(_) => self.mark_hits(),
             Err(e) => tracing::error!(error = %e, "shard flush failed"),
         }
-        if let Err(e) = self.seen.flush(&self.state_dir, &self.run_id) {
+        if let Err(e) = self.store.seen.flush(&self.state_dir, &self.run_id) {
             tracing::error!(error = %e, "seen-set flush failed");
         }
         self.log.flush();
     }
 
     pub(super) fn mark_hits(&mut self) {
-        for hash in std::mem::take(&mut self.pending_hits) {
-            self.seen.record(
+        for hash in std::mem::take(&mut self.sets.pending_hits) {
+            self.store.seen.record(
                 hash,
                 Seen {
                     day: self.day,
@@ -470,6 +529,35 @@ impl Engine {
                 },
             );
         }
+    }
+
+    /// A worker task ended: its result, or the cause it was lost to (its
+    /// host's slot is given back either way).
+    fn ended(&mut self, ended: Result<Done, Lost>, answers: &mut Answers) {
+        match ended {
+            Ok(done) => self.handle_done(done, answers),
+            Err(lost) => {
+                self.drain_answers(answers);
+                self.lost(lost);
+            }
+        }
+    }
+
+    fn lost(&mut self, lost: Lost) {
+        let Some(cause) = lost.panic else {
+            tracing::debug!(url = %lost.url, "fetch abandoned");
+            self.close_host(&lost.host, None);
+            return;
+        };
+        tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
+        self.counts.errors += 1;
+        self.host(&lost.host).failed(PANIC);
+        self.close_host(&lost.host, Some(Outcome::Error));
+        self.log.emit(Event::Error(event::Failure {
+            url: lost.url.to_string(),
+            class: PANIC.to_string(),
+            error: cause,
+        }));
     }
 
     pub(super) fn handle(&mut self, done: Done) {
@@ -482,7 +570,7 @@ impl Engine {
         let now = self.now();
         let host = job.host.clone();
         if let Some(r) = &robots
-            && self.robots_seen.insert(host.clone())
+            && self.sets.robots_seen.insert(host.clone())
         {
             self.take_robots(&host, r);
         }
@@ -493,7 +581,7 @@ impl Engine {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
                     // Refused because robots.txt could not be read today: kept.
-                    self.kept.push(job.entry.clone());
+                    self.sets.kept.push(job.entry.clone());
                 }
                 self.failed(&job, e)
             }
@@ -503,17 +591,16 @@ impl Engine {
                     self.frontier
                         .sent(&host, meta.sent_at.saturating_duration_since(self.started));
                 }
-                self.fetched += 1;
-                let hs = self.host(&host);
-                hs.fetched += 1;
-                hs.bytes += meta.wire_bytes;
-                hs.wait_ms += meta.gap_wait.as_millis() as u64;
-                self.log.emit(
-                    "fetch",
-                    json!({"url": job.url.as_str(), "final_url": meta.url.as_str(), "status": meta.status,
-                           "ms": meta.elapsed.as_millis() as u64, "bytes": meta.wire_bytes,
-                           "redirects": meta.redirects.len()}),
-                );
+                self.counts.fetched += 1;
+                self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
+                self.log.emit(Event::Fetch(event::Fetch {
+                    url: job.url.to_string(),
+                    final_url: meta.url.to_string(),
+                    status: meta.status,
+                    ms: meta.elapsed.as_millis() as u64,
+                    bytes: meta.wire_bytes,
+                    redirects: meta.redirects.len(),
+                }));
                 if let Some(ra) = meta.retry_after {
                     let until = now + ra.min(self.config.crawl.max_retry_after.0);
                     self.frontier.pause(&host, until);
@@ -522,7 +609,7 @@ impl Engine {
                     self.keep_validator(&job, &meta);
                 }
                 if job.entry.kind != Kind::Page {
-                    self.listings_read.insert(url::seen_hash(&job.url));
+                    self.sets.listings_read.insert(url::seen_hash(&job.url));
                 }
                 match self.body(&job, &meta, body) {
                     Some(outcome) => {
@@ -532,7 +619,12 @@ impl Engine {
                             if verdict != Verdict::Keep {
                                 let dropped = self.frontier.drop_host(&host);
                                 tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
-                                self.log.emit("host_rested", json!({"host": host, "reason": format!("{verdict:?}"), "dropped": dropped}));
+                                self.log.emit(Event::HostRested(event::HostRested {
+                                    host: host.clone(),
+                                    reason: Some(format!("{verdict:?}")),
+                                    dropped,
+                                    kept: false,
+                                }));
                             }
                         }
                     }
@@ -546,8 +638,13 @@ impl Engine {
     /// an [`Answered`] freed it already (slots are counted per host: any of
     /// the host's jobs may take one freed early).
     pub(super) fn close(&mut self, job: &Job, outcome: Option<Outcome>) {
+        self.close_host(&job.host, outcome);
+    }
+
+    /// [`Engine::close`] for a job known by its host alone.
+    fn close_host(&mut self, host: &str, outcome: Option<Outcome>) {
         let now = self.now();
-        let freed = match self.early_freed.get_mut(&job.host) {
+        let freed = match self.sets.early_freed.get_mut(host) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 true
@@ -555,9 +652,9 @@ impl Engine {
             _ => false,
         };
         match (freed, outcome) {
-            (false, Some(o)) => self.frontier.finished(&job.host, o, now),
-            (false, None) => self.frontier.released(&job.host, now),
-            (true, Some(o)) => self.frontier.verdict(&job.host, o),
+            (false, Some(o)) => self.frontier.finished(host, o, now),
+            (false, None) => self.frontier.released(host, now),
+            (true, Some(o)) => self.frontier.verdict(host, o),
             (true, None) => {}
         }
     }
@@ -565,7 +662,7 @@ impl Engine {
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
     pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
         if meta.etag.is_some() || meta.last_modified.is_some() {
-            self.validators.set(
+            self.store.validators.set(
                 job.url.as_str(),
                 Validator {
                     etag: meta.etag.clone(),
@@ -579,22 +676,18 @@ impl Engine {
     pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
         let class = e.class();
         let host = job.host.clone();
-        *self
-            .host(&host)
-            .errors
-            .entry(class.to_string())
-            .or_default() += 1;
+        self.host(&host).failed(class);
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
                 self.close(job, Some(Outcome::Miss));
-                self.this_run.remove(&url::seen_hash(&job.url));
+                self.sets.this_run.remove(&url::seen_hash(&job.url));
                 self.frontier.push(&host, job.entry.clone());
                 return;
             }
             FetchError::RobotsDisallowed(_) => {
                 tracing::debug!(url = %job.url, "disallowed by robots.txt");
-                self.host(&host).disallowed += 1;
+                self.host(&host).disallowed();
                 self.close(job, Some(Outcome::Miss));
             }
             FetchError::OutOfScope(target) if !self.ctx.partition.owns(target) => {
@@ -612,20 +705,22 @@ impl Engine {
                 // work waits for the next run, and its cut-off stays.
                 let kept = self.frontier.take_host(&host);
                 let dropped = kept.len();
-                self.kept.extend(kept);
-                self.kept.push(job.entry.clone());
+                self.sets.kept.extend(kept);
+                self.sets.kept.push(job.entry.clone());
                 self.reach.trouble(&host, "rested");
                 self.close(job, Some(Outcome::Error));
-                self.log.emit(
-                    "host_rested",
-                    json!({"host": host, "dropped": dropped, "kept": true}),
-                );
+                self.log.emit(Event::HostRested(event::HostRested {
+                    host: host.clone(),
+                    reason: None,
+                    dropped,
+                    kept: true,
+                }));
             }
             FetchError::RedirectLoop
             | FetchError::TooManyRedirects
             | FetchError::TooLarge
             | FetchError::NotHtml(_) => {
-                self.errors += 1;
+                self.counts.errors += 1;
                 let failure = match &e {
                     FetchError::RedirectLoop => Failure::RedirectLoop,
                     FetchError::TooManyRedirects => Failure::TooManyRedirects,
@@ -633,7 +728,7 @@ impl Engine {
                     _ => Failure::NotHtml,
                 };
                 // Will not go away by tomorrow: remembered with its class.
-                self.seen.record(
+                self.store.seen.record(
                     url::seen_hash(&job.url),
                     Seen {
                         day: self.day,
@@ -643,23 +738,24 @@ impl Engine {
                 self.close(job, Some(Outcome::Error));
             }
             _ => {
-                self.errors += 1;
+                self.counts.errors += 1;
                 if e.is_network() {
                     self.reach.failed(class);
                     if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
                         self.reach.trouble(&host, format!("{class} on {}", job.url));
                     } else {
                         // Not remembered in the seen-set: tried again next run.
-                        self.kept.push(job.entry.clone());
+                        self.sets.kept.push(job.entry.clone());
                     }
                 }
                 self.close(job, Some(Outcome::Error));
             }
         }
-        self.log.emit(
-            "error",
-            json!({"url": job.url.as_str(), "class": class, "error": e.to_string()}),
-        );
+        self.log.emit(Event::Error(event::Failure {
+            url: job.url.to_string(),
+            class: class.to_string(),
+            error: e.to_string(),
+        }));
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
@@ -672,8 +768,8 @@ impl Engine {
         match body {
             Body::NotModified => {
                 tracing::debug!(url = %job.url, "304 not modified: nothing new");
-                self.host(&job.host).not_modified += 1;
-                self.seen.record(
+                self.host(&job.host).not_modified();
+                self.store.seen.record(
                     req_hash,
                     Seen {
                         day,
@@ -683,17 +779,13 @@ impl Engine {
                 None
             }
             Body::Status(code) => {
-                *self
-                    .host(&job.host)
-                    .errors
-                    .entry(status_class(code).into())
-                    .or_default() += 1;
+                self.host(&job.host).failed(status_class(code));
                 if (code == 429 || code == 503)
                     && meta
                         .retry_after
                         .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
                 {
-                    let tries = self.requeued.entry(req_hash).or_default();
+                    let tries = self.sets.requeued.entry(req_hash).or_default();
                     if *tries < MAX_REQUEUES {
                         // Asked to come back later: keep the URL; the host is paused.
                         *tries += 1;
@@ -712,7 +804,7 @@ impl Engine {
                         self.reach
                             .trouble(&job.host, format!("{code} on {}", job.url));
                     } else {
-                        self.kept.push(job.entry.clone());
+                        self.sets.kept.push(job.entry.clone());
                     }
                 } else {
                     // 404 and 410 are gone for good; other 4xx are revisited.
@@ -721,9 +813,9 @@ impl Engine {
                     } else {
                         flag::MISS
                     };
-                    self.seen.record(req_hash, Seen { day, flags });
+                    self.store.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {
-                        self.seen.record(final_hash, Seen { day, flags });
+                        self.store.seen.record(final_hash, Seen { day, flags });
                     }
                 }
                 Some(if code >= 500 || code == 429 {
@@ -732,14 +824,30 @@ impl Engine {
                     Outcome::Miss
                 })
             }
+            Body::Panicked(cause) => {
+                tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
+                self.counts.errors += 1;
+                self.host(&job.host).failed(PANIC);
+                self.log.emit(Event::Error(event::Failure {
+                    url: job.url.to_string(),
+                    class: PANIC.to_string(),
+                    error: cause,
+                }));
+                None
+            }
             Body::BadListing(reason) => {
-                self.host(&job.host).bad_listings += 1;
-                self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "malformed listing", "reason": reason}));
+                self.host(&job.host).bad_listing();
+                self.log.emit(Event::Warning(event::Warning {
+                    url: job.url.to_string(),
+                    what: ListingWarning::Malformed {
+                        reason: reason.clone(),
+                    },
+                }));
                 tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
                 None
             }
             Body::Listing(listing) => {
-                self.seen.record(
+                self.store.seen.record(
                     req_hash,
                     Seen {
                         day,
@@ -757,9 +865,9 @@ impl Engine {
                     self.keep_validator(job, meta);
                 }
                 if !hit {
-                    self.seen.record(req_hash, Seen { day, flags });
+                    self.store.seen.record(req_hash, Seen { day, flags });
                     if final_hash != req_hash {
-                        self.seen.record(final_hash, Seen { day, flags });
+                        self.store.seen.record(final_hash, Seen { day, flags });
                     }
                 }
                 Some(if hit { Outcome::Hit } else { Outcome::Miss })
@@ -781,13 +889,13 @@ impl Engine {
     }
 }
 
-/// The `rejected` reason of a page withheld under `ai_use_policy: respect`.
-pub const WITHHELD_AI_USE: &str = "withheld: ai-use";
-
 /// robots.txt could not be read (network failure, 5xx, 429): nothing was allowed today.
 fn robots_down(r: &Robots) -> bool {
     matches!(r.outcome, RobotsOutcome::DisallowAll(_))
 }
+
+/// The failure class of a worker or parser that panicked.
+const PANIC: &str = "panic";
 
 fn status_class(code: u16) -> &'static str {
     match code {

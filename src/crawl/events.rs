@@ -1,13 +1,16 @@
-//! The event log: `data/state/crawl.log`, JSON Lines, one event per thing that
-//! happens in a run (schema `v: 1`, documented in ARCHITECTURE.md). The file is
-//! started afresh by each run; the dashboard follows it and the last line of a
-//! finished run is a `done` event naming what stopped it.
+//! The event log: `data/state/crawl.log`, JSON Lines, one [`Event`] per
+//! thing that happens in a run (schema `v: 1`; the kinds and fields are
+//! `crate::record::event`). The file is started afresh by each run; the
+//! dashboard follows it and the last line of a finished run is a `done`
+//! event naming what stopped it.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use crate::record::Event;
 
 /// Schema version written into every event.
 pub const SCHEMA: u32 = 1;
@@ -46,9 +49,12 @@ impl EventLog {
     }
 
     /// Write one event: `{"v":1,"t":"...","event":kind, ...fields}`.
-    pub fn emit(&mut self, kind: &str, fields: Value) {
+    pub fn emit(&mut self, event: Event) {
         let Some(out) = self.out.as_mut() else { return };
-        let mut obj = Map::new();
+        // Invariant: events hold strings, numbers and lists, which always serialise.
+        let Ok(Value::Object(mut obj)) = serde_json::to_value(&event) else {
+            unreachable!("an event serialises to a JSON object")
+        };
         obj.insert("v".into(), json!(SCHEMA));
         obj.insert(
             "t".into(),
@@ -58,10 +64,6 @@ impl EventLog {
                     .to_string()
             ),
         );
-        obj.insert("event".into(), json!(kind));
-        if let Value::Object(f) = fields {
-            obj.extend(f);
-        }
         let line = Value::Object(obj);
         let res = serde_json::to_writer(&mut *out, &line)
             .map_err(std::io::Error::from)

@@ -16,6 +16,10 @@ use crate::health::{
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::url::Url;
 
+/// The answer of a body the parser panicked on (a failure class, as the
+/// crawl counts it).
+const PANICKED: &str = "panic";
+
 /// Collects one run's [`RunHealth`].
 #[derive(Debug)]
 pub struct Tally {
@@ -66,6 +70,7 @@ impl Tally {
                     Body::NotModified => (health::NOT_MODIFIED.into(), job.entry.kind, None, moved),
                     Body::Status(code) => (health::status_key(*code), job.entry.kind, None, moved),
                     Body::BadListing(_) => (BAD_LISTING.into(), job.entry.kind, None, moved),
+                    Body::Panicked(_) => (PANICKED.into(), job.entry.kind, None, moved),
                     Body::Listing(parsed) => {
                         let kind = match parsed.listing {
                             Listing::Feed(_) => Kind::Feed,

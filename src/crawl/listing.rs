@@ -3,12 +3,12 @@
 //! under the `--min-lastmod` cut-off.
 
 use chrono::Utc;
-use serde_json::json;
 
 use super::engine::{Engine, MAX_SITEMAP_DEPTH};
 use super::worker::{Job, Meta};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::frontier::{Entry, Kind, Origin};
+use crate::record::event::{self, Event, ListingWarning};
 use crate::store::state::Validator;
 use crate::url;
 
@@ -19,24 +19,26 @@ impl Engine {
             let gap = delay.max(self.config.crawl.min_host_gap.0);
             self.frontier.set_gap(host, gap);
         }
-        self.log.emit(
-            "robots",
-            json!({"host": host, "outcome": format!("{:?}", robots.outcome),
-                   "crawl_delay_ms": robots.crawl_delay.map(|d| d.as_millis() as u64),
-                   "sitemaps": robots.sitemaps.len()}),
-        );
+        self.log.emit(Event::Robots(event::RobotsRead {
+            host: host.to_string(),
+            outcome: format!("{:?}", robots.outcome),
+            crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
+            sitemaps: robots.sitemaps.len(),
+        }));
         let signals: Vec<String> = robots
             .content_signals
             .iter()
             .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
             .collect();
-        self.consent.robots(crate::store::consent::RobotsSnapshot {
-            host,
-            outcome: &format!("{:?}", robots.outcome),
-            hash: robots.hash,
-            content_signal: &signals,
-            body: &robots.body,
-        });
+        self.store
+            .consent
+            .robots(crate::store::consent::RobotsSnapshot {
+                host,
+                outcome: &format!("{:?}", robots.outcome),
+                hash: robots.hash,
+                content_signal: &signals,
+                body: &robots.body,
+            });
         match &robots.outcome {
             crate::net::RobotsOutcome::Parsed(status)
             | crate::net::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
@@ -45,7 +47,7 @@ impl Engine {
                 // and its cut-off stays where it was.
                 let kept = self.frontier.take_host(host);
                 let dropped = kept.len();
-                self.kept.extend(kept);
+                self.sets.kept.extend(kept);
                 let failure = match &robots.error {
                     Some(e) => e.class().to_string(),
                     None => format!("robots {why}"),
@@ -53,10 +55,12 @@ impl Engine {
                 self.reach.failed(&failure);
                 self.reach.trouble(host, format!("robots.txt: {why}"));
                 tracing::info!(%host, %why, kept = dropped, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
-                self.log.emit(
-                    "host_rested",
-                    json!({"host": host, "reason": format!("robots: {why}"), "dropped": dropped, "kept": true}),
-                );
+                self.log.emit(Event::HostRested(event::HostRested {
+                    host: host.to_string(),
+                    reason: Some(format!("robots: {why}")),
+                    dropped,
+                    kept: true,
+                }));
                 return;
             }
         }
@@ -75,8 +79,14 @@ impl Engine {
         if parsed.cut > 0 || parsed.partial.is_some() {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
-            self.host(&job.host).bad_listings += 1;
-            self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "listing read in part", "cut": parsed.cut, "reason": reason}));
+            self.host(&job.host).bad_listing();
+            self.log.emit(Event::Warning(event::Warning {
+                url: job.url.to_string(),
+                what: ListingWarning::ReadInPart {
+                    cut: parsed.cut,
+                    reason,
+                },
+            }));
         }
         // The cut-off of the source that was read (see `outage::Cutoff`).
         let cutoff = self.cutoff.for_host(&job.host);
@@ -86,15 +96,22 @@ impl Engine {
             Listing::Sitemap { urls, sitemaps } => {
                 if !sitemaps.is_empty() {
                     // An index is always read in full: its children can change while it does not.
-                    self.validators.set(job.url.as_str(), Validator::default());
+                    self.store
+                        .validators
+                        .set(job.url.as_str(), Validator::default());
                 }
                 // Nesting is counted from where the chain started (a seed or robots.txt: 0).
                 let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
                     discover::select_children(&sitemaps, cutoff, 3, 200)
                 } else {
-                    self.host(&job.host).bad_listings += 1;
+                    self.host(&job.host).bad_listing();
                     tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-                    self.log.emit("warning", json!({"url": job.url.as_str(), "warning": "sitemap nesting too deep", "children": sitemaps.len()}));
+                    self.log.emit(Event::Warning(event::Warning {
+                        url: job.url.to_string(),
+                        what: ListingWarning::NestingTooDeep {
+                            children: sitemaps.len(),
+                        },
+                    }));
                     vec![]
                 };
                 (urls, children)
@@ -135,6 +152,11 @@ impl Engine {
             }
         }
         tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
-        self.log.emit("discovery", json!({"url": job.url.as_str(), "entries": total, "queued": queued, "too_old": too_old}));
+        self.log.emit(Event::Discovery(event::Discovery {
+            url: job.url.to_string(),
+            entries: total,
+            queued,
+            too_old,
+        }));
     }
 }

@@ -5,41 +5,41 @@ pub mod check;
 pub mod engine;
 pub mod events;
 pub mod health;
-pub mod hosts;
 mod listing;
 pub mod outage;
 mod page;
-mod partition;
+pub mod partition;
 pub mod probe;
+mod signals;
 mod value;
 pub mod worker;
+mod workers;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use tokio::sync::mpsc;
 
 pub use check::check_url;
-use engine::{Engine, Signal, Stop};
+use engine::{Engine, Persist, Signal, Start};
 use events::EventLog;
 
 use crate::config::Config;
 use crate::discover::{self, Limits};
-use crate::frontier::{Entry, Frontier, Kind, OpenScope, Origin, Params, ScopeParams};
+use crate::frontier::{Entry, Kind, Origin};
 use crate::net::Net;
+use crate::record::event::{self, Event};
+use crate::record::{HostCounters, StopReason};
 use crate::relevance::Rule;
-use crate::report::progress::Progress;
 use crate::store::DataDir;
 use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
-use crate::store::state::{self, RunHistory, RunSummary, Validators};
+use crate::store::state::{self, RunHistory, RunSummary, SeedProblem, Validators};
 use crate::url::{self, SourceScope};
 
 /// Run options that are not in `config.yml`.
@@ -54,14 +54,18 @@ pub struct Options {
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub struct RunEnd {
+    pub run_id: String,
     pub interrupted: bool,
     /// No host could be reached (see [`outage`]): the one-line cause. Nothing
     /// was saved; the binary exits with [`outage::EXIT_OUTAGE`].
     pub outage: Option<String>,
-    pub stopped_by: String,
+    pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,
+    /// Requests sent.
     pub fetched: u64,
     pub stored: u64,
+    /// The per-host funnel (also in `last_run.json` unless an outage).
+    pub hosts: BTreeMap<String, HostCounters>,
 }
 
 /// `scraper crawl`.
@@ -73,121 +77,38 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
     // The watermark comes from the latest run that covered this partition's hosts.
     let last = history.latest_for(config.crawl.partition).cloned();
     let cutoff = resolve_cutoff(&config, last.as_ref(), started_at)?;
-    let mut seen = SeenSet::load(&data.state)?;
-    let ids = IdBlocks::new(started_at, &run_id, config.crawl.partition)?;
-    recover_unfinished(&data, &history, &mut seen, &run_id)?;
-    let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
-    let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
-    let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
+    let store = open_store(&data, &config, &history, &run_id, started_at)?;
     let mut log = EventLog::create(&data.state.join("crawl.log"));
-
-    let net =
-        Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
-    net.set_budget(config.crawl.max_pages);
-    net.set_allow_private(config.crawl.allow_private_addresses);
-    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
-    let mut scope = SourceScope::new(&config.sources);
-    let mut extra = Vec::new();
-    for s in &opts.seeds {
-        let u = url::parse(s)
-            .with_context(|| format!("--seed {s}: expected an absolute http(s) URL"))?;
-        scope.add(u.host_str().unwrap_or(""), None);
-        extra.push(u.to_string());
-    }
-    let seeds = seed_entries(&config, &extra);
-    let today = started_at.date_naive();
-    let (answered_tx, answered_rx) = tokio::sync::mpsc::unbounded_channel();
-    let ctx = Arc::new(worker::Ctx {
-        net: net.clone(),
-        rule: Rule::new(&config.keywords),
-        scope,
-        mode: config.crawl.scope,
-        deny_hosts: config.crawl.deny_hosts.clone(),
-        partition: config.crawl.partition,
-        today,
-        // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
-        limits: Limits::default(),
-        answered: Some(answered_tx),
-    });
-    let c = &config.crawl;
-    let frontier = Frontier::new(Params::from_config(c));
-    log.emit(
-        "run_start",
-        json!({"run_id": run_id, "sources": config.sources.len(), "seeds": seeds.len(),
-               "scope": config.crawl.scope, "max_pages": c.max_pages, "max_hits": c.max_hits,
-               "max_duration_s": c.max_duration.0.as_secs(), "min_lastmod": cutoff.latest().map(|d| d.to_rfc3339()),
-               "min_lastmod_hosts": cutoff.hosts.len(),
-               "concurrency": c.concurrency, "min_host_gap_ms": c.min_host_gap.0.as_millis() as u64,
-               "seen": seen.len(), "partition": config.crawl.partition.to_string(), "resume": opts.resume}),
+    let (ctx, seeds, answers) = worker_context(&config, &opts, &data, started_at)?;
+    announce(
+        &mut log,
+        &config,
+        &opts,
+        &run_id,
+        &cutoff,
+        seeds.len(),
+        &store,
     );
-    tracing::info!(%run_id, seeds = seeds.len(), seen = seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %config.crawl.partition, "crawl starting");
-
-    let mut engine = Engine {
-        answers: Some(answered_rx),
-        fetch_secs: 1.0,
-        early_freed: Default::default(),
-        day: day_stamp(started_at),
-        config: config.clone(),
-        ctx,
-        frontier,
-        seen,
-        shard,
-        ids,
-        validators,
-        log,
+    let start = Start {
         run_id: run_id.clone(),
+        started_at,
         state_dir: data.state.clone(),
         cutoff,
-        reach: outage::Reach::default(),
-        kept: Vec::new(),
-        last: last.clone(),
+        last,
         seeds,
-        today,
-        started: Instant::now(),
-        hosts: HashMap::new(),
-        open: OpenScope::new(ScopeParams::from_config(&config.crawl)),
-        progress_at: Instant::now(),
-        progress: Progress::new(
-            (c.max_duration.0 > std::time::Duration::ZERO).then_some(c.max_duration.0),
-        ),
-        this_run: HashSet::new(),
-        robots_seen: HashSet::new(),
-        listed_sitemaps: HashSet::new(),
-        listings_read: HashSet::new(),
-        pending_hits: Vec::new(),
-        consent: crate::store::consent::ConsentLog::new(&data.state, &run_id),
-        fetched: 0,
-        stored: 0,
-        errors: 0,
-        requeued: HashMap::new(),
-        handover: Default::default(),
-        patterns: Default::default(),
-        health: health::Tally::new(&config, &run_id, started_at),
+        answers,
     };
-    // The queue a previous run left: all of it with --resume; otherwise the
-    // feed and sitemap entries it listed but could not fetch (so the
-    // `--min-lastmod auto` watermark can move on without losing them).
-    let leftover = state::load_frontier(&data.state, config.crawl.partition)?;
-    if leftover.bad_lines > 0 {
-        tracing::warn!(
-            bad_lines = leftover.bad_lines,
-            "frontier.jsonl: unreadable lines skipped"
-        );
-    }
-    let mut carried = 0;
-    for entry in leftover.entries {
-        if (opts.resume || entry.origin == Origin::Listed)
-            && let Some(u) = url::parse(&entry.url)
-            && engine.enqueue(&u, entry)
-        {
-            carried += 1;
-        }
-    }
-    if carried > 0 {
-        tracing::info!(carried, "queue carried over from the previous run");
-    }
-    // What other partitions found for this one (open scope).
-    let inbox = Inbox::read(&data.state, config.crawl.partition)?;
+    let mut engine = Engine::new(config, ctx, store, log, start);
+    carry_over(&mut engine, &data, opts.resume)?;
+    let inbox = read_inbox(&mut engine, &data)?;
+    engine.queue_seeds();
+    let stop = engine.run(spawn_signals()).await;
+    finish(engine, &data, stop, started_at, &run_id, &inbox).await
+}
+
+/// What other partitions found for this one (open scope), queued.
+fn read_inbox(engine: &mut Engine, data: &DataDir) -> anyhow::Result<Inbox> {
+    let inbox = Inbox::read(&data.state, engine.ctx.partition)?;
     if inbox.bad_lines > 0 {
         tracing::warn!(
             bad_lines = inbox.bad_lines,
@@ -203,11 +124,131 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
             "URLs other partitions handed over"
         );
     }
-    engine.queue_seeds();
+    Ok(inbox)
+}
 
-    let signals = spawn_signals();
-    let stop = engine.run(signals).await;
-    finish(engine, &data, stop, started_at, &run_id, &inbox).await
+/// What the run reads and writes under `data/`: the seen-set and id counter
+/// (moved past a killed run's shard), the validators, this run's new shard
+/// and consent file.
+fn open_store(
+    data: &DataDir,
+    config: &Config,
+    history: &RunHistory,
+    run_id: &str,
+    started_at: DateTime<Utc>,
+) -> anyhow::Result<Persist> {
+    let mut seen = SeenSet::load(&data.state)?;
+    let ids = IdBlocks::new(started_at, run_id, config.crawl.partition)?;
+    recover_unfinished(data, history, &mut seen, run_id)?;
+    let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
+    let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
+    let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
+    Ok(Persist {
+        seen,
+        shard,
+        ids,
+        validators,
+        consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
+    })
+}
+
+/// What every worker shares (the network with its budget and caches, the
+/// relevance rule, the scope with the `--seed` hosts), the seed entries, and
+/// the channel the workers' early answers come back on.
+fn worker_context(
+    config: &Config,
+    opts: &Options,
+    data: &DataDir,
+    started_at: DateTime<Utc>,
+) -> anyhow::Result<(
+    Arc<worker::Ctx>,
+    Vec<Entry>,
+    mpsc::UnboundedReceiver<worker::Answered>,
+)> {
+    let net =
+        Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
+    net.set_budget(config.crawl.max_pages);
+    net.set_allow_private(config.crawl.allow_private_addresses);
+    net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
+    let mut scope = SourceScope::new(&config.sources);
+    let mut extra = Vec::new();
+    for s in &opts.seeds {
+        let u = url::parse(s)
+            .with_context(|| format!("--seed {s}: expected an absolute http(s) URL"))?;
+        scope.add(u.host_str().unwrap_or(""), None);
+        extra.push(u.to_string());
+    }
+    let seeds = seed_entries(config, &extra);
+    let (answered_tx, answered_rx) = mpsc::unbounded_channel();
+    let ctx = Arc::new(worker::Ctx {
+        net,
+        rule: Rule::new(&config.keywords),
+        scope,
+        mode: config.crawl.scope,
+        deny_hosts: config.crawl.deny_hosts.clone(),
+        partition: config.crawl.partition,
+        today: started_at.date_naive(),
+        // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
+        limits: Limits::default(),
+        answered: Some(answered_tx),
+    });
+    Ok((ctx, seeds, answered_rx))
+}
+
+/// The `run_start` event and log line.
+fn announce(
+    log: &mut EventLog,
+    config: &Config,
+    opts: &Options,
+    run_id: &str,
+    cutoff: &outage::Cutoff,
+    seeds: usize,
+    store: &Persist,
+) {
+    let c = &config.crawl;
+    log.emit(Event::RunStart(event::RunStart {
+        run_id: run_id.to_string(),
+        sources: config.sources.len(),
+        seeds,
+        scope: c.scope,
+        max_pages: c.max_pages,
+        max_hits: c.max_hits,
+        max_duration_s: c.max_duration.0.as_secs(),
+        min_lastmod: cutoff.latest().map(|d| d.to_rfc3339()),
+        min_lastmod_hosts: cutoff.hosts.len(),
+        concurrency: c.concurrency,
+        min_host_gap_ms: c.min_host_gap.0.as_millis() as u64,
+        seen: store.seen.len(),
+        partition: c.partition,
+        resume: opts.resume,
+    }));
+    tracing::info!(%run_id, seeds, seen = store.seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %c.partition, "crawl starting");
+}
+
+/// Queue what a previous run left: all of it with `--resume`; otherwise the
+/// feed and sitemap entries it listed but could not fetch (so the
+/// `--min-lastmod auto` watermark can move on without losing them).
+fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> anyhow::Result<()> {
+    let leftover = state::load_frontier(&data.state, engine.ctx.partition)?;
+    if leftover.bad_lines > 0 {
+        tracing::warn!(
+            bad_lines = leftover.bad_lines,
+            "frontier.jsonl: unreadable lines skipped"
+        );
+    }
+    let mut carried = 0;
+    for entry in leftover.entries {
+        if (resume || entry.origin == Origin::Listed)
+            && let Some(u) = url::parse(&entry.url)
+            && engine.enqueue(&u, entry)
+        {
+            carried += 1;
+        }
+    }
+    if carried > 0 {
+        tracing::info!(carried, "queue carried over from the previous run");
+    }
+    Ok(())
 }
 
 /// Save everything after the loop stopped. An outage (no host reached)
@@ -216,12 +257,12 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
 async fn finish(
     mut engine: Engine,
     data: &DataDir,
-    stop: Stop,
+    stop: StopReason,
     started_at: DateTime<Utc>,
     run_id: &str,
     inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
-    let outage = (stop != Stop::Interrupted)
+    let outage = (stop != StopReason::Interrupted)
         .then(|| engine.reach.outage())
         .flatten();
     if let Some(cause) = outage {
@@ -229,47 +270,39 @@ async fn finish(
     }
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
-    let shard_path = engine.shard.path().to_path_buf();
+    let shard_path = engine.store.shard.path().to_path_buf();
     let kept = engine
+        .store
         .shard
         .finish()
         .with_context(|| format!("closing {}", shard_path.display()))?;
-    engine.seen.flush(&data.state, run_id)?;
+    engine.store.seen.flush(&data.state, run_id)?;
     let mut queue = engine.frontier.drain();
-    let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.kept));
+    let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
     state::save_frontier(&data.state, engine.ctx.partition, &queue)?;
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
     // queue file it just saved, like any other link).
     let me = engine.ctx.partition;
-    engine.handover.outbox.save(&data.state, run_id)?;
+    engine.sets.handover.outbox.save(&data.state, run_id)?;
     inbox.remove()?;
-    engine.validators.save(&data.state, run_id)?;
+    engine.store.validators.save(&data.state, run_id)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
-    let hosts: BTreeMap<_, _> = engine
-        .hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let hosts = engine.counts.hosts.clone();
     let mut summary = RunSummary::new(run_id, started_at);
     summary.finished_at = Some(Utc::now());
-    summary.stopped_by = stop.as_str().to_string();
-    summary.interrupted = stop == Stop::Interrupted;
+    summary.stopped_by = Some(stop);
+    summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
-    summary.articles_stored = engine.stored;
-    let blocks = engine.ids.blocks();
+    summary.articles_stored = engine.counts.stored;
+    let blocks = engine.store.ids.blocks();
     summary.ids = match (blocks.first(), blocks.last()) {
         (Some(first), Some(last)) => Some([first[0], last[1]]),
         _ => None,
     };
-    summary.extra.insert("id_blocks".into(), json!(blocks));
-    summary
-        .extra
-        .insert("partition".into(), json!(me.to_string()));
-    summary.extra.insert(
-        "handover".into(),
-        json!(engine.handover.counts(inbox.entries.len())),
-    );
+    summary.id_blocks = blocks.to_vec();
+    summary.partition = Some(me);
+    summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
     // The queue left over is saved and carried into the next run, so the
     // watermark may move on unless the run was cut short by a signal, or a
     // feed or sitemap in that queue was never read in this run: its entries
@@ -281,7 +314,7 @@ async fn finish(
         .filter(|e| {
             e.kind != Kind::Page
                 && url::parse(&e.url)
-                    .is_none_or(|u| !engine.listings_read.contains(&url::seen_hash(&u)))
+                    .is_none_or(|u| !engine.sets.listings_read.contains(&url::seen_hash(&u)))
         })
         .inspect(|e| {
             if let Some(u) = url::parse(&e.url) {
@@ -295,7 +328,7 @@ async fn finish(
             "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
         );
     }
-    let complete = stop != Stop::Interrupted;
+    let complete = stop != StopReason::Interrupted;
     summary.set_watermark(engine.last.as_ref(), complete && unread_listings == 0);
     let previous = engine.last.as_ref();
     let touched: Vec<String> = engine
@@ -320,93 +353,71 @@ async fn finish(
     );
     for (host, cause) in engine.reach.troubled() {
         tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
-        engine.log.emit(
-            "source_down",
-            json!({"host": host, "cause": cause, "cutoff": engine.cutoff.for_host(host).map(|d| d.to_rfc3339())}),
-        );
+        engine.log.emit(Event::SourceDown(event::SourceDown {
+            host: host.to_string(),
+            cause: cause.to_string(),
+            cutoff: engine.cutoff.for_host(host).map(|d| d.to_rfc3339()),
+        }));
     }
-    summary.hosts = hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.counters()))
-        .collect();
+    summary.hosts = hosts.clone();
     let shard_name = kept
         .as_ref()
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned());
-    summary
-        .extra
-        .insert("queue_left".into(), json!(queue.len()));
-    summary
-        .extra
-        .insert("kept_for_next_run".into(), json!(kept_for_next));
-    summary
-        .extra
-        .insert("unread_listings".into(), json!(unread_listings));
-    summary.extra.insert(
-        "sources_down".into(),
-        json!(engine.reach.troubled().keys().collect::<Vec<_>>()),
-    );
-    summary.extra.insert("shard".into(), json!(shard_name));
+    summary.queue_left = queue.len() as u64;
+    summary.kept_for_next_run = kept_for_next as u64;
+    summary.unread_listings = unread_listings as u64;
+    summary.sources_down = engine.reach.troubled().keys().cloned().collect();
+    summary.shard = shard_name.clone();
     // Seeds that failed or now redirect, with where they point: fix the config.
-    let seeds: Vec<serde_json::Value> = engine
+    summary.seed_problems = engine
         .health
         .seed_problems()
         .into_iter()
         .map(|(source, a)| {
             tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
                 "seed failed or redirects: update config.yml");
-            json!({"source": source, "url": a.url, "answer": a.answer, "moved_to": a.moved_to})
+            SeedProblem {
+                source,
+                url: a.url,
+                answer: a.answer,
+                moved_to: a.moved_to,
+            }
         })
         .collect();
-    if !seeds.is_empty() {
-        summary.extra.insert("seed_problems".into(), json!(seeds));
-    }
     let health = engine.health.finish(Utc::now(), stop.as_str());
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
-    let table = hosts::markdown(&hosts);
-    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
-        && !path.is_empty()
-    {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-        {
-            let _ = writeln!(
-                f,
-                "### scraper crawl {run_id}\n\nStopped by **{}**: {} requests, {} articles stored.\n\n{table}",
-                stop.as_str(),
-                summary.pages_fetched,
-                summary.articles_stored
-            );
-        }
-    }
-    engine.log.emit(
-        "done",
-        json!({"run_id": run_id, "stopped_by": stop.as_str(), "requests": summary.pages_fetched,
-               "fetched": engine.fetched, "stored": engine.stored, "errors": engine.errors,
-               "queue_left": queue.len(), "elapsed_s": engine.started.elapsed().as_secs_f64(),
-               "shard": shard_name}),
-    );
+    engine.log.emit(Event::Done(event::Done {
+        run_id: run_id.to_string(),
+        stopped_by: stop,
+        requests: summary.pages_fetched,
+        fetched: engine.counts.fetched,
+        stored: engine.counts.stored,
+        errors: engine.counts.errors,
+        queue_left: Some(queue.len()),
+        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        shard: shard_name,
+        outage: None,
+    }));
     engine.log.flush();
     engine.progress.finish(stop.as_str());
-    eprintln!("{table}");
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
-        stored = engine.stored,
+        stored = engine.counts.stored,
         queue_left = queue.len(),
         "crawl finished"
     );
     Ok(RunEnd {
-        interrupted: stop == Stop::Interrupted,
+        run_id: run_id.to_string(),
+        interrupted: stop == StopReason::Interrupted,
         outage: None,
-        stopped_by: stop.as_str().to_string(),
+        stopped_by: stop,
         shard: kept,
         fetched: summary.pages_fetched,
-        stored: engine.stored,
+        stored: engine.counts.stored,
+        hosts,
     })
 }
 
@@ -415,50 +426,37 @@ async fn finish(
 /// holds only unreachable robots.txt snapshots, is removed).
 fn finish_outage(
     mut engine: Engine,
-    stop: Stop,
+    stop: StopReason,
     run_id: &str,
     cause: String,
 ) -> anyhow::Result<RunEnd> {
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
-    engine.consent.discard();
-    let hosts: BTreeMap<_, _> = engine
-        .hosts
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY")
-        && !path.is_empty()
-    {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-        {
-            let _ = writeln!(
-                f,
-                "### scraper crawl {run_id}\n\n**Outage**: {cause}. Nothing was saved.\n\n{}",
-                hosts::markdown(&hosts)
-            );
-        }
-    }
-    engine.log.emit(
-        "done",
-        json!({"run_id": run_id, "stopped_by": "outage", "outage": cause, "requests": requests,
-               "fetched": engine.fetched, "stored": 0, "errors": engine.errors,
-               "elapsed_s": engine.started.elapsed().as_secs_f64(), "shard": null}),
-    );
+    engine.store.consent.discard();
+    let hosts = engine.counts.hosts.clone();
+    engine.log.emit(Event::Done(event::Done {
+        run_id: run_id.to_string(),
+        stopped_by: StopReason::Outage,
+        requests,
+        fetched: engine.counts.fetched,
+        stored: 0,
+        errors: engine.counts.errors,
+        queue_left: None,
+        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        shard: None,
+        outage: Some(cause.clone()),
+    }));
     engine.log.flush();
-    engine.progress.finish("outage");
-    eprintln!("{}", hosts::markdown(&hosts));
+    engine.progress.finish(StopReason::Outage.as_str());
     Ok(RunEnd {
+        run_id: run_id.to_string(),
         interrupted: false,
         outage: Some(cause),
-        stopped_by: stop.as_str().to_string(),
+        stopped_by: stop,
         shard: None,
         fetched: requests,
         stored: 0,
+        hosts,
     })
 }
 

@@ -3,13 +3,13 @@
 //! append the record to the shard.
 
 use chrono::Utc;
-use serde_json::json;
 
-use super::engine::{Engine, WITHHELD_AI_USE};
+use super::engine::Engine;
 use super::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
-use crate::record::Article;
+use crate::record::event::{self, Event};
+use crate::record::{Article, DateSource, Rejection};
 use crate::store::seen::flag;
 use crate::url;
 
@@ -17,21 +17,11 @@ impl Engine {
     /// Decide about a page; returns whether it was stored.
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let relevant = page.relevance.relevant;
-        let hs = self.host(&job.host);
-        if page.is_article {
-            hs.articles += 1;
-        }
-        if relevant {
-            hs.relevant += 1;
-        }
+        self.host(&job.host).page(page.is_article, relevant);
         // Links first: follow them unless the page is older than the cut-off.
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
-        let dated = page.is_article
-            && !matches!(
-                page.date_source,
-                Some("text_year" | "text_date" | "image_url")
-            );
+        let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
         let too_old = match (self.cutoff.for_host(&job.host), page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
@@ -81,40 +71,44 @@ impl Engine {
         let reason = if job.entry.kind != Kind::Page
             || crate::discover::kind_from_url(&meta.url).is_some()
         {
-            Some("feed or sitemap URL")
+            Some(Rejection::Listing)
         } else if !page.is_article {
-            Some("not an article")
+            Some(Rejection::NotArticle)
         } else if !relevant {
-            Some("not relevant")
+            Some(Rejection::NotRelevant)
         } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            Some("no title")
+            Some(Rejection::NoTitle)
         } else if self.already_stored(meta, page) {
-            Some("already stored")
+            Some(Rejection::AlreadyStored)
         } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
             && crate::consent::reserves_ai_training(&meta.signals)
         {
-            Some(WITHHELD_AI_USE)
+            Some(Rejection::WithheldAiUse)
         } else {
             None
         };
-        if reason == Some(WITHHELD_AI_USE) {
+        if reason == Some(Rejection::WithheldAiUse) {
             let labels = meta.signals.labels();
-            self.host(&job.host).withheld_ai_use += 1;
+            self.host(&job.host).withheld();
             let domain = url::domain(meta.url.host_str().unwrap_or(""));
-            self.consent.withheld(meta.url.as_str(), domain, &labels);
+            self.store
+                .consent
+                .withheld(meta.url.as_str(), domain, &labels);
             tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": WITHHELD_AI_USE, "signals": labels}),
-            );
+            self.log.emit(Event::Rejected(event::Rejected {
+                url: meta.url.to_string(),
+                reason: Rejection::WithheldAiUse,
+                signals: Some(labels),
+            }));
             return false;
         }
         if let Some(reason) = reason {
-            tracing::debug!(url = %meta.url, reason, "not stored");
-            self.log.emit(
-                "rejected",
-                json!({"url": meta.url.as_str(), "reason": reason}),
-            );
+            tracing::debug!(url = %meta.url, %reason, "not stored");
+            self.log.emit(Event::Rejected(event::Rejected {
+                url: meta.url.to_string(),
+                reason,
+                signals: None,
+            }));
             return false;
         }
         self.store(job, meta, page)
@@ -122,7 +116,8 @@ impl Engine {
 
     pub(super) fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
         let stored = |h: u64| {
-            self.seen
+            self.store
+                .seen
                 .get(h)
                 .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
         };
@@ -134,9 +129,9 @@ impl Engine {
     }
 
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.ids.next_id();
+        let id = self.store.ids.next_id();
         // A year found only in the text is not a publication day: keep the year alone.
-        let day_known = page.date_source != Some("text_year");
+        let day_known = page.date_source != Some(DateSource::TextYear);
         let date = page
             .date
             .filter(|_| day_known)
@@ -153,7 +148,7 @@ impl Engine {
             domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
             title: page.title.clone().unwrap_or_default(),
             date,
-            date_source: page.date_source.map(str::to_string),
+            date_source: page.date_source.map(|s| s.as_str().to_string()),
             year,
             text: page.text.clone(),
             keywords: page.keywords.clone(),
@@ -170,32 +165,35 @@ impl Engine {
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
             markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
         };
-        self.pending_hits.push(url::seen_hash(&meta.url));
+        self.sets.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
-            self.pending_hits.push(url::seen_hash(&job.url));
+            self.sets.pending_hits.push(url::seen_hash(&job.url));
         }
         if let Some(c) = &page.canonical_url {
-            self.pending_hits.push(url::seen_hash(c));
+            self.sets.pending_hits.push(url::seen_hash(c));
         }
         // The record waits in the writer's buffer; a frame closes in
         // `flush`, which saves next_id first, so a crash or a full disk never
         // leaves a stored id at or above the counter on disk. A failed flush
         // keeps the record buffered for the next one, and its URLs are marked
         // as hits only once it is durable.
-        self.shard.buffer(&article);
-        if self.shard.full() {
+        self.store.shard.buffer(&article);
+        if self.store.shard.full() {
             self.flush();
         }
-        self.stored += 1;
+        self.counts.stored += 1;
         self.health.stored(&job.url);
-        let hs = self.host(&job.host);
-        hs.stored += 1;
+        self.host(&job.host).stored();
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
-        self.log.emit(
-            "stored",
-            json!({"id": id, "url": article.url, "domain": article.domain, "title": article.title,
-                   "date": article.date, "year": article.year, "date_source": article.date_source}),
-        );
+        self.log.emit(Event::Stored(event::Stored {
+            id,
+            url: article.url.clone(),
+            domain: article.domain.clone(),
+            title: article.title.clone(),
+            date: article.date.clone(),
+            year: article.year,
+            date_source: article.date_source.clone(),
+        }));
         true
     }
 }

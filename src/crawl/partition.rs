@@ -25,7 +25,7 @@ pub struct Handover {
 }
 
 /// The counters as the run summary shows them.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct HandoverCounts {
     pub seeds_skipped: u64,
     pub dropped: u64,
@@ -39,13 +39,13 @@ impl Engine {
         let owner = self.ctx.partition.owner_of(url);
         if entry.origin == Origin::Seed {
             // Seeds are queued again at every reseed: count them once.
-            if self.this_run.insert(url::seen_hash(url)) {
-                self.handover.seeds_skipped += 1;
+            if self.sets.this_run.insert(url::seen_hash(url)) {
+                self.sets.handover.seeds_skipped += 1;
                 tracing::debug!(%url, %owner, "seed of another partition's host: left to it");
             }
             return;
         }
-        let h = &mut self.handover;
+        let h = &mut self.sets.handover;
         if self.config.crawl.scope == Scope::Open {
             if h.outbox.add(owner, url::seen_hash(url), entry) {
                 h.handed_over += 1;

@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 
+use super::signals;
 use crate::config::Scope;
 use crate::consent::Signals;
 use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
 use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
+use crate::record::TdmOutcome;
 use crate::relevance::Rule;
 use crate::url::{SourceScope, Url, host_matches};
 
@@ -78,6 +80,8 @@ pub enum Body {
     Listing(Parsed),
     /// A feed or sitemap that could not be parsed.
     BadListing(String),
+    /// The extractor or the listing parser panicked on the body (the message).
+    Panicked(String),
     /// 304: nothing new.
     NotModified,
     /// A non-2xx status (the body is not read further).
@@ -174,7 +178,7 @@ pub async fn work(ctx: Arc<Ctx>, mut job: Job) -> Done {
 }
 
 async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
-    let mut meta = Meta {
+    let meta = Meta {
         url: resp.url.clone(),
         status: resp.status,
         redirects: resp.redirects.clone(),
@@ -186,13 +190,9 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         wire_bytes: resp.wire_bytes,
         gap_wait: resp.gap_wait,
         x_robots_tag: resp.x_robots_tag.clone(),
-        signals: Signals::default(),
+        signals: signals::from_headers(&ctx.net, &resp),
         robots_hash: 0,
     };
-    meta.signals
-        .x_robots_tag(&resp.x_robots_tag, ctx.net.agent());
-    meta.signals
-        .tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
     if resp.status == 304 {
         return (meta, Body::NotModified);
     }
@@ -224,7 +224,11 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         }
     })
     .await
-    .unwrap_or_else(|e| Body::BadListing(format!("parser failed: {e}")));
+    .unwrap_or_else(|e| {
+        Body::Panicked(
+            super::workers::panic_message(e).unwrap_or_else(|| "the parse was cancelled".into()),
+        )
+    });
     (meta, body)
 }
 
@@ -235,23 +239,13 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
 /// `Some(Budget | Rested)` when tdmrep.json could not be asked for: the page
 /// is then not decided on (a spent budget puts it back in the queue).
 async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<FetchError> {
-    let agent = ctx.net.agent();
-    let robots = ctx.net.robots(&meta.url).await;
-    meta.robots_hash = robots.hash;
-    meta.signals.content_signals(&robots.content_signals);
-    meta.signals.meta(&page.consent_meta, agent);
-    if job.entry.kind == Kind::Page && page.is_article && page.relevance.relevant {
-        let tdm = ctx.net.tdmrep(&meta.url).await;
-        let path = match meta.url.query() {
-            Some(q) => format!("{}?{q}", meta.url.path()),
-            None => meta.url.path().to_string(),
-        };
-        meta.signals.tdmrep(&tdm.rules, &path);
-        match tdm.outcome.as_str() {
-            "budget" => return Some(FetchError::Budget),
-            "rested" => return Some(FetchError::Rested),
-            _ => {}
-        }
+    let candidate = job.entry.kind == Kind::Page && page.is_article && page.relevance.relevant;
+    let got =
+        signals::add_page_signals(&ctx.net, &meta.url, page, candidate, &mut meta.signals).await;
+    meta.robots_hash = got.robots_hash;
+    match got.tdmrep.as_deref().map(|t| &t.outcome) {
+        Some(TdmOutcome::Budget) => Some(FetchError::Budget),
+        Some(TdmOutcome::Rested) => Some(FetchError::Rested),
+        _ => None,
     }
-    None
 }

@@ -121,11 +121,19 @@ pub struct Summary {
     pub rows: u64,
     /// The Parquet files written, in order.
     pub files: Vec<PathBuf>,
+    /// Broken lines, frames and shards skipped (see `reports`).
+    pub broken: u64,
+    /// Bytes of the Parquet files.
+    pub file_bytes: u64,
+    /// The folder holding them.
+    pub data_dir: PathBuf,
+    /// Wall time of the build.
+    pub secs: f64,
 }
 
-/// Build the dataset. `Ok(false)` when `--strict` found broken input.
-pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<bool> {
-    Ok(build_with(config, opts, &Tuning::default())?.ok)
+/// Build the dataset (`ok` is false when `--strict` found broken input).
+pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<Summary> {
+    build_with(config, opts, &Tuning::default())
 }
 
 /// [`build`] with explicit [`Tuning`], returning what it did.
@@ -164,10 +172,8 @@ pub fn build_with(
             "broken input skipped"
         );
     }
+    summary.broken = broken;
     if opts.strict && broken > 0 {
-        eprintln!(
-            "build: --strict: {broken} broken lines, frames or shards (see the warnings above); nothing written"
-        );
         summary.ok = false;
         summary.reports = scan.reports;
         return Ok(summary);
@@ -275,23 +281,9 @@ pub fn build_with(
     };
     let readme = opts.out.join("README.md");
     write_atomically(&readme, card.render().as_bytes())?;
-    println!(
-        "build: {} shards, {} good records, {} broken; removed {} by relevance, {} same URL, \
-         {} same text, {} near-duplicate text, {} repeated id; wrote {} rows in {} file(s), {:.1} MB, to {} in {:.1} s",
-        scan.reports.len(),
-        summary.read,
-        broken,
-        removed.relevance,
-        removed.same_url,
-        removed.same_text,
-        removed.near_text,
-        removed.same_id,
-        summary.rows,
-        names.len(),
-        file_bytes as f64 / 1e6,
-        data_dir.display(),
-        started.elapsed().as_secs_f64()
-    );
+    summary.file_bytes = file_bytes;
+    summary.data_dir = data_dir;
+    summary.secs = started.elapsed().as_secs_f64();
     summary.reports = scan.reports;
     summary.removed = removed;
     Ok(summary)

@@ -16,7 +16,7 @@ use regex::Regex;
 
 use super::dom::{Dom, Kind, NodeId};
 use super::meta::{self, Meta};
-use super::text::class_id;
+use crate::date::written::first_date;
 
 /// Author meta names, most specific first.
 const AUTHOR_METAS: &[&str] = &[
@@ -187,7 +187,7 @@ fn itemprop_author(dom: &Dom) -> Option<String> {
 /// Does the element's class or id name a byline or an author (and not an
 /// author's biography box)?
 fn classed(dom: &Dom, id: NodeId) -> bool {
-    let ci = class_id(dom, id);
+    let ci = dom.class_id(id);
     (ci.contains("byline") || ci.contains("author") || ci.contains("autor"))
         && !ci.contains("authority")
         && !ci.contains("bio")
@@ -199,7 +199,7 @@ fn classed(dom: &Dom, id: NodeId) -> bool {
 /// the page's)?
 fn in_comments(dom: &Dom, id: NodeId) -> bool {
     dom.ancestors(id).any(|a| {
-        let ci = class_id(dom, a);
+        let ci = dom.class_id(a);
         ci.contains("comment")
             || ci.contains("respond")
             || ci.contains("reply")
@@ -228,7 +228,7 @@ fn clean(raw: &str) -> Option<String> {
     {
         s.truncate(m.start());
     }
-    if let Some((at, _)) = super::datetext::first_date(&s)
+    if let Some((at, _)) = first_date(&s)
         && at > 0
     {
         s.truncate(at);
@@ -239,7 +239,7 @@ fn clean(raw: &str) -> Option<String> {
         && !NOT_A_NAME.is_match(&s)
         && s.chars().count() <= MAX_CHARS
         && s.chars().any(char::is_alphabetic)
-        && super::datetext::first_date(&s).is_none();
+        && first_date(&s).is_none();
     ok.then_some(s)
 }
 

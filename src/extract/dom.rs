@@ -95,6 +95,26 @@ impl Dom {
         }
     }
 
+    /// The element's `class` and `id` attributes, lower-cased and joined by
+    /// a space: what the class-name rules (chrome, bylines, dates) match.
+    pub fn class_id(&self, id: NodeId) -> String {
+        let mut s = String::new();
+        if let Some(c) = self.attr(id, "class") {
+            s.push_str(c);
+        }
+        if let Some(i) = self.attr(id, "id") {
+            s.push(' ');
+            s.push_str(i);
+        }
+        s.make_ascii_lowercase();
+        s
+    }
+
+    /// Is `a` an ancestor of (or equal to) `b`?
+    pub fn is_ancestor(&self, a: NodeId, b: NodeId) -> bool {
+        a == b || self.ancestors(b).any(|c| c == a)
+    }
+
     /// The ancestors of `id`, nearest first (not `id` itself).
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)

@@ -5,34 +5,31 @@
 //! nesting depth and size) -> [`dom`] (html5ever into an arena tree) ->
 //! [`meta`] (meta tags, links, JSON-LD) -> [`text`] (main text) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
-//! [`Rule`]. `cli` prints pages for `scraper extract`
-//! and `scraper check-url`.
+//! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
+//! and the `check-url` report.
 //!
-//! Nothing here does I/O except [`run_files`], and nothing recurses on the
-//! tree, so deep or hostile pages cannot overflow the stack.
+//! Nothing here does I/O, and nothing recurses on the tree, so deep or
+//! hostile pages cannot overflow the stack.
 
 mod byline;
-mod cards;
 pub mod charset;
-mod cli;
 pub mod date;
-mod datetext;
 pub mod dom;
-mod emit;
 pub mod lang;
-mod lead;
 pub mod meta;
 pub mod prepass;
+mod render;
 pub mod text;
 pub mod title;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use crate::record::DateSource;
 use crate::relevance::{Relevance, Rule};
 use crate::url::Url;
 
-pub use cli::{describe, run_files, to_json};
+pub use render::{describe, to_json};
 
 /// Everything the extractor decided about one page.
 #[derive(Debug, Clone, Serialize)]
@@ -46,9 +43,8 @@ pub struct Page {
     pub markdown: String,
     /// Publication day in the page's own time zone.
     pub date: Option<NaiveDate>,
-    /// `published_time`, `jsonld`, `meta`, `time`, `url`, `byline`, `text_date`,
-    /// `image_url`, `text_year` (see [`date`] for what each means).
-    pub date_source: Option<&'static str>,
+    /// Where the date was found (see [`date`] for what each source means).
+    pub date_source: Option<DateSource>,
     pub lang: Option<String>,
     pub byline: Option<String>,
     pub canonical_url: Option<Url>,
@@ -230,7 +226,7 @@ fn consent_meta(metas: &[(String, String)]) -> Vec<(String, String)> {
 
 fn article_signal(
     m: &meta::Meta,
-    date_source: Option<&'static str>,
+    date_source: Option<DateSource>,
     url: Option<&str>,
 ) -> Option<&'static str> {
     if m.get(&["og:type"])
@@ -241,10 +237,7 @@ fn article_signal(
     if m.articles().next().is_some() {
         return Some("jsonld");
     }
-    if matches!(
-        date_source,
-        Some("published_time" | "jsonld" | "meta" | "time")
-    ) {
+    if date_source.is_some_and(DateSource::is_metadata) {
         return Some("dated_metadata");
     }
     if url.and_then(date::url_date).is_some() {

@@ -2,6 +2,7 @@
 //! small pages built to show one rule each.
 
 use super::*;
+use crate::record::DateSource;
 
 fn page(html: &str) -> Page {
     let rule = Rule::new(&crate::config::Keywords::default());
@@ -38,7 +39,7 @@ fn a_date_just_above_the_headline_beats_the_mastheads_clock() {
     );
     let p = page(&html);
     assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2012-02-14"));
-    assert_eq!(p.date_source, Some("text_date"));
+    assert_eq!(p.date_source, Some(DateSource::TextDate));
     // Far above the headline, a date is no longer the story's own.
     let html = format!(
         r#"<html><body><div class="top"><span>Thursday, 16 February 2012</span></div>{}
@@ -61,7 +62,7 @@ fn pubdate_marks_on_different_days_are_a_listing_not_the_page() {
     );
     let p = page(&html);
     assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2019-06-28"));
-    assert_eq!(p.date_source, Some("time"));
+    assert_eq!(p.date_source, Some(DateSource::Time));
     // One marked time, or marks that agree, still name the page's date.
     let html = html.replacen(
         "<ul",
@@ -85,10 +86,10 @@ fn a_site_vocabulary_meta_dates_a_page_with_no_other_date() {
     };
     let p = page(&html("five_hundred_pixels:uploaded"));
     assert_eq!(p.date.map(|d| d.to_string()).as_deref(), Some("2013-02-16"));
-    assert_eq!(p.date_source, Some("meta"));
+    assert_eq!(p.date_source, Some(DateSource::Meta));
     assert_eq!(
         page(&html("prism.publicationDate")).date_source,
-        Some("meta")
+        Some(DateSource::Meta)
     );
     // A change or a publisher is not a publication date.
     assert_eq!(page(&html("site:modificationDate")).date, None);

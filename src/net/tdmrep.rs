@@ -12,26 +12,38 @@ use reqwest::header::{self, HeaderMap};
 use super::fetch::BodyLimits;
 use super::{FetchError, Net};
 use crate::consent::{self, TdmRule};
+use crate::record::TdmOutcome;
 use crate::url::{self, Url};
 
 /// Redirect hops followed for tdmrep.json.
 const MAX_HOPS: usize = 3;
 
 /// One origin's `tdmrep.json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TdmRep {
-    /// How it was obtained: `200`, `404`, `timeout`, `robots`, `malformed: ...`;
-    /// `budget` and `rested` (not cached) when it could not be asked for.
-    pub outcome: String,
+    /// How it was obtained (printed as `200`, `404`, `timeout`, `robots`,
+    /// `malformed: ...`; `budget` and `rested`, not cached, when it could not
+    /// be asked for).
+    pub outcome: TdmOutcome,
     pub rules: Vec<TdmRule>,
 }
 
 impl TdmRep {
-    fn none(outcome: impl Into<String>) -> TdmRep {
+    fn none(outcome: TdmOutcome) -> TdmRep {
         TdmRep {
-            outcome: outcome.into(),
+            outcome,
             rules: Vec::new(),
         }
+    }
+}
+
+/// The outcome of a request that failed: not asked (budget spent, host
+/// rested) or a failure's class.
+fn failed(e: &FetchError) -> TdmOutcome {
+    match e {
+        FetchError::Budget => TdmOutcome::Budget,
+        FetchError::Rested => TdmOutcome::Rested,
+        e => TdmOutcome::Failed(e.class()),
     }
 }
 
@@ -54,7 +66,7 @@ impl Net {
     /// a rested host gives no rules, not cached.
     pub async fn tdmrep(&self, url: &Url) -> Arc<TdmRep> {
         let Some(target) = well_known(url) else {
-            return Arc::new(TdmRep::none("bad origin"));
+            return Arc::new(TdmRep::none(TdmOutcome::BadOrigin));
         };
         let key = target.as_str().to_string();
         let cell = {
@@ -70,7 +82,7 @@ impl Net {
             .await;
         match got {
             Ok(t) => t.clone(),
-            Err(e) => Arc::new(TdmRep::none(e.class())),
+            Err(e) => Arc::new(TdmRep::none(failed(&e))),
         }
     }
 
@@ -84,7 +96,7 @@ impl Net {
         for _ in 0..=MAX_HOPS {
             let robots = self.robots_for(&current).await?;
             if !robots.allowed(&current) {
-                return Ok(TdmRep::none("robots"));
+                return Ok(TdmRep::none(TdmOutcome::Robots));
             }
             let mut headers = HeaderMap::new();
             headers.insert(
@@ -100,7 +112,7 @@ impl Net {
                 Err(
                     e @ (FetchError::Budget | FetchError::Rested | FetchError::PrivateAddress(_)),
                 ) => return Err(e),
-                Err(e) => return Ok(TdmRep::none(e.class())),
+                Err(e) => return Ok(TdmRep::none(failed(&e))),
             };
             let status = hop.status;
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
@@ -117,7 +129,7 @@ impl Net {
                         current = n;
                         continue;
                     }
-                    None => return Ok(TdmRep::none(status.to_string())),
+                    None => return Ok(TdmRep::none(TdmOutcome::Status(status))),
                 }
             }
             if status == 304
@@ -129,16 +141,16 @@ impl Net {
                 tracing::debug!(url = %current, "tdmrep.json: 304, the remembered file still holds");
                 return Ok(match consent::parse_tdmrep(c.body.as_bytes()) {
                     Ok(rules) => TdmRep {
-                        outcome: "304".into(),
+                        outcome: TdmOutcome::Status(304),
                         rules,
                     },
-                    Err(e) => TdmRep::none(format!("malformed: {e}")),
+                    Err(e) => TdmRep::none(TdmOutcome::Malformed(e.to_string())),
                 });
             }
             if !(200..300).contains(&status) {
                 hop.discard().await;
                 self.inner.gate.success(&origin);
-                return Ok(TdmRep::none(status.to_string()));
+                return Ok(TdmRep::none(TdmOutcome::Status(status)));
             }
             let headers = hop.headers.clone();
             return Ok(match self.read_body(hop, &current, &limits).await {
@@ -146,18 +158,18 @@ impl Net {
                     Ok(rules) => {
                         self.remember_doc(&current, &headers, status, &body);
                         TdmRep {
-                            outcome: status.to_string(),
+                            outcome: TdmOutcome::Status(status),
                             rules,
                         }
                     }
                     Err(e) => {
                         tracing::debug!(url = %current, error = %e, "tdmrep.json: unreadable");
-                        TdmRep::none(format!("malformed: {e}"))
+                        TdmRep::none(TdmOutcome::Malformed(e.to_string()))
                     }
                 },
-                Err(e) => TdmRep::none(e.class()),
+                Err(e) => TdmRep::none(failed(&e)),
             });
         }
-        Ok(TdmRep::none("too many redirects"))
+        Ok(TdmRep::none(TdmOutcome::TooManyRedirects))
     }
 }

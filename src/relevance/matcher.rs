@@ -7,6 +7,23 @@ use regex::Regex;
 
 use super::TermCount;
 
+/// The distinct non-empty terms, longest first, and their alternation
+/// compiled (`None` when there are none).
+fn compile(terms: &[String]) -> (Vec<&String>, Option<Result<Regex, regex::Error>>) {
+    let mut sorted: Vec<&String> = terms.iter().filter(|t| !t.trim().is_empty()).collect();
+    sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    sorted.dedup();
+    if sorted.is_empty() {
+        return (sorted, None);
+    }
+    let alternation: Vec<String> = sorted
+        .iter()
+        .map(|t| format!("({})", term_pattern(t)))
+        .collect();
+    let regex = Regex::new(&alternation.join("|"));
+    (sorted, Some(regex))
+}
+
 /// A compiled vocabulary.
 #[derive(Debug, Clone)]
 pub(super) struct Matcher {
@@ -17,27 +34,27 @@ pub(super) struct Matcher {
 }
 
 impl Matcher {
+    /// The vocabulary compiled. A list too large to compile is refused when
+    /// the config is loaded ([`Matcher::check`]); one built past that check
+    /// matches nothing, with an error logged.
     pub(super) fn new(terms: &[String]) -> Matcher {
-        let mut sorted: Vec<&String> = terms.iter().filter(|t| !t.trim().is_empty()).collect();
-        sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-        sorted.dedup();
-        if sorted.is_empty() {
-            return Matcher {
-                regex: None,
-                terms: vec![],
-            };
-        }
-        let alternation: Vec<String> = sorted
-            .iter()
-            .map(|t| format!("({})", term_pattern(t)))
-            .collect();
-        // Every piece is escaped with `regex::escape`, so the pattern is valid;
-        // a failure would only be a size limit, which we report as "no matcher".
-        let regex = Regex::new(&alternation.join("|")).ok();
+        let (sorted, compiled) = compile(terms);
+        let regex = compiled.and_then(|r| {
+            r.map_err(
+                |e| tracing::error!(error = %e, "keyword list not compiled: it matches nothing"),
+            )
+            .ok()
+        });
         Matcher {
             regex,
             terms: sorted.into_iter().cloned().collect(),
         }
+    }
+
+    /// Whether `terms` compile; the error says why not (every piece is
+    /// escaped, so only a size limit can fail).
+    pub(super) fn check(terms: &[String]) -> Result<(), regex::Error> {
+        compile(terms).1.transpose().map(|_| ())
     }
 
     /// The terms, in the order [`Matcher::each`] numbers them.

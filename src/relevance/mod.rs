@@ -109,6 +109,35 @@ pub fn lede(text: &str) -> &str {
         .unwrap_or("")
 }
 
+/// Whether every keyword list compiles into its matcher: a list too large for
+/// one pattern is a config error rather than a rule that finds nothing.
+pub fn check_keywords(keywords: &Keywords) -> Result<(), String> {
+    let lists = [
+        ("keywords.targets".to_string(), &keywords.targets),
+        (
+            "keywords.strong_targets".to_string(),
+            &keywords.strong_targets,
+        ),
+    ]
+    .into_iter()
+    .chain(
+        keywords
+            .ambiguous
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("keywords.ambiguous[{i}].context"), &a.context)),
+    );
+    for (name, terms) in lists {
+        Matcher::check(terms).map_err(|e| {
+            format!(
+                "{name}: {} terms do not compile into one pattern ({e}); use fewer or shorter terms",
+                terms.len()
+            )
+        })?;
+    }
+    Ok(())
+}
+
 impl Rule {
     pub fn new(keywords: &Keywords) -> Rule {
         let strong = Matcher::new(&keywords.strong_targets);

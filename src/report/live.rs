@@ -5,8 +5,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+
+use crate::record::event::{Done, EventKind, Fetch, RunStart, Stored};
 
 /// Minutes of throughput history kept.
 pub const MINUTES: usize = 180;
@@ -30,10 +33,9 @@ pub struct Live {
     pub rejected: u64,
     pub errors: u64,
     pub warnings: u64,
-    /// Latest queue size any event reported (a `queue` or `queue_left` field;
-    /// not `queued`, which `discovery` uses for the URLs one listing added).
+    /// Latest queue size reported (`progress`'s `queue`, `done`'s `queue_left`).
     pub queue: Option<u64>,
-    /// `stopped_by` of the `done` event; `None` while running.
+    /// `stopped_by` of the `done` event (`?` when unreadable); `None` while running.
     pub stopped_by: Option<String>,
     pub by_domain: BTreeMap<String, u64>,
     pub by_year: BTreeMap<String, u64>,
@@ -53,25 +55,38 @@ pub struct Hit {
     pub date: Option<String>,
 }
 
-fn text(ev: &Value, key: &str) -> Option<String> {
-    ev.get(key).and_then(Value::as_str).map(str::to_string)
+/// What every line may carry, whatever its kind; a field of the wrong type
+/// reads as absent, as in the page's script.
+#[derive(Deserialize)]
+struct Line {
+    event: EventKind,
+    #[serde(default, deserialize_with = "lenient")]
+    t: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    queue: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    queue_left: Option<u64>,
+}
+
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(T::deserialize(Value::deserialize(d)?).ok())
 }
 
 impl Live {
-    /// Fold one event. Unknown kinds and missing fields are ignored.
+    /// Fold one event. A line without an `event` kind is ignored; a line of
+    /// a known kind with fields the schema does not expect counts with what
+    /// could be read (`Live::default` for the rest).
     pub fn apply(&mut self, ev: &Value) {
-        let Some(kind) = ev.get("event").and_then(Value::as_str) else {
+        let Ok(line) = Line::deserialize(ev) else {
             return;
         };
+        let t = line.t;
         self.events += 1;
-        let t = text(ev, "t");
         if t.is_some() {
             self.last_t.clone_from(&t);
         }
-        for key in ["queue", "queue_left"] {
-            if let Some(q) = ev.get(key).and_then(Value::as_u64) {
-                self.queue = Some(q);
-            }
+        if let Some(q) = line.queue_left.or(line.queue) {
+            self.queue = Some(q);
         }
         let mut minute = |slot: usize| {
             if let Some(m) = t.as_deref().and_then(|t| t.get(..16)) {
@@ -81,48 +96,51 @@ impl Live {
                 }
             }
         };
-        match kind {
-            "run_start" => {
+        match line.event {
+            EventKind::RunStart => {
+                let start = RunStart::deserialize(ev).unwrap_or_default();
                 *self = Live {
-                    run_id: text(ev, "run_id"),
+                    run_id: Some(start.run_id).filter(|r| !r.is_empty()),
                     started_at: t.clone(),
-                    max_duration_s: ev.get("max_duration_s").and_then(Value::as_f64),
+                    max_duration_s: Some(start.max_duration_s as f64),
                     last_t: t,
                     events: 1,
                     ..Live::default()
                 };
             }
-            "fetch" => {
+            EventKind::Fetch => {
                 minute(0);
                 self.fetched += 1;
-                self.bytes += ev.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+                self.bytes += Fetch::deserialize(ev).unwrap_or_default().bytes;
             }
-            "stored" => {
+            EventKind::Stored => {
                 minute(1);
                 self.stored += 1;
-                let domain = text(ev, "domain").unwrap_or_default();
-                *self.by_domain.entry(domain.clone()).or_default() += 1;
-                let year = ev
-                    .get("year")
-                    .and_then(Value::as_i64)
+                let s = Stored::deserialize(ev).unwrap_or_default();
+                *self.by_domain.entry(s.domain.clone()).or_default() += 1;
+                let year = s
+                    .year
                     .map_or_else(|| "unknown".to_string(), |y| y.to_string());
                 *self.by_year.entry(year).or_default() += 1;
                 self.latest.push_back(Hit {
                     t: t.unwrap_or_default(),
-                    url: text(ev, "url").unwrap_or_default(),
-                    domain,
-                    title: text(ev, "title").unwrap_or_default(),
-                    date: text(ev, "date"),
+                    url: s.url,
+                    domain: s.domain,
+                    title: s.title,
+                    date: s.date,
                 });
                 if self.latest.len() > LATEST {
                     self.latest.pop_front();
                 }
             }
-            "rejected" => self.rejected += 1,
-            "error" => self.errors += 1,
-            "warning" => self.warnings += 1,
-            "done" => {
-                self.stopped_by = Some(text(ev, "stopped_by").unwrap_or_else(|| "?".into()));
+            EventKind::Rejected => self.rejected += 1,
+            EventKind::Error => self.errors += 1,
+            EventKind::Warning => self.warnings += 1,
+            EventKind::Done => {
+                self.stopped_by = Some(
+                    Done::deserialize(ev)
+                        .map_or_else(|_| "?".to_string(), |d| d.stopped_by.as_str().to_string()),
+                );
             }
             _ => {}
         }
@@ -142,7 +160,7 @@ mod tests {
             json!({"v":1,"t":"2026-11-29T20:00:01.000Z","event":"fetch","url":"u","status":200,"bytes":1000}),
             json!({"v":1,"t":"2026-11-29T20:00:02.000Z","event":"stored","url":"u","domain":"a.com","title":"T","year":2026,"date":"2026-11-28"}),
             json!({"v":1,"t":"2026-11-29T20:01:02.000Z","event":"stored","url":"v","domain":"a.com","title":"U"}),
-            json!({"v":1,"t":"2026-11-29T20:01:03.000Z","event":"rejected","url":"w","reason":"not_relevant"}),
+            json!({"v":1,"t":"2026-11-29T20:01:03.000Z","event":"rejected","url":"w","reason":"not relevant"}),
             json!({"v":1,"t":"2026-11-29T20:01:04.000Z","event":"error","url":"w","class":"timeout"}),
             json!({"t":"2026-11-29T20:01:05.000Z","event":"mystery","queue":12}),
             json!({"t":"2026-11-29T20:01:06.000Z","event":"discovery","queued":3}),

@@ -20,7 +20,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
-use serde_json::json;
+
+use crate::record::consent::{ConsentEntry, RobotsSnapshotLine, WithheldLine};
 
 /// Folder under `state/`.
 pub const CONSENT_DIR: &str = "consent";
@@ -76,26 +77,35 @@ impl ConsentLog {
     }
 
     pub fn robots(&mut self, r: RobotsSnapshot<'_>) {
-        self.write(json!({
-            "kind": "robots", "host": r.host, "t": crate::date::format_utc(Utc::now()),
-            "outcome": r.outcome, "hash": (r.hash != 0).then(|| hash_hex(r.hash)),
-            "bytes": r.body.len(), "content_signal": r.content_signal,
-            "body": String::from_utf8_lossy(r.body),
+        self.write(ConsentEntry::Robots(RobotsSnapshotLine {
+            host: r.host.to_string(),
+            t: crate::date::format_utc(Utc::now()),
+            outcome: r.outcome.to_string(),
+            hash: (r.hash != 0).then(|| hash_hex(r.hash)),
+            bytes: r.body.len(),
+            content_signal: r.content_signal.to_vec(),
+            body: String::from_utf8_lossy(r.body).into_owned(),
         }));
     }
 
     pub fn withheld(&mut self, url: &str, domain: &str, signals: &[String]) {
-        self.write(json!({
-            "kind": "withheld", "url": url, "domain": domain,
-            "t": crate::date::format_utc(Utc::now()), "signals": signals,
+        self.write(ConsentEntry::Withheld(WithheldLine {
+            url: url.to_string(),
+            domain: domain.to_string(),
+            t: crate::date::format_utc(Utc::now()),
+            signals: signals.to_vec(),
         }));
     }
 
-    fn write(&mut self, value: serde_json::Value) {
+    fn write(&mut self, entry: ConsentEntry) {
         if self.broken {
             return;
         }
-        let mut line = value.to_string();
+        // Through a `Value`, so keys keep the sorted order earlier files have.
+        // Invariant: strings, numbers and lists always serialise.
+        let mut line = serde_json::to_value(&entry)
+            .expect("a consent line serialises")
+            .to_string();
         line.push('\n');
         let result = (|| {
             if self.file.is_none() {
@@ -138,16 +148,11 @@ pub fn withheld_by_domain(state: &Path) -> BTreeMap<String, BTreeSet<String>> {
             continue;
         };
         for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            if v["kind"] != "withheld" {
-                continue;
-            }
-            if let (Some(url), Some(domain)) = (v["url"].as_str(), v["domain"].as_str()) {
-                out.entry(domain.to_string())
-                    .or_default()
-                    .insert(url.to_string());
+            if let Ok(ConsentEntry::Withheld(w)) = serde_json::from_str::<ConsentEntry>(line)
+                && !w.url.is_empty()
+                && !w.domain.is_empty()
+            {
+                out.entry(w.domain).or_default().insert(w.url);
             }
         }
     }

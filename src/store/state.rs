@@ -26,7 +26,7 @@ use super::StoreError;
 use crate::frontier::Entry;
 use crate::partition::Partition;
 
-pub use summary::{HostCounters, RunHistory, RunSummary};
+pub use summary::{RunHistory, RunSummary, SeedProblem};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";

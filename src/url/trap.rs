@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use super::Url;
 
 /// Which rule a URL broke (the `kind` of a `trap` event).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trap {
     /// Longer than `max_url_bytes`.

@@ -461,3 +461,45 @@ fn secrets_in_the_environment_never_reach_logs_shards_or_the_wire() {
         }
     }
 }
+
+/// Logs written to a file (CI, `crawl.out`) carry no colour codes, and the
+/// binary appends the run's table to `$GITHUB_STEP_SUMMARY`.
+#[test]
+fn stderr_to_a_file_has_no_escape_codes_and_the_step_summary_is_written() {
+    let web = news_web();
+    let ws = Workspace::new(&web, SOURCES, "");
+    let log_path = ws.data().with_extension("stderr.log");
+    let summary_path = ws.data().with_extension("summary.md");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let status = ws
+        .command(&[
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            &ws.proxy,
+            "--max-pages",
+            "12",
+        ])
+        .env_remove("NO_COLOR")
+        .env("GITHUB_STEP_SUMMARY", &summary_path)
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .status()
+        .expect("run scraper");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    assert!(text.contains("crawl finished"), "{text}");
+    assert!(text.contains("| host | discovered |"), "{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "escape codes in a log file:\n{text}"
+    );
+    let md = std::fs::read_to_string(&summary_path).unwrap();
+    assert!(
+        md.starts_with("### scraper crawl ")
+            && md.contains("Stopped by **max_pages**: 12 requests"),
+        "{md}"
+    );
+    assert!(md.contains("| news.test |"), "{md}");
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use scraper::config::Config;
 use scraper::extract::{self, Page};
+use scraper::record::DateSource;
 use scraper::relevance::Rule;
 use scraper::url::Url;
 
@@ -88,7 +89,7 @@ fn a_real_ai_story_is_an_article_and_relevant() {
         NaiveDate::from_ymd_opt(2024, 3, 4),
         "the page's own day"
     );
-    assert_eq!(page.date_source, Some("published_time"));
+    assert_eq!(page.date_source, Some(DateSource::PublishedTime));
     assert_eq!(page.article_signal, Some("og_type"));
     assert!(page.is_article, "prose ratio {}", page.prose_ratio);
     assert!(page.relevance.relevant, "{:?}", page.relevance);
@@ -125,7 +126,7 @@ fn a_tech_story_whose_chrome_says_ai_twenty_times_is_not_relevant() {
     assert!(html.matches(">AI").count() >= 20);
     let page = run(&html, None);
     assert!(page.is_article);
-    assert_eq!(page.date_source, Some("jsonld"));
+    assert_eq!(page.date_source, Some(DateSource::Jsonld));
     assert_eq!(page.relevance.strong_mentions, 0, "{}", page.text);
     assert!(!page.relevance.relevant);
 }
@@ -167,7 +168,7 @@ fn an_ai_story_naming_its_topic_only_in_the_body_is_relevant() {
         &html,
         Some("https://news.example.com/2025/01/02/teacher-email"),
     );
-    assert_eq!(page.date_source, Some("url"));
+    assert_eq!(page.date_source, Some(DateSource::Url));
     assert_eq!(page.article_signal, Some("dated_url"));
     assert!(page.is_article);
     assert!(page.relevance.relevant, "{:?}", page.relevance);
@@ -184,7 +185,7 @@ fn implausible_dates_are_skipped_and_scripts_are_never_read() {
 </article></body></html>"#;
     let page = run(html, None);
     assert_eq!(page.date, NaiveDate::from_ymd_opt(2023, 5, 5));
-    assert_eq!(page.date_source, Some("byline"));
+    assert_eq!(page.date_source, Some(DateSource::Byline));
 }
 
 #[test]

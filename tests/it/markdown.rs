@@ -152,25 +152,30 @@ fn read_page(path: &Path) -> Vec<u8> {
     }
 }
 
-// The eval set in four parts, so each test stays short on a debug build.
-#[test]
-fn plain_reading_holds_on_eval_pages_part_1() {
-    eval_part(0);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_2() {
-    eval_part(1);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_3() {
-    eval_part(2);
-}
-#[test]
-fn plain_reading_holds_on_eval_pages_part_4() {
-    eval_part(3);
+// The eval set in eight parts, so each test stays short on a debug build.
+macro_rules! eval_parts {
+    ($($name:ident = $part:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                eval_part($part);
+            }
+        )*
+    };
 }
 
-const PARTS: usize = 4;
+eval_parts! {
+    plain_reading_holds_on_eval_pages_part_1 = 0;
+    plain_reading_holds_on_eval_pages_part_2 = 1;
+    plain_reading_holds_on_eval_pages_part_3 = 2;
+    plain_reading_holds_on_eval_pages_part_4 = 3;
+    plain_reading_holds_on_eval_pages_part_5 = 4;
+    plain_reading_holds_on_eval_pages_part_6 = 5;
+    plain_reading_holds_on_eval_pages_part_7 = 6;
+    plain_reading_holds_on_eval_pages_part_8 = 7;
+}
+
+const PARTS: usize = 8;
 
 /// Every `PARTS`-th page of the eval set, from `part`.
 fn eval_part(part: usize) {
@@ -198,42 +203,25 @@ fn eval_part(part: usize) {
     let cases: Vec<(String, Option<String>)> =
         cases.into_iter().skip(part).step_by(PARTS).collect();
     let rule = rule();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // (pages, with a heading, with a list, failures)
-    let counts = std::sync::Mutex::new((0usize, 0usize, 0usize, Vec::<String>::new()));
-    std::thread::scope(|s| {
-        for _ in 0..1 {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((html, url)) = cases.get(i) else {
-                        break;
-                    };
-                    let p = page(&read_page(&dir.join(html)), url.as_deref(), &rule);
-                    let ok = plain(&p.markdown) == p.text;
-                    let heading = p
-                        .markdown
-                        .lines()
-                        .any(|l| l.trim_start_matches("> ").starts_with('#'));
-                    let list = p.markdown.lines().any(|l| {
-                        let l = l.trim_start();
-                        l.starts_with("- ")
-                            || l.split_once(". ").is_some_and(|(n, _)| {
-                                !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
-                            })
-                    });
-                    let mut c = counts.lock().unwrap();
-                    c.0 += 1;
-                    c.1 += usize::from(heading);
-                    c.2 += usize::from(list);
-                    if !ok {
-                        c.3.push(html.clone());
-                    }
-                }
-            });
+    let (mut pages, mut headings, mut lists, mut failed) = (0, 0, 0, Vec::new());
+    for (html, url) in &cases {
+        let p = page(&read_page(&dir.join(html)), url.as_deref(), &rule);
+        pages += 1;
+        headings += usize::from(
+            p.markdown
+                .lines()
+                .any(|l| l.trim_start_matches("> ").starts_with('#')),
+        );
+        lists += usize::from(p.markdown.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("- ")
+                || l.split_once(". ")
+                    .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }));
+        if plain(&p.markdown) != p.text {
+            failed.push(html.clone());
         }
-    });
-    let (pages, headings, lists, failed) = counts.into_inner().unwrap();
+    }
     eprintln!(
         "eval: {pages} pages; Markdown with headings on {headings}, lists on {lists}; round trip failed on {}",
         failed.len()

@@ -37,6 +37,7 @@ use regex::Regex;
 
 use super::dom::{Dom, NodeId};
 use super::meta::{self, Meta};
+use crate::record::DateSource;
 
 mod visible;
 use visible::{
@@ -118,7 +119,7 @@ pub fn find(
     content_root: Option<NodeId>,
     text: &str,
     today: NaiveDate,
-) -> (Option<NaiveDate>, Option<&'static str>) {
+) -> (Option<NaiveDate>, Option<DateSource>) {
     let ok = |d: NaiveDate| plausible(d, today);
     let from_meta = |keys: &[&str]| {
         keys.iter().find_map(|k| {
@@ -128,15 +129,15 @@ pub fn find(
                 .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)).map(|d| (d, v.clone())))
         })
     };
-    let published = from_meta(PUBLISHED).map(|(d, raw)| (d, raw, "published_time"));
-    let jsonld = jsonld_date(m, &ok).map(|(d, raw)| (d, raw, "jsonld"));
+    let published = from_meta(PUBLISHED).map(|(d, raw)| (d, raw, DateSource::PublishedTime));
+    let jsonld = jsonld_date(m, &ok).map(|(d, raw)| (d, raw, DateSource::Jsonld));
     // The date shown to readers, looked for once and only when needed.
     let shown = std::cell::OnceCell::new();
     let visible = || {
         *shown.get_or_init(|| {
             byline_date(dom, content_root, &ok)
-                .map(|d| (d, "byline"))
-                .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, "text_date")))
+                .map(|d| (d, DateSource::Byline))
+                .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, DateSource::TextDate)))
         })
     };
     // The two strongest machine sources disagreeing by more than a day: the
@@ -149,9 +150,9 @@ pub fn find(
         (p, j) => p.or(j),
     };
     let machine = machine
-        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, "meta")))
-        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, "time")))
-        .or_else(|| from_meta(WEAK_META_DATES).map(|(d, raw)| (d, raw, "meta")));
+        .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)))
+        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, DateSource::Time)))
+        .or_else(|| from_meta(WEAK_META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)));
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
         // the offset the page writes elsewhere decides the day; failing that,
@@ -166,7 +167,7 @@ pub fn find(
             if let Some(u) = url.and_then(url_date)
                 && (u - d).num_days().abs() == 1
             {
-                return (Some(u), Some("url"));
+                return (Some(u), Some(DateSource::Url));
             }
             // Only when no byline on the page shows the machine's own day
             // (pages list other stories, or print today's date, nearby).
@@ -180,13 +181,13 @@ pub fn find(
         return (Some(d), Some(source));
     }
     if let Some(d) = url.and_then(url_date).filter(|&d| ok(d)) {
-        return (Some(d), Some("url"));
+        return (Some(d), Some(DateSource::Url));
     }
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
     }
     if let Some(d) = url.and_then(|u| self_link_date(dom, u, &ok)) {
-        return (Some(d), Some("text_date"));
+        return (Some(d), Some(DateSource::TextDate));
     }
     // A meta name of the site's own vocabulary that names a publication or
     // upload: less known than the names above, so after the page's text.
@@ -196,7 +197,7 @@ pub fn find(
         .filter(|(k, _)| PUBLICATION_KEY.is_match(k) && !NOT_PUBLICATION_KEY.is_match(k))
         .find_map(|(_, v)| parse_machine(v).filter(|&d| ok(d)))
     {
-        return (Some(d), Some("meta"));
+        return (Some(d), Some(DateSource::Meta));
     }
     // The lead image's upload path (`/files/2016/05/04/`): when it was put
     // online with the page.
@@ -205,13 +206,13 @@ pub fn find(
         .and_then(url_date)
         .filter(|&d| ok(d))
     {
-        return (Some(d), Some("image_url"));
+        return (Some(d), Some(DateSource::ImageUrl));
     }
     // Any full date on the page, chrome included (teasers, sidebars), still
     // says more than a bare year.
     let body = dom.find("body").unwrap_or(0);
     if let Some(d) = scan_text(dom, body, body, 60_000, false, &ok) {
-        return (Some(d), Some("text_date"));
+        return (Some(d), Some(DateSource::TextDate));
     }
     let year = YEAR
         .captures_iter(text)
@@ -219,7 +220,7 @@ pub fn find(
         .filter(|&y| y <= today.year())
         .max();
     if let Some(d) = year.and_then(|y| NaiveDate::from_ymd_opt(y, 1, 1)) {
-        return (Some(d), Some("text_year"));
+        return (Some(d), Some(DateSource::TextYear));
     }
     (None, None)
 }
@@ -300,7 +301,7 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     // ("Publié le 29 juin 2019") is read by its text, whatever `datetime` says.
     let labelled = |id: NodeId| {
         let text = dom.text(id);
-        super::datetext::has_published_label(&text)
+        crate::date::written::has_published_label(&text)
             .then(|| parse_labelled(&text))
             .flatten()
             .filter(|&d| ok(d))
@@ -382,7 +383,7 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
     parse_text(t)
 }
 
-pub use super::datetext::{parse_labelled, parse_text};
+pub use crate::date::written::{parse_labelled, parse_text};
 
 #[cfg(test)]
 mod tests {

@@ -7,10 +7,9 @@ use std::sync::LazyLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
-use super::super::datetext::{self, parse_labelled};
-use super::super::dom::{Dom, Kind, NodeId};
-use super::super::meta::Meta;
-use super::super::text::class_id;
+use crate::date::written::{self, parse_labelled};
+use crate::extract::dom::{Dom, Kind, NodeId};
+use crate::extract::meta::Meta;
 
 static CHROME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
@@ -105,7 +104,7 @@ fn nearest_before(
             seen += t.len();
             if t.len() < 300
                 && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
-                && !datetext::is_range(t)
+                && !written::is_range(t)
                 && !is_change_label(t)
                 && !in_chrome(dom, id)
             {
@@ -153,7 +152,7 @@ pub(super) fn scan_text(
                 &t[..t.floor_char_boundary(DATELINE_CHARS)]
             };
             if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
-                && !datetext::is_range(probe)
+                && !written::is_range(probe)
                 && !(skip_chrome && in_chrome(dom, id))
             {
                 if !is_change_label(probe) {
@@ -179,7 +178,7 @@ static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Does the text label its date as a change rather than the publication?
 fn is_change_label(text: &str) -> bool {
-    CHANGE_LABEL.is_match(text) && !datetext::has_published_label(text)
+    CHANGE_LABEL.is_match(text) && !written::has_published_label(text)
 }
 
 /// How far into a long text node a dateline may start.
@@ -227,7 +226,7 @@ pub(super) fn self_link_date(
         .find_map(|a| {
             dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
                 let text = dom.text_within(up, 300)?;
-                (!datetext::is_range(&text))
+                (!written::is_range(&text))
                     .then(|| parse_labelled(&text).filter(|&d| ok(d)))
                     .flatten()
             })
@@ -264,7 +263,7 @@ pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<Nai
 
 /// Does the element's class or id name a date, time or byline?
 fn date_classed(dom: &Dom, id: NodeId) -> bool {
-    let ci = class_id(dom, id);
+    let ci = dom.class_id(id);
     !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }
 
@@ -291,7 +290,7 @@ pub(super) fn byline_date(
                 continue;
             }
             let text = dom.text(id);
-            if text.len() > 400 || datetext::is_range(&text) {
+            if text.len() > 400 || written::is_range(&text) {
                 continue;
             }
             if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {

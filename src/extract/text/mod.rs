@@ -17,266 +17,23 @@
 //! If no container stands out, the whole pruned body is used, so every page
 //! gets some text.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
-use super::cards::CardStats;
-use super::dom::{Dom, Kind, NodeId};
-
+mod cards;
+mod chrome;
+mod emit;
+mod lead;
 pub mod markdown;
 mod select;
-pub(super) use select::is_ancestor;
+mod stats;
+
+use cards::CardStats;
+use chrome::{LANDMARK_TAGS, chrome};
+pub use select::Content;
 use select::select;
+use stats::compute;
 
-/// Elements never part of article text.
-const PRUNED_TAGS: &[&str] = &[
-    "button",
-    "select",
-    "input",
-    "textarea",
-    "label",
-    "script",
-    "style",
-    "noscript",
-    "iframe",
-    "svg",
-    "canvas",
-    "video",
-    "audio",
-    "object",
-    "embed",
-    "dialog",
-    "menu",
-    "template",
-    "head",
-    "title",
-    "meta",
-    "link",
-    "option",
-    "datalist",
-    "map",
-    "area",
-    "math",
-    "picture",
-    "source",
-    "img",
-    "figcaption",
-];
-/// Landmarks of page chrome: pruned unless they hold the article itself
-/// (unclosed `<header>`s and page-wide `<form>`s are common).
-const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
-/// ARIA roles of chrome.
-const PRUNED_ROLES: &[&str] = &[
-    "navigation",
-    "banner",
-    "contentinfo",
-    "complementary",
-    "dialog",
-    "alertdialog",
-    "menu",
-    "menubar",
-    "search",
-    "alert",
-    "tablist",
-    "toolbar",
-];
-pub(super) static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
-    )
-    .expect("static regex")
-});
-static CHROME_WEAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
-    )
-    .expect("static regex")
-});
-static LIKELY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"article|body|content|main|post|story|entry|text|blog|column|shadow|prose")
-        .expect("static regex")
-});
-static POSITIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose")
-        .expect("static regex")
-});
-static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"hidden|banner|combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|dateline|writtenby")
-        .expect("static regex")
-});
-
-/// The extracted text and how it was chosen.
-#[derive(Debug, Default)]
-pub struct Content {
-    /// Paragraphs of the main text.
-    pub paragraphs: Vec<String>,
-    /// How each paragraph is set in Markdown (one per paragraph, in order).
-    pub marks: Vec<markdown::Mark>,
-    /// The container chosen, if scoring found one.
-    pub root: Option<NodeId>,
-}
-
-/// Per-node aggregates over the pruned tree.
-pub(super) struct Stats {
-    pub(super) pruned: Vec<bool>,
-    /// Characters of visible text below the node.
-    pub(super) text: Vec<u32>,
-    /// ... of which inside links.
-    pub(super) link: Vec<u32>,
-    /// Paragraph (`p`) descendants.
-    pub(super) paras: Vec<u32>,
-}
-
-pub(super) fn class_id(dom: &Dom, id: NodeId) -> String {
-    let mut s = String::new();
-    if let Some(c) = dom.attr(id, "class") {
-        s.push_str(c);
-    }
-    if let Some(i) = dom.attr(id, "id") {
-        s.push(' ');
-        s.push_str(i);
-    }
-    s.make_ascii_lowercase();
-    s
-}
-
-fn is_hidden(dom: &Dom, id: NodeId) -> bool {
-    if dom.attr(id, "hidden").is_some() {
-        return true;
-    }
-    if dom.attr(id, "aria-hidden") == Some("true") && dom.tag(id) != "span" {
-        return true;
-    }
-    dom.attr(id, "style").is_some_and(|s| {
-        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-        let s = s.to_ascii_lowercase();
-        s.contains("display:none") || s.contains("visibility:hidden")
-    })
-}
-
-/// Tag-level pruning (no class names).
-pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
-    let tag = dom.tag(id);
-    PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
-}
-
-/// Chrome by landmark tag, ARIA role or class name.
-fn chrome(dom: &Dom, id: NodeId) -> bool {
-    LANDMARK_TAGS.contains(&dom.tag(id))
-        || dom
-            .attr(id, "role")
-            .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-        || class_pruned(dom, id)
-}
-
-pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
-    if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
-        return false;
-    }
-    let ci = class_id(dom, id);
-    if ci.is_empty() {
-        return false;
-    }
-    CHROME_STRONG.is_match(&ci) || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci))
-}
-
-/// Count visible characters (whitespace runs count as one).
-fn visible_len(s: &str) -> u32 {
-    let mut n = 0u32;
-    let mut space = true;
-    for c in s.chars() {
-        if c.is_whitespace() {
-            if !space {
-                n += 1;
-            }
-            space = true;
-        } else {
-            n += 1;
-            space = false;
-        }
-    }
-    n
-}
-
-fn compute(dom: &Dom, root: NodeId, order: &[NodeId], extra: &dyn Fn(NodeId) -> bool) -> Stats {
-    let n = dom.nodes.len();
-    let mut st = Stats {
-        pruned: vec![false; n],
-        text: vec![0; n],
-        link: vec![0; n],
-        paras: vec![0; n],
-    };
-    for &id in order {
-        let parent_pruned = dom.nodes[id]
-            .parent
-            .is_some_and(|p| p != root && st.pruned[p]);
-        st.pruned[id] = parent_pruned || (dom.is_element(id) && (tag_pruned(dom, id) || extra(id)));
-    }
-    for &id in order.iter().rev() {
-        if st.pruned[id] {
-            continue;
-        }
-        if let Kind::Text(t) = &dom.nodes[id].kind {
-            st.text[id] = visible_len(t);
-        }
-        if dom.tag(id) == "a" {
-            st.link[id] = st.text[id];
-        }
-        if dom.tag(id) == "p" {
-            st.paras[id] += 1;
-        }
-        if let Some(p) = dom.nodes[id].parent {
-            st.text[p] += st.text[id];
-            st.link[p] += st.link[id];
-            st.paras[p] += st.paras[id];
-        }
-    }
-    st
-}
-
-pub(super) fn link_density(st: &Stats, id: NodeId) -> f64 {
-    if st.text[id] == 0 {
-        0.0
-    } else {
-        f64::from(st.link[id]) / f64::from(st.text[id])
-    }
-}
-
-pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
-    let ci = class_id(dom, id);
-    let mut w = 0.0;
-    if NEGATIVE.is_match(&ci) {
-        w -= 25.0;
-    }
-    if POSITIVE.is_match(&ci) {
-        w += 25.0;
-    }
-    w
-}
-
-fn tag_weight(tag: &str) -> f64 {
-    match tag {
-        "article" => 10.0,
-        "div" | "main" => 5.0,
-        "pre" | "td" | "blockquote" | "section" => 3.0,
-        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
-        _ => 0.0,
-    }
-}
-
-/// Is this element a paragraph-like block for scoring?
-fn is_scorable(dom: &Dom, id: NodeId) -> bool {
-    match dom.tag(id) {
-        "p" | "pre" | "td" | "blockquote" | "dd" | "li" => true,
-        // A div or section used as a paragraph: it holds text directly.
-        "div" | "section" | "article" | "span" | "font" => dom
-            .children(id)
-            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40 && t.trim().contains(' '))),
-        _ => false,
-    }
-}
+use super::dom::{Dom, NodeId};
+#[cfg(test)]
+use chrome::{class_pruned, tag_pruned};
 
 /// Choose the main container and extract its paragraphs.
 ///
@@ -378,8 +135,8 @@ mod tests {
             return;
         };
         let bytes = std::fs::read(path).unwrap();
-        let (text, _) = super::super::charset::decode(&bytes, None, None);
-        let prepared = super::super::prepass::prepare(&text);
+        let (text, _) = crate::extract::charset::decode(&bytes, None, None);
+        let prepared = crate::extract::prepass::prepare(&text);
         let dom = Dom::parse(&prepared.html);
         let body = dom.find("body").unwrap_or(0);
         let mut order = vec![body];

@@ -2,9 +2,22 @@
 //! on pages of several stories, siblings merged around the winner, and the
 //! walk up to a better ancestor.
 
-use super::super::dom::{Dom, Kind, NodeId};
-use super::super::emit::{emit, emit_marked};
-use super::{Content, Stats, class_weight, is_scorable, link_density, tag_weight};
+use super::chrome::class_weight;
+use super::emit::{emit, emit_marked};
+use super::lead::lead_before;
+use super::stats::{Stats, link_density, visible_len};
+use crate::extract::dom::{Dom, Kind, NodeId};
+
+/// The extracted text and how it was chosen.
+#[derive(Debug, Default)]
+pub struct Content {
+    /// Paragraphs of the main text.
+    pub paragraphs: Vec<String>,
+    /// How each paragraph is set in Markdown (one per paragraph, in order).
+    pub marks: Vec<super::markdown::Mark>,
+    /// The container chosen, if scoring found one.
+    pub root: Option<NodeId>,
+}
 
 /// Score factor for a candidate next to the heading that shows the page's
 /// headline (see [`crate::extract::title::anchor`]).
@@ -21,7 +34,7 @@ fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
         if a == body || a == 0 {
             return false;
         }
-        if is_ancestor(dom, a, anchor) {
+        if dom.is_ancestor(a, anchor) {
             return true;
         }
         cur = dom.nodes[a].parent;
@@ -32,7 +45,7 @@ fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
 /// When `best` and `anchor` sit in sibling story blocks made from one
 /// template (same tag, same non-empty class), the block holding `anchor`.
 fn twin_block(dom: &Dom, best: NodeId, anchor: NodeId) -> Option<NodeId> {
-    let lca = dom.ancestors(best).find(|&u| is_ancestor(dom, u, anchor))?;
+    let lca = dom.ancestors(best).find(|&u| dom.is_ancestor(u, anchor))?;
     let child_towards = |n: NodeId| {
         std::iter::once(n)
             .chain(dom.ancestors(n))
@@ -124,7 +137,7 @@ pub(super) fn select(
             && let Some(twin) = twin_block(dom, best, a)
             && let Some(pos) = candidates
                 .iter()
-                .position(|&c| c != twin && is_ancestor(dom, twin, c))
+                .position(|&c| c != twin && dom.is_ancestor(twin, c))
         {
             let c = candidates.remove(pos);
             candidates.insert(0, c);
@@ -138,7 +151,7 @@ pub(super) fn select(
         return out;
     };
     let mut top = refine_top(dom, &score, &initialised, &candidates, first, body);
-    if confine.is_some_and(|t| !is_ancestor(dom, t, top)) {
+    if confine.is_some_and(|t| !dom.is_ancestor(t, top)) {
         top = first;
     }
     let top_score = score[top];
@@ -153,7 +166,7 @@ pub(super) fn select(
         // An `<article>` is a whole story: its siblings are other stories.
         && dom.tag(outer) != "article"
         // Nor out of the story block the headline chose.
-        && confine.is_none_or(|t| is_ancestor(dom, t, p))
+        && confine.is_none_or(|t| dom.is_ancestor(t, p))
     {
         outer = p;
     }
@@ -203,7 +216,7 @@ pub(super) fn select(
         out.paragraphs.pop();
         out.marks.pop();
     }
-    if let Some(lead) = super::super::lead::lead_before(dom, st, top, body)
+    if let Some(lead) = lead_before(dom, st, top, body)
         && !out.paragraphs.iter().any(|p| p.contains(&lead))
     {
         out.marks.insert(0, super::markdown::Mark::para(&lead));
@@ -233,11 +246,6 @@ fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
                 _ => true,
             }
     })
-}
-
-/// Is `a` an ancestor of (or equal to) `b`?
-pub(in crate::extract) fn is_ancestor(dom: &Dom, a: NodeId, b: NodeId) -> bool {
-    a == b || dom.ancestors(b).any(|c| c == a)
 }
 
 /// Readability's refinements of the best candidate: move up to an ancestor
@@ -314,4 +322,27 @@ fn refine_top(
         top = p;
     }
     top
+}
+
+fn tag_weight(tag: &str) -> f64 {
+    match tag {
+        "article" => 10.0,
+        "div" | "main" => 5.0,
+        "pre" | "td" | "blockquote" | "section" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+        _ => 0.0,
+    }
+}
+
+/// Is this element a paragraph-like block for scoring?
+fn is_scorable(dom: &Dom, id: NodeId) -> bool {
+    match dom.tag(id) {
+        "p" | "pre" | "td" | "blockquote" | "dd" | "li" => true,
+        // A div or section used as a paragraph: it holds text directly.
+        "div" | "section" | "article" | "span" | "font" => dom
+            .children(id)
+            .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40 && t.trim().contains(' '))),
+        _ => false,
+    }
 }

@@ -10,24 +10,24 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
+use crate::crawl::partition::HandoverCounts;
 use crate::partition::Partition;
+use crate::record::{HostCounters, StopReason};
 use crate::store::StoreError;
 
-/// What one run did. Fields other modules add without a schema change go in
-/// `extra` (they round-trip as top-level keys).
+/// What one run did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     pub run_id: String,
     pub started_at: DateTime<Utc>,
     #[serde(default)]
     pub finished_at: Option<DateTime<Utc>>,
-    /// Which limit ended the run: `max_pages`, `max_hits`, `max_duration`,
-    /// `no_work`, `interrupt`, ...
+    /// What ended the run (`max_pages`, `max_hits`, `max_duration`,
+    /// `interrupted`, `exhausted`); set before the file is written.
     #[serde(default)]
-    pub stopped_by: String,
+    pub stopped_by: Option<StopReason>,
     /// Ended by Ctrl-C / SIGTERM.
     #[serde(default)]
     pub interrupted: bool,
@@ -52,30 +52,46 @@ pub struct RunSummary {
     pub host_watermarks: BTreeMap<String, Option<DateTime<Utc>>>,
     #[serde(default)]
     pub hosts: BTreeMap<String, HostCounters>,
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, Value>,
+    /// Who handed what to other partitions (open scope).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<HandoverCounts>,
+    /// The id blocks this run handed out, `[first, next)` each.
+    #[serde(default)]
+    pub id_blocks: Vec<[i64; 2]>,
+    /// URLs of unreachable hosts kept in the queue for the next run.
+    #[serde(default)]
+    pub kept_for_next_run: u64,
+    /// The partition the run crawled (`i/N`); absent: the whole crawl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Partition>,
+    /// URLs left in the queue (saved in `frontier.jsonl` for the next run).
+    #[serde(default)]
+    pub queue_left: u64,
+    /// Seeds that failed or now redirect (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seed_problems: Vec<SeedProblem>,
+    /// This run's shard file name; `null` when nothing was stored.
+    #[serde(default)]
+    pub shard: Option<String>,
+    /// Sources that could not be read today (their cut-offs stay).
+    #[serde(default)]
+    pub sources_down: Vec<String>,
+    /// Feeds and sitemaps queued but never read in this run (they hold the
+    /// watermark back).
+    #[serde(default)]
+    pub unread_listings: u64,
 }
 
-/// Per-host counters of one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostCounters {
-    /// URLs queued for the host.
-    pub discovered: u64,
-    /// Requests sent.
-    pub fetched: u64,
-    /// Articles stored.
-    pub articles: u64,
-    /// Pages that scored relevant.
-    pub relevant: u64,
-    /// Failures by class (`timeout`, `http_404`, `robots`, ...).
-    pub errors: BTreeMap<String, u64>,
-    /// Body bytes received.
-    pub bytes: u64,
-    /// Time spent waiting for the host's gap.
-    pub politeness_wait_ms: u64,
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, Value>,
+/// A configured seed that failed or now redirects: fix `config.yml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedProblem {
+    /// The source (host) it belongs to.
+    pub source: String,
+    pub url: String,
+    /// How it answered (the health record's answer key).
+    pub answer: String,
+    /// Where it points now, when it redirects.
+    pub moved_to: Option<String>,
 }
 
 impl RunSummary {
@@ -85,7 +101,7 @@ impl RunSummary {
             run_id: run_id.to_string(),
             started_at,
             finished_at: None,
-            stopped_by: String::new(),
+            stopped_by: None,
             interrupted: false,
             pages_fetched: 0,
             articles_stored: 0,
@@ -93,7 +109,15 @@ impl RunSummary {
             last_success_started_at: None,
             host_watermarks: BTreeMap::new(),
             hosts: BTreeMap::new(),
-            extra: BTreeMap::new(),
+            handover: None,
+            id_blocks: Vec::new(),
+            partition: None,
+            kept_for_next_run: 0,
+            queue_left: 0,
+            seed_problems: Vec::new(),
+            shard: None,
+            sources_down: Vec::new(),
+            unread_listings: 0,
         }
     }
 
@@ -120,17 +144,13 @@ impl RunSummary {
 
     /// The partition the run crawled (`partition` key; runs without one crawled everything).
     pub fn partition(&self) -> Partition {
-        self.extra
-            .get("partition")
-            .and_then(Value::as_str)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(Partition::WHOLE)
+        self.partition.unwrap_or(Partition::WHOLE)
     }
 
     /// Write `state/runs/<run-id>.json` and the local copy `state/last_run.json`
     /// atomically (pretty JSON, stable key order).
     pub fn save(&self, state_dir: &Path) -> Result<(), StoreError> {
-        // Invariant: strings, numbers, maps with string keys and JSON values always serialise.
+        // Invariant: strings, numbers and maps with string keys always serialise.
         let mut text = serde_json::to_vec_pretty(self).expect("a RunSummary always serialises");
         text.push(b'\n');
         let dir = state_dir.join(RUNS_DIR);
@@ -263,7 +283,8 @@ mod tests {
         ok.set_watermark(None, true);
         ok.host("ex.com").fetched = 3;
         ok.host("ex.com").errors.insert("timeout".into(), 1);
-        ok.extra.insert("note".into(), Value::from("x"));
+        ok.stopped_by = Some(StopReason::MaxHits);
+        ok.shard = Some("r1.jsonl.zst".into());
         ok.save(dir.path()).unwrap();
         let back = RunSummary::load(dir.path()).unwrap().unwrap();
         assert_eq!(back, ok);
@@ -310,7 +331,7 @@ mod tests {
         // Partitions 0/2 and 1/2 ran on two machines; each wrote its own file.
         let part = |id: &str, t: &str, p: &str, ok: bool| {
             let mut r = RunSummary::new(id, at(t));
-            r.extra.insert("partition".into(), Value::from(p));
+            r.partition = Some(p.parse().unwrap());
             r.set_watermark(Some(&legacy), ok);
             r
         };

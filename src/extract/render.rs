@@ -1,19 +1,12 @@
-//! `scraper extract` (saved files to JSON Lines) and the shared renderings of
-//! a [`Page`]: [`to_json`] (the extract object, also `check-url --json`) and
-//! [`describe`] (the readable `check-url` report).
+//! Renderings of a [`Page`]: [`to_json`] (the `scraper extract` object, also
+//! `check-url --json`) and [`describe`] (the readable `check-url` report).
 
 use std::fmt::Write as _;
-use std::io::{BufWriter, Read, Write};
-use std::path::Path;
-use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{Page, extract};
-use crate::relevance::{Rule, TermCount};
-
-/// Largest decompressed `.gz` input read; the rest is ignored.
-const MAX_GZ_BYTES: u64 = 64 << 20;
+use super::Page;
+use crate::relevance::TermCount;
 
 /// The extract object for one page.
 pub fn to_json(path_or_url: &str, page: &Page) -> Value {
@@ -80,7 +73,7 @@ pub fn describe(page: &Page, url: &str) -> String {
         s,
         "Date:         {} (from {})",
         page.date.map_or("(none)".into(), |d| d.to_string()),
-        page.date_source.unwrap_or("nowhere")
+        page.date_source.map_or("nowhere", |s| s.as_str())
     );
     let _ = writeln!(
         s,
@@ -153,68 +146,4 @@ pub fn describe(page: &Page, url: &str) -> String {
         page.feeds.len()
     );
     s
-}
-
-/// Read a file, un-gzipping `.gz` files.
-fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    let raw = std::fs::read(path)?;
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
-    {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .take(MAX_GZ_BYTES)
-            .read_to_end(&mut out)?;
-        Ok(out)
-    } else {
-        Ok(raw)
-    }
-}
-
-/// `scraper extract`: one JSON object per path on stdout, in input order.
-pub fn run_files(
-    config: &crate::config::Config,
-    paths: &[std::path::PathBuf],
-    url: Option<&str>,
-) -> anyhow::Result<()> {
-    let rule = Rule::new(&config.keywords);
-    let today = chrono::Utc::now().date_naive();
-    let base = match url {
-        Some(u) => Some(
-            crate::url::parse(u)
-                .ok_or_else(|| anyhow::anyhow!("--url: not an http(s) URL: {u}"))?,
-        ),
-        None => None,
-    };
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    for path in paths {
-        let shown = path.display().to_string();
-        let obj = match read_input(path) {
-            Err(e) => json!({"path": shown, "error": e.to_string()}),
-            Ok(bytes) => {
-                let start = Instant::now();
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    extract(&bytes, None, base.as_ref(), &rule, today)
-                }));
-                let elapsed = start.elapsed().as_secs_f64() * 1000.0;
-                match result {
-                    Ok(page) => {
-                        let mut v = to_json(&shown, &page);
-                        if let Some(b) = &base {
-                            v["url"] = json!(b.as_str());
-                        }
-                        v["elapsed_ms"] = json!((elapsed * 1000.0).round() / 1000.0);
-                        v
-                    }
-                    Err(_) => json!({"path": shown, "error": "internal error while extracting"}),
-                }
-            }
-        };
-        serde_json::to_writer(&mut out, &obj)?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    Ok(())
 }

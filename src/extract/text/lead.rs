@@ -6,8 +6,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::dom::{Dom, NodeId};
-use super::text::{CHROME_STRONG, Stats, class_id, is_ancestor, tag_pruned};
+use super::chrome::{CHROME_STRONG, tag_pruned};
+use super::stats::Stats;
+use crate::extract::dom::{Dom, NodeId};
 
 static LEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
@@ -52,8 +53,8 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             it.skip_children_of(id);
             continue;
         }
-        let ci = class_id(dom, id);
-        in_header.retain(|&h| is_ancestor(dom, h, id));
+        let ci = dom.class_id(id);
+        in_header.retain(|&h| dom.is_ancestor(h, id));
         // Headers are pruned as chrome, and their content with them; inside
         // one, only the element's own class name counts, and only when it names
         // chrome for sure (a header's parts are called header-something).
@@ -67,7 +68,7 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             continue;
         }
         // An ancestor of the container is not a lead.
-        if is_ancestor(dom, id, top) {
+        if dom.is_ancestor(id, top) {
             continue;
         }
         if tag == "header" || tag == "hgroup" {

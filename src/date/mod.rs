@@ -1,6 +1,11 @@
-//! Date and time parsing shared by discovery (feed and sitemap dates), the
-//! `--min-lastmod` cut-off and state files. Pure; textual dates found inside
-//! HTML pages are the extractor's business (`extract`).
+//! Dates read from strings, in one place. Pure.
+//!
+//! This file: machine-readable dates and times (feed and sitemap dates, meta
+//! tags, JSON-LD, the `--min-lastmod` cut-off, state files); [`written`]:
+//! dates written for people (`4. März 2024`, `March 4, 2024`). Where on a
+//! page to look for its date is the extractor's business (`extract::date`).
+
+pub mod written;
 
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
 

@@ -2,15 +2,17 @@
 //! break paragraphs, whitespace collapses, link-heavy lists and tables inside
 //! the content are skipped, and short cross-link or legal lines are dropped.
 //! Each paragraph kept is also marked with the block it sits in and given
-//! its inline Markdown ([`super::text::markdown`]).
+//! its inline Markdown ([`super::markdown`]).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::dom::{Dom, Kind, NodeId};
-use super::text::markdown::{Block, Inline, Mark};
-use super::text::{Stats, class_weight, link_density};
+use super::chrome::class_weight;
+use super::markdown::{Block, Inline, Mark};
+use super::stats::{Stats, link_density};
+use crate::date::written::first_date;
+use crate::extract::dom::{Dom, Kind, NodeId};
 
 /// Elements that break text into paragraphs.
 const BLOCK_TAGS: &[&str] = &[
@@ -120,7 +122,7 @@ fn is_date_line(t: &str) -> bool {
     if t.len() > DATE_LINE_CHARS {
         return false;
     }
-    let Some((at, _)) = super::datetext::first_date(t) else {
+    let Some((at, _)) = first_date(t) else {
         return false;
     };
     // The date's own words (a month name) go with the digits around them.

@@ -8,7 +8,7 @@
 //! that: its lists are items of prose without pictures, and its figures stand
 //! between paragraphs rather than making up the whole container.
 
-use super::dom::{Dom, NodeId};
+use crate::extract::dom::{Dom, NodeId};
 
 /// Fewest cards that make a grid.
 const MIN_CARDS: usize = 3;
@@ -42,7 +42,7 @@ impl CardStats {
                     }
                     _ => {}
                 }
-            } else if let super::dom::Kind::Text(t) = &dom.nodes[id].kind {
+            } else if let crate::extract::dom::Kind::Text(t) = &dom.nodes[id].kind {
                 st.text[id] = u32::try_from(t.trim().len()).unwrap_or(u32::MAX);
             }
             if let Some(p) = dom.nodes[id].parent {

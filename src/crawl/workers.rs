@@ -1,0 +1,109 @@
+//! The worker tasks in flight: a `JoinSet` that remembers which host and URL
+//! each task holds a slot for, so that a task that panicked (or was
+//! abandoned) still gives its host's slot back and is logged with its cause.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::task::{Id, JoinError, JoinSet};
+
+use super::worker::{self, Ctx, Done, Job};
+use crate::url::Url;
+
+/// A task that ended without a [`Done`].
+#[derive(Debug)]
+pub struct Lost {
+    pub host: String,
+    pub url: Url,
+    /// The panic's message, or `None` when the task was aborted.
+    pub panic: Option<String>,
+}
+
+#[derive(Default)]
+pub struct Workers {
+    set: JoinSet<Done>,
+    jobs: HashMap<Id, (String, Url)>,
+}
+
+impl Workers {
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Start a fetch.
+    pub fn spawn(&mut self, ctx: Arc<Ctx>, job: Job) {
+        let key = (job.host.clone(), job.url.clone());
+        let handle = self.set.spawn(worker::work(ctx, job));
+        self.jobs.insert(handle.id(), key);
+    }
+
+    /// The next task to end; `None` when none is in flight.
+    pub async fn next(&mut self) -> Option<Result<Done, Lost>> {
+        let ended = self.set.join_next_with_id().await?;
+        Some(match ended {
+            Ok((id, done)) => {
+                self.jobs.remove(&id);
+                Ok(done)
+            }
+            Err(e) => {
+                let (host, url) = self.jobs.remove(&e.id()).unwrap_or_else(|| {
+                    // Invariant: every spawned task's id is recorded in `spawn`.
+                    unreachable!("a worker task ended that was never started")
+                });
+                Err(Lost {
+                    host,
+                    url,
+                    panic: panic_message(e),
+                })
+            }
+        })
+    }
+
+    /// Abandon every task in flight (they end as [`Lost`] without a panic).
+    pub fn abort_all(&mut self) {
+        self.set.abort_all();
+    }
+}
+
+/// The message a panicked task left, `None` for a cancelled one.
+pub fn panic_message(e: JoinError) -> Option<String> {
+    let payload = e.try_into_panic().ok()?;
+    Some(if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_keeps_its_message_and_a_cancel_has_none() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let panicked = tokio::spawn(async { panic!("boom at {}", 3) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("boom at 3")
+            );
+            let panicked = tokio::spawn(async { std::panic::panic_any(7_u8) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("a panic without a message")
+            );
+            let slow = tokio::spawn(std::future::pending::<()>());
+            slow.abort();
+            assert_eq!(panic_message(slow.await.unwrap_err()), None);
+        });
+    }
+}

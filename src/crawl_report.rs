@@ -1,0 +1,99 @@
+//! What the binary shows when a crawl ends: the per-host funnel as a
+//! Markdown table on stderr, and the same under a heading appended to
+//! `$GITHUB_STEP_SUMMARY` when that is set (GitHub Actions).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use scraper::crawl::RunEnd;
+use scraper::record::HostCounters;
+
+/// Print the table and write the step summary.
+pub fn show(end: &RunEnd) {
+    let table = markdown(&end.hosts);
+    eprintln!("{table}");
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{}\n\n{table}", heading(end)));
+    if let Err(e) = written {
+        tracing::warn!(path = %path.to_string_lossy(), error = %e, "cannot write the step summary");
+    }
+}
+
+/// The step summary's heading and one-line outcome.
+fn heading(end: &RunEnd) -> String {
+    match &end.outage {
+        Some(cause) => format!(
+            "### scraper crawl {}\n\n**Outage**: {cause}. Nothing was saved.",
+            end.run_id
+        ),
+        None => format!(
+            "### scraper crawl {}\n\nStopped by **{}**: {} requests, {} articles stored.",
+            end.run_id, end.stopped_by, end.fetched, end.stored
+        ),
+    }
+}
+
+/// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
+pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
+    let mut out = String::from(
+        "| host | discovered | fetched | robots-denied | articles | relevant | stored | withheld: ai-use | 304 | errors | MB | wait s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
+    );
+    for (host, h) in hosts {
+        let errors = if h.errors.is_empty() {
+            "-".to_string()
+        } else {
+            h.errors
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} |\n",
+            h.discovered,
+            h.fetched,
+            h.disallowed,
+            h.articles,
+            h.relevant,
+            h.stored,
+            h.withheld_ai_use,
+            h.not_modified,
+            h.bytes as f64 / 1e6,
+            h.politeness_wait_ms as f64 / 1000.0
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_table_lists_every_host_and_error_class() {
+        let mut hosts = BTreeMap::new();
+        let mut a = HostCounters {
+            fetched: 3,
+            stored: 1,
+            bytes: 2_000_000,
+            ..Default::default()
+        };
+        a.errors.insert("timeout".into(), 2);
+        hosts.insert("a.test".to_string(), a);
+        hosts.insert("b.test".to_string(), HostCounters::default());
+        let md = markdown(&hosts);
+        assert_eq!(md.lines().count(), 4);
+        assert!(
+            md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | 0 | timeout: 2 | 2.00 | 0.0 |"),
+            "{md}"
+        );
+        assert!(md.contains("| b.test |"));
+    }
+}

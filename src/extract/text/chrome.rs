@@ -1,0 +1,138 @@
+//! What tags, ARIA roles and class names say about an element: chrome to
+//! prune (navigation, sharing, comments, ads, hidden elements...), and the
+//! weight a class name gives a scoring candidate.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::extract::dom::{Dom, NodeId};
+
+/// Elements never part of article text.
+const PRUNED_TAGS: &[&str] = &[
+    "button",
+    "select",
+    "input",
+    "textarea",
+    "label",
+    "script",
+    "style",
+    "noscript",
+    "iframe",
+    "svg",
+    "canvas",
+    "video",
+    "audio",
+    "object",
+    "embed",
+    "dialog",
+    "menu",
+    "template",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "option",
+    "datalist",
+    "map",
+    "area",
+    "math",
+    "picture",
+    "source",
+    "img",
+    "figcaption",
+];
+/// Landmarks of page chrome: pruned unless they hold the article itself
+/// (unclosed `<header>`s and page-wide `<form>`s are common).
+pub(super) const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
+/// ARIA roles of chrome.
+const PRUNED_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "search",
+    "alert",
+    "tablist",
+    "toolbar",
+];
+pub(super) static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
+    )
+    .expect("static regex")
+});
+static CHROME_WEAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
+    )
+    .expect("static regex")
+});
+static LIKELY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"article|body|content|main|post|story|entry|text|blog|column|shadow|prose")
+        .expect("static regex")
+});
+static POSITIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose")
+        .expect("static regex")
+});
+static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"hidden|banner|combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|dateline|writtenby")
+        .expect("static regex")
+});
+
+fn is_hidden(dom: &Dom, id: NodeId) -> bool {
+    if dom.attr(id, "hidden").is_some() {
+        return true;
+    }
+    if dom.attr(id, "aria-hidden") == Some("true") && dom.tag(id) != "span" {
+        return true;
+    }
+    dom.attr(id, "style").is_some_and(|s| {
+        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        let s = s.to_ascii_lowercase();
+        s.contains("display:none") || s.contains("visibility:hidden")
+    })
+}
+
+/// Tag-level pruning (no class names).
+pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
+    let tag = dom.tag(id);
+    PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
+}
+
+/// Chrome by landmark tag, ARIA role or class name.
+pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
+    LANDMARK_TAGS.contains(&dom.tag(id))
+        || dom
+            .attr(id, "role")
+            .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+        || class_pruned(dom, id)
+}
+
+pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
+    if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
+        return false;
+    }
+    let ci = dom.class_id(id);
+    if ci.is_empty() {
+        return false;
+    }
+    CHROME_STRONG.is_match(&ci) || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci))
+}
+
+pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
+    let ci = dom.class_id(id);
+    let mut w = 0.0;
+    if NEGATIVE.is_match(&ci) {
+        w -= 25.0;
+    }
+    if POSITIVE.is_match(&ci) {
+        w += 25.0;
+    }
+    w
+}

@@ -1,0 +1,83 @@
+//! Per-node aggregates over the pruned tree: which nodes are pruned, and how
+//! much visible text, link text and how many paragraphs lie below each.
+
+use super::chrome::tag_pruned;
+use crate::extract::dom::{Dom, Kind, NodeId};
+
+/// Per-node aggregates over the pruned tree.
+pub(super) struct Stats {
+    pub(super) pruned: Vec<bool>,
+    /// Characters of visible text below the node.
+    pub(super) text: Vec<u32>,
+    /// ... of which inside links.
+    pub(super) link: Vec<u32>,
+    /// Paragraph (`p`) descendants.
+    pub(super) paras: Vec<u32>,
+}
+
+/// Count visible characters (whitespace runs count as one).
+pub(super) fn visible_len(s: &str) -> u32 {
+    let mut n = 0u32;
+    let mut space = true;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if !space {
+                n += 1;
+            }
+            space = true;
+        } else {
+            n += 1;
+            space = false;
+        }
+    }
+    n
+}
+
+pub(super) fn compute(
+    dom: &Dom,
+    root: NodeId,
+    order: &[NodeId],
+    extra: &dyn Fn(NodeId) -> bool,
+) -> Stats {
+    let n = dom.nodes.len();
+    let mut st = Stats {
+        pruned: vec![false; n],
+        text: vec![0; n],
+        link: vec![0; n],
+        paras: vec![0; n],
+    };
+    for &id in order {
+        let parent_pruned = dom.nodes[id]
+            .parent
+            .is_some_and(|p| p != root && st.pruned[p]);
+        st.pruned[id] = parent_pruned || (dom.is_element(id) && (tag_pruned(dom, id) || extra(id)));
+    }
+    for &id in order.iter().rev() {
+        if st.pruned[id] {
+            continue;
+        }
+        if let Kind::Text(t) = &dom.nodes[id].kind {
+            st.text[id] = visible_len(t);
+        }
+        if dom.tag(id) == "a" {
+            st.link[id] = st.text[id];
+        }
+        if dom.tag(id) == "p" {
+            st.paras[id] += 1;
+        }
+        if let Some(p) = dom.nodes[id].parent {
+            st.text[p] += st.text[id];
+            st.link[p] += st.link[id];
+            st.paras[p] += st.paras[id];
+        }
+    }
+    st
+}
+
+pub(super) fn link_density(st: &Stats, id: NodeId) -> f64 {
+    if st.text[id] == 0 {
+        0.0
+    } else {
+        f64::from(st.link[id]) / f64::from(st.text[id])
+    }
+}

@@ -1,0 +1,123 @@
+//! One host's funnel in one run, from discovered to stored, and what went
+//! wrong: counted by the engine through the methods below, written into
+//! `last_run.json` (under `hosts`) and the end-of-run table.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Per-host counters of one run. Field order is `last_run.json`'s key order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HostCounters {
+    /// URLs queued for the host.
+    pub discovered: u64,
+    /// Responses received (any status).
+    pub fetched: u64,
+    /// Pages with an article signal and enough prose.
+    pub articles: u64,
+    /// Pages that passed the relevance rule.
+    pub relevant: u64,
+    /// Failures by class (`timeout`, `4xx`, `robots`, `budget`, ...).
+    pub errors: BTreeMap<String, u64>,
+    /// Bytes received on the wire.
+    pub bytes: u64,
+    /// Time requests waited for the host's politeness gap.
+    pub politeness_wait_ms: u64,
+    /// Feeds or sitemaps that could not be read, or only in part.
+    pub bad_listings: u64,
+    /// URLs robots.txt kept us from.
+    pub disallowed: u64,
+    /// URLs not queued because they failed for good in an earlier run.
+    pub known_failures: u64,
+    /// Conditional requests answered 304.
+    pub not_modified: u64,
+    /// Articles stored in this run's shard.
+    pub stored: u64,
+    /// URLs not queued because they broke a trap rule (`crate::url::trap`).
+    pub traps: u64,
+    /// Articles not stored because the publisher reserves AI training
+    /// (`ai_use_policy: respect`).
+    pub withheld_ai_use: u64,
+}
+
+impl HostCounters {
+    /// A URL of the host was queued.
+    pub fn queued(&mut self) {
+        self.discovered += 1;
+    }
+
+    /// A response arrived: `bytes` on the wire after `waited` for the gap.
+    pub fn fetched(&mut self, bytes: u64, waited: Duration) {
+        self.fetched += 1;
+        self.bytes += bytes;
+        self.politeness_wait_ms += waited.as_millis() as u64;
+    }
+
+    /// A request failed (or was not sent) under `class`.
+    pub fn failed(&mut self, class: &str) {
+        *self.errors.entry(class.to_string()).or_default() += 1;
+    }
+
+    /// robots.txt disallowed a URL (counted under `failed("robots")` too).
+    pub fn disallowed(&mut self) {
+        self.disallowed += 1;
+    }
+
+    pub fn not_modified(&mut self) {
+        self.not_modified += 1;
+    }
+
+    pub fn bad_listing(&mut self) {
+        self.bad_listings += 1;
+    }
+
+    /// A page was extracted: whether it is an article, and relevant.
+    pub fn page(&mut self, article: bool, relevant: bool) {
+        self.articles += u64::from(article);
+        self.relevant += u64::from(relevant);
+    }
+
+    pub fn withheld(&mut self) {
+        self.withheld_ai_use += 1;
+    }
+
+    pub fn stored(&mut self) {
+        self.stored += 1;
+    }
+
+    /// A URL was not queued: it failed for good in an earlier run.
+    pub fn known_failure(&mut self) {
+        self.known_failures += 1;
+    }
+
+    /// A URL broke a trap rule and was not queued.
+    pub fn trapped(&mut self) {
+        self.traps += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `last_run.json` keeps its key names and order.
+    #[test]
+    fn serialises_under_the_old_names() {
+        let mut h = HostCounters::default();
+        h.queued();
+        h.fetched(1200, Duration::from_millis(350));
+        h.failed("timeout");
+        h.failed("timeout");
+        h.page(true, false);
+        h.stored();
+        let text = serde_json::to_string(&h).unwrap();
+        assert_eq!(
+            text,
+            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0}"#
+        );
+        let back: HostCounters = serde_json::from_str(r#"{"fetched":2}"#).unwrap();
+        assert_eq!(back.fetched, 2);
+    }
+}

@@ -471,7 +471,7 @@ impl Engine {
             Some(v) => (v.etag.clone(), v.last_modified.clone()),
             None => (None, None),
         };
-        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, "dispatch");
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, "dispatch");
         let job = Job {
             host,
             url: u,

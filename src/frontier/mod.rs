@@ -1,4 +1,5 @@
-//! The frontier: a queue per host, served round-robin and weighted by yield. Pure:
+//! The frontier: a queue per host ranked by value, served round-robin and
+//! weighted by yield, with budget pacing. Pure:
 //! driven by a clock passed in (`now` = time since the run started), so the whole
 //! policy runs in simulation without a runtime.
 //!
@@ -24,7 +25,13 @@
 //!    gaps are counted from there.
 //! 4. Close each handed-out fetch with `finished(outcome)` (a page judged hit or
 //!    miss, or an error) or `released` (feeds, sitemaps, 304s: no verdict).
-//! 5. `set_gap` on a Crawl-delay, `pause` on Retry-After, `drop_host` for a host
+//!    The engine frees the slot with `released` as soon as the answer is read
+//!    and gives the verdict later with `verdict`, so parsing does not hold the
+//!    host's turn.
+//! 5. Call `pace` on every turn with what is left of the budget and the time
+//!    box (the `focused` policy declines hosts whose best URL is not worth
+//!    the budget; see `pace.rs`).
+//! 6. `set_gap` on a Crawl-delay, `pause` on Retry-After, `drop_host` for a host
 //!    that robots.txt shuts or that keeps failing; `drain` at the end for
 //!    `frontier.jsonl`.
 //!

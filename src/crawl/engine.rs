@@ -196,6 +196,12 @@ impl Engine {
 
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
     pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
+        self.enqueue_from(url, entry, None)
+    }
+
+    /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
+    /// cap counts only links between pages of one pattern).
+    pub fn enqueue_from(&mut self, url: &Url, entry: Entry, from: Option<&Url>) -> bool {
         if !self.ctx.partition.owns(url) {
             self.hand_over(url, entry);
             return false;
@@ -233,11 +239,12 @@ impl Engine {
             let rules = self.config.crawl.traps.rules();
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
-                (matches!(entry.origin, Origin::Relevant | Origin::Other)
-                    && !self
-                        .sets
-                        .patterns
-                        .admit(&host, url, rules.max_urls_per_pattern))
+                let from =
+                    from.filter(|_| matches!(entry.origin, Origin::Relevant | Origin::Other))?;
+                (!self
+                    .sets
+                    .patterns
+                    .admit(&host, url, from, rules.max_urls_per_pattern))
                 .then_some(Trap::PatternCap)
             });
             if let Some(trap) = trap {

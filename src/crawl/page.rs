@@ -63,7 +63,7 @@ impl Engine {
                         lastmod: None,
                         value,
                     };
-                    self.enqueue(link, entry);
+                    self.enqueue_from(link, entry, Some(&meta.url));
                 }
             }
         }

@@ -9,6 +9,15 @@
 //! slug such as `/2024/05/02/openai-ships-a-model` keeps its words and so
 //! stays its own pattern), plus a bare `?` when it has a query (every value
 //! and key combination of `/search?...` is one space).
+//!
+//! The cap counts a URL with a query (every combination of facets, sorts and
+//! searches is one space, however it was reached), and a URL without one only
+//! when it was found on a page of the same host and pattern: such a trap is a
+//! space that generates itself (a calendar month links the next month).
+//! Stories with numeric ids in their path listed by a home or section page
+//! (`/story/48213` linked from `/news`) are not counted, so a news site's
+//! numbered stories are never capped by their number; the stories they link
+//! among themselves are.
 
 use std::collections::HashMap;
 
@@ -119,16 +128,20 @@ pub struct PatternCount {
 }
 
 impl PatternCount {
-    /// Count `url` under its host and pattern; `false` once the pattern
-    /// already has `cap` URLs (it is then not counted). `cap` 0: no cap.
-    pub fn admit(&mut self, host: &str, url: &Url, cap: u32) -> bool {
+    /// Count `url`, found on the page `from`, under its host and pattern;
+    /// `false` once the pattern already has `cap` URLs (it is then not
+    /// counted). A URL without a query is counted only when found on a page
+    /// of the same host and pattern (see the module doc). `cap` 0: no cap.
+    pub fn admit(&mut self, host: &str, url: &Url, from: &Url, cap: u32) -> bool {
         if cap == 0 {
             return true;
         }
-        let key = (
-            host.to_string(),
-            xxhash_rust::xxh3::xxh3_64(pattern(url).as_bytes()),
-        );
+        let own = pattern(url);
+        let same_space = from.host_str() == url.host_str() && pattern(from) == own;
+        if url.query().is_none() && !same_space {
+            return true;
+        }
+        let key = (host.to_string(), xxhash_rust::xxh3::xxh3_64(own.as_bytes()));
         let n = self.counts.entry(key).or_default();
         if *n >= cap {
             return false;
@@ -194,13 +207,50 @@ mod tests {
     #[test]
     fn pattern_cap_per_host() {
         let mut c = PatternCount::default();
+        let month = u("https://a.test/cal/2023/12");
         for m in 1..=3 {
-            assert!(c.admit("a.test", &u(&format!("https://a.test/cal/2024/{m:02}")), 3));
+            let next = u(&format!("https://a.test/cal/2024/{m:02}"));
+            assert!(c.admit("a.test", &next, &month, 3));
         }
-        assert!(!c.admit("a.test", &u("https://a.test/cal/2024/04"), 3));
+        assert!(!c.admit("a.test", &u("https://a.test/cal/2024/04"), &month, 3));
         // Another host, another pattern: their own counts.
-        assert!(c.admit("b.test", &u("https://b.test/cal/2024/04"), 3));
-        assert!(c.admit("a.test", &u("https://a.test/news/story-1"), 3));
-        assert!(c.admit("a.test", &u("https://a.test/cal/2024/04"), 0));
+        let other = u("https://b.test/cal/2023/12");
+        assert!(c.admit("b.test", &u("https://b.test/cal/2024/04"), &other, 3));
+        let story = u("https://a.test/news/story-0");
+        assert!(c.admit("a.test", &u("https://a.test/news/story-1"), &story, 3));
+        assert!(c.admit("a.test", &u("https://a.test/cal/2024/04"), &month, 0));
+    }
+
+    #[test]
+    fn pattern_cap_counts_only_a_space_that_links_itself() {
+        let mut c = PatternCount::default();
+        let section = u("https://a.test/news");
+        // A section page listing a hundred numbered stories: none counted.
+        for n in 1..=100 {
+            let story = u(&format!("https://a.test/story/{n}"));
+            assert!(c.admit("a.test", &story, &section, 3));
+        }
+        // Stories linking numbered stories: the same pattern, so counted.
+        let story = u("https://a.test/story/1");
+        for n in 101..=103 {
+            assert!(c.admit(
+                "a.test",
+                &u(&format!("https://a.test/story/{n}")),
+                &story,
+                3
+            ));
+        }
+        assert!(!c.admit("a.test", &u("https://a.test/story/104"), &story, 3));
+        // The section page still lists the next story: not counted, admitted.
+        assert!(c.admit("a.test", &u("https://a.test/story/105"), &section, 3));
+        // A link from another host is never counted against this one.
+        let elsewhere = u("https://b.test/story/1");
+        assert!(c.admit("a.test", &u("https://a.test/story/106"), &elsewhere, 3));
+        // A query space is counted however it is reached.
+        for n in 1..=3 {
+            let facet = u(&format!("https://a.test/shop?color={n}"));
+            assert!(c.admit("a.test", &facet, &section, 3));
+        }
+        assert!(!c.admit("a.test", &u("https://a.test/shop?color=9"), &section, 3));
     }
 }

@@ -170,6 +170,26 @@ pub fn compact_doc_cache(state_dir: &Path, name: &str, today: u32) -> Result<usi
     Ok(folded)
 }
 
+/// A JSON state file, `None` when it does not exist; a file that does not
+/// parse is `Corrupt`, its message saying it is not `what` and what to do.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    remedy: &str,
+) -> Result<Option<T>, StoreError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            message: format!("not {what} ({e}); {remedy}"),
+        })
+}
+
 /// Replace `path` with `bytes` so that a crash at any point leaves either the
 /// old content or the new one, never a mix: write a temporary file next to it,
 /// fsync it, rename it over `path`, fsync the folder.

@@ -172,17 +172,7 @@ impl RunSummary {
 }
 
 fn read_summary(path: &Path) -> Result<Option<RunSummary>, StoreError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(path, e)),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| StoreError::Corrupt {
-            path: path.to_path_buf(),
-            message: format!("not a run summary ({e}); delete it to start afresh"),
-        })
+    super::read_json(path, "a run summary", "delete it to start afresh")
 }
 
 /// Every finished run the data folder knows: `state/runs/*.json` plus a

@@ -214,17 +214,7 @@ pub fn compact(state_dir: &Path, name: &str, cap: usize) -> Result<usize, StoreE
 
 /// One validators map; `None` when the file does not exist.
 fn read_map(path: &Path) -> Result<Option<BTreeMap<String, Validator>>, StoreError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(path, e)),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| StoreError::Corrupt {
-            path: path.to_path_buf(),
-            message: format!("not a validators map ({e}); delete it, it is only a cache"),
-        })
+    super::read_json(path, "a validators map", "delete it, it is only a cache")
 }
 
 #[cfg(test)]

@@ -271,6 +271,26 @@ impl Net {
             .cloned()
     }
 
+    /// The request headers for a cached document (robots.txt, tdmrep.json):
+    /// `accept`, plus the validators of the copy kept from an earlier run,
+    /// which is returned for reuse on a 304.
+    fn doc_request(
+        &self,
+        url: &Url,
+        accept: &'static str,
+    ) -> (reqwest::header::HeaderMap, Option<doc_cache::CachedDoc>) {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::ACCEPT,
+            reqwest::header::HeaderValue::from_static(accept),
+        );
+        let cached = self.cached_doc(url);
+        if let Some(c) = &cached {
+            c.conditional(&mut headers);
+        }
+        (headers, cached)
+    }
+
     fn remember_doc(
         &self,
         url: &Url,

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{self, HeaderMap};
+use reqwest::header;
 
 use super::fetch::BodyLimits;
 use super::{FetchError, Net};
@@ -200,15 +200,7 @@ impl Net {
         };
         let mut hops = 0;
         loop {
-            let mut headers = HeaderMap::new();
-            headers.insert(
-                header::ACCEPT,
-                header::HeaderValue::from_static("text/plain,*/*;q=0.5"),
-            );
-            let cached = self.cached_doc(&current);
-            if let Some(c) = &cached {
-                c.conditional(&mut headers);
-            }
+            let (headers, cached) = self.doc_request(&current, "text/plain,*/*;q=0.5");
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
                 Err(

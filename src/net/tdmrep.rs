@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use reqwest::header::{self, HeaderMap};
+use reqwest::header;
 
 use super::fetch::BodyLimits;
 use super::{FetchError, Net};
@@ -98,15 +98,7 @@ impl Net {
             if !robots.allowed(&current) {
                 return Ok(TdmRep::none(TdmOutcome::Robots));
             }
-            let mut headers = HeaderMap::new();
-            headers.insert(
-                header::ACCEPT,
-                header::HeaderValue::from_static("application/json,*/*;q=0.5"),
-            );
-            let cached = self.cached_doc(&current);
-            if let Some(c) = &cached {
-                c.conditional(&mut headers);
-            }
+            let (headers, cached) = self.doc_request(&current, "application/json,*/*;q=0.5");
             let hop = match self.send(&current, headers).await {
                 Ok(h) => h,
                 Err(

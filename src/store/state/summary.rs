@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
 use crate::crawl::partition::HandoverCounts;
+use crate::health::Answer;
 use crate::partition::Partition;
 use crate::record::{HostCounters, StopReason};
 use crate::store::StoreError;
@@ -88,8 +89,8 @@ pub struct SeedProblem {
     /// The source (host) it belongs to.
     pub source: String,
     pub url: String,
-    /// How it answered (the health record's answer key).
-    pub answer: String,
+    /// How it answered (as in the health records).
+    pub answer: Answer,
     /// Where it points now, when it redirects.
     pub moved_to: Option<String>,
 }

@@ -16,13 +16,10 @@ use std::io::BufRead;
 use chrono::{DateTime, FixedOffset};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
-use quick_xml::reader::NsReader;
 
+use super::xml::{self, Fields, MAX_FIELD};
 use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date};
 use crate::url::{self, Url};
-
-/// Longest text kept for one field; a `loc` this long is not a real URL anyway.
-const MAX_FIELD: usize = 8 * 1024;
 
 /// Collects entries up to the cap and counts the rest.
 struct Collector<'a> {
@@ -109,7 +106,9 @@ struct Entry {
     news_title: String,
 }
 
-impl Entry {
+impl Fields for Entry {
+    type Field = Field;
+
     fn text_mut(&mut self, field: Field) -> &mut String {
         match field {
             Field::Loc => &mut self.loc,
@@ -154,12 +153,7 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
     let cap = limits.max_decoded_bytes;
     let source = decode::Utf8Lossy::buffered(decode::open(body, cap))
         .map_err(|e| decode::io_error(&e, gzip, cap))?;
-    let mut reader = NsReader::from_reader(source);
-    let config = reader.config_mut();
-    config.allow_dangling_amp = true;
-    config.check_end_names = false;
-    config.allow_unmatched_ends = true;
-    config.check_comments = false;
+    let mut reader = xml::tolerant_reader(source);
 
     let mut out = Collector::new(base, limits.max_urls);
     let mut buf = Vec::new();
@@ -232,16 +226,12 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
                     finish_entry(&mut out, done);
                 }
             }
-            Event::Text(ref t) => push_text(&mut entry, field, &t.xml10_content()),
-            Event::CData(ref t) => push_text(&mut entry, field, &t.xml10_content()),
+            Event::Text(ref t) => xml::push_text(entry.as_mut(), field, &t.xml10_content()),
+            Event::CData(ref t) => xml::push_text(entry.as_mut(), field, &t.xml10_content()),
             Event::GeneralRef(ref r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(r).map(str::to_string),
-                    Err(_) => None,
-                };
-                if let Some(text) = resolved {
-                    push_text(&mut entry, field, &text);
+                // An unknown entity (`&nbsp;`, ...) is dropped.
+                if let Some(text) = xml::resolve_ref(r) {
+                    xml::push_text(entry.as_mut(), field, &text);
                 }
             }
             Event::Eof => {
@@ -261,15 +251,6 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
         }
     };
     out.finish(problem)
-}
-
-fn push_text(entry: &mut Option<Entry>, field: Option<(Field, usize)>, text: &str) {
-    if let (Some(entry), Some((field, _))) = (entry.as_mut(), field) {
-        let slot = entry.text_mut(field);
-        if slot.len() + text.len() <= MAX_FIELD {
-            slot.push_str(text);
-        }
-    }
 }
 
 fn finish_entry(out: &mut Collector<'_>, entry: Entry) {

@@ -5,15 +5,12 @@
 //! being read, entities never expanded.
 
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::reader::NsReader;
 
+use super::super::xml::{self, Fields};
 use super::super::{
     DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date,
 };
 use crate::url::{self, Url};
-
-/// Longest text kept for one field.
-const MAX_FIELD: usize = 8 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
@@ -36,7 +33,9 @@ struct Item {
     updated: String,
 }
 
-impl Item {
+impl Fields for Item {
+    type Field = Field;
+
     fn text_mut(&mut self, field: Field) -> &mut String {
         match field {
             Field::Link => &mut self.link,
@@ -46,7 +45,9 @@ impl Item {
             Field::Updated => &mut self.updated,
         }
     }
+}
 
+impl Item {
     /// An Atom-style `<link href rel>`: keep the alternate one, else the first without `rel`.
     fn offer_href(&mut self, tag: &BytesStart<'_>) {
         let (mut href, mut rel) = (None, None);
@@ -100,12 +101,7 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
         what: "feed",
         reason: e.to_string(),
     })?;
-    let mut reader = NsReader::from_reader(source);
-    let config = reader.config_mut();
-    config.allow_dangling_amp = true;
-    config.check_end_names = false;
-    config.allow_unmatched_ends = true;
-    config.check_comments = false;
+    let mut reader = xml::tolerant_reader(source);
 
     let mut entries = Vec::new();
     let mut cut = 0;
@@ -181,12 +177,8 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
             Event::Text(ref t) => push_text(&mut item, field, &t.xml10_content()),
             Event::CData(ref t) => push_text(&mut item, field, &t.xml10_content()),
             Event::GeneralRef(ref r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(r).map(str::to_string),
-                    Err(_) => None,
-                };
-                // Unknown entities (`&nbsp;`, or a billion laughs) are never expanded.
+                // An unknown entity (`&nbsp;`, ...) reads as a space.
+                let resolved = xml::resolve_ref(r);
                 push_text(&mut item, field, resolved.as_deref().unwrap_or(" "));
             }
             Event::Eof => {
@@ -209,10 +201,5 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
 }
 
 fn push_text(item: &mut Option<(Item, usize)>, field: Option<(Field, usize)>, text: &str) {
-    if let (Some((item, _)), Some((field, _))) = (item.as_mut(), field) {
-        let slot = item.text_mut(field);
-        if slot.len() + text.len() <= MAX_FIELD {
-            slot.push_str(text);
-        }
-    }
+    xml::push_text(item.as_mut().map(|(item, _)| item), field, text);
 }

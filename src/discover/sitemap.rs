@@ -17,7 +17,7 @@ use chrono::{DateTime, FixedOffset};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 
-use super::xml::{self, Fields, MAX_FIELD};
+use super::xml::{self, FieldTexts, MAX_FIELD};
 use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date};
 use crate::url::{self, Url};
 
@@ -88,6 +88,7 @@ impl Collector<'_> {
     }
 }
 
+/// The text fields of an entry (numbered for [`FieldTexts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     Loc,
@@ -96,26 +97,18 @@ enum Field {
     NewsTitle,
 }
 
+const FIELDS: usize = Field::NewsTitle as usize + 1;
+
 /// The `<url>` or `<sitemap>` being read.
 #[derive(Default)]
 struct Entry {
     child: bool,
-    loc: String,
-    lastmod: String,
-    news_date: String,
-    news_title: String,
+    texts: FieldTexts<FIELDS>,
 }
 
-impl Fields for Entry {
-    type Field = Field;
-
-    fn text_mut(&mut self, field: Field) -> &mut String {
-        match field {
-            Field::Loc => &mut self.loc,
-            Field::Lastmod => &mut self.lastmod,
-            Field::NewsDate => &mut self.news_date,
-            Field::NewsTitle => &mut self.news_title,
-        }
+impl Entry {
+    fn text(&self, field: Field) -> &str {
+        self.texts.get(field as usize)
     }
 }
 
@@ -216,22 +209,19 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
                 }
             }
             Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                if field.is_some_and(|(_, at)| at == depth) {
-                    field = None;
-                }
+                xml::leave(&mut depth, &mut field);
                 if depth == 1
                     && let Some(done) = entry.take()
                 {
                     finish_entry(&mut out, done);
                 }
             }
-            Event::Text(ref t) => xml::push_text(entry.as_mut(), field, &t.xml10_content()),
-            Event::CData(ref t) => xml::push_text(entry.as_mut(), field, &t.xml10_content()),
-            Event::GeneralRef(ref r) => {
+            Event::Text(_) | Event::CData(_) | Event::GeneralRef(_) => {
                 // An unknown entity (`&nbsp;`, ...) is dropped.
-                if let Some(text) = xml::resolve_ref(r) {
-                    xml::push_text(entry.as_mut(), field, &text);
+                if let (Some(entry), Some((field, _)), Some(text)) =
+                    (entry.as_mut(), field, xml::text_of(&event, None))
+                {
+                    entry.texts.push(field as usize, &text);
                 }
             }
             Event::Eof => {
@@ -254,7 +244,7 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
 }
 
 fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
-    let loc = entry.loc.trim();
+    let loc = entry.text(Field::Loc).trim();
     if loc.is_empty() {
         return;
     }
@@ -262,8 +252,9 @@ fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
         out.cut += 1;
         return;
     }
-    let date = listing_date(&entry.news_date).or_else(|| listing_date(&entry.lastmod));
-    let title = clean_title(&entry.news_title);
+    let date = listing_date(entry.text(Field::NewsDate))
+        .or_else(|| listing_date(entry.text(Field::Lastmod)));
+    let title = clean_title(entry.text(Field::NewsTitle));
     out.push(entry.child, loc, date, title);
 }
 

@@ -192,16 +192,7 @@ pub struct RunHistory {
 impl RunHistory {
     pub fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
         let mut h = RunHistory::default();
-        let dir = state_dir.join(RUNS_DIR);
-        let files: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
-            Ok(l) => l
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(StoreError::io(&dir, e)),
-        };
-        for path in files {
+        for path in super::run_files::json_files(&state_dir.join(RUNS_DIR))? {
             match read_summary(&path) {
                 Ok(Some(s)) => h.runs.push(s),
                 Ok(None) => {}

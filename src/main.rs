@@ -3,6 +3,7 @@
 //! (0 = done or limit reached, 130 = interrupted with state saved, 69 = an
 //! outage: no host could be reached and nothing was saved, 1 = fatal).
 
+mod check_report;
 mod cli;
 mod crawl_report;
 mod extract_files;
@@ -96,12 +97,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::CheckUrl(a) => {
             let config = load_config(&cli)?;
-            runtime()?.block_on(scraper::crawl::check_url(
+            let report = runtime()?.block_on(scraper::crawl::check_url(
                 &config,
                 &a.url,
-                a.json,
                 a.proxy.as_deref(),
             ))?;
+            check_report::show(&report, a.json);
             Ok(ExitCode::SUCCESS)
         }
         Command::Extract(a) => {

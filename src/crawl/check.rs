@@ -1,147 +1,177 @@
 //! `scraper check-url`: fetch one page the way the crawler would (robots.txt
-//! honoured, politeness on) and show everything the extractor decided.
+//! honoured, politeness on) and return everything the extractor decided as a
+//! [`Report`]; the binary prints it (`src/check_report.rs`).
+
+use std::time::Duration;
 
 use chrono::Utc;
 
 use super::signals;
-use crate::config::{AiUsePolicy, Config};
-use crate::consent;
+pub use super::signals::AiDecision;
+use crate::config::Config;
+use crate::consent::Signals;
 use crate::discover::{self, Limits, Listing};
-use crate::extract;
+use crate::extract::{self, Page};
 use crate::frontier::Kind;
-use crate::net::{Accept, Net, Request};
+use crate::net::{Accept, Net, Request, Response};
+use crate::record::TdmOutcome;
 use crate::relevance::Rule;
-use crate::url;
+use crate::url::{self, Url};
 
-/// Fetch `target` and print the extractor's decisions (`--json`: the `extract` object).
+/// What `check-url` found at a URL.
+#[derive(Debug)]
+pub enum Report {
+    /// A feed or sitemap: never stored as an article.
+    Listing(ListingReport),
+    /// A page, through the extractor and the AI-use rules.
+    Page(Box<PageReport>),
+}
+
+/// A feed or sitemap, counted.
+#[derive(Debug)]
+pub struct ListingReport {
+    /// Where it was read (after redirects).
+    pub url: Url,
+    /// [`Kind::Feed`] or [`Kind::Sitemap`].
+    pub kind: Kind,
+    /// Entries of a feed, page URLs of a sitemap.
+    pub entries: usize,
+    /// Child sitemaps of a sitemap index.
+    pub sitemaps: usize,
+}
+
+/// A page as the crawl would judge it.
+#[derive(Debug)]
+pub struct PageReport {
+    /// The final URL, after redirects.
+    pub url: Url,
+    /// The URLs that answered with a redirect, in order.
+    pub redirects: Vec<Url>,
+    /// robots.txt's `Crawl-delay` for our agent (or `*`), when it sets one.
+    pub crawl_delay: Option<Duration>,
+    /// What the extractor decided.
+    pub page: Page,
+    /// The page's AI-use signals and what the crawl would do about them.
+    pub consent: Consent,
+}
+
+/// A page's AI-use signals, assembled as the worker assembles them.
+#[derive(Debug)]
+pub struct Consent {
+    pub signals: Signals,
+    /// What the crawl does under the configured `ai_use_policy`.
+    pub decision: AiDecision,
+    /// xxh3 of the robots.txt the page was fetched under (0: none).
+    pub robots_hash: u64,
+    /// How the origin's `tdmrep.json` was answered.
+    pub tdmrep: TdmOutcome,
+}
+
+/// Fetch `target` as the crawler would and report what it would decide.
 pub async fn check_url(
     config: &Config,
     target: &str,
-    json: bool,
     proxy: Option<&str>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Report> {
     let u = url::parse(target)
         .ok_or_else(|| anyhow::anyhow!("{target}: expected an absolute http(s) URL"))?;
     let net = Net::new(&config.crawl, proxy)?;
     net.set_allow_private(config.crawl.allow_private_addresses);
-    let robots = net.robots(&u).await;
-    if !robots.allowed(&u) {
+    let crawl_delay = robots_allow(&net, &u, &config.crawl.user_agent).await?;
+    let resp = fetch(&net, &u).await?;
+    if let Some(listing) = listing(config, &u, &resp)? {
+        return Ok(Report::Listing(listing));
+    }
+    let page = extract_page(config, &resp);
+    let consent = consent(&net, config, &resp, &page).await;
+    Ok(Report::Page(Box::new(PageReport {
+        url: resp.url,
+        redirects: resp.redirects,
+        crawl_delay,
+        page,
+        consent,
+    })))
+}
+
+/// robots.txt must allow `u`; its `Crawl-delay`, if any.
+async fn robots_allow(net: &Net, u: &Url, agent: &str) -> anyhow::Result<Option<Duration>> {
+    let robots = net.robots(u).await;
+    if !robots.allowed(u) {
         anyhow::bail!(
-            "{u}: robots.txt does not allow {} to fetch this page ({:?})",
-            config.crawl.user_agent,
+            "{u}: robots.txt does not allow {agent} to fetch this page ({:?})",
             robots.outcome
         );
     }
+    Ok(robots.crawl_delay)
+}
+
+/// Fetch `u` (any content type, no validators); anything but a 2xx is an error.
+async fn fetch(net: &Net, u: &Url) -> anyhow::Result<Response> {
     let req = Request {
         accept: Accept::Any,
         etag: None,
         last_modified: None,
     };
     let resp = net
-        .fetch(&u, &req, &|_: &url::Url| true)
+        .fetch(u, &req, &|_: &Url| true)
         .await
         .map_err(|e| anyhow::anyhow!("{u}: {e}"))?;
     if !(200..300).contains(&resp.status) {
         anyhow::bail!("{u}: the server answered HTTP {}", resp.status);
     }
-    if let Some(kind @ (Kind::Feed | Kind::Sitemap)) =
+    Ok(resp)
+}
+
+/// The response counted as a listing when it is a feed or a sitemap.
+fn listing(config: &Config, u: &Url, resp: &Response) -> anyhow::Result<Option<ListingReport>> {
+    let Some(kind @ (Kind::Feed | Kind::Sitemap)) =
         discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body)
-    {
-        let limits = Limits {
-            max_urls: 50_000,
-            max_decoded_bytes: config.crawl.max_body_bytes * 4,
-        };
-        let listing = discover::parse(kind, &resp.url, &resp.body, &limits)
-            .map_err(|e| anyhow::anyhow!("{u}: {e}"))?
-            .listing;
-        let (urls, children) = match &listing {
-            Listing::Feed(e) => (e.len(), 0),
-            Listing::Sitemap { urls, sitemaps } => (urls.len(), sitemaps.len()),
-        };
-        if json {
-            println!(
-                "{}",
-                serde_json::json!({"url": resp.url.as_str(), "kind": kind, "entries": urls, "sitemaps": children, "is_article": false})
-            );
-        } else {
-            println!(
-                "{}\n  a {kind:?} with {urls} entries and {children} child sitemaps: never stored as an article",
-                resp.url
-            );
-        }
-        return Ok(());
-    }
+    else {
+        return Ok(None);
+    };
+    let limits = Limits {
+        max_urls: 50_000,
+        max_decoded_bytes: config.crawl.max_body_bytes * 4,
+    };
+    let listing = discover::parse(kind, &resp.url, &resp.body, &limits)
+        .map_err(|e| anyhow::anyhow!("{u}: {e}"))?
+        .listing;
+    let (entries, sitemaps) = match &listing {
+        Listing::Feed(e) => (e.len(), 0),
+        Listing::Sitemap { urls, sitemaps } => (urls.len(), sitemaps.len()),
+    };
+    Ok(Some(ListingReport {
+        url: resp.url.clone(),
+        kind,
+        entries,
+        sitemaps,
+    }))
+}
+
+/// The page through the extractor, with the configured keywords.
+fn extract_page(config: &Config, resp: &Response) -> Page {
     let rule = Rule::new(&config.keywords);
-    let page = extract::extract(
+    extract::extract(
         &resp.body,
         resp.charset.as_deref(),
         Some(&resp.url),
         &rule,
         Utc::now().date_naive(),
-    );
-    let mut signals = signals::from_headers(&net, &resp);
-    let got = signals::add_page_signals(&net, &resp.url, &page, true, &mut signals).await;
-    // Invariant: `add_page_signals` answers with the tdmrep.json it was asked for.
-    let tdm = got.tdmrep.expect("tdmrep.json was asked for");
-    let reserved = consent::reserves_ai_training(&signals);
-    let decision = ai_decision(reserved, config.crawl.ai_use_policy);
-    if json {
-        let mut v = extract::to_json(resp.url.as_str(), &page);
-        if let Some(o) = v.as_object_mut() {
-            o.insert("ai_signals".into(), serde_json::json!(signals.labels()));
-            o.insert("ai_reserved".into(), serde_json::json!(reserved));
-            o.insert("ai_decision".into(), serde_json::json!(decision));
-            o.insert(
-                "robots_hash".into(),
-                serde_json::json!(
-                    (got.robots_hash != 0)
-                        .then(|| crate::store::consent::hash_hex(got.robots_hash))
-                ),
-            );
-            o.insert("tdmrep".into(), serde_json::json!(tdm.outcome));
-        }
-        println!("{v}");
-    } else {
-        if !resp.redirects.is_empty() {
-            println!(
-                "redirects: {}",
-                resp.redirects
-                    .iter()
-                    .map(|r| r.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" -> ")
-            );
-        }
-        if let Some(d) = robots.crawl_delay {
-            println!("robots.txt Crawl-delay: {:.1}s", d.as_secs_f64());
-        }
-        print!("{}", extract::describe(&page, resp.url.as_str()));
-        let labels = signals.labels();
-        println!(
-            "AI-use:       {} (tdmrep.json: {})\n              decision: {decision}",
-            if labels.is_empty() {
-                "no signals".to_string()
-            } else {
-                labels.join(", ")
-            },
-            tdm.outcome
-        );
-    }
-    Ok(())
+    )
 }
 
-/// What the crawl would do about AI-use signals under `policy`.
-pub fn ai_decision(reserved: bool, policy: AiUsePolicy) -> &'static str {
-    match (reserved, policy) {
-        (false, _) => "no AI-training reservation: stored if it is a relevant article",
-        (true, AiUsePolicy::Respect) => {
-            "withheld: ai-use (the publisher reserves AI training; ai_use_policy: respect)"
-        }
-        (true, AiUsePolicy::Record) => {
-            "stored and marked ai_reserved (the publisher reserves AI training; ai_use_policy: record)"
-        }
-        (true, AiUsePolicy::Ignore) => {
-            "stored (the publisher reserves AI training; ai_use_policy: ignore)"
-        }
+/// The page's AI-use signals through the worker's assembly
+/// ([`signals::from_headers`], [`signals::add_page_signals`]), `tdmrep.json`
+/// always asked for, and the decision under `ai_use_policy`.
+async fn consent(net: &Net, config: &Config, resp: &Response, page: &Page) -> Consent {
+    let mut signals = signals::from_headers(net, resp);
+    let got = signals::add_page_signals(net, &resp.url, page, true, &mut signals).await;
+    // Invariant: `add_page_signals` answers with the tdmrep.json it was asked for.
+    let tdmrep = got.tdmrep.expect("tdmrep.json was asked for");
+    Consent {
+        decision: AiDecision::new(&signals, config.crawl.ai_use_policy),
+        signals,
+        robots_hash: got.robots_hash,
+        tdmrep: tdmrep.outcome.clone(),
     }
 }

@@ -385,7 +385,7 @@ async fn finish(
             }
         })
         .collect();
-    let health = engine.health.finish(Utc::now(), stop.as_str());
+    let health = engine.health.finish(Utc::now(), stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     engine.log.emit(Event::Done(event::Done {

@@ -5,6 +5,7 @@
 use chrono::Utc;
 
 use super::engine::Engine;
+use super::signals::AiDecision;
 use super::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
@@ -80,8 +81,8 @@ impl Engine {
             Some(Rejection::NoTitle)
         } else if self.already_stored(meta, page) {
             Some(Rejection::AlreadyStored)
-        } else if self.config.crawl.ai_use_policy == crate::config::AiUsePolicy::Respect
-            && crate::consent::reserves_ai_training(&meta.signals)
+        } else if AiDecision::new(&meta.signals, self.config.crawl.ai_use_policy)
+            == AiDecision::Withhold
         {
             Some(Rejection::WithheldAiUse)
         } else {

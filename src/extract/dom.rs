@@ -120,6 +120,22 @@ impl Dom {
         std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)
     }
 
+    /// `id` itself, then its ancestors, nearest first.
+    pub fn self_and_ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::once(id).chain(self.ancestors(id))
+    }
+
+    /// The ancestors of `id`, nearest first, up to but not including `stop`
+    /// or the document node (a walk that stays inside `<body>`).
+    pub fn ancestors_until(&self, id: NodeId, stop: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.ancestors(id).take_while(move |&a| a != stop && a != 0)
+    }
+
+    /// The element children of `id`, in order.
+    pub fn element_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children(id).filter(|&c| self.is_element(c))
+    }
+
     /// All descendants of `id` in document order (not `id` itself).
     pub fn descendants(&self, id: NodeId) -> Descendants<'_> {
         Descendants {
@@ -442,5 +458,32 @@ mod tests {
         let body = dom.find("body").unwrap();
         let t = dom.text(body);
         assert!(t.contains("stray") && t.contains("cell"), "{t}");
+    }
+
+    #[test]
+    fn ancestor_walks_stop_where_asked() {
+        let dom = Dom::parse("<div id=a><section id=b><p id=c>x <i>y</i></p>text</section></div>");
+        let by_id = |v: &str| {
+            dom.descendants(0)
+                .find(|&d| dom.attr(d, "id") == Some(v))
+                .unwrap()
+        };
+        let (a, b, c) = (by_id("a"), by_id("b"), by_id("c"));
+        let body = dom.find("body").unwrap();
+        let tags = |ids: Vec<NodeId>| ids.iter().map(|&i| dom.tag(i)).collect::<Vec<_>>();
+        assert_eq!(
+            tags(dom.self_and_ancestors(c).collect()),
+            ["p", "section", "div", "body", "html", ""]
+        );
+        assert_eq!(dom.ancestors_until(c, body).collect::<Vec<_>>(), [b, a]);
+        assert_eq!(dom.ancestors_until(c, a).collect::<Vec<_>>(), [b]);
+        // Never the document node, whatever `stop` is.
+        assert_eq!(
+            tags(dom.ancestors_until(c, c).collect()),
+            ["section", "div", "body", "html"]
+        );
+        assert_eq!(tags(dom.element_children(c).collect()), ["i"]);
+        assert_eq!(dom.children(b).count(), 2);
+        assert_eq!(dom.element_children(b).collect::<Vec<_>>(), [c]);
     }
 }

@@ -1,6 +1,7 @@
 //! The one integration-test binary (as ripgrep does): every area is a submodule,
 //! so the suite links once. Network tests talk only to servers on 127.0.0.1.
 
+mod check_url;
 mod consent;
 mod crash;
 mod crawl;

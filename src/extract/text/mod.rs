@@ -63,19 +63,18 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
     }
     let cards = CardStats::new(dom, &order);
     let guard = |id: NodeId| !holds_main[id];
-    let len = |c: &Content| c.paragraphs.iter().map(|p| p.len()).sum::<usize>();
     let full = compute(dom, body, &order, &|id| {
         (chrome(dom, id) || cards.is_grid(dom, id)) && guard(id)
     });
     let first = select(dom, body, &order, &full, anchor);
-    if len(&first) >= MIN_CHARS {
+    if first.chars() >= MIN_CHARS {
         return first;
     }
     let landmarks = compute(dom, body, &order, &|id| {
         (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id)) && guard(id)
     });
     let second = select(dom, body, &order, &landmarks, anchor);
-    if len(&second) >= MIN_CHARS {
+    if second.chars() >= MIN_CHARS {
         return second;
     }
     let third = select(dom, body, &order, &raw, anchor);
@@ -83,12 +82,12 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
     // short article should not take in the page's chrome just to be longer.
     let longest = [&first, &second, &third]
         .iter()
-        .map(|c| len(c))
+        .map(|c| c.chars())
         .max()
         .unwrap_or(0);
     [first, second, third]
         .into_iter()
-        .find(|c| len(c) as f64 >= longest as f64 * SHORT_KEEP)
+        .find(|c| c.chars() as f64 >= longest as f64 * SHORT_KEEP)
         .unwrap_or_default()
 }
 

@@ -1,10 +1,18 @@
 //! Choosing the container: Readability-style scores, the headline's pull
 //! on pages of several stories, siblings merged around the winner, and the
 //! walk up to a better ancestor.
+//!
+//! [`select`] runs the steps in order: score the paragraph-like blocks and
+//! rank their ancestors ([`Scores::new`]), favour the headline's story
+//! ([`Scores::favour_headline`]), choose the container ([`choose_top`]),
+//! find the wrapper whose siblings may join it ([`story_wrapper`]), gather
+//! the text ([`gather`]), drop a closing subheading, put a lead in front,
+//! and fall back to the whole body when the result is thin.
 
 use super::chrome::class_weight;
 use super::emit::{emit, emit_marked};
 use super::lead::lead_before;
+use super::markdown::Mark;
 use super::stats::{Stats, link_density, visible_len};
 use crate::extract::dom::{Dom, Kind, NodeId};
 
@@ -14,9 +22,16 @@ pub struct Content {
     /// Paragraphs of the main text.
     pub paragraphs: Vec<String>,
     /// How each paragraph is set in Markdown (one per paragraph, in order).
-    pub marks: Vec<super::markdown::Mark>,
+    pub marks: Vec<Mark>,
     /// The container chosen, if scoring found one.
     pub root: Option<NodeId>,
+}
+
+impl Content {
+    /// Bytes of text over all paragraphs.
+    pub fn chars(&self) -> usize {
+        self.paragraphs.iter().map(|p| p.len()).sum()
+    }
 }
 
 /// Score factor for a candidate next to the heading that shows the page's
@@ -24,22 +39,154 @@ pub struct Content {
 const ANCHOR_BOOST: f64 = 1.5;
 /// How many levels above a candidate its headline may sit.
 const ANCHOR_LEVELS: usize = 2;
+/// Visible characters a block needs to be scored.
+const MIN_BLOCK_CHARS: u32 = 25;
+/// A block's score is shared with this many ancestors, divided by these.
+const LEVEL_DIVISORS: [f64; 5] = [1.0, 2.0, 6.0, 9.0, 12.0];
+/// Characters of text under which the whole body is tried instead.
+const THIN_CHARS: usize = 200;
 
-/// Does an ancestor of `c`, at most [`ANCHOR_LEVELS`] up (body excluded),
-/// contain `anchor`?
-fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
-    let mut cur = Some(c);
-    for _ in 0..=ANCHOR_LEVELS {
-        let Some(a) = cur else { return false };
-        if a == body || a == 0 {
-            return false;
+/// Score, choose and emit, given pruning statistics.
+pub(super) fn select(
+    dom: &Dom,
+    body: NodeId,
+    order: &[NodeId],
+    st: &Stats,
+    anchor: Option<NodeId>,
+) -> Content {
+    let mut scores = Scores::new(dom, body, order, st);
+    let confine = anchor.and_then(|a| scores.favour_headline(dom, a, body));
+    let Some(&first) = scores.ranked.first() else {
+        return whole_body(dom, st, body);
+    };
+    let top = choose_top(dom, &scores, first, body, confine);
+    let outer = story_wrapper(dom, st, top, body, confine);
+    let (mut out, labels) = gather(dom, st, &scores, top, outer, body);
+    drop_closing_label(&mut out, labels);
+    put_lead_first(dom, st, top, body, &mut out);
+    out.root = Some(top);
+    prefer_body_if_thin(dom, st, body, out)
+}
+
+/// Readability-style scores of the candidate containers.
+struct Scores {
+    /// Per node; meaningful where `initialised`.
+    score: Vec<f64>,
+    /// Whether the node is a candidate (an ancestor of a scored block).
+    initialised: Vec<bool>,
+    /// The candidates, best first.
+    ranked: Vec<NodeId>,
+}
+
+impl Scores {
+    /// Score every paragraph-like block and give the score to its
+    /// ancestors, scale by link density, and rank.
+    fn new(dom: &Dom, body: NodeId, order: &[NodeId], st: &Stats) -> Scores {
+        let n = dom.nodes.len();
+        let mut s = Scores {
+            score: vec![0.0; n],
+            initialised: vec![false; n],
+            ranked: Vec::new(),
+        };
+        for &id in order {
+            if let Some(points) = block_points(dom, st, id) {
+                s.give_to_ancestors(dom, id, points, body);
+            }
         }
-        if dom.is_ancestor(a, anchor) {
-            return true;
+        for &c in &s.ranked {
+            s.score[c] *= 1.0 - link_density(st, c);
         }
-        cur = dom.nodes[a].parent;
+        s.rank();
+        s
     }
-    false
+
+    /// Share a block's points with its ancestors up to `body`, less with
+    /// each level; an ancestor met for the first time starts from its tag's
+    /// and class names' weights.
+    fn give_to_ancestors(&mut self, dom: &Dom, id: NodeId, points: f64, body: NodeId) {
+        for (level, a) in dom.ancestors(id).take(LEVEL_DIVISORS.len()).enumerate() {
+            if !dom.is_element(a) || a == 0 {
+                break;
+            }
+            if !self.initialised[a] {
+                self.initialised[a] = true;
+                self.score[a] = tag_weight(dom.tag(a)) + class_weight(dom, a);
+                self.ranked.push(a);
+            }
+            self.score[a] += points / LEVEL_DIVISORS[level];
+            if a == body {
+                break;
+            }
+        }
+    }
+
+    /// Best first (a stable sort: ties keep document order).
+    fn rank(&mut self) {
+        let score = &self.score;
+        self.ranked.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
+    }
+
+    /// When the best container is away from the headline (a page of several
+    /// stories, or a long teaser block), the ones next to it get a boost.
+    /// Returns the story block the container must stay in, if any (see
+    /// [`Scores::twin_first`]).
+    fn favour_headline(&mut self, dom: &Dom, anchor: NodeId, body: NodeId) -> Option<NodeId> {
+        let &best = self.ranked.first()?;
+        if near(dom, best, anchor, body) {
+            return None;
+        }
+        for &c in &self.ranked {
+            if near(dom, c, anchor, body) {
+                self.score[c] *= ANCHOR_BOOST;
+            }
+        }
+        self.rank();
+        self.twin_first(dom, anchor, body)
+    }
+
+    /// Stories stacked in blocks of one template (an endless-scroll page):
+    /// the block with the headline holds the page's own story, however long
+    /// the others are. Its best candidate goes first; returns the block.
+    fn twin_first(&mut self, dom: &Dom, anchor: NodeId, body: NodeId) -> Option<NodeId> {
+        let &best = self.ranked.first()?;
+        if near(dom, best, anchor, body) {
+            return None;
+        }
+        let twin = twin_block(dom, best, anchor)?;
+        let pos = self
+            .ranked
+            .iter()
+            .position(|&c| c != twin && dom.is_ancestor(twin, c))?;
+        let c = self.ranked.remove(pos);
+        self.ranked.insert(0, c);
+        Some(twin)
+    }
+}
+
+/// The points a paragraph-like block gives (one, one per comma, one per
+/// hundred characters up to three), or `None` when it is not scored.
+fn block_points(dom: &Dom, st: &Stats, id: NodeId) -> Option<f64> {
+    if st.pruned[id] || !dom.is_element(id) || !is_scorable(dom, id) {
+        return None;
+    }
+    let len = st.text[id];
+    if len < MIN_BLOCK_CHARS {
+        return None;
+    }
+    let commas = dom
+        .text(id)
+        .matches([',', '\u{ff0c}', '\u{3001}', '\u{060c}'])
+        .count() as f64;
+    Some(1.0 + commas + (f64::from(len) / 100.0).min(3.0))
+}
+
+/// Does `c` or an ancestor of it, at most [`ANCHOR_LEVELS`] up (body
+/// excluded), contain `anchor`?
+fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
+    dom.self_and_ancestors(c)
+        .take(ANCHOR_LEVELS + 1)
+        .take_while(|&a| a != body && a != 0)
+        .any(|a| dom.is_ancestor(a, anchor))
 }
 
 /// When `best` and `anchor` sit in sibling story blocks made from one
@@ -47,8 +194,7 @@ fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
 fn twin_block(dom: &Dom, best: NodeId, anchor: NodeId) -> Option<NodeId> {
     let lca = dom.ancestors(best).find(|&u| dom.is_ancestor(u, anchor))?;
     let child_towards = |n: NodeId| {
-        std::iter::once(n)
-            .chain(dom.ancestors(n))
+        dom.self_and_ancestors(n)
             .find(|&u| dom.nodes[u].parent == Some(lca))
     };
     let (b, a) = (child_towards(best)?, child_towards(anchor)?);
@@ -68,172 +214,101 @@ fn twin_block(dom: &Dom, best: NodeId, anchor: NodeId) -> Option<NodeId> {
         && story(b))
     .then_some(a)
 }
-/// Score, choose and emit, given pruning statistics.
-pub(super) fn select(
-    dom: &Dom,
-    body: NodeId,
-    order: &[NodeId],
-    st: &Stats,
-    anchor: Option<NodeId>,
-) -> Content {
-    // Readability-style scoring.
-    let n = dom.nodes.len();
-    let mut score = vec![0.0f64; n];
-    let mut initialised = vec![false; n];
-    let mut candidates = Vec::new();
-    for &id in order {
-        if st.pruned[id] || !dom.is_element(id) || !is_scorable(dom, id) {
-            continue;
-        }
-        let len = st.text[id];
-        if len < 25 {
-            continue;
-        }
-        let text = dom.text(id);
-        let commas = text
-            .matches([',', '\u{ff0c}', '\u{3001}', '\u{060c}'])
-            .count() as f64;
-        let s = 1.0 + commas + (f64::from(len) / 100.0).min(3.0);
-        let mut anc = dom.nodes[id].parent;
-        for level in 0..5 {
-            let Some(a) = anc else { break };
-            if !dom.is_element(a) || a == 0 {
-                break;
-            }
-            if !initialised[a] {
-                initialised[a] = true;
-                score[a] = tag_weight(dom.tag(a)) + class_weight(dom, a);
-                candidates.push(a);
-            }
-            score[a] += s / [1.0, 2.0, 6.0, 9.0, 12.0][level];
-            if a == body {
-                break;
-            }
-            anc = dom.nodes[a].parent;
-        }
-    }
-    for &c in &candidates {
-        score[c] *= 1.0 - link_density(st, c);
-    }
-    candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
-    // When the best container is away from the headline (a page of several
-    // stories, or a long teaser block), the ones next to it get a boost.
-    let mut confine = None;
-    if let Some(a) = anchor
-        && let Some(&best) = candidates.first()
-        && !near(dom, best, a, body)
-    {
-        for &c in &candidates {
-            if near(dom, c, a, body) {
-                score[c] *= ANCHOR_BOOST;
-            }
-        }
-        candidates.sort_by(|a, b| score[*b].total_cmp(&score[*a]));
-        // Stories stacked in blocks of one template (an endless-scroll page):
-        // the block with the headline holds the page's own story, however
-        // long the others are.
-        if let Some(&best) = candidates.first()
-            && !near(dom, best, a, body)
-            && let Some(twin) = twin_block(dom, best, a)
-            && let Some(pos) = candidates
-                .iter()
-                .position(|&c| c != twin && dom.is_ancestor(twin, c))
-        {
-            let c = candidates.remove(pos);
-            candidates.insert(0, c);
-            confine = Some(twin);
-        }
-    }
 
-    let mut out = Content::default();
-    let Some(&first) = candidates.first() else {
-        emit(dom, st, body, &mut out.paragraphs, &mut out.marks);
-        return out;
-    };
-    let mut top = refine_top(dom, &score, &initialised, &candidates, first, body);
+/// The container: the best candidate refined upwards ([`refine_top`]),
+/// unless that leaves the headline's story block.
+fn choose_top(
+    dom: &Dom,
+    scores: &Scores,
+    first: NodeId,
+    body: NodeId,
+    confine: Option<NodeId>,
+) -> NodeId {
+    let top = refine_top(dom, scores, first, body);
     if confine.is_some_and(|t| !dom.is_ancestor(t, top)) {
-        top = first;
+        first
+    } else {
+        top
     }
-    let top_score = score[top];
-    let threshold = (top_score * 0.2).max(10.0);
-    // Siblings are looked for beside the outermost wrapper that holds only
-    // the container: a story split into parts, each in its own wrapper.
+}
+
+/// Readability's refinements of the best candidate: move up to an ancestor
+/// shared by several near-best candidates, or to a parent that scores higher,
+/// and past wrappers with a single child.
+fn refine_top(dom: &Dom, scores: &Scores, first: NodeId, body: NodeId) -> NodeId {
+    let top = shared_ancestor(dom, scores, first, body).unwrap_or(first);
+    let top = higher_ancestor(dom, scores, top, body).unwrap_or(top);
+    past_wrappers(dom, top, body)
+}
+
+/// When at least three of the next four candidates score within 75% of
+/// `first`, the nearest ancestor of `first` that holds three of them.
+fn shared_ancestor(dom: &Dom, scores: &Scores, first: NodeId, body: NodeId) -> Option<NodeId> {
+    let top_score = scores.score[first];
+    let alternatives: Vec<Vec<NodeId>> = scores
+        .ranked
+        .iter()
+        .skip(1)
+        .take(4)
+        .filter(|&&c| top_score > 0.0 && scores.score[c] / top_score >= 0.75)
+        .map(|&c| dom.ancestors_until(c, body).collect())
+        .collect();
+    if alternatives.len() < 3 {
+        return None;
+    }
+    dom.ancestors_until(first, body)
+        .find(|p| alternatives.iter().filter(|a| a.contains(p)).count() >= 3)
+}
+
+/// A candidate ancestor scoring higher than the one below it is the better
+/// container; the climb stops at one under a third of `top`'s score.
+fn higher_ancestor(dom: &Dom, scores: &Scores, top: NodeId, body: NodeId) -> Option<NodeId> {
+    let mut last = scores.score[top];
+    let threshold = last / 3.0;
+    for p in dom
+        .ancestors_until(top, body)
+        .filter(|&p| scores.initialised[p])
+    {
+        if scores.score[p] < threshold {
+            return None;
+        }
+        if scores.score[p] > last {
+            return Some(p);
+        }
+        last = scores.score[p];
+    }
+    None
+}
+
+/// Climb out of wrappers that hold nothing but the candidate.
+fn past_wrappers(dom: &Dom, top: NodeId, body: NodeId) -> NodeId {
+    dom.ancestors_until(top, body)
+        .take_while(|&p| dom.element_children(p).count() == 1)
+        .last()
+        .unwrap_or(top)
+}
+
+/// Siblings are looked for beside the outermost wrapper that holds only
+/// the container: a story split into parts, each in its own wrapper. Not
+/// past an `<article>` (a whole story: its siblings are other stories),
+/// nor out of the story block the headline chose.
+fn story_wrapper(
+    dom: &Dom,
+    st: &Stats,
+    top: NodeId,
+    body: NodeId,
+    confine: Option<NodeId>,
+) -> NodeId {
     let mut outer = top;
-    while let Some(p) = dom.nodes[outer]
-        .parent
-        .filter(|&p| p != 0 && p != body && outer != body)
-        && only_child(dom, st, p, outer)
-        // An `<article>` is a whole story: its siblings are other stories.
+    while outer != body
         && dom.tag(outer) != "article"
-        // Nor out of the story block the headline chose.
+        && let Some(p) = dom.nodes[outer].parent.filter(|&p| p != 0 && p != body)
+        && only_child(dom, st, p, outer)
         && confine.is_none_or(|t| dom.is_ancestor(t, p))
     {
         outer = p;
     }
-    let top_class = dom.attr(outer, "class").unwrap_or("");
-    let parent = dom.nodes[outer].parent.filter(|&p| p != 0);
-    let siblings: Vec<NodeId> = match parent {
-        Some(p) if outer != body => dom.children(p).collect(),
-        _ => vec![outer],
-    };
-    let mut labels = Vec::new();
-    for s in siblings {
-        if st.pruned[s] {
-            continue;
-        }
-        if s == outer {
-            emit_marked(
-                dom,
-                st,
-                top,
-                &mut out.paragraphs,
-                &mut labels,
-                &mut out.marks,
-            );
-            continue;
-        }
-        let keep = (initialised[s]
-            && score[s]
-                + if !top_class.is_empty() && dom.attr(s, "class") == Some(top_class) {
-                    top_score * 0.2
-                } else {
-                    0.0
-                }
-                >= threshold)
-            || (dom.tag(s) == "p" && {
-                let ld = link_density(st, s);
-                let len = st.text[s];
-                (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(s).contains(". "))
-            });
-        if keep {
-            emit_marked(dom, st, s, &mut out.paragraphs, &mut labels, &mut out.marks);
-        }
-    }
-    // A subheading that ends the text introduces something left out (a
-    // "Related topics" label over a pruned list).
-    while labels.last() == Some(&true) && out.paragraphs.len() > 1 {
-        labels.pop();
-        out.paragraphs.pop();
-        out.marks.pop();
-    }
-    if let Some(lead) = lead_before(dom, st, top, body)
-        && !out.paragraphs.iter().any(|p| p.contains(&lead))
-    {
-        out.marks.insert(0, super::markdown::Mark::para(&lead));
-        out.paragraphs.insert(0, lead);
-    }
-    out.root = Some(top);
-    let chars: usize = out.paragraphs.iter().map(|p| p.len()).sum();
-    if chars < 200 {
-        let (mut all, mut marks) = (Vec::new(), Vec::new());
-        emit(dom, st, body, &mut all, &mut marks);
-        if all.iter().map(|p| p.len()).sum::<usize>() > chars * 2 {
-            out.paragraphs = all;
-            out.marks = marks;
-            out.root = None;
-        }
-    }
-    out
+    outer
 }
 
 /// Is `child` the only child of `parent` with text or an element kept?
@@ -248,80 +323,106 @@ fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
     })
 }
 
-/// Readability's refinements of the best candidate: move up to an ancestor
-/// shared by several near-best candidates, or to a parent that scores higher,
-/// and past wrappers with a single child.
-fn refine_top(
+/// The text of the container `top` and of the siblings of its wrapper
+/// `outer` that [`joins`] keeps, in document order, with one flag per
+/// paragraph: is it a short subheading?
+fn gather(
     dom: &Dom,
-    score: &[f64],
-    initialised: &[bool],
-    ranked: &[NodeId],
-    first: NodeId,
+    st: &Stats,
+    scores: &Scores,
+    top: NodeId,
+    outer: NodeId,
     body: NodeId,
-) -> NodeId {
-    let top_score = score[first];
-    let mut top = first;
-    let ancestors = |id: NodeId| {
-        let mut v = Vec::new();
-        let mut cur = dom.nodes[id].parent;
-        while let Some(c) = cur {
-            v.push(c);
-            if c == body {
-                break;
-            }
-            cur = dom.nodes[c].parent;
-        }
-        v
+) -> (Content, Vec<bool>) {
+    let siblings: Vec<NodeId> = match dom.nodes[outer].parent.filter(|&p| p != 0) {
+        Some(p) if outer != body => dom.children(p).collect(),
+        _ => vec![outer],
     };
-    let alternatives: Vec<Vec<NodeId>> = ranked
-        .iter()
-        .skip(1)
-        .take(4)
-        .filter(|&&c| top_score > 0.0 && score[c] / top_score >= 0.75)
-        .map(|&c| ancestors(c))
-        .collect();
-    if alternatives.len() >= 3 {
-        let mut cur = dom.nodes[top].parent;
-        while let Some(p) = cur {
-            if p == body || p == 0 {
-                break;
-            }
-            let containing = alternatives.iter().filter(|a| a.contains(&p)).count();
-            if containing >= 3 {
-                top = p;
-                break;
-            }
-            cur = dom.nodes[p].parent;
-        }
+    let mut out = Content::default();
+    let mut labels = Vec::new();
+    for s in siblings {
+        let root = if st.pruned[s] {
+            continue;
+        } else if s == outer {
+            top
+        } else if joins(dom, st, scores, top, outer, s) {
+            s
+        } else {
+            continue;
+        };
+        emit_marked(
+            dom,
+            st,
+            root,
+            &mut out.paragraphs,
+            &mut labels,
+            &mut out.marks,
+        );
     }
-    // A parent scoring higher than the candidate is the better container.
-    let mut last = score[top];
-    let threshold = last / 3.0;
-    let mut cur = dom.nodes[top].parent;
-    while let Some(p) = cur {
-        if p == body || p == 0 {
-            break;
-        }
-        if initialised[p] {
-            if score[p] < threshold {
-                break;
-            }
-            if score[p] > last {
-                top = p;
-                break;
-            }
-            last = score[p];
-        }
-        cur = dom.nodes[p].parent;
+    (out, labels)
+}
+
+/// Does `s`, a sibling of the container's wrapper `outer`, belong to the
+/// text? A candidate does when it scores a fifth of the container `top`
+/// (at least 10; one with the wrapper's class gets a fifth of the
+/// container's score on top), and so does a paragraph of prose.
+fn joins(dom: &Dom, st: &Stats, scores: &Scores, top: NodeId, outer: NodeId, s: NodeId) -> bool {
+    let top_score = scores.score[top];
+    let threshold = (top_score * 0.2).max(10.0);
+    let top_class = dom.attr(outer, "class").unwrap_or("");
+    let bonus = if !top_class.is_empty() && dom.attr(s, "class") == Some(top_class) {
+        top_score * 0.2
+    } else {
+        0.0
+    };
+    (scores.initialised[s] && scores.score[s] + bonus >= threshold)
+        || (dom.tag(s) == "p" && is_prose_paragraph(dom, st, s))
+}
+
+/// Long with few links, or with none and a sentence break.
+fn is_prose_paragraph(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let ld = link_density(st, id);
+    let len = st.text[id];
+    (len > 80 && ld < 0.25) || (len > 0 && ld == 0.0 && dom.text(id).contains(". "))
+}
+
+/// A subheading that ends the text introduces something left out (a
+/// "Related topics" label over a pruned list): drop it, and any before it.
+fn drop_closing_label(out: &mut Content, mut labels: Vec<bool>) {
+    while labels.last() == Some(&true) && out.paragraphs.len() > 1 {
+        labels.pop();
+        out.paragraphs.pop();
+        out.marks.pop();
     }
-    // Climb out of wrappers that hold nothing but the candidate.
-    while let Some(p) = dom.nodes[top].parent {
-        if p == body || p == 0 || dom.children(p).filter(|&c| dom.is_element(c)).count() != 1 {
-            break;
-        }
-        top = p;
+}
+
+/// A lead placed before the container ([`lead_before`]) comes first, unless
+/// the text already holds it.
+fn put_lead_first(dom: &Dom, st: &Stats, top: NodeId, body: NodeId, out: &mut Content) {
+    if let Some(lead) = lead_before(dom, st, top, body)
+        && !out.paragraphs.iter().any(|p| p.contains(&lead))
+    {
+        out.marks.insert(0, Mark::para(&lead));
+        out.paragraphs.insert(0, lead);
     }
-    top
+}
+
+/// Text under [`THIN_CHARS`] gives way to the whole pruned body when that
+/// holds more than twice as much.
+fn prefer_body_if_thin(dom: &Dom, st: &Stats, body: NodeId, out: Content) -> Content {
+    let chars = out.chars();
+    if chars >= THIN_CHARS {
+        return out;
+    }
+    let all = whole_body(dom, st, body);
+    if all.chars() > chars * 2 { all } else { out }
+}
+
+/// The whole pruned body's text, no container.
+fn whole_body(dom: &Dom, st: &Stats, body: NodeId) -> Content {
+    let mut out = Content::default();
+    emit(dom, st, body, &mut out.paragraphs, &mut out.marks);
+    out
 }
 
 fn tag_weight(tag: &str) -> f64 {

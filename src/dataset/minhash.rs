@@ -388,13 +388,8 @@ mod tests {
 
     #[test]
     fn word_hashes_match_a_plain_reading() {
-        let mut x = 0x2545_f491_u32;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize % n
-        };
+        let mut rand = crate::xorshift::XorShift32::new(0x2545_f491);
+        let mut next = |n: usize| rand.below(n);
         let pieces = [
             "a", "Z", "9", " ", "  ", ".", "-", "\n", "É", "ß", "İ", "ǅ", "\u{2003}", "—", "日本",
             "٣", "\u{301}", "q", "Word", "UPPER", "@", "[", "`", "{", "/", ":", "\u{7f}", "\u{1}",
@@ -443,13 +438,8 @@ mod tests {
 
     #[test]
     fn rolling_signatures_match_the_reference() {
-        let mut x = 0x9e37_79b9_u32;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize % n
-        };
+        let mut rand = crate::xorshift::XorShift32::new(0x9e37_79b9);
+        let mut next = |n: usize| rand.below(n);
         let vocab = [
             "The", "model", "ÉTÉ", "gpu", "7", "data", "ß", "—", ",", "\n",
         ];

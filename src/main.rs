@@ -8,6 +8,7 @@ mod cli;
 mod crawl_report;
 mod extract_files;
 mod health_out;
+mod report_out;
 
 use std::process::ExitCode;
 
@@ -111,7 +112,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats(a) => {
-            scraper::report::stats(&a.data, a.json)?;
+            report_out::stats(&a.data, a.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Health(a) => {
@@ -232,7 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 None
             };
-            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port, config))?;
+            runtime()?.block_on(report_out::dashboard(&a.data, a.port, config))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -8,6 +8,7 @@ mod cli;
 mod crawl_report;
 mod extract_files;
 mod health_out;
+mod progress;
 mod report_out;
 
 use std::process::ExitCode;
@@ -81,7 +82,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 resume: a.resume,
                 proxy: a.proxy.clone(),
             };
-            let end = runtime()?.block_on(scraper::crawl::run(config, opts))?;
+            let max = config.crawl.max_duration.0;
+            let progress = progress::Progress::new((!max.is_zero()).then_some(max));
+            let end = runtime()?.block_on(scraper::crawl::run(config, opts, Box::new(progress)))?;
             crawl_report::show(&end);
             if let Some(cause) = &end.outage {
                 eprintln!(

@@ -59,10 +59,46 @@ pub struct RunEnd {
     pub hosts: BTreeMap<String, HostCounters>,
 }
 
+/// The totals a running crawl reports to its progress display.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Pages fetched (responses received).
+    pub fetched: u64,
+    /// Articles stored.
+    pub stored: u64,
+    /// URLs waiting in the frontier.
+    pub queued: usize,
+    /// Requests made, robots and feeds included (the `--max-pages` budget).
+    pub requests: u64,
+}
+
+/// Where a running crawl shows its progress: the binary's bar or status
+/// lines (`src/progress.rs`), or [`NoProgress`]. The engine reports as often
+/// as it likes; the display decides when to draw.
+pub trait Progress: Send {
+    /// The current totals.
+    fn update(&mut self, totals: Totals);
+    /// The run is over: the last totals and what stopped it.
+    fn finish(&mut self, stopped_by: StopReason);
+}
+
+/// A progress display that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn update(&mut self, _: Totals) {}
+    fn finish(&mut self, _: StopReason) {}
+}
+
 /// `scraper crawl`: open the data folder and what earlier runs left, set
 /// the run up, queue the carried-over, handed-over and seed URLs, run the
-/// loop until a limit or a signal, and save.
-pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
+/// loop until a limit or a signal (showing its totals on `progress`), and
+/// save.
+pub async fn run(
+    config: Config,
+    opts: Options,
+    progress: Box<dyn Progress>,
+) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
     let started_at = Utc::now();
     let run_id = state::new_run_id(started_at);
@@ -90,6 +126,7 @@ pub async fn run(config: Config, opts: Options) -> anyhow::Result<RunEnd> {
         last,
         seeds,
         answers,
+        progress,
     };
     let mut engine = Engine::new(config, ctx, store, log, start);
     setup::carry_over(&mut engine, &data, opts.resume)?;

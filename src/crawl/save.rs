@@ -65,7 +65,7 @@ pub(super) async fn finish(
         .log
         .emit(done_event(&summary, stop, &engine.counts, engine.started));
     engine.log.flush();
-    engine.progress.finish(stop.as_str());
+    engine.progress.finish(stop);
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
@@ -138,7 +138,7 @@ fn finish_outage(
         outage: Some(cause.clone()),
     }));
     engine.log.flush();
-    engine.progress.finish(StopReason::Outage.as_str());
+    engine.progress.finish(StopReason::Outage);
     Ok(RunEnd {
         run_id: run_id.to_string(),
         interrupted: false,

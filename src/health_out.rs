@@ -2,7 +2,7 @@
 //! layout on stdout, or one JSON object with `--json`. (The library returns
 //! values; only the binary prints.)
 
-use scraper::crawl::probe::Probe;
+use scraper::crawl::probe::{FoundVia, Probe};
 use scraper::health::rules::Point;
 use scraper::health::{Report, Status, Verdict};
 
@@ -143,16 +143,17 @@ pub fn probe(p: &Probe, json: bool) {
     );
     let mut missing = Vec::new();
     for l in &p.listings {
-        let what = match (l.kind.as_deref(), l.entries) {
+        let what = match (l.kind, l.entries) {
             (Some(k), Some(n)) => format!(
-                "{k}, {n} entries{}",
+                "{}, {n} entries{}",
+                k.as_str(),
                 if l.children > 0 {
                     format!(", {} child sitemaps", l.children)
                 } else {
                     String::new()
                 }
             ),
-            _ if l.found_via == "common path" => {
+            _ if l.found_via == FoundVia::CommonPath => {
                 let path = l
                     .url
                     .split_once("://")
@@ -160,10 +161,17 @@ pub fn probe(p: &Probe, json: bool) {
                 missing.push(format!("{} ({})", path.unwrap_or(&l.url), l.answer));
                 continue;
             }
-            _ => l.answer.clone(),
+            _ => match &l.error {
+                Some(e) => format!("{}: {e}", l.answer),
+                None => l.answer.to_string(),
+            },
         };
         let mark = if l.entries.is_some() { "ok" } else { "failed" };
-        println!("  {mark:<7} {} ({what}; found via {})", l.url, l.found_via);
+        println!(
+            "  {mark:<7} {} ({what}; found via {})",
+            l.url,
+            l.found_via.as_str()
+        );
     }
     if !missing.is_empty() {
         println!("  tried without success: {}", missing.join(", "));

@@ -21,3 +21,5 @@ pub mod relevance;
 pub mod report;
 pub mod store;
 pub mod url;
+#[cfg(test)]
+mod xorshift;

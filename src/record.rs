@@ -2,7 +2,7 @@
 //! article (one JSON object per line in `data/articles/<run-id>.jsonl.zst`),
 //! the event log's [`Event`]s, the per-host [`HostCounters`] of
 //! `last_run.json`, the consent log's lines, and the closed sets of outcomes ([`StopReason`],
-//! [`DateSource`], [`TdmOutcome`], [`Rejection`]). Writers and readers use
+//! [`DateSource`], [`FailureClass`], [`TdmOutcome`], [`RobotsAccess`], [`Rejection`]). Writers and readers use
 //! these same types.
 
 pub mod consent;
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub use event::Event;
 pub use host::HostCounters;
-pub use outcome::{DateSource, Rejection, StopReason, TdmOutcome};
+pub use outcome::{DateSource, FailureClass, Rejection, RobotsAccess, StopReason, TdmOutcome};
 
 /// One stored article. Field order is the order in the JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -627,12 +627,19 @@ impl Engine {
                         self.close(&job, Some(outcome));
                         if self.config.crawl.scope == Scope::Open {
                             let verdict = self.open.record(&self.ctx.scope, &host, outcome);
-                            if verdict != Verdict::Keep {
+                            let reason = match verdict {
+                                Verdict::Keep => None,
+                                Verdict::Capped => Some(event::RestReason::Capped),
+                                Verdict::FailedProbation => {
+                                    Some(event::RestReason::FailedProbation)
+                                }
+                            };
+                            if let Some(reason) = reason {
                                 let dropped = self.frontier.drop_host(&host);
                                 tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
                                 self.log.emit(Event::HostRested(event::HostRested {
                                     host: host.clone(),
-                                    reason: Some(format!("{verdict:?}")),
+                                    reason: Some(reason),
                                     dropped,
                                     kept: false,
                                 }));
@@ -687,7 +694,7 @@ impl Engine {
     pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
         let class = e.class();
         let host = job.host.clone();
-        self.host(&host).failed(class);
+        self.host(&host).failed(class.as_str());
         match &e {
             FetchError::Budget => {
                 // Not sent: put it back for --resume.
@@ -751,7 +758,7 @@ impl Engine {
             _ => {
                 self.counts.errors += 1;
                 if e.is_network() {
-                    self.reach.failed(class);
+                    self.reach.failed(class.as_str());
                     if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
                         self.reach.trouble(&host, format!("{class} on {}", job.url));
                     } else {

@@ -10,15 +10,10 @@ use super::worker::{Body, Done};
 use crate::config::Config;
 use crate::discover::Listing;
 use crate::frontier::{Kind, Origin};
-use crate::health::{
-    self, BAD_LISTING, NOT_A_LISTING, RobotsSeen, RunHealth, SeedAnswer, SourceIndex,
-};
-use crate::net::{FetchError, Robots, RobotsOutcome};
+use crate::health::{Answer, RobotsSeen, RunHealth, SeedAnswer, SourceIndex};
+use crate::net::{FetchError, Robots};
+use crate::record::StopReason;
 use crate::url::Url;
-
-/// The answer of a body the parser panicked on (a failure class, as the
-/// crawl counts it).
-const PANICKED: &str = "panic";
 
 /// Collects one run's [`RunHealth`].
 #[derive(Debug)]
@@ -52,32 +47,30 @@ impl Tally {
         let seed = job.entry.origin == Origin::Seed;
         let (answer, kind, entries, moved_to) = match &done.result {
             Err(FetchError::Budget | FetchError::Rested) => return,
-            Err(FetchError::RobotsDisallowed(_)) => {
-                (health::ROBOTS.to_string(), job.entry.kind, None, None)
-            }
+            Err(FetchError::RobotsDisallowed(_)) => (Answer::ROBOTS, job.entry.kind, None, None),
             Err(e) => {
                 s.requests += 1;
                 let moved = match e {
                     FetchError::OutOfScope(to) => Some(to.to_string()),
                     _ => None,
                 };
-                (e.class().to_string(), job.entry.kind, None, moved)
+                (Answer::Failed(e.class()), job.entry.kind, None, moved)
             }
             Ok((meta, body)) => {
                 s.requests += 1;
                 let moved = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
                 match body {
-                    Body::NotModified => (health::NOT_MODIFIED.into(), job.entry.kind, None, moved),
-                    Body::Status(code) => (health::status_key(*code), job.entry.kind, None, moved),
-                    Body::BadListing(_) => (BAD_LISTING.into(), job.entry.kind, None, moved),
-                    Body::Panicked(_) => (PANICKED.into(), job.entry.kind, None, moved),
+                    Body::NotModified => (Answer::NotModified, job.entry.kind, None, moved),
+                    Body::Status(code) => (Answer::status(*code), job.entry.kind, None, moved),
+                    Body::BadListing(_) => (Answer::BadListing, job.entry.kind, None, moved),
+                    Body::Panicked(_) => (Answer::Panicked, job.entry.kind, None, moved),
                     Body::Listing(parsed) => {
                         let kind = match parsed.listing {
                             Listing::Feed(_) => Kind::Feed,
                             Listing::Sitemap { .. } => Kind::Sitemap,
                         };
                         let n = parsed.listing.len() as u64;
-                        (health::SUCCESS.into(), kind, Some(n), moved)
+                        (Answer::Success, kind, Some(n), moved)
                     }
                     Body::Page(page) => {
                         if !seed && job.entry.kind == Kind::Page {
@@ -98,21 +91,19 @@ impl Tally {
                         }
                         if seed && job.entry.kind != Kind::Page {
                             // A feed or sitemap that now answers with a page (moved, gone to the home page).
-                            (NOT_A_LISTING.into(), job.entry.kind, None, moved)
+                            (Answer::NotAListing, job.entry.kind, None, moved)
                         } else {
-                            (health::SUCCESS.into(), Kind::Page, None, moved)
+                            (Answer::Success, Kind::Page, None, moved)
                         }
                     }
                 }
             }
         };
         // A seed that is not a listing but answered a listing still counts as one answer.
-        let key_answer = if answer == NOT_A_LISTING || answer == BAD_LISTING {
-            health::SUCCESS.to_string()
-        } else {
-            answer.clone()
-        };
-        s.answer(&key_answer);
+        s.answer(match answer {
+            Answer::NotAListing | Answer::BadListing => Answer::Success,
+            a => a,
+        });
         if seed {
             let a = SeedAnswer {
                 url: job.url.to_string(),
@@ -153,13 +144,9 @@ impl Tally {
                 root.set_path(&p);
                 allows &= r.allowed(&root);
             }
-            let (outcome, detail) = match &r.outcome {
-                RobotsOutcome::Parsed(c) => ("parsed", c.to_string()),
-                RobotsOutcome::AllowAll(c) => ("allow_all", c.to_string()),
-                RobotsOutcome::DisallowAll(why) => ("unreachable", why.clone()),
-            };
+            let (outcome, detail) = r.outcome.access();
             s.robots = Some(RobotsSeen {
-                outcome: outcome.to_string(),
+                outcome,
                 detail,
                 hash: (r.hash != 0).then(|| crate::store::consent::hash_hex(r.hash)),
                 allows_path: allows,
@@ -189,7 +176,7 @@ impl Tally {
     }
 
     /// The finished records (medians computed).
-    pub fn finish(&mut self, finished_at: DateTime<Utc>, stopped_by: &str) -> RunHealth {
+    pub fn finish(&mut self, finished_at: DateTime<Utc>, stopped_by: StopReason) -> RunHealth {
         let mut run = std::mem::replace(&mut self.run, RunHealth::new("", finished_at));
         for ((key, listed), mut lens) in self.texts.drain() {
             lens.sort_unstable();
@@ -205,7 +192,7 @@ impl Tally {
             }
         }
         run.finished_at = Some(finished_at);
-        run.stopped_by = stopped_by.to_string();
+        run.stopped_by = Some(stopped_by);
         run
     }
 }

@@ -21,7 +21,7 @@ impl Engine {
         }
         self.log.emit(Event::Robots(event::RobotsRead {
             host: host.to_string(),
-            outcome: format!("{:?}", robots.outcome),
+            outcome: robots.outcome.clone(),
             crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
             sitemaps: robots.sitemaps.len(),
         }));
@@ -34,7 +34,7 @@ impl Engine {
             .consent
             .robots(crate::store::consent::RobotsSnapshot {
                 host,
-                outcome: &format!("{:?}", robots.outcome),
+                outcome: &robots.outcome,
                 hash: robots.hash,
                 content_signal: &signals,
                 body: &robots.body,
@@ -57,7 +57,7 @@ impl Engine {
                 tracing::info!(%host, %why, kept = dropped, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
                 self.log.emit(Event::HostRested(event::HostRested {
                     host: host.to_string(),
-                    reason: Some(format!("robots: {why}")),
+                    reason: Some(event::RestReason::Robots(why.clone())),
                     dropped,
                     kept: true,
                 }));

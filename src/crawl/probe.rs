@@ -17,7 +17,9 @@ use crate::consent::{self, Signals};
 use crate::discover::{self, Limits, Listed, Listing};
 use crate::extract;
 use crate::frontier::Kind;
-use crate::net::{Accept, FetchError, Net, Request, RobotsOutcome};
+use crate::health::Answer;
+use crate::net::{Accept, FetchError, Net, Request};
+use crate::record::{FailureClass, RobotsAccess};
 use crate::relevance::Rule;
 use crate::url::{self, Url};
 
@@ -89,7 +91,7 @@ pub struct Probe {
 #[derive(Debug, Clone, Serialize)]
 pub struct RobotsReport {
     /// `parsed`, `allow_all` (4xx) or `unreachable` (nothing may be fetched).
-    pub outcome: String,
+    pub outcome: RobotsAccess,
     pub detail: String,
     pub hash: Option<String>,
     pub crawl_delay_ms: Option<u64>,
@@ -101,17 +103,51 @@ pub struct RobotsReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct ListingReport {
     pub url: String,
-    /// `robots.txt`, `link rel=alternate`, `common path`, `sitemap index`, `start URL`.
-    pub found_via: String,
+    pub found_via: FoundVia,
     /// `2xx`, an HTTP status, or a failure class (`robots`, `not_html`, `not_a_listing`, ...).
-    pub answer: String,
+    pub answer: Answer,
+    /// Why a `bad_listing` could not be parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// `feed` or `sitemap` when it parsed.
-    pub kind: Option<String>,
+    pub kind: Option<Kind>,
     /// Entries listed (pages; child sitemaps counted apart).
     pub entries: Option<u64>,
     pub children: u64,
     /// Newest listed date.
     pub newest: Option<String>,
+}
+
+/// Where the probe found a feed or sitemap candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FoundVia {
+    /// A `Sitemap:` line.
+    #[serde(rename = "robots.txt")]
+    Robots,
+    /// The start page's `<link rel=alternate>`.
+    #[serde(rename = "link rel=alternate")]
+    LinkAlternate,
+    /// One of [`COMMON_PATHS`].
+    #[serde(rename = "common path")]
+    CommonPath,
+    /// A child of a sitemap index read before.
+    #[serde(rename = "sitemap index")]
+    SitemapIndex,
+    /// The start URL is itself a feed or sitemap.
+    #[serde(rename = "start URL")]
+    StartUrl,
+}
+
+impl FoundVia {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FoundVia::Robots => "robots.txt",
+            FoundVia::LinkAlternate => "link rel=alternate",
+            FoundVia::CommonPath => "common path",
+            FoundVia::SitemapIndex => "sitemap index",
+            FoundVia::StartUrl => "start URL",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,11 +213,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     let agent = net.agent().to_string();
 
     let robots = net.robots(&start).await;
-    let (outcome, detail) = match &robots.outcome {
-        RobotsOutcome::Parsed(c) => ("parsed", c.to_string()),
-        RobotsOutcome::AllowAll(c) => ("allow_all", c.to_string()),
-        RobotsOutcome::DisallowAll(why) => ("unreachable", why.clone()),
-    };
+    let (outcome, detail) = robots.outcome.access();
     let mut p = Probe {
         start_url: start.to_string(),
         start_redirected_to: None,
@@ -190,7 +222,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
         notes: Vec::new(),
         requests: 0,
         robots: RobotsReport {
-            outcome: outcome.to_string(),
+            outcome,
             detail,
             hash: (robots.hash != 0).then(|| crate::store::consent::hash_hex(robots.hash)),
             crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
@@ -213,10 +245,10 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
 
     // Candidates in the order they are tried: robots.txt, the start page's
     // feeds (or the start URL itself when it is a feed), common paths.
-    let mut candidates: Vec<(Url, &'static str)> = robots
+    let mut candidates: Vec<(Url, FoundVia)> = robots
         .sitemaps
         .iter()
-        .map(|u| (u.clone(), "robots.txt"))
+        .map(|u| (u.clone(), FoundVia::Robots))
         .collect();
     let mut origin = start.clone();
     let mut listings: Vec<(ListingReport, Vec<Listed>)> = Vec::new();
@@ -247,7 +279,12 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
             signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
             match discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body) {
                 Some(kind @ (Kind::Feed | Kind::Sitemap)) => {
-                    listings.push(read_listing(kind, &resp.url, &resp.body, "start URL"));
+                    listings.push(read_listing(
+                        kind,
+                        &resp.url,
+                        &resp.body,
+                        FoundVia::StartUrl,
+                    ));
                 }
                 _ => {
                     let page = extract::extract(
@@ -258,7 +295,11 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
                         today,
                     );
                     signals.meta(&page.consent_meta, &agent);
-                    candidates.extend(page.feeds.iter().map(|u| (u.clone(), "link rel=alternate")));
+                    candidates.extend(
+                        page.feeds
+                            .iter()
+                            .map(|u| (u.clone(), FoundVia::LinkAlternate)),
+                    );
                 }
             }
         }
@@ -277,7 +318,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
             u.set_path(&format!("{}{common}", prefix.trim_end_matches('/')));
             u.set_query(None);
             u.set_fragment(None);
-            candidates.push((u, "common path"));
+            candidates.push((u, FoundVia::CommonPath));
         }
     }
 
@@ -293,12 +334,12 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
             continue;
         }
         let (report, listed, children) = fetch_listing(&net, &u, via).await;
-        if matches!(report.answer.as_str(), "budget") {
+        if report.answer == Answer::Failed(FailureClass::Budget) {
             listings.push((report, listed));
             break;
         }
         for c in children {
-            queue.push((c.url, "sitemap index"));
+            queue.push((c.url, FoundVia::SitemapIndex));
         }
         listings.push((report, listed));
     }
@@ -344,7 +385,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     p.ai_reserved = consent::reserves_ai_training(&signals);
     p.requests = net.requests();
     p.verdict = verdict(&p);
-    if p.robots.allows_start && p.robots.outcome != "unreachable" {
+    if p.robots.allows_start && p.robots.outcome != RobotsAccess::Unreachable {
         let source = suggest(&origin, path, &p);
         p.suggested = Some(source.yaml_line());
         p.suggested_source = Some(source);
@@ -358,7 +399,7 @@ fn source_path(u: &Url) -> Option<String> {
     (!p.is_empty()).then(|| p.to_string())
 }
 
-fn read_listing(kind: Kind, u: &Url, body: &[u8], via: &str) -> (ListingReport, Vec<Listed>) {
+fn read_listing(kind: Kind, u: &Url, body: &[u8], via: FoundVia) -> (ListingReport, Vec<Listed>) {
     let (report, listed, _) = parse_listing(kind, u, body, via);
     (report, listed)
 }
@@ -367,12 +408,13 @@ fn parse_listing(
     kind: Kind,
     u: &Url,
     body: &[u8],
-    via: &str,
+    via: FoundVia,
 ) -> (ListingReport, Vec<Listed>, Vec<Listed>) {
     let mut report = ListingReport {
         url: u.to_string(),
-        found_via: via.to_string(),
-        answer: crate::health::SUCCESS.to_string(),
+        found_via: via,
+        answer: Answer::Success,
+        error: None,
         kind: None,
         entries: None,
         children: 0,
@@ -381,15 +423,16 @@ fn parse_listing(
     let limits = Limits::default();
     match discover::parse(kind, u, body, &limits) {
         Err(e) => {
-            report.answer = format!("{}: {e}", crate::health::BAD_LISTING);
+            report.answer = Answer::BadListing;
+            report.error = Some(e.to_string());
             (report, vec![], vec![])
         }
         Ok(parsed) => {
             let (pages, children, k) = match parsed.listing {
-                Listing::Feed(e) => (e, vec![], "feed"),
-                Listing::Sitemap { urls, sitemaps } => (urls, sitemaps, "sitemap"),
+                Listing::Feed(e) => (e, vec![], Kind::Feed),
+                Listing::Sitemap { urls, sitemaps } => (urls, sitemaps, Kind::Sitemap),
             };
-            report.kind = Some(k.to_string());
+            report.kind = Some(k);
             report.entries = Some(pages.len() as u64);
             report.children = children.len() as u64;
             report.newest = pages
@@ -404,11 +447,16 @@ fn parse_listing(
 }
 
 /// Fetch one feed or sitemap candidate.
-async fn fetch_listing(net: &Net, u: &Url, via: &str) -> (ListingReport, Vec<Listed>, Vec<Listed>) {
-    let failed = |answer: String| ListingReport {
+async fn fetch_listing(
+    net: &Net,
+    u: &Url,
+    via: FoundVia,
+) -> (ListingReport, Vec<Listed>, Vec<Listed>) {
+    let failed = |answer: Answer| ListingReport {
         url: u.to_string(),
-        found_via: via.to_string(),
+        found_via: via,
         answer,
+        error: None,
         kind: None,
         entries: None,
         children: 0,
@@ -418,19 +466,15 @@ async fn fetch_listing(net: &Net, u: &Url, via: &str) -> (ListingReport, Vec<Lis
     let site = url::domain(u.host_str().unwrap_or("")).to_string();
     let same_site = move |n: &Url| url::domain(n.host_str().unwrap_or("")) == site;
     match net.fetch(u, &Request::listing(), &same_site).await {
-        Err(e) => (failed(e.class().to_string()), vec![], vec![]),
+        Err(e) => (failed(Answer::Failed(e.class())), vec![], vec![]),
         Ok(resp) if !(200..300).contains(&resp.status) => {
-            (failed(resp.status.to_string()), vec![], vec![])
+            (failed(Answer::status(resp.status)), vec![], vec![])
         }
         Ok(resp) => match discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body) {
             Some(kind @ (Kind::Feed | Kind::Sitemap)) => {
                 parse_listing(kind, &resp.url, &resp.body, via)
             }
-            _ => (
-                failed(crate::health::NOT_A_LISTING.to_string()),
-                vec![],
-                vec![],
-            ),
+            _ => (failed(Answer::NotAListing), vec![], vec![]),
         },
     }
 }
@@ -495,7 +539,7 @@ async fn sample_page(
 
 /// The conclusion in words.
 fn verdict(p: &Probe) -> String {
-    if p.robots.outcome == "unreachable" {
+    if p.robots.outcome == RobotsAccess::Unreachable {
         return format!(
             "robots.txt is unreachable ({}): a crawl may fetch nothing here",
             p.robots.detail
@@ -550,7 +594,7 @@ fn suggest(origin: &Url, path: Option<String>, p: &Probe) -> Source {
         .listings
         .iter()
         .filter(|l| l.entries.is_some_and(|n| n > 0) || l.children > 0)
-        .filter(|l| l.found_via != "robots.txt" && l.found_via != "sitemap index")
+        .filter(|l| !matches!(l.found_via, FoundVia::Robots | FoundVia::SitemapIndex))
         .map(|l| l.url.clone())
         .collect();
     // A feed at a common path is often also linked: keep one of each.

@@ -58,7 +58,7 @@ pub(super) async fn finish(
     summary.shard = file_name(shard.as_deref());
     report_sources_down(&engine.reach, &engine.cutoff, &mut engine.log);
     summary.seed_problems = seed_problems(&engine.health);
-    let health = engine.health.finish(Utc::now(), stop.as_str());
+    let health = engine.health.finish(Utc::now(), stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     engine

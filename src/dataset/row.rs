@@ -437,16 +437,11 @@ mod tests {
         let alphabet = [
             'a', 'Z', ' ', ' ', '\n', '\u{b}', '\u{7f}', 'é', 'İ', '\u{2003}', '.',
         ];
-        let mut x = 0x2545_f491_u32;
+        let mut rand = crate::xorshift::XorShift32::new(0x2545_f491);
         for len in 0..200 {
             for _ in 0..20 {
                 let t: String = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        alphabet[x as usize % alphabet.len()]
-                    })
+                    .map(|_| alphabet[rand.below(alphabet.len())])
                     .collect();
                 assert_eq!(text_key(&t), reference_key(&t), "{t:?}");
             }
@@ -458,13 +453,8 @@ mod tests {
         // Long plain runs take the 32-byte path; the rare specials land at
         // every offset within and across its words.
         let specials = ["  ", "\n", "\t ", "É", "\u{2003}", " \n ", "\u{1}"];
-        let mut x = 0x7a5b_3c1d_u32;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize % n
-        };
+        let mut rand = crate::xorshift::XorShift32::new(0x7a5b_3c1d);
+        let mut next = |n: usize| rand.below(n);
         for _ in 0..400 {
             let mut t = String::new();
             for _ in 0..next(120) {

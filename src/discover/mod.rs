@@ -34,6 +34,7 @@ mod decode;
 mod feed;
 mod sitemap;
 mod sniff;
+mod xml;
 
 use chrono::{DateTime, FixedOffset, Utc};
 

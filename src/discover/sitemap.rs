@@ -16,13 +16,10 @@ use std::io::BufRead;
 use chrono::{DateTime, FixedOffset};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
-use quick_xml::reader::NsReader;
 
+use super::xml::{self, FieldTexts, MAX_FIELD};
 use super::{DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date};
 use crate::url::{self, Url};
-
-/// Longest text kept for one field; a `loc` this long is not a real URL anyway.
-const MAX_FIELD: usize = 8 * 1024;
 
 /// Collects entries up to the cap and counts the rest.
 struct Collector<'a> {
@@ -91,6 +88,7 @@ impl Collector<'_> {
     }
 }
 
+/// The text fields of an entry (numbered for [`FieldTexts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     Loc,
@@ -99,24 +97,18 @@ enum Field {
     NewsTitle,
 }
 
+const FIELDS: usize = Field::NewsTitle as usize + 1;
+
 /// The `<url>` or `<sitemap>` being read.
 #[derive(Default)]
 struct Entry {
     child: bool,
-    loc: String,
-    lastmod: String,
-    news_date: String,
-    news_title: String,
+    texts: FieldTexts<FIELDS>,
 }
 
 impl Entry {
-    fn text_mut(&mut self, field: Field) -> &mut String {
-        match field {
-            Field::Loc => &mut self.loc,
-            Field::Lastmod => &mut self.lastmod,
-            Field::NewsDate => &mut self.news_date,
-            Field::NewsTitle => &mut self.news_title,
-        }
+    fn text(&self, field: Field) -> &str {
+        self.texts.get(field as usize)
     }
 }
 
@@ -154,12 +146,7 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
     let cap = limits.max_decoded_bytes;
     let source = decode::Utf8Lossy::buffered(decode::open(body, cap))
         .map_err(|e| decode::io_error(&e, gzip, cap))?;
-    let mut reader = NsReader::from_reader(source);
-    let config = reader.config_mut();
-    config.allow_dangling_amp = true;
-    config.check_end_names = false;
-    config.allow_unmatched_ends = true;
-    config.check_comments = false;
+    let mut reader = xml::tolerant_reader(source);
 
     let mut out = Collector::new(base, limits.max_urls);
     let mut buf = Vec::new();
@@ -222,26 +209,19 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
                 }
             }
             Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                if field.is_some_and(|(_, at)| at == depth) {
-                    field = None;
-                }
+                xml::leave(&mut depth, &mut field);
                 if depth == 1
                     && let Some(done) = entry.take()
                 {
                     finish_entry(&mut out, done);
                 }
             }
-            Event::Text(ref t) => push_text(&mut entry, field, &t.xml10_content()),
-            Event::CData(ref t) => push_text(&mut entry, field, &t.xml10_content()),
-            Event::GeneralRef(ref r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(r).map(str::to_string),
-                    Err(_) => None,
-                };
-                if let Some(text) = resolved {
-                    push_text(&mut entry, field, &text);
+            Event::Text(_) | Event::CData(_) | Event::GeneralRef(_) => {
+                // An unknown entity (`&nbsp;`, ...) is dropped.
+                if let (Some(entry), Some((field, _)), Some(text)) =
+                    (entry.as_mut(), field, xml::text_of(&event, None))
+                {
+                    entry.texts.push(field as usize, &text);
                 }
             }
             Event::Eof => {
@@ -263,17 +243,8 @@ pub(super) fn read_xml(body: &[u8], base: &Url, limits: &Limits) -> Result<Parse
     out.finish(problem)
 }
 
-fn push_text(entry: &mut Option<Entry>, field: Option<(Field, usize)>, text: &str) {
-    if let (Some(entry), Some((field, _))) = (entry.as_mut(), field) {
-        let slot = entry.text_mut(field);
-        if slot.len() + text.len() <= MAX_FIELD {
-            slot.push_str(text);
-        }
-    }
-}
-
 fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
-    let loc = entry.loc.trim();
+    let loc = entry.text(Field::Loc).trim();
     if loc.is_empty() {
         return;
     }
@@ -281,8 +252,9 @@ fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
         out.cut += 1;
         return;
     }
-    let date = listing_date(&entry.news_date).or_else(|| listing_date(&entry.lastmod));
-    let title = clean_title(&entry.news_title);
+    let date = listing_date(entry.text(Field::NewsDate))
+        .or_else(|| listing_date(entry.text(Field::Lastmod)));
+    let title = clean_title(entry.text(Field::NewsTitle));
     out.push(entry.child, loc, date, title);
 }
 

@@ -276,13 +276,8 @@ fn mangled_fixtures_never_panic() {
         max_decoded_bytes: 1 << 20,
     };
     let doc = url::parse("https://ex.com/feed.xml").unwrap();
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rand = crate::xorshift::XorShift64::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rand.next_u64();
     let mut runs = 0;
     for file in std::fs::read_dir(&dir).unwrap() {
         let path = file.unwrap().path();

@@ -67,6 +67,17 @@ pub enum Kind {
     Sitemap,
 }
 
+impl Kind {
+    /// The serde name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Page => "page",
+            Kind::Feed => "feed",
+            Kind::Sitemap => "sitemap",
+        }
+    }
+}
+
 /// Where a URL came from; decides its rank within its host's queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]

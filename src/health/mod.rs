@@ -6,6 +6,7 @@
 //! The crawl fills a [`RunHealth`] as it goes (`crawl::health::Tally`);
 //! `scraper health` reads the last runs and judges each source ([`assess`]).
 
+mod answer;
 pub mod rules;
 
 use std::collections::BTreeMap;
@@ -15,20 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Source;
 use crate::frontier::Kind;
+use crate::record::{RobotsAccess, StopReason};
 use crate::url::{self, Url};
 
+pub use answer::Answer;
 pub use rules::{Finding, Problem, Status, Verdict, judge};
-
-/// Answer keys that mean the request got what it asked for.
-pub const SUCCESS: &str = "2xx";
-/// A conditional request answered 304: nothing new, which is fine.
-pub const NOT_MODIFIED: &str = "304";
-/// The key of URLs robots.txt kept the crawler from (no request was sent).
-pub const ROBOTS: &str = "robots";
-/// A seed's answer when it was expected to be a feed or sitemap and came back as a page.
-pub const NOT_A_LISTING: &str = "not_a_listing";
-/// A seed's answer when it was a feed or sitemap that could not be parsed.
-pub const BAD_LISTING: &str = "bad_listing";
 
 /// One run's health records: what it saw of every source it touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,9 +29,10 @@ pub struct RunHealth {
     pub started_at: DateTime<Utc>,
     #[serde(default)]
     pub finished_at: Option<DateTime<Utc>>,
-    /// Which limit ended the run (`max_pages`, `exhausted`, ...).
+    /// Which limit ended the run (`max_pages`, `exhausted`, ...); `None`
+    /// until the run ends.
     #[serde(default)]
-    pub stopped_by: String,
+    pub stopped_by: Option<StopReason>,
     /// Keyed by [`source_key`].
     #[serde(default)]
     pub sources: BTreeMap<String, SourceRun>,
@@ -51,7 +44,7 @@ impl RunHealth {
             run_id: run_id.to_string(),
             started_at,
             finished_at: None,
-            stopped_by: String::new(),
+            stopped_by: None,
             sources: BTreeMap::new(),
         }
     }
@@ -67,7 +60,7 @@ pub struct SourceRun {
     /// answer (`403`, `404`, `503`, ...), or the failure class of a request
     /// that got no answer (`timeout`, `dns`, `connect`, `out_of_scope`,
     /// `too_large`, ...); `robots` counts URLs robots.txt refused (not sent).
-    pub answers: BTreeMap<String, u64>,
+    pub answers: BTreeMap<Answer, u64>,
     /// HTML pages a feed or sitemap listed, parsed (the pages meant to be
     /// articles: extraction is judged on them when a source has them).
     pub pages: u64,
@@ -101,7 +94,7 @@ impl SourceRun {
     pub fn answered(&self) -> u64 {
         self.answers
             .iter()
-            .filter(|(k, _)| k.as_str() != ROBOTS)
+            .filter(|(k, _)| **k != Answer::ROBOTS)
             .map(|(_, v)| v)
             .sum()
     }
@@ -110,7 +103,7 @@ impl SourceRun {
     pub fn failed(&self) -> u64 {
         self.answers
             .iter()
-            .filter(|(k, _)| !is_fine(k) && k.as_str() != ROBOTS)
+            .filter(|(k, _)| !k.is_fine() && **k != Answer::ROBOTS)
             .map(|(_, v)| v)
             .sum()
     }
@@ -121,21 +114,8 @@ impl SourceRun {
     }
 
     /// Count one outcome.
-    pub fn answer(&mut self, key: &str) {
-        *self.answers.entry(key.to_string()).or_default() += 1;
-    }
-}
-
-/// Is this answer key a success (`2xx` or `304`)?
-pub fn is_fine(key: &str) -> bool {
-    key == SUCCESS || key == NOT_MODIFIED
-}
-
-/// The answer key of an HTTP status.
-pub fn status_key(code: u16) -> String {
-    match code {
-        200..=299 => SUCCESS.to_string(),
-        _ => code.to_string(),
+    pub fn answer(&mut self, key: Answer) {
+        *self.answers.entry(key).or_default() += 1;
     }
 }
 
@@ -145,7 +125,7 @@ pub fn status_key(code: u16) -> String {
 pub struct RobotsSeen {
     /// `parsed`, `allow_all` (4xx: everything allowed) or `unreachable` (5xx,
     /// network failure: nothing allowed).
-    pub outcome: String,
+    pub outcome: RobotsAccess,
     /// The HTTP status, or the failure class when unreachable.
     pub detail: String,
     /// xxh3 of the body (hex), when there was one.
@@ -161,8 +141,8 @@ pub struct SeedAnswer {
     pub url: String,
     /// `feed`, `sitemap` or `page`: what the URL turned out to be (or was expected to be).
     pub kind: Kind,
-    /// The answer key (see [`SourceRun::answers`]).
-    pub answer: String,
+    /// How it answered (see [`SourceRun::answers`]).
+    pub answer: Answer,
     /// Entries listed (feeds and sitemaps that parsed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<u64>,
@@ -175,7 +155,7 @@ pub struct SeedAnswer {
 impl SeedAnswer {
     /// Did the seed answer usefully (a 2xx, or a 304)?
     pub fn ok(&self) -> bool {
-        is_fine(&self.answer)
+        self.answer.is_fine()
     }
 }
 
@@ -386,9 +366,9 @@ mod tests {
                 let mut r = RunHealth::new(&format!("r{i}"), chrono::Utc::now());
                 let key = if i % 2 == 0 { "a.test" } else { "b.test" };
                 let answer = if key == "a.test" && i >= 2 {
-                    "503"
+                    Answer::Status(503)
                 } else {
-                    "2xx"
+                    Answer::Success
                 };
                 r.sources.entry(key.into()).or_default().answer(answer);
                 r
@@ -416,13 +396,11 @@ mod tests {
     fn answers_split_into_fine_and_failed() {
         let mut r = SourceRun::default();
         for k in ["2xx", "304", "403", "403", "timeout", "robots"] {
-            r.answer(k);
+            r.answer(Answer::from_name(k).unwrap());
         }
         assert_eq!(r.answered(), 5);
         assert_eq!(r.failed(), 3);
         assert!(r.touched());
         assert!(!SourceRun::default().touched());
-        assert_eq!(status_key(204), "2xx");
-        assert_eq!(status_key(410), "410");
     }
 }

@@ -22,9 +22,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{SeedAnswer, SourceRun};
+use super::{Answer, SeedAnswer, SourceRun};
 use crate::config::Health;
 use crate::frontier::Kind;
+use crate::record::{FailureClass, RobotsAccess};
 
 /// How a source is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -142,8 +143,8 @@ pub fn judge(source: &str, path: &str, runs: &[RunRef<'_>], t: &Health) -> Verdi
             .rev()
             .find_map(|(id, s)| s.robots.as_ref().map(|p| (id, p)))
         && prev.hash != r.hash
-        && prev.outcome == "parsed"
-        && r.outcome == "parsed"
+        && prev.outcome == RobotsAccess::Parsed
+        && r.outcome == RobotsAccess::Parsed
     {
         v.notes
             .push(format!("robots.txt changed after run {prev_id}"));
@@ -164,7 +165,7 @@ fn point(run_id: &str, s: &SourceRun) -> Point {
         run_id: run_id.to_string(),
         requests: s.answered(),
         failed: s.failed(),
-        not_modified: s.answers.get(super::NOT_MODIFIED).copied().unwrap_or(0),
+        not_modified: s.answers.get(&Answer::NotModified).copied().unwrap_or(0),
         pages: s.pages + s.linked_pages,
         articles: s.articles + s.linked_articles,
         stored: s.stored,
@@ -213,7 +214,7 @@ fn robots_rules(touched: &[(&str, &SourceRun)], path: &str, t: &Health, v: &mut 
     let closed = |s: &SourceRun| {
         s.robots
             .as_ref()
-            .is_some_and(|r| r.outcome == "parsed" && !r.allows_path)
+            .is_some_and(|r| r.outcome == RobotsAccess::Parsed && !r.allows_path)
     };
     if let Some((since, n)) = streak(touched, has_robots, closed) {
         let ever_open = touched.iter().filter(|(_, s)| has_robots(s)).count() > n as usize;
@@ -234,7 +235,7 @@ fn robots_rules(touched: &[(&str, &SourceRun)], path: &str, t: &Health, v: &mut 
     let unreachable = |s: &SourceRun| {
         s.robots
             .as_ref()
-            .is_some_and(|r| r.outcome == "unreachable")
+            .is_some_and(|r| r.outcome == RobotsAccess::Unreachable)
     };
     if let Some((since, n)) = streak(touched, has_robots, unreachable) {
         let detail = touched
@@ -257,33 +258,18 @@ fn robots_rules(touched: &[(&str, &SourceRun)], path: &str, t: &Health, v: &mut 
     false
 }
 
-/// Is a failure the URL's own (dead or moved) rather than the host's?
-fn url_level(key: &str) -> bool {
-    matches!(
-        key,
-        "404"
-            | "410"
-            | "out_of_scope"
-            | "redirect_loop"
-            | "too_many_redirects"
-            | "not_html"
-            | super::NOT_A_LISTING
-            | super::BAD_LISTING
-    )
-}
-
-fn failures(s: &SourceRun) -> Vec<(&str, u64)> {
-    let mut f: Vec<(&str, u64)> = s
+fn failures(s: &SourceRun) -> Vec<(Answer, u64)> {
+    let mut f: Vec<(Answer, u64)> = s
         .answers
         .iter()
-        .filter(|(k, n)| !super::is_fine(k) && k.as_str() != super::ROBOTS && **n > 0)
-        .map(|(k, n)| (k.as_str(), *n))
+        .filter(|(k, n)| !k.is_fine() && **k != Answer::ROBOTS && **n > 0)
+        .map(|(k, n)| (*k, *n))
         .collect();
-    f.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    f.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     f
 }
 
-fn list_failures(f: &[(&str, u64)]) -> String {
+fn list_failures(f: &[(Answer, u64)]) -> String {
     f.iter()
         .map(|(k, n)| format!("{k}: {n}"))
         .collect::<Vec<_>>()
@@ -294,7 +280,7 @@ fn list_failures(f: &[(&str, u64)]) -> String {
 fn failing_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) -> bool {
     let answered = |s: &SourceRun| s.answered() > 0;
     let all_failed = |s: &SourceRun| {
-        s.failed() == s.answered() && failures(s).iter().any(|(k, _)| !url_level(k))
+        s.failed() == s.answered() && failures(s).iter().any(|(k, _)| !k.is_url_level())
     };
     let Some(&(_, last)) = touched.iter().rev().find(|(_, s)| answered(s)) else {
         return false;
@@ -302,7 +288,7 @@ fn failing_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) ->
     let f = failures(last);
     if let Some((since, n)) = streak(touched, answered, all_failed) {
         let what = match f.as_slice() {
-            [(k, _)] if k.parse::<u16>().is_ok() => format!("{k} on every request"),
+            [(k @ Answer::Status(_), _)] => format!("{k} on every request"),
             [(k, _)] => format!("every request failed ({k})"),
             _ => format!("every request failed ({})", list_failures(&f)),
         };
@@ -370,9 +356,9 @@ fn seed_rules(
             }
             continue;
         }
-        let own = url_level(&seed.answer);
+        let own = seed.answer.is_url_level();
         // Covered by a host-wide rule already.
-        if (robots_blocked && seed.answer == super::ROBOTS) || (all_failing && !own) {
+        if (robots_blocked && seed.answer == Answer::ROBOTS) || (all_failing && !own) {
             continue;
         }
         let Some((since, n)) = streak(
@@ -382,14 +368,16 @@ fn seed_rules(
         ) else {
             continue;
         };
-        let what = match (&seed.moved_to, seed.answer.as_str()) {
-            (Some(to), "out_of_scope") => format!("redirects to {to}, outside the source,"),
-            (_, super::ROBOTS) => "is disallowed by robots.txt".to_string(),
-            (_, super::NOT_A_LISTING) => {
+        let what = match (&seed.moved_to, seed.answer) {
+            (Some(to), Answer::Failed(FailureClass::OutOfScope)) => {
+                format!("redirects to {to}, outside the source,")
+            }
+            (_, Answer::ROBOTS) => "is disallowed by robots.txt".to_string(),
+            (_, Answer::NotAListing) => {
                 "answers with a web page, not a feed or sitemap,".to_string()
             }
-            (_, super::BAD_LISTING) => "cannot be parsed".to_string(),
-            (_, k) if k.parse::<u16>().is_ok() => format!("answers {k}"),
+            (_, Answer::BadListing) => "cannot be parsed".to_string(),
+            (_, k @ Answer::Status(_)) => format!("answers {k}"),
             (_, k) => format!("fails ({k})"),
         };
         let status = if none_works && (own || n >= t.broken_after_runs) {

@@ -1,6 +1,7 @@
-//! [`FetchError`]: why a fetch gave no usable answer, with a stable class name
-//! for counting, and the mapping from reqwest's errors to it.
+//! [`FetchError`]: why a fetch gave no usable answer, with its class
+//! ([`FailureClass`]) for counting, and the mapping from reqwest's errors to it.
 
+use crate::record::FailureClass;
 use crate::url::Url;
 
 /// Why a fetch gave no usable answer. [`FetchError::class`] names it for counting.
@@ -39,24 +40,24 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// A short stable name for counting and logs.
-    pub fn class(&self) -> &'static str {
+    /// The class it is counted and logged under.
+    pub fn class(&self) -> FailureClass {
         match self {
-            FetchError::Budget => "budget",
-            FetchError::Rested => "rested",
-            FetchError::RobotsDisallowed(_) => "robots",
-            FetchError::OutOfScope(_) => "out_of_scope",
-            FetchError::TooManyRedirects => "too_many_redirects",
-            FetchError::RedirectLoop => "redirect_loop",
-            FetchError::Timeout => "timeout",
-            FetchError::Connect(_) => "connect",
-            FetchError::Dns(_) => "dns",
-            FetchError::Tls(_) => "tls",
-            FetchError::TooLarge => "too_large",
-            FetchError::NotHtml(_) => "not_html",
-            FetchError::Body(_) => "body",
-            FetchError::Scheme => "scheme",
-            FetchError::PrivateAddress(_) => "private_address",
+            FetchError::Budget => FailureClass::Budget,
+            FetchError::Rested => FailureClass::Rested,
+            FetchError::RobotsDisallowed(_) => FailureClass::Robots,
+            FetchError::OutOfScope(_) => FailureClass::OutOfScope,
+            FetchError::TooManyRedirects => FailureClass::TooManyRedirects,
+            FetchError::RedirectLoop => FailureClass::RedirectLoop,
+            FetchError::Timeout => FailureClass::Timeout,
+            FetchError::Connect(_) => FailureClass::Connect,
+            FetchError::Dns(_) => FailureClass::Dns,
+            FetchError::Tls(_) => FailureClass::Tls,
+            FetchError::TooLarge => FailureClass::TooLarge,
+            FetchError::NotHtml(_) => FailureClass::NotHtml,
+            FetchError::Body(_) => FailureClass::Body,
+            FetchError::Scheme => FailureClass::Scheme,
+            FetchError::PrivateAddress(_) => FailureClass::PrivateAddress,
         }
     }
 

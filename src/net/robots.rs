@@ -8,6 +8,8 @@
 //! token, falling back to `*`. `Crawl-delay` raises the host's politeness gap
 //! and `Sitemap:` lines are handed to discovery.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +17,7 @@ use reqwest::header;
 
 use super::fetch::BodyLimits;
 use super::{FetchError, Net};
+use crate::record::RobotsAccess;
 use crate::url::{self, Url};
 
 /// Redirect hops followed for robots.txt (RFC 9309 asks for at least five).
@@ -29,6 +32,64 @@ pub enum RobotsOutcome {
     AllowAll(u16),
     /// Unreachable (5xx, 429, network failure, timeout, rested host, spent budget): nothing allowed.
     DisallowAll(String),
+}
+
+impl RobotsOutcome {
+    /// In a word, with its detail (the status, or why it was unreachable).
+    pub fn access(&self) -> (RobotsAccess, String) {
+        match self {
+            RobotsOutcome::Parsed(c) => (RobotsAccess::Parsed, c.to_string()),
+            RobotsOutcome::AllowAll(c) => (RobotsAccess::AllowAll, c.to_string()),
+            RobotsOutcome::DisallowAll(why) => (RobotsAccess::Unreachable, why.clone()),
+        }
+    }
+}
+
+/// `Parsed(200)`, `AllowAll(404)`, `DisallowAll("timeout")`: the form the
+/// event log's `robots` lines and the consent log hold.
+impl fmt::Display for RobotsOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RobotsOutcome::Parsed(c) => write!(f, "Parsed({c})"),
+            RobotsOutcome::AllowAll(c) => write!(f, "AllowAll({c})"),
+            RobotsOutcome::DisallowAll(why) => write!(f, "DisallowAll({why:?})"),
+        }
+    }
+}
+
+/// The inverse of the `Display` form.
+impl FromStr for RobotsOutcome {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RobotsOutcome, String> {
+        let bad = || format!("not a robots.txt outcome: {s}");
+        let (name, arg) = s
+            .strip_suffix(')')
+            .and_then(|s| s.split_once('('))
+            .ok_or_else(bad)?;
+        match name {
+            "Parsed" => arg.parse().map(RobotsOutcome::Parsed).map_err(|_| bad()),
+            "AllowAll" => arg.parse().map(RobotsOutcome::AllowAll).map_err(|_| bad()),
+            // Debug quoting of the plain words written here reads as JSON.
+            "DisallowAll" => serde_json::from_str(arg)
+                .map(RobotsOutcome::DisallowAll)
+                .map_err(|_| bad()),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl serde::Serialize for RobotsOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RobotsOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RobotsOutcome, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// The robots.txt rules that apply to us on one origin.
@@ -113,7 +174,7 @@ impl Robots {
     pub fn unreachable(error: FetchError) -> Robots {
         Robots {
             error: Some(error.clone()),
-            ..Robots::disallow_all(error.class())
+            ..Robots::disallow_all(error.class().as_str())
         }
     }
 
@@ -163,7 +224,7 @@ impl Net {
     pub async fn robots(&self, url: &Url) -> Arc<Robots> {
         self.robots_for(url)
             .await
-            .unwrap_or_else(|e| Arc::new(Robots::disallow_all(e.class())))
+            .unwrap_or_else(|e| Arc::new(Robots::disallow_all(e.class().as_str())))
     }
 
     /// [`Net::robots`], but a spent budget, a rested host or a refused
@@ -318,5 +379,28 @@ mod tests {
     fn access_outcomes() {
         assert!(Robots::allow_all(404).allowed(&u("https://a.test/x")));
         assert!(!Robots::disallow_all("503").allowed(&u("https://a.test/x")));
+    }
+
+    /// The written form is the one Rust's `Debug` gave (older logs hold it),
+    /// and reads back.
+    #[test]
+    fn outcomes_write_their_old_form_and_read_back() {
+        for o in [
+            RobotsOutcome::Parsed(200),
+            RobotsOutcome::AllowAll(404),
+            RobotsOutcome::DisallowAll("timeout".into()),
+            RobotsOutcome::DisallowAll("bad origin".into()),
+        ] {
+            let v = serde_json::to_value(&o).unwrap();
+            assert_eq!(v, serde_json::Value::String(format!("{o:?}")));
+            assert_eq!(serde_json::from_value::<RobotsOutcome>(v).unwrap(), o);
+        }
+        for bad in ["Parsed", "Parsed(x)", "Other(1)", "DisallowAll(x)"] {
+            assert!(bad.parse::<RobotsOutcome>().is_err(), "{bad}");
+        }
+        assert_eq!(
+            RobotsOutcome::DisallowAll("dns".into()).access(),
+            (RobotsAccess::Unreachable, "dns".to_string())
+        );
     }
 }

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::net::RobotsOutcome;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ConsentEntry {
@@ -15,21 +17,26 @@ pub enum ConsentEntry {
     Withheld(WithheldLine),
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RobotsSnapshotLine {
+    #[serde(default)]
     pub host: String,
     /// `2026-10-09T18:12:33Z`.
+    #[serde(default)]
     pub t: String,
     /// How the file was obtained: `Parsed(200)`, `AllowAll(404)`,
     /// `DisallowAll("timeout")`.
-    pub outcome: String,
+    pub outcome: RobotsOutcome,
     /// 16-digit hex xxh3 of the body as received (the records'
     /// `robots_hash`); `null` without a body.
+    #[serde(default)]
     pub hash: Option<String>,
+    #[serde(default)]
     pub bytes: usize,
+    #[serde(default)]
     pub content_signal: Vec<String>,
     /// The body as text (invalid UTF-8 replaced).
+    #[serde(default)]
     pub body: String,
 }
 

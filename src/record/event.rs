@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::outcome::{Rejection, StopReason};
 use crate::config::Scope;
 use crate::frontier::Kind;
+use crate::net::RobotsOutcome;
 use crate::partition::Partition;
 use crate::url::trap::Trap;
 
@@ -172,14 +173,17 @@ pub struct Discovery {
     pub too_old: usize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RobotsRead {
+    #[serde(default)]
     pub host: String,
-    /// How the file was obtained (`net::RobotsOutcome`, as Rust prints it).
-    pub outcome: String,
+    /// How the file was obtained: `Parsed(200)`, `AllowAll(404)`,
+    /// `DisallowAll("timeout")`.
+    pub outcome: RobotsOutcome,
+    #[serde(default)]
     pub crawl_delay_ms: Option<u64>,
     /// `Sitemap:` lines.
+    #[serde(default)]
     pub sitemaps: usize,
 }
 
@@ -189,13 +193,56 @@ pub struct HostRested {
     pub host: String,
     /// Absent when the network layer rested the host after repeated failures.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<RestReason>,
     /// Queued URLs taken out with it.
     pub dropped: usize,
     /// Those URLs are kept for the next run (the host was unreachable, not
     /// refused); absent when they were dropped.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub kept: bool,
+}
+
+/// Why a host was taken out of the run (`host_rested`'s `reason`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestReason {
+    /// robots.txt unreachable (the status or failure class): `robots: 503`.
+    Robots(String),
+    /// Open scope: the host reached `host_page_cap`: `Capped`.
+    Capped,
+    /// Open scope: the host failed its probation: `FailedProbation`.
+    FailedProbation,
+}
+
+impl std::fmt::Display for RestReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestReason::Robots(why) => write!(f, "robots: {why}"),
+            RestReason::Capped => f.write_str("Capped"),
+            RestReason::FailedProbation => f.write_str("FailedProbation"),
+        }
+    }
+}
+
+impl Serialize for RestReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RestReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RestReason, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "Capped" => Ok(RestReason::Capped),
+            "FailedProbation" => Ok(RestReason::FailedProbation),
+            _ => match s.strip_prefix("robots: ") {
+                Some(why) => Ok(RestReason::Robots(why.to_string())),
+                None => Err(serde::de::Error::custom(format!(
+                    "unknown rest reason `{s}`"
+                ))),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -312,6 +359,36 @@ mod tests {
             v,
             json!({"event": "host_rested", "host": "h", "dropped": 2})
         );
+        for (reason, name) in [
+            (RestReason::Robots("503".into()), "robots: 503"),
+            (RestReason::Capped, "Capped"),
+            (RestReason::FailedProbation, "FailedProbation"),
+        ] {
+            let ev = Event::HostRested(HostRested {
+                host: "h".into(),
+                reason: Some(reason),
+                dropped: 1,
+                kept: true,
+            });
+            let v = serde_json::to_value(&ev).unwrap();
+            assert_eq!(
+                v,
+                json!({"event": "host_rested", "host": "h", "reason": name, "dropped": 1, "kept": true})
+            );
+            assert_eq!(serde_json::from_value::<Event>(v).unwrap(), ev);
+        }
+        let ev = Event::Robots(RobotsRead {
+            host: "h".into(),
+            outcome: RobotsOutcome::DisallowAll("timeout".into()),
+            crawl_delay_ms: None,
+            sitemaps: 0,
+        });
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"event": "robots", "host": "h", "outcome": "DisallowAll(\"timeout\")", "crawl_delay_ms": null, "sitemaps": 0})
+        );
+        assert_eq!(serde_json::from_value::<Event>(v).unwrap(), ev);
         let v = json!({"event": "done", "run_id": "r", "stopped_by": "max_pages"});
         let Event::Done(d) = serde_json::from_value(v).unwrap() else {
             panic!("not done")
@@ -338,7 +415,12 @@ mod tests {
                 what: ListingWarning::NestingTooDeep { children: 0 },
             }),
             Event::Discovery(Discovery::default()),
-            Event::Robots(RobotsRead::default()),
+            Event::Robots(RobotsRead {
+                host: String::new(),
+                outcome: RobotsOutcome::Parsed(200),
+                crawl_delay_ms: None,
+                sitemaps: 0,
+            }),
             Event::HostRested(HostRested::default()),
             Event::Trap(TrapMet {
                 host: String::new(),

@@ -1,7 +1,8 @@
 //! Closed sets of outcomes that travel between modules and into files: why a
-//! run stopped, where a page's date came from, how a `tdmrep.json` request
-//! went, why a page was not stored. Each is written under its old string, so
-//! `last_run.json`, the event log and `check-url` read as before.
+//! run stopped, where a page's date came from, why a fetch failed, how a
+//! `tdmrep.json` request went, how robots.txt was read, why a page was not
+//! stored. Each is written under its old string, so `last_run.json`, the
+//! event log, the health files and `check-url` read as before.
 
 use std::fmt;
 
@@ -101,13 +102,120 @@ impl fmt::Display for DateSource {
     }
 }
 
+/// The class of a failed fetch (`FetchError::class`): the name it is counted
+/// and logged under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// Not sent: the fetch budget is spent.
+    Budget,
+    /// Not sent: the host is rested for the rest of the run.
+    Rested,
+    /// Not sent: robots.txt disallows the URL.
+    Robots,
+    OutOfScope,
+    TooManyRedirects,
+    RedirectLoop,
+    Timeout,
+    Connect,
+    Dns,
+    Tls,
+    TooLarge,
+    NotHtml,
+    Body,
+    Scheme,
+    PrivateAddress,
+}
+
+impl FailureClass {
+    /// Every class, for reading the names back.
+    pub const ALL: [FailureClass; 15] = [
+        FailureClass::Budget,
+        FailureClass::Rested,
+        FailureClass::Robots,
+        FailureClass::OutOfScope,
+        FailureClass::TooManyRedirects,
+        FailureClass::RedirectLoop,
+        FailureClass::Timeout,
+        FailureClass::Connect,
+        FailureClass::Dns,
+        FailureClass::Tls,
+        FailureClass::TooLarge,
+        FailureClass::NotHtml,
+        FailureClass::Body,
+        FailureClass::Scheme,
+        FailureClass::PrivateAddress,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Budget => "budget",
+            FailureClass::Rested => "rested",
+            FailureClass::Robots => "robots",
+            FailureClass::OutOfScope => "out_of_scope",
+            FailureClass::TooManyRedirects => "too_many_redirects",
+            FailureClass::RedirectLoop => "redirect_loop",
+            FailureClass::Timeout => "timeout",
+            FailureClass::Connect => "connect",
+            FailureClass::Dns => "dns",
+            FailureClass::Tls => "tls",
+            FailureClass::TooLarge => "too_large",
+            FailureClass::NotHtml => "not_html",
+            FailureClass::Body => "body",
+            FailureClass::Scheme => "scheme",
+            FailureClass::PrivateAddress => "private_address",
+        }
+    }
+
+    /// The class named `name` (the inverse of [`Self::as_str`]).
+    pub fn from_name(name: &str) -> Option<FailureClass> {
+        FailureClass::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How robots.txt was read, in a word (health files, `scraper probe`): the
+/// summary of `net::RobotsOutcome`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RobotsAccess {
+    /// A 2xx answer, parsed: its rules apply.
+    #[default]
+    Parsed,
+    /// Unavailable (4xx): everything allowed.
+    AllowAll,
+    /// Unreachable (5xx, 429, network failure): nothing allowed.
+    Unreachable,
+}
+
+impl RobotsAccess {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RobotsAccess::Parsed => "parsed",
+            RobotsAccess::AllowAll => "allow_all",
+            RobotsAccess::Unreachable => "unreachable",
+        }
+    }
+}
+
+impl fmt::Display for RobotsAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How a `/.well-known/tdmrep.json` request went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TdmOutcome {
     /// The server answered with this status (rules only from a 2xx).
     Status(u16),
-    /// The request failed; a `FetchError::class` (`timeout`, `dns`, ...).
-    Failed(&'static str),
+    /// The request failed (`timeout`, `dns`, ...).
+    Failed(FailureClass),
     /// robots.txt disallows the file.
     Robots,
     /// A 2xx whose body is not a TDMRep array.
@@ -126,7 +234,7 @@ impl fmt::Display for TdmOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TdmOutcome::Status(s) => write!(f, "{s}"),
-            TdmOutcome::Failed(class) => f.write_str(class),
+            TdmOutcome::Failed(class) => f.write_str(class.as_str()),
             TdmOutcome::Robots => f.write_str("robots"),
             TdmOutcome::Malformed(e) => write!(f, "malformed: {e}"),
             TdmOutcome::TooManyRedirects => f.write_str("too many redirects"),
@@ -223,9 +331,25 @@ mod tests {
         ] {
             assert_eq!(name(serde_json::to_value(r).unwrap()), r.as_str());
         }
+        for c in FailureClass::ALL {
+            assert_eq!(name(serde_json::to_value(c).unwrap()), c.as_str());
+            assert_eq!(FailureClass::from_name(c.as_str()), Some(c));
+        }
+        assert_eq!(FailureClass::from_name("2xx"), None);
+        for r in [
+            RobotsAccess::Parsed,
+            RobotsAccess::AllowAll,
+            RobotsAccess::Unreachable,
+        ] {
+            assert_eq!(name(serde_json::to_value(r).unwrap()), r.as_str());
+        }
         assert_eq!(
             serde_json::to_value(TdmOutcome::Malformed("x".into())).unwrap(),
             "malformed: x"
+        );
+        assert_eq!(
+            serde_json::to_value(TdmOutcome::Failed(FailureClass::Timeout)).unwrap(),
+            "timeout"
         );
     }
 }

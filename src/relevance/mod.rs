@@ -356,13 +356,8 @@ mod tests {
             ".",
             "AI-powered",
         ];
-        let mut x = 0x1234_5678_u32;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize % n
-        };
+        let mut rand = crate::xorshift::XorShift32::new(0x1234_5678);
+        let mut next = |n: usize| rand.below(n);
         // Sentences of 5 to 14 words (so some are prose), paragraphs of 1 to 4
         // sentences, a word or a term at each place.
         let words = [

@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::partition::Partition;
+
 /// Hosts listed in the summary, busiest first.
 pub const TOP_HOSTS: usize = 10;
 
@@ -16,7 +18,7 @@ pub const TOP_HOSTS: usize = 10;
 pub struct RunSummary {
     pub run_id: Option<String>,
     /// `i/N` for a run of one partition (`--partition`); absent: every host.
-    pub partition: Option<String>,
+    pub partition: Option<Partition>,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
     /// `finished_at - started_at`, when both parse as RFC 3339.
@@ -77,7 +79,7 @@ impl RunSummary {
         let finished_at = s("finished_at");
         Some(RunSummary {
             run_id: s("run_id"),
-            partition: s("partition"),
+            partition: s("partition").and_then(|p| p.parse().ok()),
             duration_s: seconds_between(started_at.as_deref(), finished_at.as_deref()),
             started_at,
             finished_at,
@@ -100,7 +102,7 @@ pub fn latest_per_partition(runs_dir: &Path) -> Vec<RunSummary> {
     let Ok(listing) = std::fs::read_dir(runs_dir) else {
         return Vec::new();
     };
-    let mut by: std::collections::BTreeMap<String, RunSummary> = Default::default();
+    let mut by: std::collections::BTreeMap<(u32, u32), RunSummary> = Default::default();
     for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
         if path.extension().is_none_or(|x| x != "json") {
             continue;
@@ -108,7 +110,8 @@ pub fn latest_per_partition(runs_dir: &Path) -> Vec<RunSummary> {
         let Some(r) = RunSummary::load(&path) else {
             continue;
         };
-        let key = r.partition.clone().unwrap_or_else(|| "0/1".into());
+        let p = r.partition.unwrap_or(Partition::WHOLE);
+        let key = (p.count(), p.index());
         let newer = by
             .get(&key)
             .is_none_or(|old| old.run_id.as_deref() < r.run_id.as_deref());

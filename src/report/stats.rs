@@ -188,7 +188,7 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
     let latest = super::run::latest_per_partition(&state.join("runs"));
     if latest
         .iter()
-        .any(|r| r.partition.as_deref().is_some_and(|p| p != "0/1"))
+        .any(|r| r.partition.is_some_and(|p| !p.is_whole()))
     {
         stats.partitions = latest;
     }

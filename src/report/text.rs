@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::run::RunSummary;
 use super::stats::Stats;
+use crate::partition::Partition;
 
 /// Domains listed in the text report; `--json` has them all.
 const TOP_DOMAINS: usize = 25;
@@ -150,7 +151,7 @@ pub fn render(s: &Stats) -> String {
     if !s.partitions.is_empty() {
         let _ = writeln!(o, "\nLatest run of each partition");
         for r in &s.partitions {
-            let _ = writeln!(o, "  partition {}", r.partition.as_deref().unwrap_or("0/1"));
+            let _ = writeln!(o, "  partition {}", r.partition.unwrap_or(Partition::WHOLE));
             render_run(&mut o, r);
         }
     }

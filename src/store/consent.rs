@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
+use crate::net::RobotsOutcome;
 use crate::record::consent::{ConsentEntry, RobotsSnapshotLine, WithheldLine};
 
 /// Folder under `state/`.
@@ -44,8 +45,7 @@ pub struct ConsentLog {
 #[derive(Debug, Clone, Copy)]
 pub struct RobotsSnapshot<'a> {
     pub host: &'a str,
-    /// `Parsed(200)`, `AllowAll(404)`, `DisallowAll("timeout")`.
-    pub outcome: &'a str,
+    pub outcome: &'a RobotsOutcome,
     pub hash: u64,
     pub content_signal: &'a [String],
     pub body: &'a [u8],
@@ -80,7 +80,7 @@ impl ConsentLog {
         self.write(ConsentEntry::Robots(RobotsSnapshotLine {
             host: r.host.to_string(),
             t: crate::date::format_utc(Utc::now()),
-            outcome: r.outcome.to_string(),
+            outcome: r.outcome.clone(),
             hash: (r.hash != 0).then(|| hash_hex(r.hash)),
             bytes: r.body.len(),
             content_signal: r.content_signal.to_vec(),
@@ -169,7 +169,7 @@ mod tests {
         let mut a = ConsentLog::new(dir.path(), "20260101T000000Z-aaaa");
         a.robots(RobotsSnapshot {
             host: "a.test",
-            outcome: "Parsed(200)",
+            outcome: &RobotsOutcome::Parsed(200),
             hash: 0xabc,
             content_signal: &["robots.txt:ai-train=no".to_string()],
             body: b"User-agent: *\nContent-Signal: ai-train=no\n",
@@ -186,6 +186,7 @@ mod tests {
         let text = std::fs::read_to_string(a.path()).unwrap();
         let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         assert_eq!(first["hash"], "0000000000000abc");
+        assert_eq!(first["outcome"], "Parsed(200)");
         assert!(first["body"].as_str().unwrap().contains("ai-train=no"));
         std::fs::write(dir.path().join("consent/broken.jsonl"), "{not json\n").unwrap();
         let w = withheld_by_domain(dir.path());

@@ -34,16 +34,10 @@ pub struct Loaded {
 /// Read the latest `window` health files (run ids sort by start time).
 pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError> {
     let dir = state_dir.join(HEALTH_DIR);
-    let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
-        Err(e) => return Err(StoreError::io(&dir, e)),
-    };
-    names.sort();
+    let names: Vec<String> = super::state::run_files::json_files(&dir)?
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+        .collect();
     let mut out = Loaded::default();
     // Names sort by start second only: runs that started in the same second
     // as the oldest one kept are all read, then ordered by their exact start.

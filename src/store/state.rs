@@ -12,6 +12,7 @@
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
+pub(super) mod run_files;
 mod summary;
 pub mod validators;
 
@@ -56,24 +57,16 @@ fn read_doc_map(path: &Path) -> crate::net::doc_cache::DocMap {
     }
 }
 
-fn doc_cache_files(state_dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(state_dir.join(DOC_CACHE_DIR))
-        .map(|l| {
-            l.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 /// Read the legacy `state/doc_cache.json`, then every
 /// `state/doc_cache/<run-id>.json` in run order, the later day winning
 /// (missing or unreadable: empty, it is only a cache).
 pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
     let mut all = read_doc_map(&state_dir.join(DOC_CACHE_FILE));
-    for path in doc_cache_files(state_dir) {
+    let files = run_files::json_files(&state_dir.join(DOC_CACHE_DIR)).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "document cache folder unreadable: ignored");
+        Vec::new()
+    });
+    for path in files {
         for (url, doc) in read_doc_map(&path) {
             if all.get(&url).is_none_or(|old| old.day <= doc.day) {
                 all.insert(url, doc);
@@ -142,32 +135,14 @@ fn render_docs(docs: &crate::net::doc_cache::DocMap) -> String {
 /// before `today`. For `scraper compact` (one machine at a time). Returns the
 /// files folded.
 pub fn compact_doc_cache(state_dir: &Path, name: &str, today: u32) -> Result<usize, StoreError> {
-    let files = doc_cache_files(state_dir);
-    let legacy = state_dir.join(DOC_CACHE_FILE);
-    if files.len() <= 1 && !legacy.exists() {
-        return Ok(0);
-    }
-    let all: crate::net::doc_cache::DocMap = load_doc_cache(state_dir)
-        .into_iter()
-        .filter(|(_, d)| d.day.saturating_add(DOC_CACHE_DAYS) >= today)
-        .collect();
     let dir = state_dir.join(DOC_CACHE_DIR);
-    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-    let own = dir.join(format!("{name}.json"));
-    write_atomic(&own, render_docs(&all).as_bytes())?;
-    let mut folded = 0;
-    for path in files.iter().chain(std::iter::once(&legacy)) {
-        if *path == own {
-            continue;
-        }
-        match std::fs::remove_file(path) {
-            Ok(()) => folded += 1,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(StoreError::io(path, e)),
-        }
-    }
-    sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
-    Ok(folded)
+    run_files::fold(&dir, &state_dir.join(DOC_CACHE_FILE), name, || {
+        let all: crate::net::doc_cache::DocMap = load_doc_cache(state_dir)
+            .into_iter()
+            .filter(|(_, d)| d.day.saturating_add(DOC_CACHE_DAYS) >= today)
+            .collect();
+        Ok(render_docs(&all).into_bytes())
+    })
 }
 
 /// A JSON state file, `None` when it does not exist; a file that does not

@@ -5,16 +5,14 @@
 //! being read, entities never expanded.
 
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::reader::NsReader;
 
+use super::super::xml::{self, FieldTexts};
 use super::super::{
     DiscoverError, Limits, Listed, Listing, Parsed, clean_title, decode, listing_date,
 };
 use crate::url::{self, Url};
 
-/// Longest text kept for one field.
-const MAX_FIELD: usize = 8 * 1024;
-
+/// The text fields of an item (numbered for [`FieldTexts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     Link,
@@ -24,27 +22,19 @@ enum Field {
     Updated,
 }
 
+const FIELDS: usize = Field::Updated as usize + 1;
+
 /// The `<item>` or `<entry>` being read.
 #[derive(Default)]
 struct Item {
     /// Best `<link href>` so far and whether it was `rel="alternate"`.
     href: Option<(String, bool)>,
-    link: String,
-    guid: String,
-    title: String,
-    published: String,
-    updated: String,
+    texts: FieldTexts<FIELDS>,
 }
 
 impl Item {
-    fn text_mut(&mut self, field: Field) -> &mut String {
-        match field {
-            Field::Link => &mut self.link,
-            Field::Guid => &mut self.guid,
-            Field::Title => &mut self.title,
-            Field::Published => &mut self.published,
-            Field::Updated => &mut self.updated,
-        }
+    fn text(&self, field: Field) -> &str {
+        self.texts.get(field as usize)
     }
 
     /// An Atom-style `<link href rel>`: keep the alternate one, else the first without `rel`.
@@ -72,7 +62,7 @@ impl Item {
     }
 
     fn finish(self, base: &Url) -> Option<Listed> {
-        let guid = self.guid.trim();
+        let guid = self.text(Field::Guid).trim();
         let guid_is_url = ["http://", "https://"].iter().any(|p| {
             guid.get(..p.len())
                 .is_some_and(|g| g.eq_ignore_ascii_case(p))
@@ -81,11 +71,12 @@ impl Item {
             .href
             .as_ref()
             .map(|(h, _)| h.as_str())
-            .or(Some(self.link.trim()).filter(|l| !l.is_empty()))
+            .or(Some(self.text(Field::Link).trim()).filter(|l| !l.is_empty()))
             .or(guid_is_url.then_some(guid))?;
         let url = url::resolve(base, href)?;
-        let lastmod = listing_date(&self.published).or_else(|| listing_date(&self.updated));
-        let title = clean_title(&self.title);
+        let lastmod = listing_date(self.text(Field::Published))
+            .or_else(|| listing_date(self.text(Field::Updated)));
+        let title = clean_title(self.text(Field::Title));
         Some(Listed {
             url,
             lastmod,
@@ -100,12 +91,7 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
         what: "feed",
         reason: e.to_string(),
     })?;
-    let mut reader = NsReader::from_reader(source);
-    let config = reader.config_mut();
-    config.allow_dangling_amp = true;
-    config.check_end_names = false;
-    config.allow_unmatched_ends = true;
-    config.check_comments = false;
+    let mut reader = xml::tolerant_reader(source);
 
     let mut entries = Vec::new();
     let mut cut = 0;
@@ -163,10 +149,7 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
                 }
             }
             Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                if field.is_some_and(|(_, at)| at == depth) {
-                    field = None;
-                }
+                xml::leave(&mut depth, &mut field);
                 if item.as_ref().is_some_and(|(_, at)| *at == depth)
                     && let Some((done, _)) = item.take()
                     && let Some(listed) = done.finish(base)
@@ -178,16 +161,13 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
                     }
                 }
             }
-            Event::Text(ref t) => push_text(&mut item, field, &t.xml10_content()),
-            Event::CData(ref t) => push_text(&mut item, field, &t.xml10_content()),
-            Event::GeneralRef(ref r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    Ok(None) => quick_xml::escape::resolve_predefined_entity(r).map(str::to_string),
-                    Err(_) => None,
-                };
-                // Unknown entities (`&nbsp;`, or a billion laughs) are never expanded.
-                push_text(&mut item, field, resolved.as_deref().unwrap_or(" "));
+            Event::Text(_) | Event::CData(_) | Event::GeneralRef(_) => {
+                // An unknown entity (`&nbsp;`, ...) reads as a space.
+                if let (Some((item, _)), Some((field, _)), Some(text)) =
+                    (item.as_mut(), field, xml::text_of(&event, Some(" ")))
+                {
+                    item.texts.push(field as usize, &text);
+                }
             }
             Event::Eof => {
                 break (depth > 0).then(|| DiscoverError::Malformed {
@@ -205,14 +185,5 @@ pub(super) fn read(bytes: &[u8], base: &Url, limits: &Limits) -> Result<Parsed, 
             cut,
             partial,
         }),
-    }
-}
-
-fn push_text(item: &mut Option<(Item, usize)>, field: Option<(Field, usize)>, text: &str) {
-    if let (Some((item, _)), Some((field, _))) = (item.as_mut(), field) {
-        let slot = item.text_mut(field);
-        if slot.len() + text.len() <= MAX_FIELD {
-            slot.push_str(text);
-        }
     }
 }

@@ -3,13 +3,18 @@
 use super::*;
 use crate::health::{RobotsSeen, SeedAnswer, SourceRun};
 
+/// The answer written `name` in a health file.
+fn answer(name: &str) -> Answer {
+    Answer::from_name(name).unwrap_or_else(|| panic!("not an answer: {name}"))
+}
+
 fn run(answers: &[(&str, u64)]) -> SourceRun {
     let mut s = SourceRun::default();
     for (k, n) in answers {
-        s.answers.insert(k.to_string(), *n);
+        s.answers.insert(answer(k), *n);
     }
     s.robots = Some(RobotsSeen {
-        outcome: "parsed".into(),
+        outcome: RobotsAccess::Parsed,
         detail: "200".into(),
         hash: Some("aa".into()),
         allows_path: true,
@@ -21,13 +26,13 @@ fn with_seed(
     mut s: SourceRun,
     url: &str,
     kind: Kind,
-    answer: &str,
+    answer_name: &str,
     moved: Option<&str>,
 ) -> SourceRun {
     s.seeds.push(SeedAnswer {
         url: url.into(),
         kind,
-        answer: answer.into(),
+        answer: answer(answer_name),
         entries: None,
         moved_to: moved.map(str::to_string),
     });
@@ -228,7 +233,7 @@ fn robots_closing_the_path_is_broken_at_once() {
 
     let mut down = run(&[]);
     down.robots = Some(RobotsSeen {
-        outcome: "unreachable".into(),
+        outcome: RobotsAccess::Unreachable,
         detail: "503".into(),
         hash: None,
         allows_path: false,

@@ -152,13 +152,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-        let mut x = seed;
-        move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        }
+        let mut rand = crate::xorshift::XorShift64::new(seed);
+        move || rand.next_u64()
     }
 
     fn fold(runs: &[Vec<Rec>]) -> Vec<Rec> {

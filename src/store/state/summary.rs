@@ -4,20 +4,51 @@
 //! copy in `state/last_run.json`, this machine's last run (not committed;
 //! older versions committed it, and such a copy is read as one more run).
 //! [`RunHistory`] reads them all.
+//!
+//! Keys are written in [`KEYS`] order; top-level keys this version does not
+//! know (written by a newer version or by hand) are kept when a file is
+//! rewritten, after the known ones.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
 use crate::crawl::partition::HandoverCounts;
+use crate::health::Answer;
 use crate::partition::Partition;
 use crate::record::{HostCounters, StopReason};
 use crate::store::StoreError;
 
-/// What one run did.
+/// The top-level keys of a run summary, in the order they are written
+/// (`RunSummary`'s field order; a test holds the two together).
+pub const KEYS: [&str; 20] = [
+    "run_id",
+    "started_at",
+    "finished_at",
+    "stopped_by",
+    "interrupted",
+    "pages_fetched",
+    "articles_stored",
+    "ids",
+    "last_success_started_at",
+    "host_watermarks",
+    "hosts",
+    "handover",
+    "id_blocks",
+    "kept_for_next_run",
+    "partition",
+    "queue_left",
+    "seed_problems",
+    "shard",
+    "sources_down",
+    "unread_listings",
+];
+
+/// What one run did. Field order is the files' key order ([`KEYS`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     pub run_id: String,
@@ -88,8 +119,8 @@ pub struct SeedProblem {
     /// The source (host) it belongs to.
     pub source: String,
     pub url: String,
-    /// How it answered (the health record's answer key).
-    pub answer: String,
+    /// How it answered (as in the health records).
+    pub answer: Answer,
     /// Where it points now, when it redirects.
     pub moved_to: Option<String>,
 }
@@ -148,14 +179,13 @@ impl RunSummary {
     }
 
     /// Write `state/runs/<run-id>.json` and the local copy `state/last_run.json`
-    /// atomically (pretty JSON, stable key order).
+    /// atomically (pretty JSON, [`KEYS`] order, then the unknown keys of the
+    /// file being replaced).
     pub fn save(&self, state_dir: &Path) -> Result<(), StoreError> {
-        // Invariant: strings, numbers and maps with string keys always serialise.
-        let mut text = serde_json::to_vec_pretty(self).expect("a RunSummary always serialises");
-        text.push(b'\n');
         let dir = state_dir.join(RUNS_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-        write_atomic(&dir.join(format!("{}.json", self.run_id)), &text)?;
+        let own = dir.join(format!("{}.json", self.run_id));
+        write_atomic(&own, &self.render(&own))?;
         // A last_run.json from an older version is the only record of its
         // run: it moves into runs/ (byte for byte, so every machine that
         // moves it writes the same file) before the copy is replaced.
@@ -167,7 +197,43 @@ impl RunSummary {
                 write_atomic(&kept, &bytes)?;
             }
         }
-        write_atomic(&last, &text)
+        write_atomic(&last, &self.render(&last))
+    }
+
+    /// The file's text: this summary, then the top-level keys of the file
+    /// now at `path` that are not in [`KEYS`], as they were.
+    fn render(&self, path: &Path) -> Vec<u8> {
+        /// The summary's keys, then the others (both flattened into one object).
+        #[derive(Serialize)]
+        struct Written<'a> {
+            #[serde(flatten)]
+            summary: &'a RunSummary,
+            #[serde(flatten)]
+            unknown: Map<String, Value>,
+        }
+        let written = Written {
+            summary: self,
+            unknown: unknown_keys(path),
+        };
+        // Invariant: strings, numbers and maps with string keys always serialise.
+        let mut text = serde_json::to_vec_pretty(&written).expect("a RunSummary always serialises");
+        text.push(b'\n');
+        text
+    }
+}
+
+/// The top-level keys of the JSON object at `path` that are not in [`KEYS`]
+/// (none when there is no such file, or it is not a JSON object).
+fn unknown_keys(path: &Path) -> Map<String, Value> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Map::new();
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(mut map)) => {
+            map.retain(|k, _| !KEYS.contains(&k.as_str()));
+            map
+        }
+        _ => Map::new(),
     }
 }
 
@@ -191,16 +257,7 @@ pub struct RunHistory {
 impl RunHistory {
     pub fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
         let mut h = RunHistory::default();
-        let dir = state_dir.join(RUNS_DIR);
-        let files: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
-            Ok(l) => l
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(StoreError::io(&dir, e)),
-        };
-        for path in files {
+        for path in super::run_files::json_files(&state_dir.join(RUNS_DIR))? {
             match read_summary(&path) {
                 Ok(Some(s)) => h.runs.push(s),
                 Ok(None) => {}
@@ -289,6 +346,72 @@ mod tests {
         let mut next = RunSummary::new("r3", at("2026-11-30T06:30:00Z"));
         next.set_watermark(Some(&cut), true);
         assert_eq!(next.last_success_started_at, Some(next.started_at));
+    }
+
+    /// The top-level keys of a file's text, in order.
+    fn keys_in(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("  \""))
+            .filter_map(|l| l.split_once("\":").map(|(k, _)| k.to_string()))
+            .collect()
+    }
+
+    /// A summary with every optional field filled.
+    fn full(run_id: &str) -> RunSummary {
+        let mut s = RunSummary::new(run_id, at("2026-11-28T06:30:00Z"));
+        s.finished_at = Some(at("2026-11-28T07:00:00Z"));
+        s.stopped_by = Some(StopReason::MaxPages);
+        s.ids = Some([1, 3]);
+        s.set_watermark(None, true);
+        s.host_watermarks.insert("a.test".into(), None);
+        s.host("a.test").fetched = 1;
+        s.handover = Some(HandoverCounts {
+            seeds_skipped: 1,
+            dropped: 2,
+            handed_over: 3,
+            inbox: 4,
+        });
+        s.id_blocks = vec![[1, 3]];
+        s.partition = Some("1/2".parse().unwrap());
+        s.seed_problems = vec![SeedProblem {
+            source: "a.test".into(),
+            url: "http://a.test/feed".into(),
+            answer: Answer::Status(404),
+            moved_to: None,
+        }];
+        s.shard = Some("s.jsonl.zst".into());
+        s.sources_down = vec!["b.test".into()];
+        s
+    }
+
+    #[test]
+    fn keys_keep_their_order_and_unknown_ones_survive_a_rewrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        full("20261128T063000Z-aaaa").save(st).unwrap();
+        let text = std::fs::read_to_string(st.join(LAST_RUN_FILE)).unwrap();
+        assert_eq!(keys_in(&text), KEYS);
+        // A newer version (or a person) added keys; an older known key
+        // (`partition`) must not outlive its run.
+        let mut old: Value = serde_json::from_str(&text).unwrap();
+        old["zz_note"] = serde_json::json!({"by": "hand", "n": [1, 2]});
+        old["aa_commit"] = serde_json::json!("abc123");
+        std::fs::write(st.join(LAST_RUN_FILE), old.to_string()).unwrap();
+        let next = RunSummary::new("20261129T063000Z-bbbb", at("2026-11-29T06:30:00Z"));
+        next.save(st).unwrap();
+        let text = std::fs::read_to_string(st.join(LAST_RUN_FILE)).unwrap();
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["zz_note"], old["zz_note"]);
+        assert_eq!(back["aa_commit"], "abc123");
+        assert_eq!(back["run_id"], "20261129T063000Z-bbbb");
+        assert!(back.get("partition").is_none(), "{text}");
+        let keys = keys_in(&text);
+        assert_eq!(keys[0], "run_id");
+        assert_eq!(keys[keys.len() - 2..], ["aa_commit", "zz_note"]);
+        assert_eq!(RunSummary::load(st).unwrap().unwrap(), next);
+        // The run's own file had no earlier version: nothing carried into it.
+        let own = std::fs::read_to_string(st.join("runs/20261129T063000Z-bbbb.json")).unwrap();
+        assert!(!own.contains("zz_note"), "{own}");
     }
 
     #[test]

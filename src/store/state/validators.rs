@@ -10,7 +10,7 @@
 //! the entries used least recently are dropped on save.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +68,7 @@ impl Validators {
         if let Some(map) = read_map(&state_dir.join(VALIDATORS_FILE))? {
             out.map = map;
         }
-        for path in run_files(state_dir)? {
+        for path in super::run_files::json_files(&state_dir.join(VALIDATORS_DIR))? {
             if let Some(map) = read_map(&path)? {
                 out.fold(map);
             }
@@ -167,49 +167,16 @@ fn render(map: &BTreeMap<String, Validator>) -> String {
     out
 }
 
-/// `state/validators/*.json`, in name order.
-fn run_files(state_dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
-    let dir = state_dir.join(VALIDATORS_DIR);
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(l) => l
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(StoreError::io(&dir, e)),
-    };
-    files.sort();
-    Ok(files)
-}
-
 /// Fold every per-run validators file (and the legacy `validators.json`)
 /// into one, `validators/<name>.json`, named to sort after the files it
 /// replaces, and remove them. For `scraper compact`, which holds the run lock
 /// and is run by one machine at a time. Returns the files folded.
 pub fn compact(state_dir: &Path, name: &str, cap: usize) -> Result<usize, StoreError> {
-    let files = run_files(state_dir)?;
-    let legacy = state_dir.join(VALIDATORS_FILE);
-    if files.len() <= 1 && !legacy.exists() {
-        return Ok(0);
-    }
-    let all = Validators::load(state_dir, cap)?;
     let dir = state_dir.join(VALIDATORS_DIR);
-    std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-    let own = dir.join(format!("{name}.json"));
-    write_atomic(&own, render(&all.map).as_bytes())?;
-    let mut folded = 0;
-    for path in files.iter().chain(std::iter::once(&legacy)) {
-        if *path == own {
-            continue;
-        }
-        match std::fs::remove_file(path) {
-            Ok(()) => folded += 1,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(StoreError::io(path, e)),
-        }
-    }
-    super::sync_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
-    Ok(folded)
+    super::run_files::fold(&dir, &state_dir.join(VALIDATORS_FILE), name, || {
+        let all = Validators::load(state_dir, cap)?;
+        Ok(render(&all.map).into_bytes())
+    })
 }
 
 /// One validators map; `None` when the file does not exist.

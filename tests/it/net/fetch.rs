@@ -116,7 +116,7 @@ async fn redirect_refusals() {
         .await;
     assert!(matches!(r, Err(FetchError::OutOfScope(_))), "{r:?}");
     assert_eq!(web.count_host("elsewhere.test"), 0);
-    assert_eq!(r.unwrap_err().class(), "out_of_scope");
+    assert_eq!(r.unwrap_err().class().as_str(), "out_of_scope");
 }
 
 #[tokio::test]
@@ -188,7 +188,7 @@ async fn unwanted_types_skipped_without_reading_the_body() {
     let r = net
         .fetch(&u("http://news.test/img"), &Request::html(), &any)
         .await;
-    assert_eq!(r.unwrap_err().class(), "not_html");
+    assert_eq!(r.unwrap_err().class().as_str(), "not_html");
     let any_type = Request {
         accept: Accept::Any,
         ..Request::default()
@@ -271,7 +271,7 @@ async fn read_timeout_on_a_slow_drip_and_total_timeout_on_a_hang() {
                 &any,
             )
             .await;
-        assert_eq!(r.unwrap_err().class(), "timeout", "{path}");
+        assert_eq!(r.unwrap_err().class().as_str(), "timeout", "{path}");
         assert!(
             t.elapsed() < Duration::from_millis(2000),
             "{path}: {:?}",
@@ -293,7 +293,7 @@ async fn reset_mid_body_is_a_body_error() {
     let r = net
         .fetch(&u("http://news.test/reset"), &Request::html(), &any)
         .await;
-    assert_eq!(r.unwrap_err().class(), "body");
+    assert_eq!(r.unwrap_err().class().as_str(), "body");
 }
 
 #[tokio::test]
@@ -411,7 +411,7 @@ async fn budget_rest_and_repeated_failures() {
         let r = net
             .fetch(&u("http://bad.test/x"), &Request::html(), &any)
             .await;
-        assert_eq!(r.unwrap_err().class(), "body");
+        assert_eq!(r.unwrap_err().class().as_str(), "body");
     }
     let r = net
         .fetch(&u("http://bad.test/x"), &Request::html(), &any)
@@ -423,7 +423,7 @@ async fn budget_rest_and_repeated_failures() {
     let r = net
         .fetch(&u("http://news.test/a"), &Request::html(), &any)
         .await;
-    assert_eq!(r.unwrap_err().class(), "rested");
+    assert_eq!(r.unwrap_err().class().as_str(), "rested");
     assert_eq!(web.count_host("news.test"), 0);
 
     let sent = net.requests();
@@ -450,6 +450,6 @@ async fn only_http_and_https() {
     let net = net(&web, &cfg());
     let ftp = Url::parse("ftp://news.test/file").unwrap();
     let r = net.fetch(&ftp, &Request::html(), &any).await;
-    assert_eq!(r.unwrap_err().class(), "scheme");
+    assert_eq!(r.unwrap_err().class().as_str(), "scheme");
     assert!(web.log().is_empty());
 }

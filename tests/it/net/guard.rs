@@ -46,7 +46,7 @@ async fn private_addresses_refused_unless_allowed() {
     let r = proxied
         .fetch(&u("http://news.test/to-metadata"), &Request::html(), &any)
         .await;
-    assert_eq!(r.unwrap_err().class(), "private_address");
+    assert_eq!(r.unwrap_err().class().as_str(), "private_address");
     assert_eq!(web.count_host("169.254.169.254"), 0);
 
     // A proxy named `localhost` is still reachable: the guard judges targets, not the proxy.

@@ -401,7 +401,7 @@ async fn finish(
         outage: None,
     }));
     engine.log.flush();
-    engine.progress.finish(stop.as_str());
+    engine.progress.finish(stop);
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
@@ -447,7 +447,7 @@ fn finish_outage(
         outage: Some(cause.clone()),
     }));
     engine.log.flush();
-    engine.progress.finish(StopReason::Outage.as_str());
+    engine.progress.finish(StopReason::Outage);
     Ok(RunEnd {
         run_id: run_id.to_string(),
         interrupted: false,

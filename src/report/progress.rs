@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::text::{count, duration};
+use crate::record::StopReason;
 
 /// How often a plain status line is written when stderr is not a terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(30);
@@ -128,7 +129,7 @@ impl Progress {
     }
 
     /// Final line: the totals and what stopped the run. Later calls do nothing.
-    pub fn finish(&mut self, stopped_by: &str) {
+    pub fn finish(&mut self, stopped_by: StopReason) {
         if self.finished {
             return;
         }
@@ -317,8 +318,8 @@ mod tests {
             };
             p.tick(t0 + Duration::from_secs(s));
         }
-        p.finish("max_duration");
-        p.finish("again");
+        p.finish(StopReason::MaxDuration);
+        p.finish(StopReason::Interrupted);
         let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<_> = out.lines().collect();
         assert_eq!(lines.len(), 3, "{out}");
@@ -345,10 +346,10 @@ mod tests {
         send::<Progress>();
         let mut p = Progress::with_mode(Mode::Hidden, None);
         p.update(1, 1, 1, 1);
-        p.finish("done");
+        p.finish(StopReason::Exhausted);
         let mut b = Progress::with_mode(Mode::Bar, Some(Duration::from_secs(60)));
         b.update(3, 2, 1, 4);
         b.println("a warning");
-        b.finish("queue_empty");
+        b.finish(StopReason::Exhausted);
     }
 }

@@ -8,6 +8,8 @@ mod cli;
 mod crawl_report;
 mod extract_files;
 mod health_out;
+mod progress;
+mod report_out;
 
 use std::process::ExitCode;
 
@@ -80,7 +82,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 resume: a.resume,
                 proxy: a.proxy.clone(),
             };
-            let end = runtime()?.block_on(scraper::crawl::run(config, opts))?;
+            let max = config.crawl.max_duration.0;
+            let progress = progress::Progress::new((!max.is_zero()).then_some(max));
+            let end = runtime()?.block_on(scraper::crawl::run(config, opts, Box::new(progress)))?;
             crawl_report::show(&end);
             if let Some(cause) = &end.outage {
                 eprintln!(
@@ -111,7 +115,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats(a) => {
-            scraper::report::stats(&a.data, a.json)?;
+            report_out::stats(&a.data, a.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Health(a) => {
@@ -232,7 +236,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 None
             };
-            runtime()?.block_on(scraper::report::dashboard(&a.data, a.port, config))?;
+            runtime()?.block_on(report_out::dashboard(&a.data, a.port, config))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -21,7 +21,6 @@ use crate::frontier::{
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
 use crate::record::{HostCounters, StopReason};
-use crate::report::progress::Progress;
 use crate::store::ids::IdBlocks;
 use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::ShardWriter;
@@ -66,7 +65,7 @@ pub struct Engine {
     pub started: Instant,
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
-    pub progress: Progress,
+    pub progress: Box<dyn super::Progress>,
     /// When the last `progress` event was written.
     pub progress_at: Instant,
     pub sets: RunSets,
@@ -137,6 +136,8 @@ pub struct Start {
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
     pub answers: mpsc::UnboundedReceiver<Answered>,
+    /// Where the run's totals are shown.
+    pub progress: Box<dyn super::Progress>,
 }
 
 impl Engine {
@@ -150,13 +151,12 @@ impl Engine {
         start: Start,
     ) -> Engine {
         let c = &config.crawl;
-        let max = (c.max_duration.0 > Duration::ZERO).then_some(c.max_duration.0);
         let health = super::health::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
             health,
             frontier: Frontier::new(Params::from_config(c)),
             open: OpenScope::new(ScopeParams::from_config(c)),
-            progress: Progress::new(max),
+            progress: start.progress,
             progress_at: Instant::now(),
             day: day_stamp(start.started_at),
             today: start.started_at.date_naive(),
@@ -494,8 +494,12 @@ impl Engine {
     pub fn maybe_flush(&mut self) {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
-        self.progress
-            .update(self.counts.fetched, self.counts.stored, queued, requests);
+        self.progress.update(super::Totals {
+            fetched: self.counts.fetched,
+            stored: self.counts.stored,
+            queued,
+            requests,
+        });
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
             self.log.emit(Event::Progress(event::Progress {

@@ -1,7 +1,8 @@
-//! Progress of a running crawl on stderr: an `indicatif` bar when stderr is a
-//! terminal, otherwise (CI, launchd, a pipe) one plain status line every 30
-//! seconds. The engine calls [`Progress::update`] as often as it likes; the
-//! call only stores the numbers unless a redraw is due.
+//! The binary's display of a running crawl's progress on stderr: an
+//! `indicatif` bar when stderr is a terminal, otherwise (CI, launchd, a pipe)
+//! one plain status line every 30 seconds. The engine reports through
+//! [`scraper::crawl::Progress`] as often as it likes; a report only stores
+//! the numbers unless a redraw is due.
 
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -9,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::text::{count, duration};
-use crate::record::StopReason;
+use scraper::crawl::Totals as Counts;
+use scraper::record::StopReason;
+use scraper::report::text::{count, duration};
 
 /// How often a plain status line is written when stderr is not a terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(30);
@@ -19,19 +21,6 @@ const DRAW_EVERY: Duration = Duration::from_millis(250);
 /// Window over which pages per minute are measured.
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
-/// The numbers the engine reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Pages fetched (responses received).
-    pub fetched: u64,
-    /// Articles stored.
-    pub stored: u64,
-    /// URLs waiting in the frontier.
-    pub queued: usize,
-    /// Requests made, robots and feeds included (the `--max-pages` budget).
-    pub requests: u64,
-}
-
 /// Where the progress goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -39,8 +28,6 @@ pub enum Mode {
     Bar,
     /// A plain line on stderr every [`LINE_EVERY`].
     Lines,
-    /// Nothing (tests, `--quiet`).
-    Hidden,
 }
 
 enum Display {
@@ -49,7 +36,6 @@ enum Display {
         out: Box<dyn Write + Send>,
         last: Instant,
     },
-    Hidden,
 }
 
 /// The crawl's progress display.
@@ -84,7 +70,6 @@ impl Progress {
                 out: Box::new(std::io::stderr()),
                 last: Instant::now(),
             },
-            Mode::Hidden => Display::Hidden,
         };
         Progress::from_display(display, max_duration, Instant::now())
     }
@@ -103,23 +88,9 @@ impl Progress {
 
     /// Record the current totals; redraws at most every 250 ms (bar) or
     /// writes a line every 30 s (plain). Call it at least every few seconds.
-    pub fn update(&mut self, fetched: u64, stored: u64, queued: usize, requests: u64) {
-        self.counts = Counts {
-            fetched,
-            stored,
-            queued,
-            requests,
-        };
+    pub fn update(&mut self, counts: Counts) {
+        self.counts = counts;
         self.tick(Instant::now());
-    }
-
-    /// Print a message above the bar (or as its own line) without tearing the display.
-    pub fn println(&self, message: &str) {
-        match &self.display {
-            Display::Bar(pb) => pb.println(message),
-            Display::Lines { .. } => eprintln!("{message}"),
-            Display::Hidden => {}
-        }
     }
 
     /// The line shown now.
@@ -129,7 +100,7 @@ impl Progress {
     }
 
     /// Final line: the totals and what stopped the run. Later calls do nothing.
-    pub fn finish(&mut self, stopped_by: StopReason) {
+    pub fn finish(&mut self, stopped_by: &str) {
         if self.finished {
             return;
         }
@@ -143,7 +114,6 @@ impl Progress {
             Display::Lines { out, .. } => {
                 let _ = writeln!(out, "{line}");
             }
-            Display::Hidden => {}
         }
     }
 
@@ -170,7 +140,6 @@ impl Progress {
                     let _ = writeln!(out, "{line}");
                 }
             }
-            Display::Hidden => self.last_draw = Some(now),
         }
     }
 
@@ -199,6 +168,16 @@ impl Progress {
         let (t1, f1) = *self.samples.back()?;
         let span = (t1 - t0).as_secs_f64();
         (span >= 5.0).then(|| f1.saturating_sub(f0) as f64 * 60.0 / span)
+    }
+}
+
+impl scraper::crawl::Progress for Progress {
+    fn update(&mut self, totals: Counts) {
+        Progress::update(self, totals);
+    }
+
+    fn finish(&mut self, stopped_by: StopReason) {
+        Progress::finish(self, stopped_by.as_str());
     }
 }
 
@@ -318,8 +297,8 @@ mod tests {
             };
             p.tick(t0 + Duration::from_secs(s));
         }
-        p.finish(StopReason::MaxDuration);
-        p.finish(StopReason::Interrupted);
+        p.finish("max_duration");
+        p.finish("again");
         let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<_> = out.lines().collect();
         assert_eq!(lines.len(), 3, "{out}");
@@ -341,15 +320,16 @@ mod tests {
     }
 
     #[test]
-    fn hidden_and_bar_modes_do_not_panic() {
+    fn the_bar_does_not_panic() {
         fn send<T: Send>() {}
         send::<Progress>();
-        let mut p = Progress::with_mode(Mode::Hidden, None);
-        p.update(1, 1, 1, 1);
-        p.finish(StopReason::Exhausted);
         let mut b = Progress::with_mode(Mode::Bar, Some(Duration::from_secs(60)));
-        b.update(3, 2, 1, 4);
-        b.println("a warning");
-        b.finish(StopReason::Exhausted);
+        b.update(Counts {
+            fetched: 3,
+            stored: 2,
+            queued: 1,
+            requests: 4,
+        });
+        b.finish("queue_empty");
     }
 }

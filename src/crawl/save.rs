@@ -1,0 +1,325 @@
+//! The end of a run: everything saved in a crash-safe order, the run's
+//! summary last (it marks the run finished); after an outage, nothing.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+
+use super::RunEnd;
+use super::engine::{Counters, Engine};
+use super::events::EventLog;
+use super::health::Tally;
+use super::outage::{self, Cutoff, Reach};
+use crate::frontier::{Entry, Kind};
+use crate::record::StopReason;
+use crate::record::event::{self, Event};
+use crate::store::DataDir;
+use crate::store::outbox::Inbox;
+use crate::store::shard::ShardWriter;
+use crate::store::state::{self, RunSummary, SeedProblem};
+use crate::url;
+
+/// Save everything after the loop stopped. An outage (no host reached)
+/// saves nothing: the watermark, the queue carried over, the validators and
+/// the seen-set stay exactly as the last run left them.
+pub(super) async fn finish(
+    mut engine: Engine,
+    data: &DataDir,
+    stop: StopReason,
+    started_at: DateTime<Utc>,
+    run_id: &str,
+    inbox: &Inbox,
+) -> anyhow::Result<RunEnd> {
+    let outage = (stop != StopReason::Interrupted)
+        .then(|| engine.reach.outage())
+        .flatten();
+    if let Some(cause) = outage {
+        return finish_outage(engine, stop, run_id, cause);
+    }
+    // After this flush every stored record is durable and marked as a hit.
+    engine.flush();
+    let left = Leftover::take(&mut engine);
+    let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
+    // The files, in this order; the summary last.
+    let shard = close_shard(engine.store.shard)?;
+    engine.store.seen.flush(&data.state, run_id)?;
+    state::save_frontier(&data.state, engine.ctx.partition, &left.queue)?;
+    // Handed-over URLs: this run's files for other partitions; the files it
+    // read are removed (what it queued from them and did not reach is in the
+    // queue file it just saved, like any other link).
+    engine.sets.handover.outbox.save(&data.state, run_id)?;
+    inbox.remove()?;
+    engine.store.validators.save(&data.state, run_id)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
+    summary.finished_at = Some(Utc::now());
+    summary.shard = file_name(shard.as_deref());
+    report_sources_down(&engine.reach, &engine.cutoff, &mut engine.log);
+    summary.seed_problems = seed_problems(&engine.health);
+    let health = engine.health.finish(Utc::now(), stop);
+    crate::store::health::save(&data.state, &health)?;
+    summary.save(&data.state)?;
+    engine
+        .log
+        .emit(done_event(&summary, stop, &engine.counts, engine.started));
+    engine.log.flush();
+    engine.progress.finish(stop);
+    tracing::info!(
+        stopped_by = stop.as_str(),
+        requests = summary.pages_fetched,
+        stored = engine.counts.stored,
+        queue_left = summary.queue_left,
+        "crawl finished"
+    );
+    Ok(RunEnd {
+        run_id: run_id.to_string(),
+        interrupted: stop == StopReason::Interrupted,
+        outage: None,
+        stopped_by: stop,
+        shard,
+        fetched: summary.pages_fetched,
+        stored: engine.counts.stored,
+        hosts: summary.hosts,
+    })
+}
+
+/// The queue the run leaves for the next run of its partition.
+struct Leftover {
+    queue: Vec<Entry>,
+    /// Entries of the work kept for the next run that the queue lacked.
+    kept_for_next: usize,
+    /// Feeds and sitemaps in the queue that this run never read...
+    unread_listings: usize,
+    /// ... and their hosts.
+    unread_hosts: HashSet<String>,
+}
+
+impl Leftover {
+    /// The frontier drained, plus the work kept for the next run (pages
+    /// that failed for a network reason or a 5xx, rested hosts' queues).
+    fn take(engine: &mut Engine) -> Leftover {
+        let mut queue = engine.frontier.drain();
+        let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
+        let (unread_listings, unread_hosts) = unread(&queue, &engine.sets.listings_read);
+        Leftover {
+            queue,
+            kept_for_next,
+            unread_listings,
+            unread_hosts,
+        }
+    }
+}
+
+/// The end of a run in which no host could be reached: nothing under
+/// `data/` changes but the event log (and this run's consent file, which
+/// holds only unreachable robots.txt snapshots, is removed).
+fn finish_outage(
+    mut engine: Engine,
+    stop: StopReason,
+    run_id: &str,
+    cause: String,
+) -> anyhow::Result<RunEnd> {
+    let requests = engine.ctx.net.requests();
+    tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
+    engine.store.consent.discard();
+    let hosts = engine.counts.hosts.clone();
+    engine.log.emit(Event::Done(event::Done {
+        run_id: run_id.to_string(),
+        stopped_by: StopReason::Outage,
+        requests,
+        fetched: engine.counts.fetched,
+        stored: 0,
+        errors: engine.counts.errors,
+        queue_left: None,
+        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        shard: None,
+        outage: Some(cause.clone()),
+    }));
+    engine.log.flush();
+    engine.progress.finish(StopReason::Outage);
+    Ok(RunEnd {
+        run_id: run_id.to_string(),
+        interrupted: false,
+        outage: Some(cause),
+        stopped_by: stop,
+        shard: None,
+        fetched: requests,
+        stored: 0,
+        hosts,
+    })
+}
+
+/// Add the work kept for the next run to the queue left over (once per URL).
+/// Returns how many entries were added.
+fn keep_for_next_run(queue: &mut Vec<Entry>, kept: Vec<Entry>) -> usize {
+    let mut have: HashSet<String> = queue.iter().map(|e| e.url.clone()).collect();
+    let before = queue.len();
+    for e in kept {
+        if have.insert(e.url.clone()) {
+            queue.push(e);
+        }
+    }
+    queue.len() - before
+}
+
+/// The feeds and sitemaps in `queue` that were not read in this run (their
+/// seen hashes are not in `read`), and their hosts.
+fn unread(queue: &[Entry], read: &HashSet<u64>) -> (usize, HashSet<String>) {
+    let mut hosts = HashSet::new();
+    let count = queue
+        .iter()
+        .filter(|e| {
+            e.kind != Kind::Page
+                && url::parse(&e.url).is_none_or(|u| !read.contains(&url::seen_hash(&u)))
+        })
+        .inspect(|e| {
+            if let Some(u) = url::parse(&e.url) {
+                hosts.insert(url::host_key(&u));
+            }
+        })
+        .count();
+    if count > 0 {
+        tracing::info!(
+            unread_listings = count,
+            "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
+        );
+    }
+    (count, hosts)
+}
+
+/// The run's summary (`runs/<run-id>.json`, `last_run.json`) from what the
+/// engine ended with; `finished_at`, `shard` and the seed problems are set
+/// once the files are saved.
+fn summarise(
+    engine: &Engine,
+    stop: StopReason,
+    started_at: DateTime<Utc>,
+    run_id: &str,
+    inbox: &Inbox,
+    left: &Leftover,
+) -> RunSummary {
+    let mut summary = RunSummary::new(run_id, started_at);
+    summary.stopped_by = Some(stop);
+    summary.interrupted = stop == StopReason::Interrupted;
+    summary.pages_fetched = engine.ctx.net.requests();
+    summary.articles_stored = engine.counts.stored;
+    let blocks = engine.store.ids.blocks();
+    summary.ids = match (blocks.first(), blocks.last()) {
+        (Some(first), Some(last)) => Some([first[0], last[1]]),
+        _ => None,
+    };
+    summary.id_blocks = blocks.to_vec();
+    summary.partition = Some(engine.ctx.partition);
+    summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
+    set_watermarks(&mut summary, engine, stop, started_at, left);
+    summary.hosts = engine.counts.hosts.clone();
+    summary.queue_left = left.queue.len() as u64;
+    summary.kept_for_next_run = left.kept_for_next as u64;
+    summary.unread_listings = left.unread_listings as u64;
+    summary.sources_down = engine.reach.troubled().keys().cloned().collect();
+    summary
+}
+
+/// The queue left over is saved and carried into the next run, so the
+/// watermark may move on unless the run was cut short by a signal, or a
+/// feed or sitemap in that queue was never read in this run: its entries
+/// would meet a later cut-off than the one they were due. Per host the
+/// same holds, and a host that could not be read today keeps its own.
+fn set_watermarks(
+    summary: &mut RunSummary,
+    engine: &Engine,
+    stop: StopReason,
+    started_at: DateTime<Utc>,
+    left: &Leftover,
+) {
+    let complete = stop != StopReason::Interrupted;
+    let previous = engine.last.as_ref();
+    summary.set_watermark(previous, complete && left.unread_listings == 0);
+    let touched: Vec<String> = engine
+        .reach
+        .sources()
+        .map(str::to_string)
+        .chain(left.unread_hosts.iter().cloned())
+        .collect();
+    summary.host_watermarks = outage::next_watermarks(
+        &previous
+            .map(|p| p.host_watermarks.clone())
+            .unwrap_or_default(),
+        previous.and_then(|p| p.last_success_started_at),
+        touched.iter().map(String::as_str),
+        started_at,
+        |h| {
+            complete
+                && engine.reach.is_reached(h)
+                && !engine.reach.is_troubled(h)
+                && !left.unread_hosts.contains(h)
+        },
+    );
+}
+
+/// Close this run's shard (a last frame, synced). Its path, or `None` when
+/// nothing was stored (no file was created).
+fn close_shard(shard: ShardWriter) -> anyhow::Result<Option<PathBuf>> {
+    let path = shard.path().to_path_buf();
+    shard
+        .finish()
+        .with_context(|| format!("closing {}", path.display()))
+}
+
+fn file_name(path: Option<&Path>) -> Option<String> {
+    path.and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// Sources not read today: logged, and a `source_down` event each.
+fn report_sources_down(reach: &Reach, cutoff: &Cutoff, log: &mut EventLog) {
+    for (host, cause) in reach.troubled() {
+        tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
+        log.emit(Event::SourceDown(event::SourceDown {
+            host: host.to_string(),
+            cause: cause.to_string(),
+            cutoff: cutoff.for_host(host).map(|d| d.to_rfc3339()),
+        }));
+    }
+}
+
+/// Seeds that failed or now redirect, with where they point: fix the config.
+fn seed_problems(health: &Tally) -> Vec<SeedProblem> {
+    health
+        .seed_problems()
+        .into_iter()
+        .map(|(source, a)| {
+            tracing::warn!(%source, url = %a.url, answer = %a.answer, moved_to = ?a.moved_to,
+                "seed failed or redirects: update config.yml");
+            SeedProblem {
+                source,
+                url: a.url,
+                answer: a.answer,
+                moved_to: a.moved_to,
+            }
+        })
+        .collect()
+}
+
+/// The `done` event of a run that saved its state.
+fn done_event(
+    summary: &RunSummary,
+    stop: StopReason,
+    counts: &Counters,
+    started: Instant,
+) -> Event {
+    Event::Done(event::Done {
+        run_id: summary.run_id.clone(),
+        stopped_by: stop,
+        requests: summary.pages_fetched,
+        fetched: counts.fetched,
+        stored: counts.stored,
+        errors: counts.errors,
+        queue_left: Some(summary.queue_left as usize),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        shard: summary.shard.clone(),
+        outage: None,
+    })
+}

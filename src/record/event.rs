@@ -135,7 +135,8 @@ pub struct Fetch {
 #[serde(default)]
 pub struct Failure {
     pub url: String,
-    /// `FetchError::class`: `timeout`, `dns`, `robots`, `4xx`, ...
+    /// `FetchError::class` (`timeout`, `dns`, `robots`, ...), or `panic` for
+    /// a worker or parser that panicked.
     pub class: String,
     pub error: String,
 }

@@ -141,8 +141,9 @@ pub struct Start {
 }
 
 impl Engine {
-    /// The engine of one run: frontier, open scope and progress display from
-    /// `config`, the rest as loaded; sets and counters empty.
+    /// The engine of one run: frontier and open scope from `config`, the
+    /// rest as loaded or given (the progress display in `start`); sets and
+    /// counters empty.
     pub fn new(
         config: Config,
         ctx: Arc<Ctx>,

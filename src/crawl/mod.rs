@@ -73,21 +73,13 @@ pub struct Totals {
 }
 
 /// Where a running crawl shows its progress: the binary's bar or status
-/// lines (`src/progress.rs`), or [`NoProgress`]. The engine reports as often
-/// as it likes; the display decides when to draw.
+/// lines (`src/progress.rs`). The engine reports as often as it likes; the
+/// display decides when to draw.
 pub trait Progress: Send {
     /// The current totals.
     fn update(&mut self, totals: Totals);
     /// The run is over: the last totals and what stopped it.
     fn finish(&mut self, stopped_by: StopReason);
-}
-
-/// A progress display that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn update(&mut self, _: Totals) {}
-    fn finish(&mut self, _: StopReason) {}
 }
 
 /// `scraper crawl`: open the data folder and what earlier runs left, set

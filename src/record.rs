@@ -1,6 +1,6 @@
 //! The schema of what the crawl writes and the reports read: the stored
 //! article (one JSON object per line in `data/articles/<run-id>.jsonl.zst`),
-//! the event log's [`Event`]s, the per-host [`HostCounters`] of
+//! the event log's [`Event`]s, the header of per-run files ([`RunHeader`]), the per-host [`HostCounters`] of
 //! `last_run.json`, the consent log's lines, and the closed sets of outcomes ([`StopReason`],
 //! [`DateSource`], [`FailureClass`], [`TdmOutcome`], [`RobotsAccess`], [`Rejection`]). Writers and readers use
 //! these same types.
@@ -9,12 +9,14 @@ pub mod consent;
 pub mod event;
 mod host;
 mod outcome;
+mod run;
 
 use serde::{Deserialize, Serialize};
 
 pub use event::Event;
 pub use host::HostCounters;
 pub use outcome::{DateSource, FailureClass, Rejection, RobotsAccess, StopReason, TdmOutcome};
+pub use run::RunHeader;
 
 /// One stored article. Field order is the order in the JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -191,8 +191,8 @@ impl Tally {
                 }
             }
         }
-        run.finished_at = Some(finished_at);
-        run.stopped_by = Some(stopped_by);
+        run.run.finished_at = Some(finished_at);
+        run.run.stopped_by = Some(stopped_by);
         run
     }
 }

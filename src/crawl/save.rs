@@ -54,7 +54,7 @@ pub(super) async fn finish(
     inbox.remove()?;
     engine.store.validators.save(&data.state, run_id)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
-    summary.finished_at = Some(Utc::now());
+    summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
     report_sources_down(&engine.reach, &engine.cutoff, &mut engine.log);
     summary.seed_problems = seed_problems(&engine.health);
@@ -201,7 +201,7 @@ fn summarise(
     left: &Leftover,
 ) -> RunSummary {
     let mut summary = RunSummary::new(run_id, started_at);
-    summary.stopped_by = Some(stop);
+    summary.run.stopped_by = Some(stop);
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.counts.stored;
@@ -311,7 +311,7 @@ fn done_event(
     started: Instant,
 ) -> Event {
     Event::Done(event::Done {
-        run_id: summary.run_id.clone(),
+        run_id: summary.run.run_id.clone(),
         stopped_by: stop,
         requests: summary.pages_fetched,
         fetched: counts.fetched,

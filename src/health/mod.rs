@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Source;
 use crate::frontier::Kind;
-use crate::record::{RobotsAccess, StopReason};
+use crate::record::{RobotsAccess, RunHeader};
 use crate::url::{self, Url};
 
 pub use answer::Answer;
@@ -25,14 +25,8 @@ pub use rules::{Finding, Problem, Status, Verdict, judge};
 /// One run's health records: what it saw of every source it touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunHealth {
-    pub run_id: String,
-    pub started_at: DateTime<Utc>,
-    #[serde(default)]
-    pub finished_at: Option<DateTime<Utc>>,
-    /// Which limit ended the run (`max_pages`, `exhausted`, ...); `None`
-    /// until the run ends.
-    #[serde(default)]
-    pub stopped_by: Option<StopReason>,
+    #[serde(flatten)]
+    pub run: RunHeader,
     /// Keyed by [`source_key`].
     #[serde(default)]
     pub sources: BTreeMap<String, SourceRun>,
@@ -41,10 +35,7 @@ pub struct RunHealth {
 impl RunHealth {
     pub fn new(run_id: &str, started_at: DateTime<Utc>) -> RunHealth {
         RunHealth {
-            run_id: run_id.to_string(),
-            started_at,
-            finished_at: None,
-            stopped_by: None,
+            run: RunHeader::new(run_id, started_at),
             sources: BTreeMap::new(),
         }
     }
@@ -188,7 +179,7 @@ impl Report {
                 .collect()
         };
         Report {
-            runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+            runs: runs.iter().map(|r| r.run.run_id.clone()).collect(),
             unreadable,
             broken: names(Status::Broken),
             degraded: names(Status::Degraded),
@@ -221,7 +212,7 @@ pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict
                 .iter()
                 .filter_map(|r| {
                     r.sources.get(&key).map(|src| rules::RunRef {
-                        run_id: &r.run_id,
+                        run_id: &r.run.run_id,
                         source: Some(src),
                     })
                 })

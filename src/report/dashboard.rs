@@ -43,7 +43,7 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The server's own fold of the log, advanced on each `/summary`.
 #[derive(Default)]
 struct Follower {
-    generation: Option<String>,
+    generation: Option<log::Generation>,
     offset: u64,
     live: Live,
 }
@@ -209,9 +209,11 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> anyhow::Result<()
         }
         "/events" => {
             let from = req.param("from").and_then(|f| f.parse().ok()).unwrap_or(0);
-            let generation = req.param("gen").map(str::to_string);
+            let generation = req
+                .param("gen")
+                .map(|g| g.parse::<log::Generation>().unwrap_or_else(|e| match e {}));
             let log = shared.log.clone();
-            let v = tokio::task::spawn_blocking(move || events(&log, generation.as_deref(), from))
+            let v = tokio::task::spawn_blocking(move || events(&log, generation.as_ref(), from))
                 .await?;
             (200, "application/json", serde_json::to_vec(&v)?)
         }
@@ -273,7 +275,7 @@ fn summary(shared: &Shared, budget: Option<&str>) -> Value {
     let mut error = None;
     loop {
         let seen = f.generation.clone();
-        match log::read_chunk(&shared.log, seen.as_deref(), f.offset, FOLD_CHUNK) {
+        match log::read_chunk(&shared.log, seen.as_ref(), f.offset, FOLD_CHUNK) {
             Ok(chunk) => {
                 if chunk.reset {
                     f.live = Live::default();
@@ -330,7 +332,7 @@ fn health(shared: &Shared) -> Value {
 }
 
 /// `/events`: what was appended since `from`.
-fn events(log: &Path, generation: Option<&str>, from: u64) -> Value {
+fn events(log: &Path, generation: Option<&log::Generation>, from: u64) -> Value {
     match log::read_chunk(log, generation, from, EVENTS_MAX) {
         Ok(c) => json!({
             "gen": c.generation,

@@ -2,18 +2,70 @@
 //! lines from a byte offset, and a generation id that changes when a new run
 //! recreates the file (so a reader's offset into the old file is not reused).
 
+use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::str::FromStr;
 
 /// Bytes of the first line hashed for the generation id.
 const HEAD: usize = 4096;
+
+/// Which log file a reader's offset belongs to (a new run recreates the
+/// file). Travels to the dashboard's script and back as `none`, `empty` or
+/// 16 hex digits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Generation {
+    /// There is no log file (`none`).
+    #[default]
+    Missing,
+    /// The file's first line is not complete yet (`empty`).
+    Empty,
+    /// xxh3 of the first line (or of its first 4 KiB).
+    Head(u64),
+    /// A token this server never issues (empty, or mangled): it matches no
+    /// file. Kept as received.
+    Unknown(String),
+}
+
+impl fmt::Display for Generation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Generation::Missing => f.write_str("none"),
+            Generation::Empty => f.write_str("empty"),
+            Generation::Head(h) => write!(f, "{h:016x}"),
+            Generation::Unknown(s) => f.write_str(s),
+        }
+    }
+}
+
+impl FromStr for Generation {
+    type Err = std::convert::Infallible;
+
+    /// Never fails: what is not a generation this server writes is `Unknown`.
+    fn from_str(s: &str) -> Result<Generation, Self::Err> {
+        Ok(match s {
+            "none" => Generation::Missing,
+            "empty" => Generation::Empty,
+            _ => match u64::from_str_radix(s, 16) {
+                Ok(h) if s.len() == 16 => Generation::Head(h),
+                _ => Generation::Unknown(s.to_string()),
+            },
+        })
+    }
+}
+
+impl serde::Serialize for Generation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
 
 /// Complete lines read from `from`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Chunk {
     /// Generation of the file the lines came from.
-    pub generation: String,
+    pub generation: Generation,
     /// The offset actually read from: `0` after a reset.
     pub from: u64,
     /// The offset just past the last complete line returned.
@@ -26,16 +78,16 @@ pub struct Chunk {
     pub bytes: Vec<u8>,
 }
 
-/// The generation id of the log at `path`: a hash of its first line, `"none"`
-/// when there is no file and `"empty"` before its first line is complete.
-pub fn generation(file: &mut File) -> io::Result<String> {
+/// The generation of an open log file: a hash of its first line, or
+/// [`Generation::Empty`] before its first line is complete.
+pub fn generation(file: &mut File) -> io::Result<Generation> {
     file.seek(SeekFrom::Start(0))?;
     let mut head = Vec::with_capacity(HEAD);
     file.take(HEAD as u64).read_to_end(&mut head)?;
     Ok(match memchr::memchr(b'\n', &head) {
-        Some(end) => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&head[..end])),
-        None if head.len() == HEAD => format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&head)),
-        None => "empty".to_string(),
+        Some(end) => Generation::Head(xxhash_rust::xxh3::xxh3_64(&head[..end])),
+        None if head.len() == HEAD => Generation::Head(xxhash_rust::xxh3::xxh3_64(&head)),
+        None => Generation::Empty,
     })
 }
 
@@ -45,7 +97,7 @@ pub fn generation(file: &mut File) -> io::Result<String> {
 /// is returned whole rather than never.
 pub fn read_chunk(
     path: &Path,
-    generation_seen: Option<&str>,
+    generation_seen: Option<&Generation>,
     from: u64,
     max: usize,
 ) -> io::Result<Chunk> {
@@ -53,8 +105,8 @@ pub fn read_chunk(
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Ok(Chunk {
-                generation: "none".into(),
-                reset: from != 0 || generation_seen.is_some_and(|g| g != "none"),
+                generation: Generation::Missing,
+                reset: from != 0 || generation_seen.is_some_and(|g| *g != Generation::Missing),
                 ..Chunk::default()
             });
         }
@@ -67,7 +119,7 @@ pub fn read_chunk(
         next: from,
         ..Chunk::default()
     };
-    if generation_seen.is_some_and(|g| g != generation) || from > len {
+    if generation_seen.is_some_and(|g| *g != generation) || from > len {
         chunk.reset = true;
         chunk.from = 0;
         chunk.next = 0;
@@ -107,13 +159,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("crawl.log");
         let c = read_chunk(&path, None, 0, 100).unwrap();
-        assert_eq!((c.generation.as_str(), c.reset), ("none", false));
+        assert_eq!((&c.generation, c.reset), (&Generation::Missing, false));
+        let c = read_chunk(&path, Some(&"".parse().unwrap()), 0, 100).unwrap();
+        assert!(c.reset, "an empty token matches no file");
 
+        std::fs::write(&path, "{\"a\":1}").unwrap();
+        let c = read_chunk(&path, Some(&Generation::Missing), 0, 100).unwrap();
+        assert_eq!((&c.generation, c.bytes.len()), (&Generation::Empty, 0));
         std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n{\"c\"").unwrap();
-        let c = read_chunk(&path, Some("none"), 0, 100).unwrap();
+        let c = read_chunk(&path, Some(&Generation::Missing), 0, 100).unwrap();
         assert_eq!(c.bytes, b"{\"a\":1}\n{\"b\":2}\n");
         assert_eq!(c.next, 16);
         let g = c.generation.clone();
+        // The token the script sends back reads as the same generation.
+        assert_eq!(g.to_string().parse::<Generation>().unwrap(), g);
+        assert_eq!(g.to_string().len(), 16);
 
         let c = read_chunk(&path, Some(&g), 0, 10).unwrap();
         assert_eq!((c.bytes.as_slice(), c.more), (&b"{\"a\":1}\n"[..], true));

@@ -15,7 +15,7 @@ pub const HEALTH_DIR: &str = "health";
 pub fn save(state_dir: &Path, run: &RunHealth) -> Result<PathBuf, StoreError> {
     let dir = state_dir.join(HEALTH_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-    let path = dir.join(format!("{}.json", run.run_id));
+    let path = dir.join(format!("{}.json", run.run.run_id));
     // Invariant: strings, numbers and maps with string keys always serialise.
     let mut text = serde_json::to_vec_pretty(run).expect("a RunHealth always serialises");
     text.push(b'\n');
@@ -63,7 +63,7 @@ pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError
         }
     }
     out.runs
-        .sort_by(|a, b| (a.started_at, &a.run_id).cmp(&(b.started_at, &b.run_id)));
+        .sort_by(|a, b| (a.run.started_at, &a.run.run_id).cmp(&(b.run.started_at, &b.run.run_id)));
     let extra = out.runs.len().saturating_sub(window);
     out.runs.drain(..extra);
     Ok(out)
@@ -95,7 +95,7 @@ mod tests {
             loaded.unreadable,
             vec!["20260109T000000Z-ffff.json".to_string()]
         );
-        let ids: Vec<&str> = loaded.runs.iter().map(|r| r.run_id.as_str()).collect();
+        let ids: Vec<&str> = loaded.runs.iter().map(|r| r.run.run_id.as_str()).collect();
         assert_eq!(ids, ["20260102T000000Z-abcd", "20260103T000000Z-abcd"]);
         assert_eq!(loaded.runs[1].sources["s.test"].requests, 3);
     }
@@ -127,7 +127,7 @@ mod tests {
                 .unwrap()
                 .runs
                 .iter()
-                .map(|r| r.run_id.clone())
+                .map(|r| r.run.run_id.clone())
                 .collect::<Vec<_>>()
         };
         assert_eq!(ids(2), ["20260105T000000Z-aaaa", "20260105T000000Z-0001"]);

@@ -20,7 +20,7 @@ use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
 use crate::crawl::partition::HandoverCounts;
 use crate::health::Answer;
 use crate::partition::Partition;
-use crate::record::{HostCounters, StopReason};
+use crate::record::{HostCounters, RunHeader};
 use crate::store::StoreError;
 
 /// The top-level keys of a run summary, in the order they are written
@@ -51,14 +51,10 @@ pub const KEYS: [&str; 20] = [
 /// What one run did. Field order is the files' key order ([`KEYS`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
-    pub run_id: String,
-    pub started_at: DateTime<Utc>,
-    #[serde(default)]
-    pub finished_at: Option<DateTime<Utc>>,
-    /// What ended the run (`max_pages`, `max_hits`, `max_duration`,
-    /// `interrupted`, `exhausted`); set before the file is written.
-    #[serde(default)]
-    pub stopped_by: Option<StopReason>,
+    /// `run_id`, `started_at`, `finished_at`, `stopped_by` (set before the
+    /// file is written).
+    #[serde(flatten)]
+    pub run: RunHeader,
     /// Ended by Ctrl-C / SIGTERM.
     #[serde(default)]
     pub interrupted: bool,
@@ -129,10 +125,7 @@ impl RunSummary {
     /// A summary for a run starting now, counters at zero.
     pub fn new(run_id: &str, started_at: DateTime<Utc>) -> RunSummary {
         RunSummary {
-            run_id: run_id.to_string(),
-            started_at,
-            finished_at: None,
-            stopped_by: None,
+            run: RunHeader::new(run_id, started_at),
             interrupted: false,
             pages_fetched: 0,
             articles_stored: 0,
@@ -157,7 +150,7 @@ impl RunSummary {
     /// not interrupted, and its unfinished queue saved for the next run).
     pub fn set_watermark(&mut self, previous: Option<&RunSummary>, succeeded: bool) {
         self.last_success_started_at = if succeeded {
-            Some(self.started_at)
+            Some(self.run.started_at)
         } else {
             previous.and_then(|p| p.last_success_started_at)
         };
@@ -184,15 +177,15 @@ impl RunSummary {
     pub fn save(&self, state_dir: &Path) -> Result<(), StoreError> {
         let dir = state_dir.join(RUNS_DIR);
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
-        let own = dir.join(format!("{}.json", self.run_id));
+        let own = dir.join(format!("{}.json", self.run.run_id));
         write_atomic(&own, &self.render(&own))?;
         // A last_run.json from an older version is the only record of its
         // run: it moves into runs/ (byte for byte, so every machine that
         // moves it writes the same file) before the copy is replaced.
         let last = state_dir.join(LAST_RUN_FILE);
         if let Some(old) = read_summary(&last).ok().flatten() {
-            let kept = dir.join(format!("{}.json", old.run_id));
-            if old.run_id != self.run_id && !kept.exists() {
+            let kept = dir.join(format!("{}.json", old.run.run_id));
+            if old.run.run_id != self.run.run_id && !kept.exists() {
                 let bytes = std::fs::read(&last).map_err(|e| StoreError::io(&last, e))?;
                 write_atomic(&kept, &bytes)?;
             }
@@ -267,15 +260,19 @@ impl RunHistory {
                 }
             }
         }
-        h.runs.sort_by(|a, b| a.run_id.cmp(&b.run_id));
-        h.settled_through = h.runs.first().map(|r| r.run_id.clone()).unwrap_or_default();
+        h.runs.sort_by(|a, b| a.run.run_id.cmp(&b.run.run_id));
+        h.settled_through = h
+            .runs
+            .first()
+            .map(|r| r.run.run_id.clone())
+            .unwrap_or_default();
         if let Some(last) = RunSummary::load(state_dir)?
-            && !h.runs.iter().any(|r| r.run_id == last.run_id)
+            && !h.runs.iter().any(|r| r.run.run_id == last.run.run_id)
         {
             if h.runs.is_empty() {
-                h.settled_through = last.run_id.clone();
+                h.settled_through = last.run.run_id.clone();
             }
-            let at = h.runs.partition_point(|r| r.run_id < last.run_id);
+            let at = h.runs.partition_point(|r| r.run.run_id < last.run.run_id);
             h.runs.insert(at, last);
         }
         Ok(h)
@@ -310,13 +307,14 @@ impl RunHistory {
     /// Did the run that wrote the shard `run_id` finish (its summary is
     /// known, or it is older than every known summary)?
     pub fn finished(&self, run_id: &str) -> bool {
-        run_id <= self.settled_through.as_str() || self.runs.iter().any(|r| r.run_id == run_id)
+        run_id <= self.settled_through.as_str() || self.runs.iter().any(|r| r.run.run_id == run_id)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::StopReason;
 
     fn at(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
@@ -330,7 +328,7 @@ mod tests {
         ok.set_watermark(None, true);
         ok.host("ex.com").fetched = 3;
         ok.host("ex.com").errors.insert("timeout".into(), 1);
-        ok.stopped_by = Some(StopReason::MaxHits);
+        ok.run.stopped_by = Some(StopReason::MaxHits);
         ok.shard = Some("r1.jsonl.zst".into());
         ok.save(dir.path()).unwrap();
         let back = RunSummary::load(dir.path()).unwrap().unwrap();
@@ -345,7 +343,7 @@ mod tests {
         );
         let mut next = RunSummary::new("r3", at("2026-11-30T06:30:00Z"));
         next.set_watermark(Some(&cut), true);
-        assert_eq!(next.last_success_started_at, Some(next.started_at));
+        assert_eq!(next.last_success_started_at, Some(next.run.started_at));
     }
 
     /// The top-level keys of a file's text, in order.
@@ -359,8 +357,8 @@ mod tests {
     /// A summary with every optional field filled.
     fn full(run_id: &str) -> RunSummary {
         let mut s = RunSummary::new(run_id, at("2026-11-28T06:30:00Z"));
-        s.finished_at = Some(at("2026-11-28T07:00:00Z"));
-        s.stopped_by = Some(StopReason::MaxPages);
+        s.run.finished_at = Some(at("2026-11-28T07:00:00Z"));
+        s.run.stopped_by = Some(StopReason::MaxPages);
         s.ids = Some([1, 3]);
         s.set_watermark(None, true);
         s.host_watermarks.insert("a.test".into(), None);
@@ -465,8 +463,8 @@ mod tests {
         );
         let p0: Partition = "0/2".parse().unwrap();
         let p1: Partition = "1/2".parse().unwrap();
-        assert_eq!(h.latest_for(p0).unwrap().run_id, a.run_id);
-        assert_eq!(h.latest_for(p1).unwrap().run_id, b.run_id);
+        assert_eq!(h.latest_for(p0).unwrap().run.run_id, a.run.run_id);
+        assert_eq!(h.latest_for(p1).unwrap().run.run_id, b.run.run_id);
         // 1/2 was cut short: it keeps the legacy watermark, not 0/2's.
         assert_eq!(
             h.latest_for(p1).unwrap().last_success_started_at,
@@ -474,9 +472,9 @@ mod tests {
         );
         // A new split (N = 4) starts from the whole crawl's last run only.
         let q: Partition = "3/4".parse().unwrap();
-        assert_eq!(h.latest_for(q).unwrap().run_id, legacy.run_id);
+        assert_eq!(h.latest_for(q).unwrap().run.run_id, legacy.run.run_id);
         assert_eq!(h.latest_per_partition().len(), 3);
-        assert!(h.finished(&a.run_id) && h.finished(&b.run_id));
+        assert!(h.finished(&a.run.run_id) && h.finished(&b.run.run_id));
         assert!(
             !h.finished("20261129T070000Z-cccc"),
             "an unfinished newer shard"

@@ -188,24 +188,12 @@ impl Card<'_> {
                 }
             }
         }
-        let mut domains: Vec<(&String, &u64)> = self.domains.iter().collect();
-        domains.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let _ = writeln!(
             s,
             "\n## Articles by domain\n\n{} domains.\n\n| domain | articles |\n|---|---:|",
-            domains.len()
+            self.domains.len()
         );
-        for (domain, n) in domains.iter().take(MAX_DOMAINS) {
-            let _ = writeln!(s, "| {domain} | {n} |");
-        }
-        if domains.len() > MAX_DOMAINS {
-            let rest: u64 = domains[MAX_DOMAINS..].iter().map(|(_, n)| **n).sum();
-            let _ = writeln!(
-                s,
-                "| ({} other domains) | {rest} |",
-                domains.len() - MAX_DOMAINS
-            );
-        }
+        domain_rows(s, self.domains);
         s.push('\n');
     }
 
@@ -278,20 +266,8 @@ impl Card<'_> {
         if total == 0 {
             return;
         }
-        let mut rows: Vec<(&String, &u64)> = self.withheld.iter().collect();
-        rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         s.push_str("| domain | withheld pages |\n|---|---:|\n");
-        for (domain, n) in rows.iter().take(MAX_DOMAINS) {
-            let _ = writeln!(s, "| {domain} | {n} |");
-        }
-        if rows.len() > MAX_DOMAINS {
-            let rest: u64 = rows[MAX_DOMAINS..].iter().map(|(_, n)| **n).sum();
-            let _ = writeln!(
-                s,
-                "| ({} other domains) | {rest} |",
-                rows.len() - MAX_DOMAINS
-            );
-        }
+        domain_rows(s, self.withheld);
         s.push('\n');
     }
 
@@ -421,5 +397,22 @@ impl Card<'_> {
                 );
             }
         }
+    }
+}
+/// Table rows `| domain | count |`, largest count first (ties by name): the
+/// first [`MAX_DOMAINS`], then one row for the rest.
+fn domain_rows<'a>(s: &mut String, counts: impl IntoIterator<Item = (&'a String, &'a u64)>) {
+    let mut rows: Vec<(&String, &u64)> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (domain, n) in rows.iter().take(MAX_DOMAINS) {
+        let _ = writeln!(s, "| {domain} | {n} |");
+    }
+    if rows.len() > MAX_DOMAINS {
+        let rest: u64 = rows[MAX_DOMAINS..].iter().map(|(_, n)| **n).sum();
+        let _ = writeln!(
+            s,
+            "| ({} other domains) | {rest} |",
+            rows.len() - MAX_DOMAINS
+        );
     }
 }

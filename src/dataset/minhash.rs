@@ -179,25 +179,25 @@ fn word_mask(bytes: &[u8], mask: &mut Vec<u64>) {
     mask.clear();
     let mut chunks = bytes.chunks_exact(64);
     for chunk in &mut chunks {
-        let mut m = 0u64;
-        for (k, eight) in chunk.chunks_exact(8).enumerate() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(eight);
-            m |= pack(word_bytes(u64::from_le_bytes(w))) << (8 * k);
-        }
-        mask.push(m);
+        mask.push(mask64(chunk));
     }
     let mut tail = [0u8; 64];
     let rest = chunks.remainder();
     tail[..rest.len()].copy_from_slice(rest);
+    // Zero bytes are not word bytes: the padding stays clear.
+    mask.push(mask64(&tail));
+}
+
+/// [`word_mask`] of 64 bytes.
+#[inline(always)]
+fn mask64(chunk: &[u8]) -> u64 {
     let mut m = 0u64;
-    for (k, eight) in tail.chunks_exact(8).enumerate() {
+    for (k, eight) in chunk.chunks_exact(8).enumerate() {
         let mut w = [0u8; 8];
         w.copy_from_slice(eight);
         m |= pack(word_bytes(u64::from_le_bytes(w))) << (8 * k);
     }
-    // Zero bytes are not word bytes: the padding stays clear.
-    mask.push(m);
+    m
 }
 
 /// The first position at or after `pos` whose bit is set in `mask` (or, with

@@ -187,3 +187,248 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod pinned {
+    use chrono::{DateTime, Utc};
+
+    use crate::record::StopReason;
+    use crate::report::{stats, text};
+    use crate::store::state;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    /// A summary as this version's crawl writes it.
+    fn written(
+        id: &str,
+        start: &str,
+        end: &str,
+        partition: &str,
+        stored: u64,
+    ) -> state::RunSummary {
+        let mut s = state::RunSummary::new(id, at(start));
+        s.run.finished_at = Some(at(end));
+        s.run.stopped_by = Some(StopReason::MaxDuration);
+        s.pages_fetched = 1234;
+        s.articles_stored = stored;
+        s.queue_left = 17;
+        s.partition = Some(partition.parse().unwrap());
+        s.shard = Some(format!("{id}.jsonl.zst"));
+        for (i, host) in ["a.test", "b.test", "c.test"].iter().enumerate() {
+            let h = s.host(host);
+            h.discovered = 10 * i as u64 + 3;
+            h.fetched = 5 * i as u64 + 2;
+            h.articles = i as u64;
+            h.stored = stored.min(i as u64);
+            h.bytes = 4096 * i as u64;
+            h.politeness_wait_ms = 1500 * i as u64;
+            h.errors.insert("timeout".into(), i as u64);
+            h.errors.insert("4xx".into(), 1);
+        }
+        s
+    }
+
+    /// `scraper stats` shows the run files of this version as it always has:
+    /// the text section and the `--json` fields, byte for byte.
+    #[test]
+    fn stats_output_on_current_files_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path().join("state");
+        written(
+            "20261128T063000Z-aaaa",
+            "2026-11-28T06:30:00Z",
+            "2026-11-28T07:00:00.250Z",
+            "0/2",
+            2,
+        )
+        .save(&st)
+        .unwrap();
+        written(
+            "20261128T063001Z-bbbb",
+            "2026-11-28T06:30:01Z",
+            "2026-11-28T07:05:00Z",
+            "1/2",
+            1,
+        )
+        .save(&st)
+        .unwrap();
+        let s = stats::collect(dir.path()).unwrap();
+        let json = serde_json::to_string_pretty(&(&s.last_run, &s.partitions)).unwrap();
+        let out = text::render(&s);
+        let from = out.find("\nLast run").unwrap();
+        let to = out.find("\nOn disk").unwrap();
+        let section = &out[from..to];
+        assert_eq!(json, JSON);
+        assert_eq!(section, TEXT);
+    }
+
+    const JSON: &str = r#"[
+  {
+    "run_id": "20261128T063001Z-bbbb",
+    "partition": "1/2",
+    "started_at": "2026-11-28T06:30:01Z",
+    "finished_at": "2026-11-28T07:05:00Z",
+    "duration_s": 2099.0,
+    "stopped_by": "max_duration",
+    "interrupted": false,
+    "pages_fetched": 1234,
+    "articles_stored": 1,
+    "queue_left": 17,
+    "shard": "20261128T063001Z-bbbb.jsonl.zst",
+    "hosts": 3,
+    "top_hosts": [
+      {
+        "host": "c.test",
+        "discovered": 23,
+        "fetched": 12,
+        "articles": 2,
+        "stored": 1,
+        "errors": 3,
+        "bytes": 8192,
+        "wait_ms": 3000
+      },
+      {
+        "host": "b.test",
+        "discovered": 13,
+        "fetched": 7,
+        "articles": 1,
+        "stored": 1,
+        "errors": 2,
+        "bytes": 4096,
+        "wait_ms": 1500
+      },
+      {
+        "host": "a.test",
+        "discovered": 3,
+        "fetched": 2,
+        "articles": 0,
+        "stored": 0,
+        "errors": 1,
+        "bytes": 0,
+        "wait_ms": 0
+      }
+    ]
+  },
+  [
+    {
+      "run_id": "20261128T063000Z-aaaa",
+      "partition": "0/2",
+      "started_at": "2026-11-28T06:30:00Z",
+      "finished_at": "2026-11-28T07:00:00.250Z",
+      "duration_s": 1800.25,
+      "stopped_by": "max_duration",
+      "interrupted": false,
+      "pages_fetched": 1234,
+      "articles_stored": 2,
+      "queue_left": 17,
+      "shard": "20261128T063000Z-aaaa.jsonl.zst",
+      "hosts": 3,
+      "top_hosts": [
+        {
+          "host": "c.test",
+          "discovered": 23,
+          "fetched": 12,
+          "articles": 2,
+          "stored": 2,
+          "errors": 3,
+          "bytes": 8192,
+          "wait_ms": 3000
+        },
+        {
+          "host": "b.test",
+          "discovered": 13,
+          "fetched": 7,
+          "articles": 1,
+          "stored": 1,
+          "errors": 2,
+          "bytes": 4096,
+          "wait_ms": 1500
+        },
+        {
+          "host": "a.test",
+          "discovered": 3,
+          "fetched": 2,
+          "articles": 0,
+          "stored": 0,
+          "errors": 1,
+          "bytes": 0,
+          "wait_ms": 0
+        }
+      ]
+    },
+    {
+      "run_id": "20261128T063001Z-bbbb",
+      "partition": "1/2",
+      "started_at": "2026-11-28T06:30:01Z",
+      "finished_at": "2026-11-28T07:05:00Z",
+      "duration_s": 2099.0,
+      "stopped_by": "max_duration",
+      "interrupted": false,
+      "pages_fetched": 1234,
+      "articles_stored": 1,
+      "queue_left": 17,
+      "shard": "20261128T063001Z-bbbb.jsonl.zst",
+      "hosts": 3,
+      "top_hosts": [
+        {
+          "host": "c.test",
+          "discovered": 23,
+          "fetched": 12,
+          "articles": 2,
+          "stored": 1,
+          "errors": 3,
+          "bytes": 8192,
+          "wait_ms": 3000
+        },
+        {
+          "host": "b.test",
+          "discovered": 13,
+          "fetched": 7,
+          "articles": 1,
+          "stored": 1,
+          "errors": 2,
+          "bytes": 4096,
+          "wait_ms": 1500
+        },
+        {
+          "host": "a.test",
+          "discovered": 3,
+          "fetched": 2,
+          "articles": 0,
+          "stored": 0,
+          "errors": 1,
+          "bytes": 0,
+          "wait_ms": 0
+        }
+      ]
+    }
+  ]
+]"#;
+    const TEXT: &str = r#"
+Last run
+  20261128T063001Z-bbbb  started 2026-11-28T06:30:01Z  took 34m59s  stopped by max_duration
+  pages fetched 1,234, articles stored 1, queue left 17, 3 hosts
+  host    fetched articles   stored  errors      bytes   waited
+  c.test       12        2        1       3    8.0 KiB       3s
+  b.test        7        1        1       2    4.0 KiB       1s
+  a.test        2        0        0       1        0 B       0s
+
+Latest run of each partition
+  partition 0/2
+  20261128T063000Z-aaaa  started 2026-11-28T06:30:00Z  took 30m00s  stopped by max_duration
+  pages fetched 1,234, articles stored 2, queue left 17, 3 hosts
+  host    fetched articles   stored  errors      bytes   waited
+  c.test       12        2        2       3    8.0 KiB       3s
+  b.test        7        1        1       2    4.0 KiB       1s
+  a.test        2        0        0       1        0 B       0s
+  partition 1/2
+  20261128T063001Z-bbbb  started 2026-11-28T06:30:01Z  took 34m59s  stopped by max_duration
+  pages fetched 1,234, articles stored 1, queue left 17, 3 hosts
+  host    fetched articles   stored  errors      bytes   waited
+  c.test       12        2        1       3    8.0 KiB       3s
+  b.test        7        1        1       2    4.0 KiB       1s
+  a.test        2        0        0       1        0 B       0s
+"#;
+}

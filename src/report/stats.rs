@@ -184,8 +184,8 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
         *stats.by_year.entry(key).or_default() += n;
     }
     stats.by_domain = tally.by_domain.into_iter().collect();
-    stats.last_run = RunSummary::load(&state.join("last_run.json"));
-    let latest = super::run::latest_per_partition(&state.join("runs"));
+    stats.last_run = RunSummary::load_last(&state);
+    let latest = super::run::latest_per_partition(&state);
     if latest
         .iter()
         .any(|r| r.partition.is_some_and(|p| !p.is_whole()))

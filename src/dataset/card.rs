@@ -35,7 +35,7 @@ pub struct Card<'a> {
     pub years: &'a BTreeMap<Option<i32>, u64>,
     pub domains: &'a HashMap<String, u64>,
     /// Rows per `lang` (`None`: not recorded).
-    pub langs: &'a BTreeMap<Option<String>, u64>,
+    pub langs: &'a HashMap<Option<String>, u64>,
     /// Pages withheld because the publisher reserves AI training: distinct
     /// URLs per domain over every run's `state/consent/` file, not in the dataset.
     pub withheld: &'a BTreeMap<String, u64>,

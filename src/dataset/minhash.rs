@@ -22,8 +22,15 @@
 //! shingle instead of 112, which is what keeps the build's time near what it
 //! was; for LSH it is as good as 112 independent permutations. No crate on
 //! crates.io does this with stable, documented values and few dependencies,
-//! and the part that matters is ~100 lines; xxh3 (already used for every other
+//! and the part that matters is ~200 lines; xxh3 (already used for every other
 //! key) hashes the words.
+//!
+//! Speed (this is most of the build's first pass): each word is hashed once;
+//! the shingle hash is a polynomial over the word hashes that rolls along the
+//! text (one word in, one out) instead of being recomputed; the words are
+//! found through a bit mask of word bytes made eight bytes at a time, and an
+//! ASCII word of up to 16 bytes is lowercased eight bytes at a time. Tests
+//! check all of it against a plain char-by-char reading.
 //!
 //! Each bin keeps the low 16 bits of its minimum (`b`-bit MinHash): 224 bytes
 //! per record. Two different minima agree on 16 bits with probability 1/65,536,
@@ -45,44 +52,60 @@ pub const THRESHOLD: f64 = 0.75;
 /// A text's MinHash signature.
 pub type Signature = [u16; HASHES];
 
+/// Multiplier of the shingle hash: a shingle of words `w1..wn` (hashes) is
+/// `fmix64((w1·K^(n-1) + ... + wn) ^ n)`, all mod 2^64.
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// `K^(SHINGLE-1)`: what the word leaving a full window weighs.
+const K_OUT: u64 = {
+    let mut p = 1u64;
+    let mut i = 1;
+    while i < SHINGLE {
+        p = p.wrapping_mul(K);
+        i += 1;
+    }
+    p
+};
+
 /// The signature of `text`, or `None` when it has no words.
 pub fn signature(text: &str) -> Option<Signature> {
     let mut bins = [u32::MAX; HASHES];
+    // The last `SHINGLE` word hashes (zeros before the text has that many),
+    // `slot` the one the next word replaces, and the polynomial over them,
+    // updated as the window rolls on (one word in, one out).
     let mut window = [0u64; SHINGLE];
+    let mut slot = 0usize;
+    let mut poly = 0u64;
     let mut words = 0usize;
-    let add = |bins: &mut [u32; HASHES], h: u64| {
-        // The high half picks the bin (multiply-shift into 0..112), the low half is the value.
-        let bin = (((h >> 32) * HASHES as u64) >> 32) as usize;
-        let v = h as u32;
-        if v < bins[bin] {
-            bins[bin] = v;
-        }
-    };
     for_each_word(text, |w| {
-        window[words % SHINGLE] = w;
+        let out = std::mem::replace(&mut window[slot], w);
+        slot = if slot + 1 == SHINGLE { 0 } else { slot + 1 };
+        poly = poly
+            .wrapping_sub(out.wrapping_mul(K_OUT))
+            .wrapping_mul(K)
+            .wrapping_add(w);
         words += 1;
         if words >= SHINGLE {
-            add(&mut bins, shingle(&window, words));
+            add(&mut bins, fmix64(poly ^ SHINGLE as u64));
         }
     });
     if words == 0 {
         return None;
     }
     if words < SHINGLE {
-        add(&mut bins, shingle(&window, words));
+        // One shingle of all the words.
+        add(&mut bins, fmix64(poly ^ words as u64));
     }
     Some(densify(&bins))
 }
 
-/// The hash of the last `min(words, SHINGLE)` words in the ring `window`, in order.
-fn shingle(window: &[u64; SHINGLE], words: usize) -> u64 {
-    let n = words.min(SHINGLE);
-    let mut h = 0u64;
-    for k in 0..n {
-        let w = window[(words - n + k) % SHINGLE];
-        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(w);
-    }
-    fmix64(h ^ n as u64)
+/// Put a shingle's hash in its bin: the high half picks the bin
+/// (multiply-shift into `0..HASHES`), the low half is the value; the bin keeps its minimum.
+#[inline(always)]
+fn add(bins: &mut [u32; HASHES], h: u64) {
+    let bin = (((h >> 32) * HASHES as u64) >> 32) as usize;
+    // Without a branch: whether a bin takes a new minimum is a coin toss early
+    // in a text, which a branch predictor cannot guess.
+    bins[bin] = bins[bin].min(h as u32);
 }
 
 /// MurmurHash3's 64-bit finaliser: every input bit moves every output bit.
@@ -112,40 +135,152 @@ fn densify(bins: &[u32; HASHES]) -> Signature {
     out
 }
 
-/// Call `f` with the hash of each lowercased alphanumeric word of `text`, in order.
+/// Eight bytes per `u64` lane, for the byte-parallel (SWAR) tests below.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Per byte of `x` (all below 0x80): the high bit set when the byte is at least `c` (1..=0x80).
+#[inline(always)]
+fn at_least(x: u64, c: u8) -> u64 {
+    // No carries between bytes: each is below 0x80 and 0x80 - c is at most 0x7f.
+    x.wrapping_add(ONES * u64::from(0x80 - c)) & HIGH
+}
+
+/// Per byte of `w`: the high bit set when the byte may be part of a word: an
+/// ASCII letter or digit, or any byte of a non-ASCII char.
+#[inline(always)]
+fn word_bytes(w: u64) -> u64 {
+    let x = w & !HIGH;
+    let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
+    let folded = x | (ONES * 0x20);
+    let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
+    (w & HIGH) | digit | letter
+}
+
+/// `w` with its ASCII capitals lowercased (other bytes unchanged).
+#[inline(always)]
+fn ascii_lower(w: u64) -> u64 {
+    let x = w & !HIGH;
+    let upper = at_least(x, b'A') & !at_least(x, b'Z' + 1) & !(w & HIGH);
+    w | (upper >> 2)
+}
+
+/// The high bits of the eight bytes of `m` (each 0x80 or 0) as one byte, byte `i` to bit `i`.
+#[inline(always)]
+fn pack(m: u64) -> u64 {
+    // Each flag, moved to bit 8i, is multiplied up to bit 56 + i; no two
+    // partial products meet, so nothing carries into the top byte.
+    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// One bit per byte of `bytes` (bit `i % 64` of word `i / 64`): set where
+/// [`word_bytes`] holds. Ends with at least one clear bit past the last byte.
+fn word_mask(bytes: &[u8], mask: &mut Vec<u64>) {
+    mask.clear();
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        let mut m = 0u64;
+        for (k, eight) in chunk.chunks_exact(8).enumerate() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(eight);
+            m |= pack(word_bytes(u64::from_le_bytes(w))) << (8 * k);
+        }
+        mask.push(m);
+    }
+    let mut tail = [0u8; 64];
+    let rest = chunks.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    let mut m = 0u64;
+    for (k, eight) in tail.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(eight);
+        m |= pack(word_bytes(u64::from_le_bytes(w))) << (8 * k);
+    }
+    // Zero bytes are not word bytes: the padding stays clear.
+    mask.push(m);
+}
+
+/// The first position at or after `pos` whose bit is set in `mask` (or, with
+/// `flip`, clear), if any.
+#[inline(always)]
+fn next_bit(mask: &[u64], pos: usize, flip: u64) -> Option<usize> {
+    let mut k = pos / 64;
+    let mut bits = (mask.get(k)? ^ flip) & (u64::MAX << (pos % 64));
+    while bits == 0 {
+        k += 1;
+        bits = mask.get(k)? ^ flip;
+    }
+    Some(k * 64 + bits.trailing_zeros() as usize)
+}
+
+/// Call `f` with the xxh3 hash of each word of `text`, lowercased, in order.
+///
+/// A word is a maximal run of alphanumeric chars. A bit mask of the bytes
+/// that may belong to a word (eight bytes at a time) gives the runs; a run of
+/// up to 16 ASCII bytes (most words) is lowercased eight bytes at a time and
+/// hashed; a longer one byte by byte; a run holding a non-ASCII char is read
+/// char by char (it may hold several words, or none).
 fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
     let bytes = text.as_bytes();
-    let mut word: Vec<u8> = Vec::with_capacity(64);
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            i += 1;
-            if b.is_ascii_alphanumeric() {
-                word.push(b.to_ascii_lowercase());
-            } else if !word.is_empty() {
-                f(xxh3_64(&word));
-                word.clear();
+    let mut mask = Vec::with_capacity(bytes.len() / 64 + 1);
+    word_mask(bytes, &mut mask);
+    let mut long: Vec<u8> = Vec::new();
+    // Most texts are plain ASCII: then no run needs checking for other chars.
+    let ascii = bytes.is_ascii();
+    let mut pos = 0;
+    while let Some(start) = next_bit(&mask, pos, 0) {
+        // The mask ends with a clear bit, so a run always ends.
+        let end = next_bit(&mask, start, u64::MAX).unwrap_or(bytes.len());
+        pos = end;
+        let len = end - start;
+        if let Some(sixteen) = bytes.get(start..start + 16)
+            && len <= 16
+        {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&sixteen[..8]);
+            let (lo, hi) = (u64::from_le_bytes(w), {
+                w.copy_from_slice(&sixteen[8..]);
+                u64::from_le_bytes(w)
+            });
+            // Only the run's own bytes count: the low `len` bytes of `lo`, `hi`.
+            let keep_lo = u64::MAX >> (8 * (8 - len.min(8)));
+            let keep_hi = u64::MAX
+                .checked_shr(8 * (16 - len.max(8)) as u32)
+                .unwrap_or(0);
+            if ascii || ((lo & keep_lo) | (hi & keep_hi)) & HIGH == 0 {
+                let mut buf = [0u8; 16];
+                buf[..8].copy_from_slice(&ascii_lower(lo).to_le_bytes());
+                buf[8..].copy_from_slice(&ascii_lower(hi).to_le_bytes());
+                f(xxh3_64(&buf[..len]));
+                continue;
             }
+        }
+        let run = &bytes[start..end];
+        if run.is_ascii() {
+            long.clear();
+            long.extend(run.iter().map(u8::to_ascii_lowercase));
+            f(xxh3_64(&long));
             continue;
         }
-        // `i` sits on a char boundary: it only ever advances by whole chars.
-        let Some(ch) = text[i..].chars().next() else {
-            break;
-        };
-        i += ch.len_utf8();
+        // Runs start and end next to ASCII bytes (or the text's ends): char boundaries.
+        for_each_word_in_run(&text[start..end], &mut long, &mut f);
+    }
+}
+
+/// The words of a run of non-separator ASCII bytes and non-ASCII chars: its
+/// non-alphanumeric chars split it.
+fn for_each_word_in_run(run: &str, word: &mut Vec<u8>, f: &mut impl FnMut(u64)) {
+    word.clear();
+    let mut buf = [0u8; 4];
+    for ch in run.chars().chain(std::iter::once(' ')) {
         if ch.is_alphanumeric() {
-            let mut buf = [0u8; 4];
             for lower in ch.to_lowercase() {
                 word.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
             }
         } else if !word.is_empty() {
-            f(xxh3_64(&word));
+            f(xxh3_64(word));
             word.clear();
         }
-    }
-    if !word.is_empty() {
-        f(xxh3_64(&word));
     }
 }
 
@@ -234,6 +369,87 @@ mod tests {
             assert_ne!(band_key(&a, band), band_key(&b, band));
         }
         assert_ne!(band_key(&a, 0), band_key(&a, 1));
+    }
+
+    /// The word hashing [`for_each_word`] must match: plainly, char by char.
+    fn reference_words(text: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        for ch in text.chars().chain(std::iter::once(' ')) {
+            if ch.is_alphanumeric() {
+                word.extend(ch.to_lowercase());
+            } else if !word.is_empty() {
+                out.push(xxh3_64(word.as_bytes()));
+                word.clear();
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn word_hashes_match_a_plain_reading() {
+        let mut rand = crate::xorshift::XorShift32::new(0x2545_f491);
+        let mut next = |n: usize| rand.below(n);
+        let pieces = [
+            "a", "Z", "9", " ", "  ", ".", "-", "\n", "É", "ß", "İ", "ǅ", "\u{2003}", "—", "日本",
+            "٣", "\u{301}", "q", "Word", "UPPER", "@", "[", "`", "{", "/", ":", "\u{7f}", "\u{1}",
+            "\u{10}", "Z9", "0",
+        ];
+        for round in 0..3000 {
+            let mut t = String::new();
+            for _ in 0..next(60) {
+                t.push_str(pieces[next(pieces.len())]);
+            }
+            if round % 100 == 0 {
+                // Words longer than the stack buffer, with and without capitals.
+                t.push_str(&"aB".repeat(40 + round / 100));
+                t.push(' ');
+                t.push_str(&"xy".repeat(50));
+                t.push('Ü');
+            }
+            let mut got = Vec::new();
+            for_each_word(&t, |h| got.push(h));
+            assert_eq!(got, reference_words(&t), "{t:?}");
+        }
+    }
+
+    /// [`signature`] as first written: the shingle hash recomputed from the
+    /// window for every word, over [`reference_words`].
+    fn reference_signature(text: &str) -> Option<Signature> {
+        let words = reference_words(text);
+        if words.is_empty() {
+            return None;
+        }
+        let shingle = |ws: &[u64]| {
+            let h = ws
+                .iter()
+                .fold(0u64, |h, &w| h.wrapping_mul(K).wrapping_add(w));
+            fmix64(h ^ ws.len() as u64)
+        };
+        let mut bins = [u32::MAX; HASHES];
+        if words.len() < SHINGLE {
+            add(&mut bins, shingle(&words));
+        }
+        for ws in words.windows(SHINGLE) {
+            add(&mut bins, shingle(ws));
+        }
+        Some(densify(&bins))
+    }
+
+    #[test]
+    fn rolling_signatures_match_the_reference() {
+        let mut rand = crate::xorshift::XorShift32::new(0x9e37_79b9);
+        let mut next = |n: usize| rand.below(n);
+        let vocab = [
+            "The", "model", "ÉTÉ", "gpu", "7", "data", "ß", "—", ",", "\n",
+        ];
+        for len in (0..12).chain([40, 300, 2000]) {
+            for _ in 0..20 {
+                let t: Vec<&str> = (0..len).map(|_| vocab[next(vocab.len())]).collect();
+                let t = t.join(" ");
+                assert_eq!(signature(&t), reference_signature(&t), "{t:?}");
+            }
+        }
     }
 
     #[test]

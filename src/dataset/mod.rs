@@ -26,7 +26,7 @@ mod scan;
 mod schema;
 mod write;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -145,20 +145,119 @@ pub fn build_with(
     let started = Instant::now();
     let shards = shard::list(&DataDir::open_read(&opts.data).articles)?;
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
-    let scan = scan::scan(&shards, rule.as_ref(), tuning.jobs);
+    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs);
+    let read = scan.metas.len() as u64;
+    let secs = || started.elapsed().as_secs_f64();
     tracing::debug!(
-        secs = started.elapsed().as_secs_f64(),
+        secs = secs(),
         shards = shards.len(),
-        records = scan.metas.len(),
+        records = read,
         "pass 1 (scan) done"
     );
-    let mut summary = Summary {
-        ok: true,
-        read: scan.metas.len() as u64,
-        ..Summary::default()
+    let broken = log_broken(&scan.reports);
+    if opts.strict && broken > 0 {
+        let reports = scan.reports;
+        return Ok(Summary {
+            ok: false,
+            reports,
+            read,
+            broken,
+            ..Summary::default()
+        });
+    }
+    let picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs);
+    tracing::debug!(
+        secs = secs(),
+        survivors = picked.rows.len(),
+        "survivors picked"
+    );
+    let written = write_data(&opts.out, &shards, &scan.frames, &picked.rows, tuning)?;
+    tracing::debug!(secs = secs(), "pass 2 (write) done");
+    let built = Built {
+        config,
+        opts,
+        written: &written,
+        picked: &picked,
+        reports: &scan.reports,
+        read,
+        started,
     };
-    let broken: u64 = scan.reports.iter().map(ShardReport::broken).sum();
-    for r in scan.reports.iter().filter(|r| r.broken() > 0) {
+    write_description(&built)?;
+    Ok(Summary {
+        ok: true,
+        reports: scan.reports,
+        read,
+        removed: picked.removed,
+        rows: written.totals.rows,
+        files: written.paths,
+        broken,
+        file_bytes: written.totals.file_bytes,
+        data_dir: written.dir,
+        secs: secs(),
+    })
+}
+
+/// The survivors in output order, and what the rules removed.
+struct Picked {
+    rows: Vec<scan::Meta>,
+    removed: Removed,
+}
+
+/// Pick the survivors among the scanned records (see [`dedup`]).
+fn pick_survivors(scan: &mut scan::Scan, relevance_filter: bool, jobs: usize) -> Picked {
+    let metas = std::mem::take(&mut scan.metas);
+    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs);
+    // The signatures are not needed past this point: give their memory back before pass 2.
+    scan.sigs = Vec::new();
+    Picked { rows, removed }
+}
+
+/// What the dataset's description is made from.
+struct Built<'a> {
+    config: &'a Config,
+    opts: &'a BuildOptions,
+    written: &'a Written,
+    picked: &'a Picked,
+    reports: &'a [ShardReport],
+    /// Good records read.
+    read: u64,
+    started: Instant,
+}
+
+/// Write `build.json` (the revision: runs covered, rows) and the card `README.md`.
+fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
+    let totals = &b.written.totals;
+    let revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
+    write_atomically(
+        &b.opts.out.join(revision::FILE),
+        revision.to_json().as_bytes(),
+    )?;
+    let card = card::Card {
+        dataset: &b.config.dataset,
+        keywords: &b.config.keywords,
+        relevance_filter: b.opts.relevance_filter,
+        schema: &b.written.schema,
+        files: &b.written.names,
+        rows: totals.rows,
+        arrow_bytes: totals.arrow_bytes,
+        download_bytes: totals.file_bytes,
+        years: &totals.years,
+        domains: &totals.domains,
+        langs: &totals.langs,
+        withheld: &withheld(&b.opts.data, &b.picked.rows),
+        reports: b.reports,
+        read: b.read,
+        removed: &b.picked.removed,
+        revision: &revision,
+        build_secs: b.started.elapsed().as_secs_f64(),
+        commit: git_commit(&b.opts.data),
+    };
+    write_atomically(&b.opts.out.join("README.md"), card.render().as_bytes())
+}
+
+/// Log each shard with broken input; the number of broken lines, frames and shards.
+fn log_broken(reports: &[ShardReport]) -> u64 {
+    for r in reports.iter().filter(|r| r.broken() > 0) {
         tracing::warn!(
             shard = %r.name,
             malformed_json = r.malformed_json,
@@ -172,42 +271,48 @@ pub fn build_with(
             "broken input skipped"
         );
     }
-    summary.broken = broken;
-    if opts.strict && broken > 0 {
-        summary.ok = false;
-        summary.reports = scan.reports;
-        return Ok(summary);
-    }
-    let (rows, removed) =
-        dedup::survivors(scan.metas, &scan.sigs, opts.relevance_filter, tuning.jobs);
-    // The signatures are not needed past this point: give their memory back before pass 2.
-    let scan = scan::Scan {
-        sigs: Vec::new(),
-        metas: Vec::new(),
-        ..scan
-    };
-    tracing::debug!(
-        secs = started.elapsed().as_secs_f64(),
-        survivors = rows.len(),
-        "survivors picked"
-    );
+    reports.iter().map(ShardReport::broken).sum()
+}
+
+/// The data files of a build, in place.
+struct Written {
+    /// `out/data`.
+    dir: PathBuf,
+    /// The files' names, in order, and their paths.
+    names: Vec<String>,
+    paths: Vec<PathBuf>,
+    /// What all the files hold together.
+    totals: write::FileStats,
+    /// The schema they were written with.
+    schema: arrow_schema::SchemaRef,
+}
+
+/// Pass 2: cut the survivors `rows` into files, write each as `<name>.tmp`
+/// (all removed again if one fails), then remove what an earlier build left
+/// that this one does not write, and rename the new files into place.
+fn write_data(
+    out: &Path,
+    shards: &[PathBuf],
+    frames: &[scan::FrameRef],
+    rows: &[scan::Meta],
+    tuning: &Tuning,
+) -> anyhow::Result<Written> {
     let schema = schema::schema();
     let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
-
-    let data_dir = opts.out.join("data");
-    std::fs::create_dir_all(&data_dir).with_context(|| format!("create {}", data_dir.display()))?;
-    let ranges = write::cut(&rows, tuning.file_bytes, usize::MAX);
+    let dir = out.join("data");
+    std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+    let ranges = write::cut(rows, tuning.file_bytes, usize::MAX);
     let names: Vec<String> = (0..ranges.len())
         .map(|i| format!("train-{i:05}-of-{:05}.parquet", ranges.len()))
         .collect();
     let jobs: Vec<(&[scan::Meta], PathBuf)> = ranges
         .iter()
         .zip(&names)
-        .map(|(r, name)| (&rows[r.clone()], data_dir.join(format!("{name}.tmp"))))
+        .map(|(r, name)| (&rows[r.clone()], dir.join(format!("{name}.tmp"))))
         .collect();
     let input = write::Input {
-        shards: &shards,
-        frames: &scan.frames,
+        shards,
+        frames,
         schema: schema.clone(),
         props,
         cuts: write::Cuts {
@@ -226,67 +331,24 @@ pub fn build_with(
             return Err(e.into());
         }
     };
-    tracing::debug!(
-        secs = started.elapsed().as_secs_f64(),
-        "pass 2 (write) done"
-    );
-    remove_stale(&data_dir, &names)?;
+    remove_stale(&dir, &names)?;
+    let mut paths = Vec::with_capacity(names.len());
     for ((_, tmp), name) in jobs.iter().zip(&names) {
-        let path = data_dir.join(name);
+        let path = dir.join(name);
         std::fs::rename(tmp, &path).with_context(|| format!("rename to {}", path.display()))?;
-        summary.files.push(path);
+        paths.push(path);
     }
-
-    let mut years = BTreeMap::new();
-    let mut domains: HashMap<String, u64> = HashMap::new();
-    let mut langs: BTreeMap<Option<String>, u64> = BTreeMap::new();
-    for s in &stats {
-        for (y, n) in &s.years {
-            *years.entry(*y).or_default() += n;
-        }
-        for (d, n) in &s.domains {
-            *domains.entry(d.clone()).or_default() += n;
-        }
-        for (l, n) in &s.langs {
-            *langs.entry(l.clone()).or_default() += n;
-        }
+    let mut totals = write::FileStats::default();
+    for s in stats {
+        totals.add(s);
     }
-    summary.rows = stats.iter().map(|s| s.rows).sum();
-    let withheld = withheld(&opts.data, &rows);
-    let file_bytes: u64 = stats.iter().map(|s| s.file_bytes).sum();
-    let revision = revision::Revision::new(chrono::Utc::now(), summary.rows, &scan.reports);
-    write_atomically(
-        &opts.out.join(revision::FILE),
-        revision.to_json().as_bytes(),
-    )?;
-    let card = card::Card {
-        dataset: &config.dataset,
-        keywords: &config.keywords,
-        relevance_filter: opts.relevance_filter,
-        schema: &schema,
-        files: &names,
-        rows: summary.rows,
-        arrow_bytes: stats.iter().map(|s| s.arrow_bytes).sum(),
-        download_bytes: file_bytes,
-        years: &years,
-        domains: &domains,
-        langs: &langs,
-        withheld: &withheld,
-        reports: &scan.reports,
-        read: summary.read,
-        removed: &removed,
-        revision: &revision,
-        build_secs: started.elapsed().as_secs_f64(),
-        commit: git_commit(&opts.data),
-    };
-    let readme = opts.out.join("README.md");
-    write_atomically(&readme, card.render().as_bytes())?;
-    summary.file_bytes = file_bytes;
-    summary.data_dir = data_dir;
-    summary.secs = started.elapsed().as_secs_f64();
-    summary.reports = scan.reports;
-    summary.removed = removed;
-    Ok(summary)
+    Ok(Written {
+        dir,
+        names,
+        paths,
+        totals,
+        schema,
+    })
 }
 
 /// Withheld pages per domain (see [`crate::store::consent`]), less those the dataset holds.

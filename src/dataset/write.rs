@@ -14,7 +14,7 @@ use std::io::BufWriter;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Condvar, Mutex};
 
 use arrow_array::RecordBatch;
@@ -103,6 +103,19 @@ struct Encoded {
 /// An open output file.
 type Writer = SerializedFileWriter<BufWriter<File>>;
 
+/// The output files being written: one entry per file in each list.
+struct Outputs {
+    /// Taken when the file's footer is written.
+    writers: Vec<Option<Writer>>,
+    /// Make the column writers of a file's row groups.
+    factories: Vec<ArrowRowGroupWriterFactory>,
+    /// Second handles on the files, for the syncer thread.
+    handles: Vec<File>,
+}
+
+/// What a worker sends the appender: the task's index and its row group.
+type Done = (usize, Result<Encoded, BuildError>);
+
 /// Write each `(rows, path)`. Every row group of every file is one task:
 /// `jobs` worker threads take tasks in order, each reading its rows (from its
 /// own frame cache), parsing them and encoding the whole row group; the
@@ -116,13 +129,65 @@ pub fn write_all(
     files: &[(&[Meta], PathBuf)],
     jobs: usize,
 ) -> Result<Vec<FileStats>, BuildError> {
-    let mut writers: Vec<Option<Writer>> = Vec::with_capacity(files.len());
-    let mut factories = Vec::with_capacity(files.len());
-    // Second handles for the syncer thread.
-    let mut handles = Vec::with_capacity(files.len());
+    let Outputs {
+        mut writers,
+        factories,
+        handles,
+    } = open_outputs(input, files)?;
+    let tasks = plan(files, &input.cuts);
+    let workers = jobs.clamp(1, tasks.len().max(1));
+    // Tasks a worker may start beyond the next one to append.
+    let turn = Turn::new(2 * workers);
+    let next = AtomicUsize::new(0);
+    let mut stats: Vec<FileStats> = vec![FileStats::default(); files.len()];
+    std::thread::scope(|s| {
+        let (sync_tx, sync_rx) = channel::<(usize, bool)>();
+        let syncer = s.spawn(|| sync_files(&handles, files, sync_rx));
+        let (tx, rx) = channel::<Done>();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (tasks, factories, next, turn) = (&tasks, &factories, &next, &turn);
+            s.spawn(move || work(input, files, tasks, factories, next, turn, tx));
+        }
+        drop(tx);
+        let appended = append_in_order(
+            &rx,
+            &tasks,
+            files,
+            &mut writers,
+            &mut stats,
+            &sync_tx,
+            &turn,
+        );
+        // Release any worker still waiting for its turn, then let the scope join them.
+        turn.stop();
+        drop(rx);
+        drop(sync_tx);
+        let synced = syncer
+            .join()
+            .unwrap_or_else(|_| Err(first_file_err(files, "the syncer thread panicked")));
+        match (appended, synced) {
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            (Ok(n), Ok(())) if n < tasks.len() => {
+                Err(first_file_err(files, "a writer thread stopped early"))
+            }
+            (Ok(_), Ok(())) => Ok(()),
+        }
+    })?;
+    Ok(stats)
+}
+
+/// Create every output file with its Parquet writer.
+fn open_outputs(input: &Input<'_>, files: &[(&[Meta], PathBuf)]) -> Result<Outputs, BuildError> {
+    let mut out = Outputs {
+        writers: Vec::with_capacity(files.len()),
+        factories: Vec::with_capacity(files.len()),
+        handles: Vec::with_capacity(files.len()),
+    };
     for (_, path) in files {
         let file = File::create(path).map_err(|source| io_err(path, source))?;
-        handles.push(file.try_clone().map_err(|source| io_err(path, source))?);
+        out.handles
+            .push(file.try_clone().map_err(|source| io_err(path, source))?);
         let (w, f) = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
             input.schema.clone(),
@@ -130,12 +195,17 @@ pub fn write_all(
         )
         .and_then(ArrowWriter::into_serialized_writer)
         .map_err(|source| pq_err(path, source))?;
-        writers.push(Some(w));
-        factories.push(f);
+        out.writers.push(Some(w));
+        out.factories.push(f);
     }
+    Ok(out)
+}
+
+/// The row groups to make, file after file, each cut by the JSON size of its rows.
+fn plan<'a>(files: &[(&'a [Meta], PathBuf)], cuts: &Cuts) -> Vec<Task<'a>> {
     let mut tasks = Vec::new();
     for (file, (rows, _)) in files.iter().enumerate() {
-        let groups = cut(rows, input.cuts.row_group_bytes, input.cuts.row_group_rows);
+        let groups = cut(rows, cuts.row_group_bytes, cuts.row_group_rows);
         let n = groups.len();
         for (k, g) in groups.into_iter().enumerate() {
             tasks.push(Task {
@@ -146,155 +216,169 @@ pub fn write_all(
             });
         }
     }
-    let workers = jobs.clamp(1, tasks.len().max(1));
-    // Tasks a worker may start beyond the next one to append.
-    let window = 2 * workers;
-    let next = AtomicUsize::new(0);
-    // (tasks appended so far, stop) and its wake-up.
-    let progress = Mutex::new((0usize, false));
-    let wake = Condvar::new();
-    let (tx, rx) = channel::<(usize, Result<Encoded, BuildError>)>();
-    let mut stats: Vec<FileStats> = vec![FileStats::default(); files.len()];
-    let mut failure: Option<BuildError> = None;
-    std::thread::scope(|s| {
-        // Flushing to disk happens off the appender's path: after each row
-        // group the syncer starts the file's data on its way to disk (so the
-        // final `sync_all` has little left to wait for), and syncs a finished
-        // file fully.
-        let (sync_tx, sync_rx) = channel::<(usize, bool)>();
-        let handles = &handles;
-        let syncer = s.spawn(move || -> Result<(), BuildError> {
-            let mut first_error = None;
-            for (f, finished) in sync_rx.iter() {
-                if first_error.is_some() {
-                    continue;
-                }
-                let synced = if finished {
-                    handles[f].sync_all()
-                } else {
-                    handles[f].sync_data()
-                };
-                if let Err(e) = synced {
-                    first_error = Some(io_err(&files[f].1, e));
-                }
-            }
-            first_error.map_or(Ok(()), Err)
-        });
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (tasks, factories, next, progress, wake) =
-                (&tasks, &factories, &next, &progress, &wake);
-            s.spawn(move || {
-                // A panicking worker must not leave the others waiting for a
-                // row group that never comes: it stops them (the scope then
-                // re-raises the panic).
-                let _guard = StopOnPanic(progress, wake);
-                let mut worker = match Worker::new(input) {
-                    Ok(w) => w,
-                    Err(e) => {
-                        let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
-                        return;
-                    }
-                };
-                loop {
-                    let t = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(task) = tasks.get(t) else { break };
-                    {
-                        let Ok(mut p) = progress.lock() else { return };
-                        while !p.1 && t >= p.0 + window {
-                            p = match wake.wait(p) {
-                                Ok(p) => p,
-                                Err(_) => return,
-                            };
-                        }
-                        if p.1 {
-                            return;
-                        }
-                    }
-                    let group = worker.encode(&factories[task.file], task, &files[task.file].1);
-                    let failed = group.is_err();
-                    if tx.send((t, group)).is_err() || failed {
-                        return;
-                    }
-                }
-            });
+    tasks
+}
+
+/// A worker thread: take the next task, wait for its turn, encode it, send it
+/// on; stop at the end of the tasks, at the first error, or when told to.
+fn work(
+    input: &Input<'_>,
+    files: &[(&[Meta], PathBuf)],
+    tasks: &[Task<'_>],
+    factories: &[ArrowRowGroupWriterFactory],
+    next: &AtomicUsize,
+    turn: &Turn,
+    tx: Sender<Done>,
+) {
+    // A panicking worker must not leave the others waiting for a row group
+    // that never comes: it stops them (the scope then re-raises the panic).
+    let _guard = StopOnPanic(turn);
+    let mut worker = match Worker::new(input) {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
+            return;
         }
-        drop(tx);
-        let mut pending: BTreeMap<usize, Encoded> = BTreeMap::new();
-        let mut appended = 0usize;
-        for (t, group) in rx.iter() {
-            match group {
-                Ok(g) => {
-                    pending.insert(t, g);
-                }
-                Err(e) => {
-                    failure.get_or_insert(e);
-                    break;
-                }
-            }
-            while let Some(g) = pending.remove(&appended) {
-                let task = &tasks[appended];
-                let path = &files[task.file].1;
-                if let Err(e) = append(
-                    &mut writers[task.file],
-                    task.last,
-                    g,
-                    &mut stats[task.file],
-                    path,
-                ) {
-                    failure = Some(e);
-                    break;
-                }
-                let _ = sync_tx.send((task.file, task.last));
-                appended += 1;
-                if let Ok(mut p) = progress.lock() {
-                    p.0 = appended;
-                }
-                wake.notify_all();
-            }
-            if failure.is_some() {
-                break;
-            }
+    };
+    loop {
+        let t = next.fetch_add(1, Ordering::Relaxed);
+        let Some(task) = tasks.get(t) else { break };
+        if !turn.wait_for(t) {
+            return;
         }
-        // Release any worker still waiting for its turn, then let the scope join them.
-        if let Ok(mut p) = progress.lock() {
-            p.1 = true;
+        let group = worker.encode(&factories[task.file], task, &files[task.file].1);
+        let failed = group.is_err();
+        if tx.send((t, group)).is_err() || failed {
+            return;
         }
-        wake.notify_all();
-        drop(rx);
-        drop(sync_tx);
-        let synced = syncer.join().unwrap_or_else(|_| {
-            Err(BuildError::Io {
-                path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
-                source: std::io::Error::other("the syncer thread panicked"),
-            })
-        });
-        if let Err(e) = synced {
-            failure.get_or_insert(e);
-        }
-        if failure.is_none() && appended < tasks.len() {
-            failure = Some(BuildError::Io {
-                path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
-                source: std::io::Error::other("a writer thread stopped early"),
-            });
-        }
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(stats),
     }
 }
 
-/// Sets the stop flag when dropped by a panicking thread.
-struct StopOnPanic<'a>(&'a Mutex<(usize, bool)>, &'a Condvar);
+/// The appender: receive encoded row groups in any order, append them to
+/// their files in task order, and hand each file to the syncer after each of
+/// its row groups. Returns how many were appended, or the first error.
+fn append_in_order(
+    rx: &Receiver<Done>,
+    tasks: &[Task<'_>],
+    files: &[(&[Meta], PathBuf)],
+    writers: &mut [Option<Writer>],
+    stats: &mut [FileStats],
+    sync_tx: &Sender<(usize, bool)>,
+    turn: &Turn,
+) -> Result<usize, BuildError> {
+    let mut pending: BTreeMap<usize, Encoded> = BTreeMap::new();
+    let mut appended = 0usize;
+    for (t, group) in rx.iter() {
+        pending.insert(t, group?);
+        while let Some(g) = pending.remove(&appended) {
+            let task = &tasks[appended];
+            let path = &files[task.file].1;
+            append(
+                &mut writers[task.file],
+                task.last,
+                g,
+                &mut stats[task.file],
+                path,
+            )?;
+            let _ = sync_tx.send((task.file, task.last));
+            appended += 1;
+            turn.advance(appended);
+        }
+    }
+    Ok(appended)
+}
+
+/// The syncer thread: flushing to disk happens off the appender's path. After
+/// each row group it starts the file's data on its way to disk (so the final
+/// `sync_all` has little left to wait for), and syncs a finished file fully.
+/// Returns the first error (and goes on draining the channel after it).
+fn sync_files(
+    handles: &[File],
+    files: &[(&[Meta], PathBuf)],
+    rx: Receiver<(usize, bool)>,
+) -> Result<(), BuildError> {
+    let mut first_error = None;
+    for (f, finished) in rx.iter() {
+        if first_error.is_some() {
+            continue;
+        }
+        let synced = if finished {
+            handles[f].sync_all()
+        } else {
+            handles[f].sync_data()
+        };
+        if let Err(e) = synced {
+            first_error = Some(io_err(&files[f].1, e));
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// An error about the build's output as a whole, reported on its first file.
+fn first_file_err(files: &[(&[Meta], PathBuf)], what: &str) -> BuildError {
+    BuildError::Io {
+        path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
+        source: std::io::Error::other(what.to_string()),
+    }
+}
+
+/// Whose turn it is: how many tasks the appender has appended, and whether
+/// the workers must stop. A worker may start task `t` once fewer than
+/// `window` tasks lie between it and the next one to append.
+struct Turn {
+    /// (tasks appended so far, stop)
+    state: Mutex<(usize, bool)>,
+    wake: Condvar,
+    window: usize,
+}
+
+impl Turn {
+    fn new(window: usize) -> Turn {
+        Turn {
+            state: Mutex::new((0, false)),
+            wake: Condvar::new(),
+            window,
+        }
+    }
+
+    /// Wait until task `t` may start; false when the workers must stop instead.
+    fn wait_for(&self, t: usize) -> bool {
+        let Ok(mut p) = self.state.lock() else {
+            return false;
+        };
+        while !p.1 && t >= p.0 + self.window {
+            p = match self.wake.wait(p) {
+                Ok(p) => p,
+                Err(_) => return false,
+            };
+        }
+        !p.1
+    }
+
+    /// Record that `appended` tasks are done.
+    fn advance(&self, appended: usize) {
+        if let Ok(mut p) = self.state.lock() {
+            p.0 = appended;
+        }
+        self.wake.notify_all();
+    }
+
+    /// Tell every worker to stop (also after a panic elsewhere).
+    fn stop(&self) {
+        let mut p = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        p.1 = true;
+        drop(p);
+        self.wake.notify_all();
+    }
+}
+
+/// Stops the workers when dropped by a panicking thread.
+struct StopOnPanic<'a>(&'a Turn);
 
 impl Drop for StopOnPanic<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            let mut p = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            p.1 = true;
-            drop(p);
-            self.1.notify_all();
+            self.0.stop();
         }
     }
 }
@@ -331,19 +415,8 @@ fn append(
             .map_err(|e| pq_err(path, e))?;
     }
     rg.close().map_err(|e| pq_err(path, e))?;
-    let g = group.stats;
-    stats.rows += g.rows;
+    stats.add(group.stats);
     stats.row_groups += 1;
-    stats.arrow_bytes += g.arrow_bytes;
-    for (y, n) in g.years {
-        *stats.years.entry(y).or_default() += n;
-    }
-    for (d, n) in g.domains {
-        *stats.domains.entry(d).or_default() += n;
-    }
-    for (l, n) in g.langs {
-        *stats.langs.entry(l).or_default() += n;
-    }
     if last && let Some(w) = writer.take() {
         let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
         let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
@@ -376,57 +449,18 @@ impl<'a> Worker<'a> {
         task: &Task<'_>,
         path: &Path,
     ) -> Result<Encoded, BuildError> {
-        let input = self.input;
+        let schema = &self.input.schema;
         let mut stats = FileStats::default();
         let mut writers = factory
             .create_column_writers(task.index)
             .map_err(|e| pq_err(path, e))?;
-        // An empty file still gets one (empty) row group, of one empty batch.
-        let empty: [&[Meta]; 1] = [&[]];
-        let batches: Vec<&[Meta]> = if task.rows.is_empty() {
-            empty.to_vec()
-        } else {
-            task.rows.chunks(input.cuts.batch_rows.max(1)).collect()
-        };
-        for batch in batches {
+        for batch in batches(task.rows, self.input.cuts.batch_rows) {
             for m in batch {
-                let line = self.cache.line(m.frame, m.line)?;
-                let mut parsed =
-                    Row::parse(line).map_err(|_| changed(input.shards, input.frames, m.frame))?;
-                // The score under the rule this build applied, when it applied one.
-                if let Some(score) = m.score() {
-                    parsed.row.relevance_score = Some(score);
-                }
-                *stats.years.entry(parsed.row.year).or_default() += 1;
-                match stats.domains.get_mut(parsed.row.domain.as_ref()) {
-                    Some(n) => *n += 1,
-                    None => {
-                        stats.domains.insert(parsed.row.domain.to_string(), 1);
-                    }
-                }
-                let lang = parsed.row.lang.as_deref();
-                match stats.langs.iter_mut().find(|(l, _)| l.as_deref() == lang) {
-                    Some((_, n)) => *n += 1,
-                    None => {
-                        stats.langs.insert(lang.map(str::to_string), 1);
-                    }
-                }
-                self.cols.push(&parsed);
-                stats.rows += 1;
+                self.push(m, &mut stats)?;
             }
-            let batch = self.cols.finish(&input.schema).map_err(BuildError::Arrow)?;
-            stats.arrow_bytes += batch
-                .columns()
-                .iter()
-                .map(|c| {
-                    // The bytes the rows use, as `datasets` counts them, not
-                    // the builders' rounded-up capacity.
-                    c.to_data()
-                        .get_slice_memory_size()
-                        .unwrap_or_else(|_| c.get_buffer_memory_size()) as u64
-                })
-                .sum::<u64>();
-            write_batch(&input.schema, &mut writers, &batch).map_err(|e| pq_err(path, e))?;
+            let batch = self.cols.finish(schema).map_err(BuildError::Arrow)?;
+            stats.arrow_bytes += arrow_bytes(&batch);
+            write_batch(schema, &mut writers, &batch).map_err(|e| pq_err(path, e))?;
         }
         let chunks = writers
             .into_iter()
@@ -435,6 +469,83 @@ impl<'a> Worker<'a> {
             .map_err(|e| pq_err(path, e))?;
         Ok(Encoded { chunks, stats })
     }
+
+    /// Read one survivor's line, parse it, count it and add it to the batch.
+    fn push(&mut self, m: &Meta, stats: &mut FileStats) -> Result<(), BuildError> {
+        let input = self.input;
+        let line = self.cache.line(m.frame, m.line)?;
+        let mut parsed =
+            Row::parse(line).map_err(|_| changed(input.shards, input.frames, m.frame))?;
+        // The score under the rule this build applied, when it applied one.
+        if let Some(score) = m.score() {
+            parsed.row.relevance_score = Some(score);
+        }
+        stats.count(&parsed.row);
+        self.cols.push(&parsed);
+        Ok(())
+    }
+}
+
+impl FileStats {
+    /// Count one row.
+    fn count(&mut self, row: &Row<'_>) {
+        self.rows += 1;
+        *self.years.entry(row.year).or_default() += 1;
+        match self.domains.get_mut(row.domain.as_ref()) {
+            Some(n) => *n += 1,
+            None => {
+                self.domains.insert(row.domain.to_string(), 1);
+            }
+        }
+        let lang = row.lang.as_deref();
+        match self.langs.iter_mut().find(|(l, _)| l.as_deref() == lang) {
+            Some((_, n)) => *n += 1,
+            None => {
+                self.langs.insert(lang.map(str::to_string), 1);
+            }
+        }
+    }
+
+    /// Add the counts of `other` (of a row group, or of another file) to these.
+    pub fn add(&mut self, other: FileStats) {
+        self.rows += other.rows;
+        self.row_groups += other.row_groups;
+        self.arrow_bytes += other.arrow_bytes;
+        self.file_bytes += other.file_bytes;
+        for (y, n) in other.years {
+            *self.years.entry(y).or_default() += n;
+        }
+        for (d, n) in other.domains {
+            *self.domains.entry(d).or_default() += n;
+        }
+        for (l, n) in other.langs {
+            *self.langs.entry(l).or_default() += n;
+        }
+    }
+}
+
+/// A row group's rows in batches of `batch_rows`; an empty row group (of an
+/// empty file) is one empty batch.
+fn batches(rows: &[Meta], batch_rows: usize) -> Vec<&[Meta]> {
+    if rows.is_empty() {
+        vec![rows]
+    } else {
+        rows.chunks(batch_rows.max(1)).collect()
+    }
+}
+
+/// The bytes a batch's rows use, as `datasets` counts them, not the
+/// builders' rounded-up capacity.
+fn arrow_bytes(batch: &RecordBatch) -> u64 {
+    batch
+        .columns()
+        .iter()
+        .map(|c| {
+            c.to_data()
+                .get_slice_memory_size()
+                .unwrap_or_else(|_| c.get_buffer_memory_size()) as u64
+        })
+        .sum()
 }
 
 /// Hand one batch's leaves to the row group's column writers.

@@ -25,16 +25,36 @@ struct Capped {
     over: bool,
 }
 
+impl Capped {
+    /// The capacity the buffer grows to when it must hold `needed` bytes
+    /// (`needed <= cap`): doubling, but never past the cap, so the body
+    /// budget can cover the growth before it happens and one body never
+    /// holds more than its cap.
+    fn grown(&self, needed: usize) -> usize {
+        let capacity = self.buf.capacity();
+        if needed <= capacity {
+            return capacity;
+        }
+        needed.max(capacity.saturating_mul(2).min(self.cap))
+    }
+
+    fn extend(&mut self, data: &[u8]) {
+        let target = self.grown(self.buf.len() + data.len());
+        self.buf.reserve_exact(target - self.buf.len());
+        self.buf.extend_from_slice(data);
+    }
+}
+
 impl Write for Capped {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.buf.len() + data.len() > self.cap {
             // Keep what fits, so a caller that truncates (robots.txt) has it.
             let room = self.cap.saturating_sub(self.buf.len());
-            self.buf.extend_from_slice(&data[..room]);
+            self.extend(&data[..room]);
             self.over = true;
             return Err(io::Error::other("decoded body over the cap"));
         }
-        self.buf.extend_from_slice(data);
+        self.extend(data);
         Ok(data.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -139,6 +159,13 @@ impl Decoder {
     /// Bytes the decoded buffer holds (its capacity), for the body budget.
     pub fn held(&self) -> usize {
         self.sink().buf.capacity()
+    }
+
+    /// What [`Decoder::held`] will be once `extra` more decoded bytes are
+    /// pushed (exact for identity, where raw bytes are decoded bytes).
+    pub fn held_after(&self, extra: usize) -> usize {
+        let s = self.sink();
+        s.grown(s.buf.len().saturating_add(extra).min(s.cap))
     }
 
     /// No decoding (identity): one raw byte is one decoded byte.

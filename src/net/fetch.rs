@@ -144,9 +144,10 @@ impl Net {
             decoded: self.inner.limits.max_body_bytes,
             truncate: false,
         };
-        let lease = self.inner.bodies.lease();
+        let mut lease = self.inner.bodies.lease(&url);
         let (body, wire_bytes) = if wanted && status != 304 {
-            self.read_body_leased(hop, &url, &limits, &lease).await?
+            self.read_body_leased(hop, &url, &limits, &mut lease)
+                .await?
         } else {
             self.inner.gate.success(&url::host_key(&url));
             (Vec::new(), 0)
@@ -271,8 +272,8 @@ impl Net {
         url: &Url,
         limits: &BodyLimits,
     ) -> Result<(Vec<u8>, u64), FetchError> {
-        let lease = self.inner.bodies.lease();
-        self.read_body_leased(hop, url, limits, &lease).await
+        let mut lease = self.inner.bodies.lease(url);
+        self.read_body_leased(hop, url, limits, &mut lease).await
     }
 
     /// Read a body in a chunk loop: per-read timeout, total deadline, raw and
@@ -284,7 +285,7 @@ impl Net {
         mut hop: Hop,
         url: &Url,
         limits: &BodyLimits,
-        lease: &super::budget::Lease,
+        lease: &mut super::budget::Lease,
     ) -> Result<(Vec<u8>, u64), FetchError> {
         let too_large = |what: &str| {
             tracing::debug!(%url, what, "skip: body over the cap");
@@ -337,6 +338,11 @@ impl Net {
                 DECODE_STEP
             };
             for part in piece.chunks(step) {
+                // Identity: cover the buffer's growth before it happens.
+                if decoder.is_identity() {
+                    let next = decoder.held_after(part.len());
+                    self.cover(lease, next, read_until, url, &host).await?;
+                }
                 match decoder.push(part) {
                     Ok(()) => {}
                     Err(DecodeError::TooLarge) if limits.truncate => {
@@ -346,11 +352,9 @@ impl Net {
                     Err(DecodeError::TooLarge) => return Err(too_large("decoded")),
                     Err(DecodeError::Corrupt(m)) => return Err(FetchError::Body(m)),
                 }
-                if !lease.cover(decoder.held() as u64, read_until).await {
-                    tracing::debug!(%url, held = decoder.held(), "body budget: no room before the read deadline");
-                    self.inner.gate.failure(&host);
-                    return Err(FetchError::Timeout);
-                }
+                // Compressed: one small decode step may have grown it.
+                self.cover(lease, decoder.held(), read_until, url, &host)
+                    .await?;
             }
             if over_raw {
                 if limits.truncate {
@@ -365,6 +369,26 @@ impl Net {
             Err(DecodeError::TooLarge) => Err(too_large("decoded")),
             Err(DecodeError::Corrupt(m)) => Err(FetchError::Body(m)),
         }
+    }
+}
+
+impl Net {
+    /// Make `lease` cover `held` bytes of body buffer, or fail the fetch as
+    /// a timeout when the budget has no room before the read deadline.
+    async fn cover(
+        &self,
+        lease: &mut super::budget::Lease,
+        held: usize,
+        until: Instant,
+        url: &Url,
+        host: &str,
+    ) -> Result<(), FetchError> {
+        if lease.cover(held as u64, until).await {
+            return Ok(());
+        }
+        tracing::debug!(%url, held, "body budget: no room before the read deadline");
+        self.inner.gate.failure(host);
+        Err(FetchError::Timeout)
     }
 }
 

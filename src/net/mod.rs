@@ -239,7 +239,10 @@ impl Net {
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,
-                bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight),
+                bodies: budget::BodyBudget::new(
+                    cfg.max_body_bytes_in_flight,
+                    cfg.max_body_bytes.max(cfg.max_robots_bytes),
+                ),
                 docs: Mutex::new(doc_cache::DocMap::new()),
                 today: AtomicU64::new(0),
             }),

@@ -159,6 +159,64 @@ async fn body_caps_raw_and_decoded() {
     assert!(r.wire_bytes < 200, "{}", r.wire_bytes);
 }
 
+/// Several large bodies at once under a budget of 1.5 body caps: each holds
+/// part of the budget while it grows, yet they all arrive (the finisher
+/// token lets one finish at a time) instead of waiting on each other until
+/// the read deadline.
+#[tokio::test]
+async fn large_bodies_share_a_small_budget_without_stalling() {
+    const HOSTS: usize = 6;
+    const PAGES: usize = 2;
+    const SIZE: usize = 448 << 10;
+    let mut routes = Web::routes();
+    for h in 0..HOSTS {
+        let host = format!("big{h}.test");
+        routes = routes.at(&host, "/robots.txt", Reply::text(ALLOW_ALL));
+        for p in 0..PAGES {
+            // Chunks of 16 KiB, dripped at 1.5 MB/s: about 0.3 s a body.
+            let reply = Reply::html("")
+                .repeat(vec![b'x'; 16 << 10], Some((SIZE / (16 << 10)) as u64))
+                .drip(1_500_000);
+            routes = routes.at(&host, &format!("/p{p}"), reply);
+        }
+    }
+    let web = routes.start();
+    let mut c = cfg();
+    c.min_host_gap = Span::millis(20);
+    c.max_body_bytes = 512 << 10;
+    c.max_body_bytes_in_flight = 768 << 10;
+    c.read_timeout = Span::secs(2);
+    c.request_timeout = Span::secs(20);
+    let net = std::sync::Arc::new(net(&web, &c));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for h in 0..HOSTS {
+        for p in 0..PAGES {
+            let net = net.clone();
+            tasks.push(tokio::spawn(async move {
+                let url = u(&format!("http://big{h}.test/p{p}"));
+                // The response (and its share of the budget) is dropped here,
+                // as the crawler drops it after parsing.
+                let r = net.fetch(&url, &Request::html(), &any).await;
+                (url, r.map(|r| r.body.len()))
+            }));
+        }
+    }
+    for t in tasks {
+        let (url, r) = t.await.unwrap();
+        assert_eq!(r.ok(), Some(SIZE), "{url}");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    for h in 0..HOSTS {
+        let host = format!("big{h}.test");
+        assert_eq!(web.gap_violations(&host, Duration::from_millis(20)), 0);
+    }
+}
+
 #[tokio::test]
 async fn unwanted_types_skipped_without_reading_the_body() {
     let web = site()

@@ -58,16 +58,12 @@ pub struct HostLine {
 }
 
 impl RunSummary {
-    /// `state/last_run.json`; `None` before the first run, or (with a
-    /// warning) when the file is not a run summary.
-    pub fn load_last(state_dir: &Path) -> Option<RunSummary> {
-        match state::RunSummary::load(state_dir) {
-            Ok(run) => run.as_ref().map(RunSummary::from),
-            Err(e) => {
-                tracing::warn!(error = %e, "last run not shown");
-                None
-            }
-        }
+    /// `state/last_run.json`; `None` before the first run; the reason when
+    /// the file is there but is not a run summary.
+    pub fn load_last(state_dir: &Path) -> Result<Option<RunSummary>, String> {
+        state::RunSummary::load(state_dir)
+            .map(|run| run.as_ref().map(RunSummary::from))
+            .map_err(|e| e.to_string())
     }
 
     /// `started_at` as the file writes it (RFC 3339, UTC, `Z`).
@@ -153,7 +149,7 @@ mod tests {
     fn read(text: &str) -> RunSummary {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("last_run.json"), text).unwrap();
-        RunSummary::load_last(dir.path()).expect(text)
+        RunSummary::load_last(dir.path()).unwrap().expect(text)
     }
 
     /// The first version (3f5de7b): `stopped_by` a free string, per-host
@@ -209,20 +205,28 @@ mod tests {
         assert_eq!((s.top_hosts[0].fetched, s.top_hosts[0].wait_ms), (3, 250));
     }
 
-    /// What is not a run summary at all is not shown (and does not fail
-    /// `stats`); neither is a missing file.
+    /// A file that is not a run summary is not shown, and `stats` says why
+    /// (naming the file) instead of failing; a missing file is no run yet.
     #[test]
     fn no_summary_no_line() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(RunSummary::load_last(dir.path()), None);
+        let st = dir.path().join("state");
+        std::fs::create_dir_all(&st).unwrap();
+        assert_eq!(RunSummary::load_last(&st), Ok(None));
         for bad in [
             "[1, 2]",
             "{}",
             "{",
             r#"{"run_id":"r","started_at":"yesterday"}"#,
         ] {
-            std::fs::write(dir.path().join("last_run.json"), bad).unwrap();
-            assert_eq!(RunSummary::load_last(dir.path()), None, "{bad}");
+            std::fs::write(st.join("last_run.json"), bad).unwrap();
+            let err = RunSummary::load_last(&st).unwrap_err();
+            assert!(err.contains("last_run.json"), "{bad}: {err}");
+            let s = crate::report::stats::collect(dir.path()).unwrap();
+            assert_eq!(s.last_run, None);
+            assert_eq!(s.last_run_error.as_ref(), Some(&err));
+            let text = crate::report::text::render(&s);
+            assert!(text.contains(&format!("  not shown: {err}\n")), "{text}");
         }
     }
 }

@@ -35,6 +35,10 @@ pub struct Stats {
     pub broken: Broken,
     /// `state/last_run.json`, summarised; `null` before the first run.
     pub last_run: Option<RunSummary>,
+    /// Why `state/last_run.json` is not shown although it exists (it is
+    /// not a run summary); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_run_error: Option<String>,
     /// The latest run of each partition (`state/runs/`), when the crawl is split.
     pub partitions: Vec<RunSummary>,
     pub disk: Disk,
@@ -184,7 +188,10 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
         *stats.by_year.entry(key).or_default() += n;
     }
     stats.by_domain = tally.by_domain.into_iter().collect();
-    stats.last_run = RunSummary::load_last(&state);
+    match RunSummary::load_last(&state) {
+        Ok(run) => stats.last_run = run,
+        Err(e) => stats.last_run_error = Some(e),
+    }
     let latest = super::run::latest_per_partition(&state);
     if latest
         .iter()

@@ -142,11 +142,14 @@ pub fn render(s: &Stats) -> String {
     }
 
     let _ = writeln!(o, "\nLast run");
-    match &s.last_run {
-        None => {
+    match (&s.last_run, &s.last_run_error) {
+        (Some(r), _) => render_run(&mut o, r),
+        (None, Some(e)) => {
+            let _ = writeln!(o, "  not shown: {e}");
+        }
+        (None, None) => {
             let _ = writeln!(o, "  none yet (no state/last_run.json)");
         }
-        Some(r) => render_run(&mut o, r),
     }
     if !s.partitions.is_empty() {
         let _ = writeln!(o, "\nLatest run of each partition");

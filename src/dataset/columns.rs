@@ -7,13 +7,15 @@ use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int32Builder, Int64Builder, LargeStringBuilder,
     ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, LargeStringArray, RecordBatch};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::row::Parsed;
 
 /// Builders for every column.
 pub struct Columns {
+    /// Rows a batch is sized for.
+    rows: usize,
     id: Int64Builder,
     url: StringBuilder,
     domain: StringBuilder,
@@ -34,7 +36,13 @@ pub struct Columns {
 
 impl Columns {
     pub fn new(rows: usize) -> Columns {
+        Columns::sized(rows, rows * 4096, rows * 4096)
+    }
+
+    /// Builders with room for `rows` rows, `text` bytes of text and `markdown` of Markdown.
+    fn sized(rows: usize, text: usize, markdown: usize) -> Columns {
         Columns {
+            rows,
             id: Int64Builder::with_capacity(rows),
             url: StringBuilder::with_capacity(rows, rows * 80),
             domain: StringBuilder::with_capacity(rows, rows * 16),
@@ -42,14 +50,14 @@ impl Columns {
             date: Date32Builder::with_capacity(rows),
             date_source: StringBuilder::with_capacity(rows, rows * 8),
             year: Int32Builder::with_capacity(rows),
-            text: LargeStringBuilder::with_capacity(rows, rows * 4096),
+            text: LargeStringBuilder::with_capacity(rows, text),
             keywords: ListBuilder::new(StringBuilder::new()),
             fetched_at: TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"),
             optional: std::array::from_fn(|_| StringBuilder::with_capacity(rows, rows * 8)),
             ai_signals: ListBuilder::new(StringBuilder::new()),
             ai_reserved: BooleanBuilder::with_capacity(rows),
             relevance_score: Float64Builder::with_capacity(rows),
-            markdown: LargeStringBuilder::with_capacity(rows, rows * 4096),
+            markdown: LargeStringBuilder::with_capacity(rows, markdown),
         }
     }
 
@@ -95,8 +103,25 @@ impl Columns {
         self.markdown.append_option(r.markdown.as_deref());
     }
 
-    /// The rows pushed so far as a batch; the builders start again empty.
+    /// The rows pushed so far as a batch; the builders start again empty,
+    /// with room for as much text and Markdown as this batch held and an
+    /// eighth more (a builder left to grow from nothing copies its bytes
+    /// several times over).
     pub fn finish(&mut self, schema: &SchemaRef) -> Result<RecordBatch, ArrowError> {
+        let batch = self.arrays(schema)?;
+        let used = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_any().downcast_ref::<LargeStringArray>())
+                .map_or(0, |a| a.values().len())
+        };
+        let room = |n: usize| n + n / 8;
+        *self = Columns::sized(self.rows, room(used("text")), room(used("markdown")));
+        Ok(batch)
+    }
+
+    /// Every builder's rows as a batch.
+    fn arrays(&mut self, schema: &SchemaRef) -> Result<RecordBatch, ArrowError> {
         let mut arrays: Vec<ArrayRef> = vec![
             Arc::new(self.id.finish()),
             Arc::new(self.url.finish()),

@@ -325,6 +325,42 @@ mod tests {
         }
     }
 
+    /// `Slim` and the fast path read the names and order the writer's
+    /// `Article` serialises (`id` first, `domain` before `year`): a renamed
+    /// or moved field fails here, not as an empty `stats`.
+    #[test]
+    fn slim_reads_what_the_writer_writes() {
+        let mut a = crate::record::Article {
+            id: 7,
+            url: "https://a.test/2024/05/x".into(),
+            domain: "a.test".into(),
+            title: "T \"q\", \"domain\":\"no".into(),
+            date: Some("2024-05-02".into()),
+            date_source: Some("jsonld".into()),
+            year: Some(2024),
+            text: "x".into(),
+            keywords: vec!["ai".into()],
+            fetched_at: "2026-11-29T06:31:00Z".into(),
+            lang: Some("en".into()),
+            canonical_url: None,
+            byline: None,
+            run_id: Some("r".into()),
+            robots_hash: None,
+            ai_signals: Vec::new(),
+            ai_reserved: None,
+            relevance_score: None,
+            crawler: None,
+            markdown: None,
+        };
+        for year in [Some(2024), None] {
+            a.year = year;
+            let line = serde_json::to_vec(&a).unwrap();
+            assert_eq!(quick(&line), Some((a.domain.as_str(), year)));
+            let slim: Slim = serde_json::from_slice(&line).unwrap();
+            assert_eq!((slim.domain.as_ref(), slim.year), (a.domain.as_str(), year));
+        }
+    }
+
     #[test]
     fn slim_lines_are_counted_and_bad_ones_are_not() {
         let mut t = Tally::default();

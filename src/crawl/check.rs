@@ -83,6 +83,12 @@ pub async fn check_url(
         return Ok(Report::Listing(listing));
     }
     let page = extract_page(config, &resp);
+    // The body and its share of the body budget go before tdmrep.json is
+    // fetched, as in the worker: a page holding the budget's finisher token
+    // would otherwise make that fetch wait on it.
+    let mut resp = resp;
+    resp.body = Vec::new();
+    resp.body_lease = None;
     let consent = consent(&net, config, &resp, &page).await;
     Ok(Report::Page(Box::new(PageReport {
         url: resp.url,

@@ -7,7 +7,8 @@
 # Environment: WORK (default /tmp/scraper-bench) holds data/, dist/, duck/;
 # REGEN=1 regenerates the shards; RELEVANCE=1 keeps the relevance filter on
 # for `scraper build`, with the keywords of the repository's config.yml
-# (DuckDB never filters, so the default is off).
+# (DuckDB never filters, so the default is off); DUCKDB=0 times `scraper
+# build` alone (for iterating; the ratios need a run with DuckDB).
 # Needs: a release build (made here), python3 with duckdb (pip install duckdb),
 # GNU time at /usr/bin/time for peak RSS.
 set -euo pipefail
@@ -83,6 +84,7 @@ echo "records: $records; shards: $(find "$data/articles" -name '*.jsonl.zst' | w
 read -r ours_s ours_kib ours_cpu <<<"$(measure "$root/target/release/scraper" --config "$config" \
   build --data "$data" --out "$work/dist" $filter_flag)"
 echo "scraper build: ${ours_s} s wall, ${ours_cpu} s CPU, peak RSS $((ours_kib / 1024)) MiB"
+[ "${DUCKDB:-1}" = "0" ] && exit 0
 rm -f "$work/duck/out.parquet"
 read -r duck_s duck_kib duck_cpu <<<"$(measure python3 "$work/duck/run.py" "$data" "$work/duck/out.parquet")"
 echo "duckdb:        ${duck_s} s wall, ${duck_cpu} s CPU, peak RSS $((duck_kib / 1024)) MiB"

@@ -100,7 +100,7 @@ impl Progress {
     }
 
     /// Final line: the totals and what stopped the run. Later calls do nothing.
-    pub fn finish(&mut self, stopped_by: &str) {
+    pub fn finish(&mut self, stopped_by: StopReason) {
         if self.finished {
             return;
         }
@@ -177,7 +177,7 @@ impl scraper::crawl::Progress for Progress {
     }
 
     fn finish(&mut self, stopped_by: StopReason) {
-        Progress::finish(self, stopped_by.as_str());
+        Progress::finish(self, stopped_by);
     }
 }
 
@@ -297,8 +297,8 @@ mod tests {
             };
             p.tick(t0 + Duration::from_secs(s));
         }
-        p.finish("max_duration");
-        p.finish("again");
+        p.finish(StopReason::MaxDuration);
+        p.finish(StopReason::Interrupted);
         let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<_> = out.lines().collect();
         assert_eq!(lines.len(), 3, "{out}");
@@ -330,6 +330,6 @@ mod tests {
             queued: 1,
             requests: 4,
         });
-        b.finish("queue_empty");
+        b.finish(StopReason::Exhausted);
     }
 }

@@ -192,7 +192,7 @@ impl Tally {
             }
         }
         run.run.finished_at = Some(finished_at);
-        run.run.stopped_by = Some(stopped_by);
+        run.run.stopped_by = Some(stopped_by.into());
         run
     }
 }

@@ -201,7 +201,7 @@ fn summarise(
     left: &Leftover,
 ) -> RunSummary {
     let mut summary = RunSummary::new(run_id, started_at);
-    summary.run.stopped_by = Some(stop);
+    summary.run.stopped_by = Some(stop.into());
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.counts.stored;

@@ -23,7 +23,9 @@ pub struct HostCounters {
     pub errors: BTreeMap<String, u64>,
     /// Bytes received on the wire.
     pub bytes: u64,
-    /// Time requests waited for the host's politeness gap.
+    /// Time requests waited for the host's politeness gap (`wait_ms` read
+    /// too: the name early readers looked for).
+    #[serde(alias = "wait_ms")]
     pub politeness_wait_ms: u64,
     /// Feeds or sitemaps that could not be read, or only in part.
     pub bad_listings: u64,

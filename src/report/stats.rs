@@ -35,6 +35,10 @@ pub struct Stats {
     pub broken: Broken,
     /// `state/last_run.json`, summarised; `null` before the first run.
     pub last_run: Option<RunSummary>,
+    /// Why `state/last_run.json` is not shown although it exists (it is
+    /// not a run summary); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_run_error: Option<String>,
     /// The latest run of each partition (`state/runs/`), when the crawl is split.
     pub partitions: Vec<RunSummary>,
     pub disk: Disk,
@@ -184,8 +188,11 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
         *stats.by_year.entry(key).or_default() += n;
     }
     stats.by_domain = tally.by_domain.into_iter().collect();
-    stats.last_run = RunSummary::load(&state.join("last_run.json"));
-    let latest = super::run::latest_per_partition(&state.join("runs"));
+    match RunSummary::load_last(&state) {
+        Ok(run) => stats.last_run = run,
+        Err(e) => stats.last_run_error = Some(e),
+    }
+    let latest = super::run::latest_per_partition(&state);
     if latest
         .iter()
         .any(|r| r.partition.is_some_and(|p| !p.is_whole()))
@@ -315,6 +322,42 @@ mod tests {
         assert_eq!(quick(lines[8]), Some(("ü.de", Some(2025))));
         for declined in [2, 3, 4, 5, 6, 7] {
             assert_eq!(quick(lines[declined]), None, "line {declined}");
+        }
+    }
+
+    /// `Slim` and the fast path read the names and order the writer's
+    /// `Article` serialises (`id` first, `domain` before `year`): a renamed
+    /// or moved field fails here, not as an empty `stats`.
+    #[test]
+    fn slim_reads_what_the_writer_writes() {
+        let mut a = crate::record::Article {
+            id: 7,
+            url: "https://a.test/2024/05/x".into(),
+            domain: "a.test".into(),
+            title: "T \"q\", \"domain\":\"no".into(),
+            date: Some("2024-05-02".into()),
+            date_source: Some("jsonld".into()),
+            year: Some(2024),
+            text: "x".into(),
+            keywords: vec!["ai".into()],
+            fetched_at: "2026-11-29T06:31:00Z".into(),
+            lang: Some("en".into()),
+            canonical_url: None,
+            byline: None,
+            run_id: Some("r".into()),
+            robots_hash: None,
+            ai_signals: Vec::new(),
+            ai_reserved: None,
+            relevance_score: None,
+            crawler: None,
+            markdown: None,
+        };
+        for year in [Some(2024), None] {
+            a.year = year;
+            let line = serde_json::to_vec(&a).unwrap();
+            assert_eq!(quick(&line), Some((a.domain.as_str(), year)));
+            let slim: Slim = serde_json::from_slice(&line).unwrap();
+            assert_eq!((slim.domain.as_ref(), slim.year), (a.domain.as_str(), year));
         }
     }
 

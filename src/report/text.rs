@@ -142,11 +142,14 @@ pub fn render(s: &Stats) -> String {
     }
 
     let _ = writeln!(o, "\nLast run");
-    match &s.last_run {
-        None => {
+    match (&s.last_run, &s.last_run_error) {
+        (Some(r), _) => render_run(&mut o, r),
+        (None, Some(e)) => {
+            let _ = writeln!(o, "  not shown: {e}");
+        }
+        (None, None) => {
             let _ = writeln!(o, "  none yet (no state/last_run.json)");
         }
-        Some(r) => render_run(&mut o, r),
     }
     if !s.partitions.is_empty() {
         let _ = writeln!(o, "\nLatest run of each partition");
@@ -169,28 +172,28 @@ pub fn render(s: &Stats) -> String {
 }
 
 fn render_run(o: &mut String, r: &RunSummary) {
-    let opt = |v: Option<u64>| v.map_or_else(|| "?".to_string(), count);
+    let stopped_by = r
+        .stopped_by
+        .as_ref()
+        .map(ToString::to_string)
+        .filter(|s| !s.is_empty());
     let _ = writeln!(
         o,
         "  {}  started {}  took {}  stopped by {}{}",
-        r.run_id.as_deref().unwrap_or("(no id)"),
-        r.started_at.as_deref().unwrap_or("?"),
+        r.run_id,
+        r.started(),
         r.duration_s
             .filter(|d| *d >= 0.0)
             .map_or_else(|| "?".to_string(), |d| duration(Duration::from_secs_f64(d))),
-        r.stopped_by.as_deref().unwrap_or("?"),
-        if r.interrupted == Some(true) {
-            " (interrupted)"
-        } else {
-            ""
-        }
+        stopped_by.as_deref().unwrap_or("?"),
+        if r.interrupted { " (interrupted)" } else { "" }
     );
     let _ = writeln!(
         o,
         "  pages fetched {}, articles stored {}, queue left {}, {} hosts",
-        opt(r.pages_fetched),
-        opt(r.articles_stored),
-        opt(r.queue_left),
+        count(r.pages_fetched),
+        count(r.articles_stored),
+        count(r.queue_left),
         r.hosts
     );
     if r.top_hosts.is_empty() {

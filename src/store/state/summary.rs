@@ -328,7 +328,7 @@ mod tests {
         ok.set_watermark(None, true);
         ok.host("ex.com").fetched = 3;
         ok.host("ex.com").errors.insert("timeout".into(), 1);
-        ok.run.stopped_by = Some(StopReason::MaxHits);
+        ok.run.stopped_by = Some(StopReason::MaxHits.into());
         ok.shard = Some("r1.jsonl.zst".into());
         ok.save(dir.path()).unwrap();
         let back = RunSummary::load(dir.path()).unwrap().unwrap();
@@ -358,7 +358,7 @@ mod tests {
     fn full(run_id: &str) -> RunSummary {
         let mut s = RunSummary::new(run_id, at("2026-11-28T06:30:00Z"));
         s.run.finished_at = Some(at("2026-11-28T07:00:00Z"));
-        s.run.stopped_by = Some(StopReason::MaxPages);
+        s.run.stopped_by = Some(StopReason::MaxPages.into());
         s.ids = Some([1, 3]);
         s.set_watermark(None, true);
         s.host_watermarks.insert("a.test".into(), None);

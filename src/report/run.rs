@@ -298,7 +298,25 @@ mod pinned {
         .save(&st)
         .unwrap();
         let s = stats::collect(dir.path()).unwrap();
-        let json = serde_json::to_string_pretty(&(&s.last_run, &s.partitions)).unwrap();
+        let json = serde_json::to_string_pretty(&s.last_run).unwrap();
+        // Partition 1/2 is the last run; 0/2 differs from it only where its
+        // run did.
+        assert_eq!(s.partitions.len(), 2);
+        assert_eq!(Some(&s.partitions[1]), s.last_run.as_ref());
+        let mut p0: serde_json::Value = serde_json::from_str(JSON).unwrap();
+        for (k, v) in [
+            ("run_id", serde_json::json!("20261128T063000Z-aaaa")),
+            ("partition", "0/2".into()),
+            ("started_at", "2026-11-28T06:30:00Z".into()),
+            ("finished_at", "2026-11-28T07:00:00.250Z".into()),
+            ("duration_s", 1800.25.into()),
+            ("articles_stored", 2.into()),
+            ("shard", "20261128T063000Z-aaaa.jsonl.zst".into()),
+        ] {
+            p0[k] = v;
+        }
+        p0["top_hosts"][0]["stored"] = 2.into();
+        assert_eq!(serde_json::to_value(&s.partitions[0]).unwrap(), p0);
         let out = text::render(&s);
         let from = out.find("\nLast run").unwrap();
         let to = out.find("\nOn disk").unwrap();
@@ -307,148 +325,52 @@ mod pinned {
         assert_eq!(section, TEXT);
     }
 
-    const JSON: &str = r#"[
-  {
-    "run_id": "20261128T063001Z-bbbb",
-    "partition": "1/2",
-    "started_at": "2026-11-28T06:30:01Z",
-    "finished_at": "2026-11-28T07:05:00Z",
-    "duration_s": 2099.0,
-    "stopped_by": "max_duration",
-    "interrupted": false,
-    "pages_fetched": 1234,
-    "articles_stored": 1,
-    "queue_left": 17,
-    "shard": "20261128T063001Z-bbbb.jsonl.zst",
-    "hosts": 3,
-    "top_hosts": [
-      {
-        "host": "c.test",
-        "discovered": 23,
-        "fetched": 12,
-        "articles": 2,
-        "stored": 1,
-        "errors": 3,
-        "bytes": 8192,
-        "wait_ms": 3000
-      },
-      {
-        "host": "b.test",
-        "discovered": 13,
-        "fetched": 7,
-        "articles": 1,
-        "stored": 1,
-        "errors": 2,
-        "bytes": 4096,
-        "wait_ms": 1500
-      },
-      {
-        "host": "a.test",
-        "discovered": 3,
-        "fetched": 2,
-        "articles": 0,
-        "stored": 0,
-        "errors": 1,
-        "bytes": 0,
-        "wait_ms": 0
-      }
-    ]
-  },
-  [
+    const JSON: &str = r#"{
+  "run_id": "20261128T063001Z-bbbb",
+  "partition": "1/2",
+  "started_at": "2026-11-28T06:30:01Z",
+  "finished_at": "2026-11-28T07:05:00Z",
+  "duration_s": 2099.0,
+  "stopped_by": "max_duration",
+  "interrupted": false,
+  "pages_fetched": 1234,
+  "articles_stored": 1,
+  "queue_left": 17,
+  "shard": "20261128T063001Z-bbbb.jsonl.zst",
+  "hosts": 3,
+  "top_hosts": [
     {
-      "run_id": "20261128T063000Z-aaaa",
-      "partition": "0/2",
-      "started_at": "2026-11-28T06:30:00Z",
-      "finished_at": "2026-11-28T07:00:00.250Z",
-      "duration_s": 1800.25,
-      "stopped_by": "max_duration",
-      "interrupted": false,
-      "pages_fetched": 1234,
-      "articles_stored": 2,
-      "queue_left": 17,
-      "shard": "20261128T063000Z-aaaa.jsonl.zst",
-      "hosts": 3,
-      "top_hosts": [
-        {
-          "host": "c.test",
-          "discovered": 23,
-          "fetched": 12,
-          "articles": 2,
-          "stored": 2,
-          "errors": 3,
-          "bytes": 8192,
-          "wait_ms": 3000
-        },
-        {
-          "host": "b.test",
-          "discovered": 13,
-          "fetched": 7,
-          "articles": 1,
-          "stored": 1,
-          "errors": 2,
-          "bytes": 4096,
-          "wait_ms": 1500
-        },
-        {
-          "host": "a.test",
-          "discovered": 3,
-          "fetched": 2,
-          "articles": 0,
-          "stored": 0,
-          "errors": 1,
-          "bytes": 0,
-          "wait_ms": 0
-        }
-      ]
+      "host": "c.test",
+      "discovered": 23,
+      "fetched": 12,
+      "articles": 2,
+      "stored": 1,
+      "errors": 3,
+      "bytes": 8192,
+      "wait_ms": 3000
     },
     {
-      "run_id": "20261128T063001Z-bbbb",
-      "partition": "1/2",
-      "started_at": "2026-11-28T06:30:01Z",
-      "finished_at": "2026-11-28T07:05:00Z",
-      "duration_s": 2099.0,
-      "stopped_by": "max_duration",
-      "interrupted": false,
-      "pages_fetched": 1234,
-      "articles_stored": 1,
-      "queue_left": 17,
-      "shard": "20261128T063001Z-bbbb.jsonl.zst",
-      "hosts": 3,
-      "top_hosts": [
-        {
-          "host": "c.test",
-          "discovered": 23,
-          "fetched": 12,
-          "articles": 2,
-          "stored": 1,
-          "errors": 3,
-          "bytes": 8192,
-          "wait_ms": 3000
-        },
-        {
-          "host": "b.test",
-          "discovered": 13,
-          "fetched": 7,
-          "articles": 1,
-          "stored": 1,
-          "errors": 2,
-          "bytes": 4096,
-          "wait_ms": 1500
-        },
-        {
-          "host": "a.test",
-          "discovered": 3,
-          "fetched": 2,
-          "articles": 0,
-          "stored": 0,
-          "errors": 1,
-          "bytes": 0,
-          "wait_ms": 0
-        }
-      ]
+      "host": "b.test",
+      "discovered": 13,
+      "fetched": 7,
+      "articles": 1,
+      "stored": 1,
+      "errors": 2,
+      "bytes": 4096,
+      "wait_ms": 1500
+    },
+    {
+      "host": "a.test",
+      "discovered": 3,
+      "fetched": 2,
+      "articles": 0,
+      "stored": 0,
+      "errors": 1,
+      "bytes": 0,
+      "wait_ms": 0
     }
   ]
-]"#;
+}"#;
     const TEXT: &str = r#"
 Last run
   20261128T063001Z-bbbb  started 2026-11-28T06:30:01Z  took 34m59s  stopped by max_duration

@@ -331,26 +331,10 @@ mod tests {
     #[test]
     fn slim_reads_what_the_writer_writes() {
         let mut a = crate::record::Article {
-            id: 7,
-            url: "https://a.test/2024/05/x".into(),
             domain: "a.test".into(),
             title: "T \"q\", \"domain\":\"no".into(),
-            date: Some("2024-05-02".into()),
-            date_source: Some("jsonld".into()),
-            year: Some(2024),
-            text: "x".into(),
-            keywords: vec!["ai".into()],
-            fetched_at: "2026-11-29T06:31:00Z".into(),
-            lang: Some("en".into()),
-            canonical_url: None,
-            byline: None,
             run_id: Some("r".into()),
-            robots_hash: None,
-            ai_signals: Vec::new(),
-            ai_reserved: None,
-            relevance_score: None,
-            crawler: None,
-            markdown: None,
+            ..crate::store::shard::tests::article(7)
         };
         for year in [Some(2024), None] {
             a.year = year;

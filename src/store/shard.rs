@@ -232,7 +232,7 @@ pub fn list(articles_dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn article(id: i64) -> Article {

@@ -74,6 +74,19 @@ fn failing(site: &Site, r: &Req) -> Option<Reply> {
     ))
 }
 
+/// A workspace crawling `hosts`, each seeded with its feed.
+fn feed_workspace(web: &web::Web, hosts: &[String]) -> Workspace {
+    let sources: String = hosts
+        .iter()
+        .map(|h| format!("  - {{host: {h}, seeds: [http://{h}/feed.xml]}}\n"))
+        .collect();
+    Workspace::new(
+        web,
+        sources.trim_end(),
+        "concurrency: 16\nmin_host_gap: 10ms\nflush_every: 2s",
+    )
+}
+
 /// Issue 16's day-2 run: requests per new article against the ideal, and no
 /// request to a URL that failed for good the day before.
 fn day_two() {
@@ -82,15 +95,7 @@ fn day_two() {
     let site = Site::new(&names, 40, 100, true);
     let s2 = site.clone();
     let web = site.start(move |r| failing(&s2, r));
-    let sources: String = hosts
-        .iter()
-        .map(|h| format!("  - {{host: {h}, seeds: [http://{h}/feed.xml]}}\n"))
-        .collect();
-    let ws = Workspace::new(
-        &web,
-        sources.trim_end(),
-        "concurrency: 16\nmin_host_gap: 10ms\nflush_every: 2s",
-    );
+    let ws = feed_workspace(&web, &hosts);
     let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "10m"]);
     assert!(out.status.success(), "day one failed: {}", stderr(&out));
     let day_one = web.log();
@@ -180,15 +185,7 @@ fn main() {
     let names: Vec<&str> = hosts.iter().map(String::as_str).collect();
     let site = Site::new(&names, per_host, 100, true);
     let web = site.start(|_| None);
-    let sources: String = hosts
-        .iter()
-        .map(|h| format!("  - {{host: {h}, seeds: [http://{h}/feed.xml]}}\n"))
-        .collect();
-    let ws = Workspace::new(
-        &web,
-        sources.trim_end(),
-        "concurrency: 16\nmin_host_gap: 10ms\nflush_every: 2s",
-    );
+    let ws = feed_workspace(&web, &hosts);
 
     let t = Instant::now();
     let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "20m"]);

@@ -25,7 +25,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use support::fixture::{
-    ARTICLES, Workspace, article_html, article_path, listing_html, news_web_with,
+    ARTICLES, Workspace, article_html, article_path, calendar_links, listing_html, news_web_with,
 };
 use support::web;
 use support::web::{Reply, Req};
@@ -56,22 +56,7 @@ fn hostile(r: &Req) -> Option<Reply> {
         return Some(Reply::html(body));
     }
     if h == "cal.test" {
-        if p == "/" {
-            return home(vec!["/cal/2024/05".into()]);
-        }
-        let ym: Vec<i32> = p
-            .trim_start_matches("/cal/")
-            .split('/')
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        let [y, m] = ym[..] else {
-            return Some(Reply::not_found());
-        };
-        let month = |k: i32| {
-            let t = y * 12 + (m - 1) + k;
-            format!("/cal/{}/{:02}", t.div_euclid(12), t.rem_euclid(12) + 1)
-        };
-        return home(vec![month(-1), month(1)]);
+        return calendar_links(p).map_or_else(|| Some(Reply::not_found()), home);
     }
     if h == "sess.test" {
         let n: u64 = p

@@ -19,6 +19,7 @@ mod columns;
 mod dedup;
 mod frames;
 mod minhash;
+pub use minhash::exact_jaccard;
 mod near;
 mod revision;
 mod row;

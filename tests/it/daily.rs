@@ -1,7 +1,7 @@
 //! `scripts/daily.sh` end to end with the real crawler against the local test
 //! web, inside a temporary git repository that pushes to a local bare remote.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::fixture::{article_html, article_path, listing_html, stderr};
 use crate::web::{Reply, Req, Web};
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
         .args(args)
@@ -17,6 +17,37 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .expect("git");
     assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A bare repository `remote.git` in `dir`, its branch `main`.
+pub(crate) fn bare_remote(dir: &Path) -> PathBuf {
+    let remote = dir.join("remote.git");
+    git(
+        dir,
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    remote
+}
+
+/// A clone of `remote` at `to`.
+pub(crate) fn clone_into(remote: &Path, to: &Path) {
+    let parent = to.parent().unwrap();
+    git(
+        parent,
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            to.to_str().unwrap(),
+        ],
+    );
 }
 
 /// A news site whose home page lists `published` articles.
@@ -67,28 +98,9 @@ struct Repo {
 impl Repo {
     fn new(web: &Web) -> Repo {
         let tmp = tempfile::tempdir().unwrap();
-        let remote = tmp.path().join("remote.git");
+        let remote = bare_remote(tmp.path());
         let work = tmp.path().join("work");
-        git(
-            tmp.path(),
-            &[
-                "init",
-                "-q",
-                "--bare",
-                "-b",
-                "main",
-                remote.to_str().unwrap(),
-            ],
-        );
-        git(
-            tmp.path(),
-            &[
-                "clone",
-                "-q",
-                remote.to_str().unwrap(),
-                work.to_str().unwrap(),
-            ],
-        );
+        clone_into(&remote, &work);
         for (k, v) in [
             ("user.name", "Test"),
             ("user.email", "test@example.invalid"),

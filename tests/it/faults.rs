@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixture::{
-    ARTICLES, Counter, Workspace, article_html, article_path, day, listing_html, news_web_with,
+    ARTICLES, Counter, Workspace, article_html, article_path, calendar_links, day, listing_html,
+    news_web_with,
 };
 use crate::web::{Reply, Req};
 
@@ -903,24 +904,7 @@ fn traps_cost_a_handful_of_fetches() {
         let page = |links: Vec<String>| Some(Reply::html(listing_html("Trap", &links)));
         match r.host.as_str() {
             // Endless prev/next months.
-            "cal.test" => {
-                if p == "/" {
-                    return page(vec!["/cal/2024/05".into()]);
-                }
-                let ym: Vec<i32> = p
-                    .trim_start_matches("/cal/")
-                    .split('/')
-                    .filter_map(|x| x.parse().ok())
-                    .collect();
-                let [y, m] = ym[..] else {
-                    return Some(Reply::not_found());
-                };
-                let month = |k: i32| {
-                    let t = y * 12 + (m - 1) + k;
-                    format!("/cal/{}/{:02}", t.div_euclid(12), t.rem_euclid(12) + 1)
-                };
-                page(vec![month(-1), month(1)])
-            }
+            "cal.test" => calendar_links(p).map_or_else(|| Some(Reply::not_found()), page),
             // A fresh session id in the path on every link.
             "sess.test" => {
                 let n: u64 = p

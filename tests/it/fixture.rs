@@ -55,6 +55,28 @@ pub fn listing_html(title: &str, links: &[String]) -> String {
     )
 }
 
+/// A calendar trap: the links of `path` on a site whose home page (`/`)
+/// links May 2024 and whose every month (`/cal/YYYY/MM`) links the month
+/// before and after, without end. `None` for any other path.
+pub fn calendar_links(path: &str) -> Option<Vec<String>> {
+    if path == "/" {
+        return Some(vec!["/cal/2024/05".into()]);
+    }
+    let ym: Vec<i32> = path
+        .strip_prefix("/cal/")?
+        .split('/')
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let [y, m] = ym[..] else {
+        return None;
+    };
+    let month = |k: i32| {
+        let t = y * 12 + (m - 1) + k;
+        format!("/cal/{}/{:02}", t.div_euclid(12), t.rem_euclid(12) + 1)
+    };
+    Some(vec![month(-1), month(1)])
+}
+
 /// The day of article `n` (all in 2024, so well before any fetch day).
 pub fn day(n: usize) -> String {
     format!("2024-05-{:02}", 1 + n % 28)

@@ -12,18 +12,9 @@ use std::time::Duration;
 
 use scraper::partition::Partition;
 
+use crate::daily::{bare_remote, clone_into, git};
 use crate::fixture::stderr;
 use crate::partition::{STORIES, many_hosts_web, sources};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 fn owner(host: &str, n: u32) -> u32 {
     let u = scraper::url::parse(&format!("http://{host}/")).unwrap();
@@ -57,28 +48,9 @@ struct World {
 impl World {
     fn new(proxy: String, hosts: &[String]) -> World {
         let tmp = tempfile::tempdir().unwrap();
-        let remote = tmp.path().join("remote.git");
-        git(
-            tmp.path(),
-            &[
-                "init",
-                "-q",
-                "--bare",
-                "-b",
-                "main",
-                remote.to_str().unwrap(),
-            ],
-        );
+        let remote = bare_remote(tmp.path());
         let seed = tmp.path().join("seed");
-        git(
-            tmp.path(),
-            &[
-                "clone",
-                "-q",
-                remote.to_str().unwrap(),
-                seed.to_str().unwrap(),
-            ],
-        );
+        clone_into(&remote, &seed);
         std::fs::create_dir_all(seed.join("scripts")).unwrap();
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         std::fs::copy(root.join("scripts/daily.sh"), seed.join("scripts/daily.sh")).unwrap();
@@ -114,15 +86,7 @@ impl World {
     /// User-Agent names it, so the server's log says who fetched what.
     fn clone(&self, name: &str) -> PathBuf {
         let dir = self.tmp.path().join(name);
-        git(
-            self.tmp.path(),
-            &[
-                "clone",
-                "-q",
-                self.remote.to_str().unwrap(),
-                dir.to_str().unwrap(),
-            ],
-        );
+        clone_into(&self.remote, &dir);
         for (k, v) in [("user.name", name), ("user.email", "bot@example.invalid")] {
             git(&dir, &["config", k, v]);
         }
@@ -155,15 +119,7 @@ impl World {
     /// A fresh clone of the remote: what everyone sees after the pushes.
     fn checkout(&self, name: &str) -> PathBuf {
         let dir = self.tmp.path().join(name);
-        git(
-            self.tmp.path(),
-            &[
-                "clone",
-                "-q",
-                self.remote.to_str().unwrap(),
-                dir.to_str().unwrap(),
-            ],
-        );
+        clone_into(&self.remote, &dir);
         dir
     }
 }

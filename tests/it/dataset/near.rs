@@ -271,18 +271,7 @@ fn near_duplicates_go_and_look_alikes_stay() {
         .filter(|c| matches!(c.1, Kind::LookAlike(_)))
         .count();
     // How hard the corpus is: the exact Jaccard similarity of word 5-grams of each pair.
-    let jaccard = |a: &str, b: &str| {
-        let sh = |t: &str| {
-            let w: Vec<String> = t
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect();
-            w.windows(5).map(|x| x.join(" ")).collect::<HashSet<_>>()
-        };
-        let (x, y) = (sh(a), sh(b));
-        x.intersection(&y).count() as f64 / x.union(&y).count() as f64
-    };
+    let jaccard = scraper::dataset::exact_jaccard;
     let (mut low_dup, mut high_alike) = (1.0f64, 0.0f64);
     for (text, kind) in &corpus {
         match kind {

@@ -83,16 +83,18 @@ pub async fn check_url(
         return Ok(Report::Listing(listing));
     }
     let page = extract_page(config, &resp);
-    // The body and its share of the body budget go before tdmrep.json is
-    // fetched, as in the worker: a page holding the budget's finisher token
-    // would otherwise make that fetch wait on it.
-    let mut resp = resp;
-    resp.body = Vec::new();
-    resp.body_lease = None;
-    let consent = consent(&net, config, &resp, &page).await;
+    let headers = signals::from_headers(&net, &resp);
+    // The response (its body and share of the body budget) goes before
+    // tdmrep.json is fetched, as in the worker: a page holding the budget's
+    // finisher token would otherwise make that fetch wait on it.
+    let (url, redirects) = {
+        let resp = resp;
+        (resp.url, resp.redirects)
+    };
+    let consent = consent(&net, config, headers, &url, &page).await;
     Ok(Report::Page(Box::new(PageReport {
-        url: resp.url,
-        redirects: resp.redirects,
+        url,
+        redirects,
         crawl_delay,
         page,
         consent,
@@ -166,12 +168,17 @@ fn extract_page(config: &Config, resp: &Response) -> Page {
     )
 }
 
-/// The page's AI-use signals through the worker's assembly
-/// ([`signals::from_headers`], [`signals::add_page_signals`]), `tdmrep.json`
+/// The page's AI-use signals through the worker's assembly (the header
+/// signals of [`signals::from_headers`], then [`signals::add_page_signals`]), `tdmrep.json`
 /// always asked for, and the decision under `ai_use_policy`.
-async fn consent(net: &Net, config: &Config, resp: &Response, page: &Page) -> Consent {
-    let mut signals = signals::from_headers(net, resp);
-    let got = signals::add_page_signals(net, &resp.url, page, true, &mut signals).await;
+async fn consent(
+    net: &Net,
+    config: &Config,
+    mut signals: Signals,
+    url: &Url,
+    page: &Page,
+) -> Consent {
+    let got = signals::add_page_signals(net, url, page, true, &mut signals).await;
     // Invariant: `add_page_signals` answers with the tdmrep.json it was asked for.
     let tdmrep = got.tdmrep.expect("tdmrep.json was asked for");
     Consent {

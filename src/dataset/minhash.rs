@@ -23,14 +23,16 @@
 //! was; for LSH it is as good as 112 independent permutations. No crate on
 //! crates.io does this with stable, documented values and few dependencies,
 //! and the part that matters is ~200 lines; xxh3 (already used for every other
-//! key) hashes the words.
+//! key) hashes the rare words longer than 16 bytes.
 //!
-//! Speed (this is most of the build's first pass): each word is hashed once;
+//! Speed (this is most of the build's first pass): each word is hashed once,
+//! a word of up to 16 bytes (nearly all) by one folded multiply of its two
+//! lowercased 8-byte lanes, without the length branches of a general hash;
 //! the shingle hash is a polynomial over the word hashes that rolls along the
-//! text (one word in, one out) instead of being recomputed; the words are
-//! found through a bit mask of word bytes made eight bytes at a time, and an
-//! ASCII word of up to 16 bytes is lowercased eight bytes at a time. Tests
-//! check all of it against a plain char-by-char reading.
+//! text (one word in, one out) instead of being recomputed; words are found
+//! 64 bytes at a time, from a bit mask of word bytes (made eight bytes at a
+//! time) and the bits where runs start and end. Tests check all of it
+//! against a plain char-by-char reading.
 //!
 //! Each bin keeps the low 16 bits of its minimum (`b`-bit MinHash): 224 bytes
 //! per record. Two different minima agree on 16 bits with probability 1/65,536,
@@ -76,6 +78,7 @@ pub fn signature(text: &str) -> Option<Signature> {
     let mut slot = 0usize;
     let mut poly = 0u64;
     let mut words = 0usize;
+    let mut hashes: Vec<u64> = Vec::with_capacity(text.len() / 4);
     for_each_word(text, |w| {
         let out = std::mem::replace(&mut window[slot], w);
         slot = if slot + 1 == SHINGLE { 0 } else { slot + 1 };
@@ -85,9 +88,12 @@ pub fn signature(text: &str) -> Option<Signature> {
             .wrapping_add(w);
         words += 1;
         if words >= SHINGLE {
-            add(&mut bins, fmix64(poly ^ SHINGLE as u64));
+            hashes.push(fmix64(poly ^ SHINGLE as u64));
         }
     });
+    for &h in &hashes {
+        add(&mut bins, h);
+    }
     if words == 0 {
         return None;
     }
@@ -200,99 +206,115 @@ fn pack(m: u64) -> u64 {
     ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// One bit per byte of `bytes` (bit `i % 64` of word `i / 64`): set where
-/// [`word_bytes`] holds. Ends with at least one clear bit past the last byte.
-fn word_mask(bytes: &[u8], mask: &mut Vec<u64>) {
-    mask.clear();
-    let mut chunks = bytes.chunks_exact(64);
-    for chunk in &mut chunks {
-        mask.push(mask64(chunk));
-    }
-    let mut tail = [0u8; 64];
-    let rest = chunks.remainder();
-    tail[..rest.len()].copy_from_slice(rest);
-    // Zero bytes are not word bytes: the padding stays clear.
-    mask.push(mask64(&tail));
-}
-
-/// [`word_mask`] of 64 bytes.
+/// One bit per byte of a block of 64 bytes (byte `i` to bit `i`): set where
+/// [`word_bytes`] holds.
 #[inline(always)]
-fn mask64(chunk: &[u8]) -> u64 {
+fn mask64(block: &[u8; 64]) -> u64 {
     let mut m = 0u64;
-    for (k, eight) in chunk.chunks_exact(8).enumerate() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(eight);
-        m |= pack(word_bytes(u64::from_le_bytes(w))) << (8 * k);
+    for (k, eight) in block.chunks_exact(8).enumerate() {
+        let lane = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+        m |= pack(word_bytes(lane)) << (8 * k);
     }
     m
 }
 
-/// The first position at or after `pos` whose bit is set in `mask` (or, with
-/// `flip`, clear), if any.
-#[inline(always)]
-fn next_bit(mask: &[u64], pos: usize, flip: u64) -> Option<usize> {
-    let mut k = pos / 64;
-    let mut bits = (mask.get(k)? ^ flip) & (u64::MAX << (pos % 64));
-    while bits == 0 {
-        k += 1;
-        bits = mask.get(k)? ^ flip;
-    }
-    Some(k * 64 + bits.trailing_zeros() as usize)
-}
-
-/// Call `f` with the xxh3 hash of each word of `text`, lowercased, in order.
+/// Call `f` with the hash ([`word_hash`]) of each word of `text`, lowercased, in order.
 ///
-/// A word is a maximal run of alphanumeric chars. A bit mask of the bytes
-/// that may belong to a word (eight bytes at a time) gives the runs; a run of
-/// up to 16 ASCII bytes (most words) is lowercased eight bytes at a time and
-/// hashed; a longer one byte by byte; a run holding a non-ASCII char is read
-/// char by char (it may hold several words, or none).
+/// A word is a maximal run of alphanumeric chars. The text is read in blocks
+/// of 64 bytes: a bit mask of the bytes that may belong to a word (made eight
+/// bytes at a time) gives, with one shift, the bits where runs start and
+/// where they end, which are then taken lowest first (a run still open at the
+/// end of a block ends in a later one). Each run goes to [`run_words`].
 fn for_each_word(text: &str, mut f: impl FnMut(u64)) {
     let bytes = text.as_bytes();
-    let mut mask = Vec::with_capacity(bytes.len() / 64 + 1);
-    word_mask(bytes, &mut mask);
-    let mut long: Vec<u8> = Vec::new();
     // Most texts are plain ASCII: then no run needs checking for other chars.
     let ascii = bytes.is_ascii();
-    let mut pos = 0;
-    while let Some(start) = next_bit(&mask, pos, 0) {
-        // The mask ends with a clear bit, so a run always ends.
-        let end = next_bit(&mask, start, u64::MAX).unwrap_or(bytes.len());
-        pos = end;
-        let len = end - start;
-        if let Some(sixteen) = bytes.get(start..start + 16)
-            && len <= 16
-        {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&sixteen[..8]);
-            let (lo, hi) = (u64::from_le_bytes(w), {
-                w.copy_from_slice(&sixteen[8..]);
-                u64::from_le_bytes(w)
-            });
-            // Only the run's own bytes count: the low `len` bytes of `lo`, `hi`.
-            let keep_lo = u64::MAX >> (8 * (8 - len.min(8)));
-            let keep_hi = u64::MAX
-                .checked_shr(8 * (16 - len.max(8)) as u32)
-                .unwrap_or(0);
-            if ascii || ((lo & keep_lo) | (hi & keep_hi)) & HIGH == 0 {
-                f(mix16(
-                    ascii_lower(lo) & keep_lo,
-                    ascii_lower(hi) & keep_hi,
-                    len,
-                ));
+    let mut long: Vec<u8> = Vec::new();
+    // Where the run still open at the end of the last block started.
+    let mut open: Option<usize> = None;
+    for (k, chunk) in bytes.chunks(64).enumerate() {
+        let m = match <&[u8; 64]>::try_from(chunk) {
+            Ok(block) => mask64(block),
+            Err(_) => {
+                // The last, short block: zero bytes are not word bytes.
+                let mut block = [0u8; 64];
+                block[..chunk.len()].copy_from_slice(chunk);
+                mask64(&block)
+            }
+        };
+        let base = k * 64;
+        // Bit i: byte i - 1 is a word byte (for i = 0, the run left open).
+        let before = (m << 1) | u64::from(open.is_some());
+        let mut starts = m & !before;
+        let mut ends = !m & before;
+        if let Some(start) = open {
+            if ends == 0 {
                 continue;
             }
+            let end = base + ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            open = None;
+            run_words(text, ascii, start..end, &mut long, &mut f);
         }
-        let run = &bytes[start..end];
-        if run.is_ascii() {
-            long.clear();
-            long.extend(run.iter().map(u8::to_ascii_lowercase));
-            f(word_hash(&long));
-            continue;
+        while starts != 0 {
+            let start = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if ends == 0 {
+                open = Some(start);
+                break;
+            }
+            let end = base + ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            run_words(text, ascii, start..end, &mut long, &mut f);
         }
-        // Runs start and end next to ASCII bytes (or the text's ends): char boundaries.
-        for_each_word_in_run(&text[start..end], &mut long, &mut f);
     }
+    if let Some(start) = open {
+        run_words(text, ascii, start..bytes.len(), &mut long, &mut f);
+    }
+}
+
+/// The words of one run of word bytes: a run of up to 16 ASCII bytes (most
+/// words) is lowercased eight bytes at a time and hashed by [`mix16`]; a
+/// longer ASCII one byte by byte; a run holding a non-ASCII char is read char
+/// by char (it may hold several words, or none). `ascii`: the whole text is.
+#[inline(always)]
+fn run_words(
+    text: &str,
+    ascii: bool,
+    run: std::ops::Range<usize>,
+    long: &mut Vec<u8>,
+    f: &mut impl FnMut(u64),
+) {
+    let bytes = text.as_bytes();
+    let len = run.len();
+    if let Some(sixteen) = bytes.get(run.start..run.start + 16)
+        && len <= 16
+    {
+        let lane = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        let (lo, hi) = (lane(&sixteen[..8]), lane(&sixteen[8..]));
+        // Only the run's own bytes count: the low `len` bytes of `lo`, `hi`.
+        let keep_lo = u64::MAX >> (8 * (8 - len.min(8)));
+        let keep_hi = u64::MAX
+            .checked_shr(8 * (16 - len.max(8)) as u32)
+            .unwrap_or(0);
+        if ascii || ((lo & keep_lo) | (hi & keep_hi)) & HIGH == 0 {
+            f(mix16(
+                ascii_lower(lo) & keep_lo,
+                ascii_lower(hi) & keep_hi,
+                len,
+            ));
+            return;
+        }
+    }
+    let word = &bytes[run.clone()];
+    if word.is_ascii() {
+        long.clear();
+        long.extend(word.iter().map(u8::to_ascii_lowercase));
+        f(word_hash(long));
+        return;
+    }
+    // Runs start and end next to ASCII bytes (or the text's ends): char boundaries.
+    for_each_word_in_run(&text[run], long, f);
 }
 
 /// The words of a run of non-separator ASCII bytes and non-ASCII chars: its
@@ -440,6 +462,28 @@ mod tests {
             let mut got = Vec::new();
             for_each_word(&t, |h| got.push(h));
             assert_eq!(got, reference_words(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn words_across_block_edges_match_a_plain_reading() {
+        // Runs that end just before, at and after each 64-byte block edge,
+        // runs longer than a block, and texts that end inside a run.
+        for lead in 0..70 {
+            for word in [1, 2, 15, 16, 17, 63, 64, 65, 130] {
+                let t = format!(
+                    "{}{} tail",
+                    " ".repeat(lead),
+                    "Ab".repeat(word).get(..word).unwrap_or("")
+                );
+                let mut got = Vec::new();
+                for_each_word(&t, |h| got.push(h));
+                assert_eq!(got, reference_words(&t), "{t:?}");
+                let cut = &t[..t.len() - 5];
+                got.clear();
+                for_each_word(cut, |h| got.push(h));
+                assert_eq!(got, reference_words(cut), "{cut:?}");
+            }
         }
     }
 

@@ -171,6 +171,8 @@ fn densify(bins: &[u32; HASHES]) -> Signature {
 /// Eight bytes per `u64` lane, for the byte-parallel (SWAR) tests below.
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
+/// The bit that makes an ASCII capital lowercase, in every byte.
+const CASE: u64 = ONES * 0x20;
 
 /// Per byte of `x` (all below 0x80): the high bit set when the byte is at least `c` (1..=0x80).
 #[inline(always)]
@@ -185,17 +187,9 @@ fn at_least(x: u64, c: u8) -> u64 {
 fn word_bytes(w: u64) -> u64 {
     let x = w & !HIGH;
     let digit = at_least(x, b'0') & !at_least(x, b'9' + 1);
-    let folded = x | (ONES * 0x20);
+    let folded = x | CASE;
     let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
     (w & HIGH) | digit | letter
-}
-
-/// `w` with its ASCII capitals lowercased (other bytes unchanged).
-#[inline(always)]
-fn ascii_lower(w: u64) -> u64 {
-    let x = w & !HIGH;
-    let upper = at_least(x, b'A') & !at_least(x, b'Z' + 1) & !(w & HIGH);
-    w | (upper >> 2)
 }
 
 /// The high bits of the eight bytes of `m` (each 0x80 or 0) as one byte, byte `i` to bit `i`.
@@ -298,11 +292,9 @@ fn run_words(
             .checked_shr(8 * (16 - len.max(8)) as u32)
             .unwrap_or(0);
         if ascii || ((lo & keep_lo) | (hi & keep_hi)) & HIGH == 0 {
-            f(mix16(
-                ascii_lower(lo) & keep_lo,
-                ascii_lower(hi) & keep_hi,
-                len,
-            ));
+            // The run's bytes are ASCII letters and digits only: setting bit
+            // 0x20 lowercases a capital and leaves the others as they are.
+            f(mix16((lo | CASE) & keep_lo, (hi | CASE) & keep_hi, len));
             return;
         }
     }

@@ -1,8 +1,10 @@
 //! One shard line read for the build: parsing with borrowed strings, the
 //! classification of broken lines, the typed values the Parquet columns need,
 //! and the identity keys deduplication compares (URL keys and the normalised
-//! text hash). Pure functions; both passes call the same [`Row::parse`], so a
-//! line the scan accepted is a line the writer can write.
+//! text hash). Pure functions. Pass 1 reads a line with [`Keys::parse`], pass 2
+//! with [`Row::parse`]; both read every field through the same checks and a
+//! test holds them to refusing the same lines, so a line the scan accepted is
+//! a line the writer can write.
 
 use std::borrow::Cow;
 
@@ -92,34 +94,125 @@ pub struct Parsed<'a> {
     pub row: Row<'a>,
     /// Microseconds since the Unix epoch, UTC.
     pub fetched_at_us: i64,
-    /// Days since the Unix epoch; `None` when absent or unreadable.
+    /// Days since the Unix epoch; `None` when absent or unreadable (pass 1
+    /// counts an unreadable one, see [`Keys::parse`]).
     pub date_days: Option<i32>,
-    /// A `date` was given but could not be read (stored as null, counted).
-    pub bad_date: bool,
 }
 
 impl Row<'_> {
     /// Parse and check one line. Deterministic: the same bytes give the same answer.
     pub fn parse(line: &[u8]) -> Result<Parsed<'_>, Broken> {
-        let text = std::str::from_utf8(line).map_err(|_| Broken::InvalidUtf8)?;
-        let row: Row<'_> = serde_json::from_str(text).map_err(|e| classify(&e))?;
-        let fetched_at_us = chrono::DateTime::parse_from_rfc3339(&row.fetched_at)
-            .map_err(|_| Broken::InvalidField)?
-            .timestamp_micros();
-        let (date_days, bad_date) = match row.date.as_deref() {
-            None => (None, false),
-            Some(d) => match parse_day(d) {
-                Some(days) => (Some(days), false),
-                None => (None, true),
-            },
-        };
+        let row: Row<'_> = from_line(line)?;
+        let (fetched_at_us, date_days, _) = times(&row.fetched_at, row.date.as_deref())?;
         Ok(Parsed {
             row,
             fetched_at_us,
             date_days,
-            bad_date,
         })
     }
+}
+
+/// What pass 1 reads of a line: the fields deduplication and the relevance
+/// rule need. Every other field is read and checked exactly as [`Row`] reads
+/// it ([`Checked`]) but not kept, so [`Keys::parse`] refuses exactly the
+/// lines [`Row::parse`] refuses (a test holds them to it), without building
+/// the lists and the Markdown pass 2 builds again anyway.
+#[derive(Debug, Deserialize)]
+#[expect(
+    dead_code,
+    reason = "the fields pass 1 does not use are read only to be checked"
+)]
+pub struct Keys<'a> {
+    pub id: i64,
+    #[serde(borrow)]
+    pub url: Cow<'a, str>,
+    domain: Checked,
+    #[serde(borrow)]
+    pub title: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    date: Option<Cow<'a, str>>,
+    #[serde(default)]
+    date_source: Option<Checked>,
+    #[serde(default)]
+    year: Option<i32>,
+    #[serde(borrow)]
+    pub text: Cow<'a, str>,
+    keywords: Vec<Checked>,
+    #[serde(borrow)]
+    fetched_at: Cow<'a, str>,
+    #[serde(default)]
+    lang: Option<Checked>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub canonical_url: Option<Cow<'a, str>>,
+    #[serde(default)]
+    byline: Option<Checked>,
+    #[serde(default)]
+    run_id: Option<Checked>,
+    #[serde(default)]
+    robots_hash: Option<Checked>,
+    #[serde(default)]
+    crawler: Option<Checked>,
+    #[serde(default)]
+    ai_signals: Option<Vec<Checked>>,
+    #[serde(default)]
+    ai_reserved: Option<bool>,
+    #[serde(default)]
+    relevance_score: Option<f64>,
+    #[serde(default)]
+    markdown: Option<Checked>,
+}
+
+impl Keys<'_> {
+    /// Parse and check one line as [`Row::parse`] does; also whether its
+    /// `date` was unreadable.
+    pub fn parse(line: &[u8]) -> Result<(Keys<'_>, bool), Broken> {
+        let keys: Keys<'_> = from_line(line)?;
+        let (_, _, bad_date) = times(&keys.fetched_at, keys.date.as_deref())?;
+        Ok((keys, bad_date))
+    }
+}
+
+/// A JSON string read and checked (escapes and all, as a `Cow<str>` field
+/// would be), then dropped: nothing is allocated for it.
+#[derive(Debug)]
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
+        struct AnyStr;
+        impl serde::de::Visitor<'_> for AnyStr {
+            type Value = Checked;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Checked, E> {
+                Ok(Checked)
+            }
+        }
+        d.deserialize_str(AnyStr)
+    }
+}
+
+/// A line as UTF-8 JSON into `T`, with a broken line classified.
+fn from_line<'a, T: Deserialize<'a>>(line: &'a [u8]) -> Result<T, Broken> {
+    let text = std::str::from_utf8(line).map_err(|_| Broken::InvalidUtf8)?;
+    serde_json::from_str(text).map_err(|e| classify(&e))
+}
+
+/// `fetched_at` in microseconds (an unreadable one makes the line broken),
+/// and `date` in days with whether it was given but unreadable.
+fn times(fetched_at: &str, date: Option<&str>) -> Result<(i64, Option<i32>, bool), Broken> {
+    let fetched_at_us = chrono::DateTime::parse_from_rfc3339(fetched_at)
+        .map_err(|_| Broken::InvalidField)?
+        .timestamp_micros();
+    let (date_days, bad_date) = match date {
+        None => (None, false),
+        Some(d) => match parse_day(d) {
+            Some(days) => (Some(days), false),
+            None => (None, true),
+        },
+    };
+    Ok((fetched_at_us, date_days, bad_date))
 }
 
 fn classify(e: &serde_json::Error) -> Broken {
@@ -370,6 +463,59 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+    }
+
+    /// Pass 1 ([`Keys::parse`]) must refuse exactly the lines pass 2
+    /// ([`Row::parse`]) refuses, the same way: every field of a full record
+    /// given every kind of wrong value, or left out.
+    #[test]
+    fn keys_refuse_what_rows_refuse() {
+        let full: serde_json::Map<String, serde_json::Value> = serde_json::from_str(
+            r##"{"id":7,"url":"https://ex.com/a","domain":"ex.com","title":"T","date":"2024-03-04",
+            "date_source":"jsonld","year":2024,"text":"One.\nTwo.","keywords":["ai","ml"],
+            "fetched_at":"2026-10-09T18:12:33Z","lang":"en","canonical_url":"https://ex.com/a",
+            "byline":"B","run_id":"r","robots_hash":"h","crawler":"c","ai_signals":["x"],
+            "ai_reserved":false,"relevance_score":0.5,"markdown":"# T\n\nOne."}"##,
+        )
+        .unwrap();
+        let wrong = [
+            "null",
+            "5",
+            "-1.5",
+            "true",
+            "\"s\"",
+            "[]",
+            "[1]",
+            "[\"a\",null]",
+            "{}",
+            "\"2024-99-99\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+            "\"\\x\"",
+        ];
+        let classify = |line: &str| {
+            let (row, keys) = (Row::parse(line.as_bytes()), Keys::parse(line.as_bytes()));
+            assert_eq!(row.as_ref().err(), keys.as_ref().err(), "{line}");
+            if let (Ok(r), Ok((k, bad_date))) = (row, keys) {
+                assert_eq!((r.row.id, &r.row.url, &r.row.text), (k.id, &k.url, &k.text));
+                assert_eq!(bad_date, r.row.date.is_some() && r.date_days.is_none());
+            }
+        };
+        let mut cases = 0;
+        for field in full.keys() {
+            let mut without = full.clone();
+            without.remove(field);
+            classify(&serde_json::Value::Object(without).to_string());
+            for value in wrong {
+                let line = serde_json::Value::Object(full.clone()).to_string();
+                let old = serde_json::to_string(&full[field]).unwrap();
+                let needle = format!("\"{field}\":{old}");
+                assert!(line.contains(&needle), "{needle}");
+                classify(&line.replace(&needle, &format!("\"{field}\":{value}")));
+                cases += 1;
+            }
+        }
+        assert!(cases >= 20 * wrong.len());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::frames::{Decoder, FrameReader, line_ranges};
 use super::minhash::{self, Signature};
 use super::near;
-use super::row::{Broken, Row, canonical_key, text_key, url_key};
+use super::row::{Broken, Keys, canonical_key, text_key, url_key};
 use crate::relevance::Rule;
 
 /// Where a frame is: its shard (index into the shard list), byte offset and compressed length.
@@ -209,7 +209,7 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
         for (n, &(a, b)) in lines.iter().enumerate() {
             report.lines += 1;
             let line = &data[a as usize..b as usize];
-            let parsed = match Row::parse(line) {
+            let (row, bad_date) = match Keys::parse(line) {
                 Ok(p) => p,
                 Err(kind) => {
                     report.count(kind);
@@ -217,8 +217,7 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 }
             };
             report.good += 1;
-            report.bad_dates += u64::from(parsed.bad_date);
-            let row = &parsed.row;
+            report.bad_dates += u64::from(bad_date);
             let url = url_key(&row.url);
             let (relevant, score) = match rule {
                 Some(r) => {

@@ -78,7 +78,6 @@ pub fn signature(text: &str) -> Option<Signature> {
     let mut slot = 0usize;
     let mut poly = 0u64;
     let mut words = 0usize;
-    let mut hashes: Vec<u64> = Vec::with_capacity(text.len() / 4);
     for_each_word(text, |w| {
         let out = std::mem::replace(&mut window[slot], w);
         slot = if slot + 1 == SHINGLE { 0 } else { slot + 1 };
@@ -88,12 +87,9 @@ pub fn signature(text: &str) -> Option<Signature> {
             .wrapping_add(w);
         words += 1;
         if words >= SHINGLE {
-            hashes.push(fmix64(poly ^ SHINGLE as u64));
+            add(&mut bins, fmix64(poly ^ SHINGLE as u64));
         }
     });
-    for &h in &hashes {
-        add(&mut bins, h);
-    }
     if words == 0 {
         return None;
     }

@@ -227,6 +227,8 @@ fn original(v: &Vocab, id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        date_modified: None,
+        updated: false,
     }
 }
 

@@ -402,6 +402,10 @@ pub struct Crawl {
     pub stop_grace: Span,
     /// Skip feed/sitemap entries older than this: a date, an RFC 3339 time, `auto` or empty.
     pub min_lastmod: Option<String>,
+    /// The date `min_lastmod` held in the file when `--min-lastmod auto`
+    /// replaced it: `auto` never reaches back before it (not a key of its own).
+    #[serde(skip)]
+    pub min_lastmod_floor: Option<String>,
     /// Subtracted from the last run's start when `min_lastmod` is `auto`.
     pub lastmod_overlap: Span,
     /// Non-hit pages (home, section, tag) are fetched again after this many days.
@@ -517,6 +521,7 @@ impl Default for Crawl {
             max_duration: Span::default(),
             stop_grace: Span::secs(5),
             min_lastmod: None,
+            min_lastmod_floor: None,
             lastmod_overlap: Span::secs(86400),
             revisit_after_days: 7,
             retry_failed_after_days: 30,
@@ -743,6 +748,11 @@ impl Config {
             self.crawl.max_duration = Span(v);
         }
         if let Some(v) = &o.min_lastmod {
+            // `auto` over a configured date keeps that date as its floor.
+            let file = self.crawl.min_lastmod.take();
+            if v.trim() == "auto" {
+                self.crawl.min_lastmod_floor = file.filter(|f| f.trim() != "auto");
+            }
             self.crawl.min_lastmod = Some(v.clone());
         }
         if let Some(v) = o.scope {

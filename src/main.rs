@@ -160,11 +160,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             let r = &s.removed;
             println!(
-                "build: {} shards, {} good records, {} broken; removed {} by relevance, {} same URL, \
+                "build: {} shards, {} good records, {} broken; removed {} older versions, {} by relevance, {} same URL, \
                  {} same text, {} near-duplicate text, {} repeated id; wrote {} rows in {} file(s), {:.1} MB, to {} in {:.1} s",
                 s.reports.len(),
                 s.read,
                 s.broken,
+                r.updated,
                 r.relevance,
                 r.same_url,
                 r.same_text,
@@ -198,6 +199,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )?;
             if folded > 0 {
                 println!("folded {folded} validators files into state/validators/{stamp}.json");
+            }
+            let folded = scraper::store::state::listings::compact(&data.state, &stamp)?;
+            if folded > 0 {
+                println!("folded {folded} listings files into state/listings/{stamp}.json");
             }
             let today = scraper::store::seen::day_stamp(chrono::Utc::now());
             let folded = scraper::store::state::compact_doc_cache(&data.state, &stamp, today)?;

@@ -75,4 +75,15 @@ pub struct Article {
     /// code, tables, emphasis; links as text); `text` is its plain reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
+    /// The day the page says it was last modified (`article:modified_time`,
+    /// JSON-LD `dateModified`, else the listing's date for an update),
+    /// `YYYY-MM-DD` in the publisher's calendar. A record stored again
+    /// because its article changed carries it; the build keeps the latest
+    /// version of each URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_modified: Option<String>,
+    /// A new version of an article stored before under the same URL (its
+    /// publisher changed it): the build keeps it instead of the older ones.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub updated: bool,
 }

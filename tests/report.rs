@@ -43,6 +43,8 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        date_modified: None,
+        updated: false,
     }
 }
 

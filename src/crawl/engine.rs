@@ -24,7 +24,7 @@ use crate::record::{HostCounters, StopReason};
 use crate::store::ids::IdBlocks;
 use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::ShardWriter;
-use crate::store::state::{RunSummary, Validator, Validators};
+use crate::store::state::{Listings, RunSummary, Validator, Validators};
 use crate::url::trap::{PatternCount, Trap};
 use crate::url::{self, Url};
 
@@ -84,6 +84,8 @@ pub struct Persist {
     pub shard: ShardWriter,
     pub ids: IdBlocks,
     pub validators: Validators,
+    /// What is known of every feed and sitemap (`state/listings/`).
+    pub listings: Listings,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
 }
@@ -114,6 +116,15 @@ pub struct RunSets {
     pub kept: Vec<Entry>,
     /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
     pub early_freed: HashMap<String, u32>,
+    /// Listings not due today by their learned rate, per host: queued at
+    /// once if another listing of the host fails or looks truncated.
+    pub deferred: HashMap<String, Vec<Entry>>,
+    /// Hosts whose held-back listings were woken (read today whatever their rate).
+    pub woken: HashSet<String>,
+    /// What this run learned of each listing it queued or asked, by URL.
+    pub listing_obs: HashMap<String, super::listing::ListingObs>,
+    /// Stored records not yet in a closed frame: seen hash and text fingerprint.
+    pub pending_prints: Vec<(u64, u32)>,
 }
 
 /// The run's counters: totals and the per-host funnel.
@@ -215,7 +226,8 @@ impl Engine {
             // Feeds and sitemaps a listing gave (an index's children) are read
             // again every run, conditionally: an unchanged one costs a 304. Those
             // found by links follow the revisit rule, like pages.
-            if (entry.kind == Kind::Page || entry.origin != Origin::Listed)
+            if !entry.update
+                && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
                 && let Some(seen) = self.store.seen.get(hash)
                 && !seen.due_after(
                     self.day,
@@ -289,7 +301,9 @@ impl Engine {
                     url: u.to_string(),
                     kind: entry.kind,
                 }));
-                self.enqueue(&u, entry);
+                if !self.defer_listing(&u, &entry) {
+                    self.enqueue(&u, entry);
+                }
             }
         }
     }
@@ -475,10 +489,16 @@ impl Engine {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
         };
-        let (etag, last_modified) = match self.store.validators.get(u.as_str()) {
+        let (etag, mut last_modified) = match self.store.validators.get(u.as_str()) {
             Some(v) => (v.etag.clone(), v.last_modified.clone()),
             None => (None, None),
         };
+        if entry.update
+            && let Some(seen) = self.store.seen.get(url::seen_hash(&u))
+        {
+            // Asked "changed since the day we stored it?".
+            last_modified = Some(http_day(seen.day));
+        }
         tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, "dispatch");
         let job = Job {
             host,
@@ -538,6 +558,15 @@ impl Engine {
                 Seen {
                     day: self.day,
                     flags: flag::HIT,
+                },
+            );
+        }
+        for (hash, print) in std::mem::take(&mut self.sets.pending_prints) {
+            self.store.seen.record(
+                hash,
+                Seen {
+                    day: self.day,
+                    flags: flag::HIT | (print << flag::TEXT_SHIFT),
                 },
             );
         }
@@ -605,6 +634,7 @@ impl Engine {
                 }
                 self.counts.fetched += 1;
                 self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
+                self.host(&host).answered(job.entry.kind != Kind::Page);
                 self.log.emit(Event::Fetch(event::Fetch {
                     url: job.url.to_string(),
                     final_url: meta.url.to_string(),
@@ -695,6 +725,9 @@ impl Engine {
     pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
         let class = e.class();
         let host = job.host.clone();
+        if job.entry.kind != Kind::Page && !matches!(e, FetchError::Budget) {
+            self.wake_listings(&host, "a listing failed");
+        }
         self.host(&host).failed(class.as_str());
         match &e {
             FetchError::Budget => {
@@ -786,19 +819,35 @@ impl Engine {
         let req_hash = url::seen_hash(&job.url);
         match body {
             Body::NotModified => {
-                tracing::debug!(url = %job.url, "304 not modified: nothing new");
+                tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
                 self.host(&job.host).not_modified();
-                self.store.seen.record(
-                    req_hash,
-                    Seen {
-                        day,
-                        flags: flag::MISS,
-                    },
-                );
+                // A stored article asked again keeps its hit flags and text print.
+                let flags = match self.store.seen.get(req_hash) {
+                    Some(s) if job.entry.update => s.flags,
+                    _ => flag::MISS,
+                };
+                self.store.seen.record(req_hash, Seen { day, flags });
+                if job.entry.kind != Kind::Page {
+                    let read_before = self
+                        .store
+                        .listings
+                        .get(job.url.as_str())
+                        .is_some_and(|s| s.read.is_some());
+                    let obs = self
+                        .sets
+                        .listing_obs
+                        .entry(job.url.to_string())
+                        .or_default();
+                    obs.answered = true;
+                    obs.full = read_before;
+                }
                 None
             }
             Body::Status(code) => {
                 self.host(&job.host).failed(status_class(code));
+                if job.entry.kind != Kind::Page {
+                    self.wake_listings(&job.host, "a listing failed");
+                }
                 if (code == 429 || code == 503)
                     && meta
                         .retry_after
@@ -856,6 +905,7 @@ impl Engine {
             }
             Body::BadListing(reason) => {
                 self.host(&job.host).bad_listing();
+                self.wake_listings(&job.host, "a listing is malformed");
                 self.log.emit(Event::Warning(event::Warning {
                     url: job.url.to_string(),
                     what: ListingWarning::Malformed {
@@ -906,6 +956,12 @@ impl Engine {
         tracing::trace!(url = %u, ?admit, "open scope");
         admit.is_yes()
     }
+}
+
+/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
+fn http_day(day: u32) -> String {
+    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
 /// robots.txt could not be read (network failure, 5xx, 429): nothing was allowed today.

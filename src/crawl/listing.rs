@@ -70,13 +70,16 @@ impl Engine {
                 if !self.seeds.iter().any(|s| s.url == entry.url) {
                     self.seeds.push(entry.clone());
                 }
-                self.enqueue(&sm, entry);
+                if !self.defer_listing(&sm, &entry) {
+                    self.enqueue(&sm, entry);
+                }
             }
         }
     }
 
     pub(super) fn listing(&mut self, job: &Job, meta: &Meta, parsed: Parsed) {
-        if parsed.cut > 0 || parsed.partial.is_some() {
+        let full = parsed.cut == 0 && parsed.partial.is_none();
+        if !full {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
             self.host(&job.host).bad_listing();
@@ -88,70 +91,81 @@ impl Engine {
                 },
             }));
         }
-        // The cut-off of the source that was read (see `outage::Cutoff`).
-        let cutoff = self.cutoff.for_host(&job.host);
-        let (pages, children): (Vec<Listed>, Vec<Listed>) = match parsed.listing {
+        // This listing's own cut-off: its last full read (see `Cutoff::for_listing`).
+        let key = job.url.as_str().to_string();
+        let previous = self.store.listings.get(&key).and_then(|s| s.read);
+        let cutoff = self.cutoff.for_listing(previous);
+        // What counts as new today: listed since the host was last read.
+        let fresh_since = self.cutoff.for_host(&job.host);
+        let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
-            // An index's children: the undated, the recent and the newest few, not the whole archive.
             Listing::Sitemap { urls, sitemaps } => {
                 if !sitemaps.is_empty() {
-                    // An index is always read in full: its children can change while it does not.
+                    // An index is read in full when it is read: its children can
+                    // change while it does not (how often: its listing state).
                     self.store
                         .validators
                         .set(job.url.as_str(), Validator::default());
                 }
-                // Nesting is counted from where the chain started (a seed or robots.txt: 0).
-                let children = if sitemaps.is_empty() || job.entry.depth + 1 < MAX_SITEMAP_DEPTH {
-                    discover::select_children(&sitemaps, cutoff, 3, 200)
-                } else {
-                    self.host(&job.host).bad_listing();
-                    tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-                    self.log.emit(Event::Warning(event::Warning {
-                        url: job.url.to_string(),
-                        what: ListingWarning::NestingTooDeep {
-                            children: sitemaps.len(),
-                        },
-                    }));
-                    vec![]
-                };
-                (urls, children)
+                (urls, self.children(job, sitemaps))
             }
         };
         let total = pages.len() + children.len();
-        let mut queued = 0;
-        let mut too_old = 0;
-        for (kind, list) in [(Kind::Page, pages), (Kind::Sitemap, children)] {
-            for item in list {
-                // Child sitemaps were chosen by `select_children`, which keeps a few
-                // stale-dated newest ones on purpose; the cut-off applies to pages.
-                if kind == Kind::Page
-                    && let (Some(cut), Some(lm)) = (cutoff, item.lastmod)
-                    && lm.with_timezone(&Utc) < cut
-                {
-                    too_old += 1;
-                    continue;
-                }
-                if item.url == meta.url || item.url == job.url {
-                    continue; // a sitemap index that lists itself
-                }
-                if !self.in_scope(&item.url, true) {
-                    continue;
-                }
-                let value = self.listed_value(&item);
-                let entry = Entry {
-                    url: item.url.to_string(),
-                    kind,
-                    origin: Origin::Listed,
-                    depth: job.entry.depth + 1,
-                    lastmod: item.lastmod.map(|d| d.to_rfc3339()),
-                    value,
-                };
-                if self.enqueue(&item.url, entry) {
-                    queued += 1;
-                }
+        let (mut queued, mut too_old, mut fresh, mut oldest) = (0, 0, 0u32, None);
+        for item in pages {
+            if let (Some(cut), Some(lm)) = (cutoff, item.lastmod)
+                && lm.with_timezone(&Utc) < cut
+            {
+                too_old += 1;
+                continue;
+            }
+            if let Some(lm) = item.lastmod {
+                let lm = lm.with_timezone(&Utc);
+                oldest = Some(oldest.map_or(lm, |o: chrono::DateTime<Utc>| o.min(lm)));
+            }
+            if item.url == meta.url || item.url == job.url || !self.in_scope(&item.url, true) {
+                continue;
+            }
+            let backlog = matches!((fresh_since, item.lastmod), (Some(f), Some(lm)) if lm.with_timezone(&Utc) < f);
+            let mut entry = self.listed_entry(job, &item, Kind::Page);
+            entry.backlog = backlog;
+            entry.update = self.changed_since_stored(&item);
+            if self.enqueue(&item.url, entry) {
+                queued += 1;
+                fresh += u32::from(!backlog);
             }
         }
-        tracing::debug!(url = %job.url, total, queued, too_old, "listing read");
+        for (item, backlog) in children {
+            let mut entry = self.listed_entry(job, &item, Kind::Sitemap);
+            entry.backlog = backlog;
+            let parent_lastmod = item.lastmod.map(|d| d.to_rfc3339());
+            if self.enqueue(&item.url, entry) {
+                queued += 1;
+                self.sets.listing_obs.insert(
+                    item.url.to_string(),
+                    ListingObs {
+                        parent: Some(key.clone()),
+                        parent_lastmod,
+                        ..ListingObs::default()
+                    },
+                );
+            }
+        }
+        // A feed whose every entry is new, or whose oldest entry is newer than
+        // our last read, may have dropped items we never saw: read the host's
+        // other listings today.
+        let listed = total.saturating_sub(too_old);
+        let truncated = previous.is_some_and(|p| {
+            (listed >= 2 && fresh as usize == listed) || oldest.is_some_and(|o| o > p)
+        });
+        let obs = self.sets.listing_obs.entry(key).or_default();
+        obs.answered = true;
+        obs.full = full;
+        obs.fresh += fresh;
+        if truncated || !full {
+            self.wake_listings(&job.host, "a listing looks truncated");
+        }
+        tracing::debug!(url = %job.url, total, queued, too_old, fresh, truncated, "listing read");
         self.log.emit(Event::Discovery(event::Discovery {
             url: job.url.to_string(),
             entries: total,
@@ -159,4 +173,141 @@ impl Engine {
             too_old,
         }));
     }
+
+    /// The children of a sitemap index worth asking for, each with whether it
+    /// is backlog: not those the index says are unchanged since our last full
+    /// read, not undated ones read too recently for their rate; of the rest,
+    /// [`discover::select_children`] against the cut-off of a listing never
+    /// read (the undated, the recent and the newest few).
+    fn children(&mut self, job: &Job, sitemaps: Vec<Listed>) -> Vec<(Listed, bool)> {
+        // Nesting is counted from where the chain started (a seed or robots.txt: 0).
+        if !sitemaps.is_empty() && job.entry.depth + 1 >= MAX_SITEMAP_DEPTH {
+            self.host(&job.host).bad_listing();
+            tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
+            self.log.emit(Event::Warning(event::Warning {
+                url: job.url.to_string(),
+                what: ListingWarning::NestingTooDeep {
+                    children: sitemaps.len(),
+                },
+            }));
+            return vec![];
+        }
+        let woken = self.sets.woken.contains(&job.host);
+        let mut candidates = Vec::with_capacity(sitemaps.len());
+        for child in sitemaps {
+            let state = self.store.listings.get(child.url.as_str());
+            let lastmod = child.lastmod.map(|d| d.with_timezone(&Utc));
+            if state.is_some_and(|s| s.unchanged_since_read(lastmod)) {
+                tracing::debug!(url = %child.url, ?lastmod, "child sitemap unchanged since our last full read: not asked");
+                self.host(&job.host).listing_unchanged();
+                continue;
+            }
+            if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.day)) {
+                tracing::debug!(url = %child.url, "undated child sitemap read recently: not due today");
+                self.host(&job.host).listing_not_due();
+                continue;
+            }
+            candidates.push(child);
+        }
+        let floor = self.cutoff.for_listing(None);
+        let fresh_since = self.cutoff.for_host(&job.host);
+        discover::select_children(&candidates, floor, 3, 200)
+            .into_iter()
+            .map(|c| {
+                let never_read = self
+                    .store
+                    .listings
+                    .get(c.url.as_str())
+                    .is_none_or(|s| s.read.is_none());
+                let old = matches!((fresh_since, c.lastmod), (Some(f), Some(lm)) if lm.with_timezone(&Utc) < f);
+                (c, never_read && old)
+            })
+            .collect()
+    }
+
+    /// The queue entry of a URL a listing gave.
+    fn listed_entry(&self, job: &Job, item: &Listed, kind: Kind) -> Entry {
+        Entry {
+            url: item.url.to_string(),
+            kind,
+            origin: Origin::Listed,
+            depth: job.entry.depth + 1,
+            lastmod: item.lastmod.map(|d| d.to_rfc3339()),
+            value: self.listed_value(item),
+            backlog: false,
+            update: false,
+        }
+    }
+
+    /// Does the listing say a stored article changed after the day we stored
+    /// it (its `updated` / `<lastmod>` on a later day)? Then it is fetched
+    /// once more, conditionally.
+    fn changed_since_stored(&self, item: &Listed) -> bool {
+        let Some(modified) = item.modified else {
+            return false;
+        };
+        let Some(seen) = self.store.seen.get(url::seen_hash(&item.url)) else {
+            return false;
+        };
+        let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
+        seen.flags & crate::store::seen::flag::HIT != 0 && day > seen.day && modified.date_naive() <= self.today
+    }
+
+    /// Listings of `host` held back today by their rate, queued now (another
+    /// listing of the host failed or looks truncated).
+    pub(super) fn wake_listings(&mut self, host: &str, why: &str) {
+        if !self.sets.woken.insert(host.to_string()) {
+            return;
+        }
+        let held = self.sets.deferred.remove(host).unwrap_or_default();
+        if !held.is_empty() {
+            tracing::info!(%host, listings = held.len(), %why, "listings held back by their rate are read today");
+        }
+        for entry in held {
+            if let Some(u) = url::parse(&entry.url) {
+                self.enqueue(&u, entry);
+            }
+        }
+    }
+
+    /// Hold a seed listing back when its rate says it is not due today
+    /// (see `store::state::listings`). Returns whether it was held back.
+    pub(super) fn defer_listing(&mut self, u: &url::Url, entry: &Entry) -> bool {
+        if entry.kind == Kind::Page || self.sets.listing_obs.contains_key(u.as_str()) {
+            return false;
+        }
+        let host = url::host_key(u);
+        if self.sets.woken.contains(&host) {
+            return false;
+        }
+        let Some(state) = self.store.listings.get(u.as_str()) else {
+            return false;
+        };
+        if state.due(self.day) {
+            return false;
+        }
+        let (day, every) = (state.day, state.every);
+        let held = self.sets.deferred.entry(host.clone()).or_default();
+        if held.iter().any(|e| e.url == entry.url) {
+            return true;
+        }
+        held.push(entry.clone());
+        tracing::debug!(url = %u, last_day = day, every_days = every, "listing not due today: not asked");
+        self.host(&host).listing_not_due();
+        true
+    }
+}
+
+/// What this run learned of one listing.
+#[derive(Debug, Clone, Default)]
+pub struct ListingObs {
+    /// It was asked and answered (200 or 304).
+    pub answered: bool,
+    /// Read in full (a whole 200, or a 304 after a full read).
+    pub full: bool,
+    /// Fresh URLs it (or its children) brought that no other listing had.
+    pub fresh: u32,
+    /// The index that listed it, and the `<lastmod>` it gave.
+    pub parent: Option<String>,
+    pub parent_lastmod: Option<String>,
 }

@@ -106,15 +106,21 @@ impl Reach {
     }
 }
 
-/// The `--min-lastmod` cut-off, per host.
+/// The `--min-lastmod` cut-off, per host and per listing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cutoff {
     /// The cut-off of a host without its own watermark (a fixed date, the
     /// run-wide watermark minus the overlap, or none).
     pub default: Option<DateTime<Utc>>,
     /// `auto`: each host's own cut-off (its watermark minus the overlap;
-    /// `None`: never read successfully, no cut-off).
+    /// `None`: never read successfully, the floor then).
     pub hosts: BTreeMap<String, Option<DateTime<Utc>>>,
+    /// `auto`: no cut-off ever falls below this (`crawl.min_lastmod` in the
+    /// file); it is also the cut-off of a listing never read in full.
+    pub floor: Option<DateTime<Utc>>,
+    /// `auto`: the overlap subtracted from a listing's last full read to
+    /// give its cut-off. `None`: a fixed cut-off for everything.
+    pub overlap: Option<chrono::Duration>,
 }
 
 impl Cutoff {
@@ -123,15 +129,18 @@ impl Cutoff {
         Cutoff {
             default: at,
             hosts: BTreeMap::new(),
+            floor: at,
+            overlap: None,
         }
     }
 
     /// `auto`: per-host watermarks, falling back to the run-wide one, each
-    /// moved back by `overlap`.
+    /// moved back by `overlap`, none below `floor`.
     pub fn auto(
         global: Option<DateTime<Utc>>,
         hosts: &BTreeMap<String, Option<DateTime<Utc>>>,
         overlap: chrono::Duration,
+        floor: Option<DateTime<Utc>>,
     ) -> Cutoff {
         Cutoff {
             default: global.map(|t| t - overlap),
@@ -139,14 +148,30 @@ impl Cutoff {
                 .iter()
                 .map(|(h, t)| (h.clone(), t.map(|t| t - overlap)))
                 .collect(),
+            floor,
+            overlap: Some(overlap),
         }
     }
 
-    /// The cut-off for URLs listed by (or linked from) `host`.
+    /// The cut-off for URLs linked from `host`'s pages: its own watermark,
+    /// or the run-wide one, never below the floor.
     pub fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
-        match self.hosts.get(host) {
+        let own = match self.hosts.get(host) {
             Some(own) => *own,
             None => self.default,
+        };
+        own.max(self.floor)
+    }
+
+    /// The cut-off for the entries of a listing last read in full at
+    /// `read` (`None`: never): under `auto` that read minus the overlap, or
+    /// the floor for a listing never read in full (an archive the first run
+    /// could not finish is read from the configured date); otherwise the
+    /// fixed cut-off.
+    pub fn for_listing(&self, read: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+        match self.overlap {
+            None => self.default,
+            Some(overlap) => read.map(|r| r - overlap).max(self.floor),
         }
     }
 
@@ -221,9 +246,21 @@ mod tests {
         let mut hosts = BTreeMap::new();
         hosts.insert("old.test".to_string(), Some(at("2026-11-01T06:00:00Z")));
         hosts.insert("never.test".to_string(), None);
-        let c = Cutoff::auto(Some(at("2026-11-30T06:00:00Z")), &hosts, overlap);
+        let c = Cutoff::auto(Some(at("2026-11-30T06:00:00Z")), &hosts, overlap, None);
         assert_eq!(c.for_host("old.test"), Some(at("2026-11-01T05:00:00Z")));
         assert_eq!(c.for_host("never.test"), None);
+        // With a configured floor, a host never read in full gets the floor, never none.
+        let floor = Some(at("2023-01-01T00:00:00Z"));
+        let c2 = Cutoff::auto(Some(at("2026-11-30T06:00:00Z")), &hosts, overlap, floor);
+        assert_eq!(c2.for_host("never.test"), floor);
+        assert_eq!(c2.for_host("old.test"), Some(at("2026-11-01T05:00:00Z")));
+        assert_eq!(c2.for_listing(None), floor, "a listing never read: the floor");
+        assert_eq!(
+            c2.for_listing(Some(at("2026-11-29T06:30:00Z"))),
+            Some(at("2026-11-29T05:30:00Z"))
+        );
+        assert_eq!(c2.for_listing(Some(at("2022-06-01T00:00:00Z"))), floor);
+        assert_eq!(Cutoff::fixed(floor).for_listing(Some(at("2026-11-29T06:30:00Z"))), floor);
         assert_eq!(c.for_host("new.test"), Some(at("2026-11-30T05:00:00Z")));
         assert_eq!(c.latest(), Some(at("2026-11-30T05:00:00Z")));
         let f = Cutoff::fixed(Some(at("2024-01-01T00:00:00Z")));

@@ -63,6 +63,8 @@ impl Engine {
                         depth: job.entry.depth + 1,
                         lastmod: None,
                         value,
+                        backlog: false,
+                        update: false,
                     };
                     self.enqueue_from(link, entry, Some(&meta.url));
                 }
@@ -79,7 +81,7 @@ impl Engine {
             Some(Rejection::NotRelevant)
         } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
             Some(Rejection::NoTitle)
-        } else if self.already_stored(meta, page) {
+        } else if self.unchanged_or_stored(job, meta, page) {
             Some(Rejection::AlreadyStored)
         } else if AiDecision::new(&meta.signals, self.config.crawl.ai_use_policy)
             == AiDecision::Withhold
@@ -113,6 +115,39 @@ impl Engine {
             return false;
         }
         self.store(job, meta, page)
+    }
+
+    /// Stored before: for an article asked again because its listing says it
+    /// changed ([`Entry::update`]), only when its text is the stored one
+    /// (then it is remembered as checked today); for any other page, when
+    /// its URL or canonical URL is a stored hit.
+    fn unchanged_or_stored(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        if !job.entry.update {
+            return self.already_stored(meta, page);
+        }
+        let hash = url::seen_hash(&meta.url);
+        let Some(seen) = self.store.seen.get(hash) else {
+            return self.already_stored(meta, page);
+        };
+        let print = crate::store::seen::text_print(&page.text);
+        let unchanged = match seen.text_print() {
+            // Stored before fingerprints existed: the page's own date decides.
+            0 => page
+                .date_modified
+                .is_none_or(|d| crate::store::seen::day_stamp(d.and_time(chrono::NaiveTime::MIN).and_utc()) <= seen.day),
+            old => old == print,
+        };
+        if unchanged {
+            tracing::debug!(url = %meta.url, "asked again after a listing said it changed: text unchanged, not stored again");
+            self.store.seen.record(
+                hash,
+                crate::store::seen::Seen {
+                    day: self.day,
+                    flags: seen.flags,
+                },
+            );
+        }
+        unchanged
     }
 
     pub(super) fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
@@ -165,8 +200,18 @@ impl Engine {
             relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
             markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
+            date_modified: page
+                .date_modified
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .or_else(|| job.entry.lastmod.as_deref().filter(|_| job.entry.update).map(|l| l.chars().take(10).collect())),
+            updated: job.entry.update,
         };
-        self.sets.pending_hits.push(url::seen_hash(&meta.url));
+        if job.entry.update {
+            self.host(&job.host).updated += 1;
+            tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
+        }
+        let print = crate::store::seen::text_print(&page.text);
+        self.sets.pending_prints.push((url::seen_hash(&meta.url), print));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.sets.pending_hits.push(url::seen_hash(&job.url));
         }

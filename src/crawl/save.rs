@@ -42,6 +42,8 @@ pub(super) async fn finish(
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
     let left = Leftover::take(&mut engine);
+    settle_listings(&mut engine, started_at);
+    count_backlog(&mut engine, &left.queue);
     let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
     // The files, in this order; the summary last.
     let shard = close_shard(engine.store.shard)?;
@@ -53,6 +55,7 @@ pub(super) async fn finish(
     engine.sets.handover.outbox.save(&data.state, run_id)?;
     inbox.remove()?;
     engine.store.validators.save(&data.state, run_id)?;
+    engine.store.listings.save(&data.state, run_id)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
@@ -108,6 +111,41 @@ impl Leftover {
             kept_for_next,
             unread_listings,
             unread_hosts,
+        }
+    }
+}
+
+/// What this run learned of each listing it asked goes into its state: a
+/// child's fresh URLs count for its index too (and up the chain), so an
+/// index whose children brought nothing new is asked less often.
+fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
+    let obs = std::mem::take(&mut engine.sets.listing_obs);
+    let mut credit: std::collections::HashMap<&str, u32> = Default::default();
+    for o in obs.values().filter(|o| o.fresh > 0) {
+        let mut parent = o.parent.as_deref();
+        // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
+        for _ in 0..super::engine::MAX_SITEMAP_DEPTH + 1 {
+            let Some(p) = parent else { break };
+            *credit.entry(p).or_default() += o.fresh;
+            parent = obs.get(p).and_then(|x| x.parent.as_deref());
+        }
+    }
+    let day = engine.day;
+    for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
+        let useful = o.fresh + credit.get(url.as_str()).copied().unwrap_or(0) > 0;
+        let lastmod = o.parent_lastmod.clone();
+        engine
+            .store
+            .listings
+            .update(url, |s| s.answered(day, started_at, o.full, useful, lastmod));
+    }
+}
+
+/// Each host's share of the queue left for the next run: its backlog.
+fn count_backlog(engine: &mut Engine, queue: &[Entry]) {
+    for e in queue {
+        if let Some(u) = url::parse(&e.url) {
+            engine.host(&url::host_key(&u)).backlog += 1;
         }
     }
 }
@@ -183,7 +221,7 @@ fn unread(queue: &[Entry], read: &HashSet<u64>) -> (usize, HashSet<String>) {
     if count > 0 {
         tracing::info!(
             unread_listings = count,
-            "feeds or sitemaps left unread: the min_lastmod watermark stays where it was"
+            "feeds or sitemaps left unread: carried over with their own cut-off"
         );
     }
     (count, hosts)
@@ -223,10 +261,11 @@ fn summarise(
 }
 
 /// The queue left over is saved and carried into the next run, so the
-/// watermark may move on unless the run was cut short by a signal, or a
-/// feed or sitemap in that queue was never read in this run: its entries
-/// would meet a later cut-off than the one they were due. Per host the
-/// same holds, and a host that could not be read today keeps its own.
+/// watermark may move on unless the run was cut short by a signal. A feed
+/// or sitemap left unread keeps its own cut-off (its last full read, or
+/// `crawl.min_lastmod` for one never read: `state/listings/`), so it no
+/// longer holds its host back; a host that could not be read today keeps
+/// its own.
 fn set_watermarks(
     summary: &mut RunSummary,
     engine: &Engine,
@@ -236,7 +275,7 @@ fn set_watermarks(
 ) {
     let complete = stop != StopReason::Interrupted;
     let previous = engine.last.as_ref();
-    summary.set_watermark(previous, complete && left.unread_listings == 0);
+    summary.set_watermark(previous, complete);
     let touched: Vec<String> = engine
         .reach
         .sources()
@@ -250,12 +289,7 @@ fn set_watermarks(
         previous.and_then(|p| p.last_success_started_at),
         touched.iter().map(String::as_str),
         started_at,
-        |h| {
-            complete
-                && engine.reach.is_reached(h)
-                && !engine.reach.is_troubled(h)
-                && !left.unread_hosts.contains(h)
-        },
+        |h| complete && engine.reach.is_reached(h) && !engine.reach.is_troubled(h),
     );
 }
 

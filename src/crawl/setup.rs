@@ -41,10 +41,18 @@ pub(super) fn resolve_cutoff(
     if text.trim() == "auto" {
         let overlap =
             chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default();
-        return Ok(match last {
-            Some(l) => outage::Cutoff::auto(l.last_success_started_at, &l.host_watermarks, overlap),
-            None => outage::Cutoff::fixed(None),
-        });
+        // `auto` never reaches back before the date configured in the file.
+        let floor = match config.crawl.min_lastmod_floor.as_deref() {
+            Some(f) => crate::date::parse_cutoff(f, now)
+                .map_err(|e| anyhow::anyhow!("crawl.min_lastmod: {e}"))?,
+            None => None,
+        };
+        let empty = Default::default();
+        let (global, hosts) = match last {
+            Some(l) => (l.last_success_started_at, &l.host_watermarks),
+            None => (None, &empty),
+        };
+        return Ok(outage::Cutoff::auto(global, hosts, overlap, floor));
     }
     crate::date::parse_cutoff(text, now)
         .map(outage::Cutoff::fixed)
@@ -65,6 +73,7 @@ pub(super) fn open_store(
     let ids = IdBlocks::new(started_at, run_id, config.crawl.partition)?;
     recover_unfinished(data, history, &mut seen, run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
+    let listings = state::Listings::load(&data.state)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
     Ok(Persist {
@@ -72,6 +81,7 @@ pub(super) fn open_store(
         shard,
         ids,
         validators,
+        listings,
         consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
     })
 }
@@ -161,11 +171,19 @@ pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> a
         );
     }
     let mut carried = 0;
-    for entry in leftover.entries {
-        if (resume || entry.origin == Origin::Listed)
-            && let Some(u) = url::parse(&entry.url)
-            && engine.enqueue(&u, entry)
+    for mut entry in leftover.entries {
+        let Some(u) = url::parse(&entry.url) else {
+            continue;
+        };
+        // Work listed before the host's cut-off is the archive's backlog:
+        // after the day's fresh items.
+        let cut = engine.cutoff.for_host(&url::host_key(&u));
+        if let (Some(cut), Some(lm)) = (cut, entry.lastmod.as_deref().and_then(crate::date::parse_datetime))
+            && lm.with_timezone(&Utc) < cut
         {
+            entry.backlog = true;
+        }
+        if (resume || entry.origin == Origin::Listed) && engine.enqueue(&u, entry) {
             carried += 1;
         }
     }

@@ -161,6 +161,10 @@ impl Card<'_> {
                     "the text with its structure as Markdown: headings, lists, quotes, code, \
                      tables, emphasis; links as text (records since the field was added)"
                 }
+                "date_modified" => {
+                    "the day the page says it was last modified; the row is the latest version \
+                     of its URL"
+                }
                 _ => "",
             };
             let nullable = if f.is_nullable() { ", nullable" } else { "" };
@@ -332,6 +336,12 @@ impl Card<'_> {
             } else {
                 " (rule not applied)"
             }
+        );
+        let _ = writeln!(
+            s,
+            "- Articles updated by their publisher since first stored (older versions \
+             replaced by the latest): {}",
+            r.updated
         );
         let _ = writeln!(
             s,

@@ -1,5 +1,8 @@
 //! Which records survive. The rule, in this order:
 //!
+//! 0. A record stored as a new version of an article (`updated`: its
+//!    publisher changed it) replaces the earlier records of its URL: of a
+//!    URL with such versions, only the latest version takes part.
 //! 1. Records the relevance rule rejects are removed (unless the filter is off);
 //!    they take no part in what follows.
 //! 2. The rest are taken in id order (ties: shard name, then position in the
@@ -30,6 +33,8 @@ use crate::url::IdentityHasher;
 /// How many records each rule removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Removed {
+    /// Older versions of an article replaced by a newer one (step 0).
+    pub updated: u64,
     pub relevance: u64,
     pub same_url: u64,
     pub same_text: u64,
@@ -51,6 +56,7 @@ pub fn survivors(
     jobs: usize,
 ) -> (Vec<Meta>, Removed) {
     let mut removed = Removed::default();
+    removed.updated = keep_latest_versions(&mut metas);
     if relevance_filter {
         let before = metas.len();
         metas.retain(|m| m.relevant);
@@ -97,6 +103,29 @@ pub fn survivors(
     (metas, removed)
 }
 
+/// Step 0: for every URL key with a record marked `updated`, drop the
+/// records of that key older than its latest version (by id, then shard
+/// and position). Returns how many were dropped.
+fn keep_latest_versions(metas: &mut Vec<Meta>) -> u64 {
+    let mut latest: std::collections::HashMap<u64, (i64, u32, u32), BuildHasherDefault<IdentityHasher>> =
+        Default::default();
+    for m in metas.iter().filter(|m| m.updated) {
+        let at = (m.id, m.frame, m.line);
+        let slot = latest.entry(m.url_key).or_insert(at);
+        *slot = (*slot).max(at);
+    }
+    if latest.is_empty() {
+        return 0;
+    }
+    let before = metas.len();
+    metas.retain(|m| {
+        latest
+            .get(&m.url_key)
+            .is_none_or(|&at| (m.id, m.frame, m.line) >= at)
+    });
+    (before - metas.len()) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,7 +142,27 @@ mod tests {
             relevant: id % 2 == 0,
             score: crate::dataset::scan::NO_SCORE,
             sig: near::NONE,
+            updated: false,
         }
+    }
+
+    #[test]
+    fn the_latest_version_of_an_updated_article_wins() {
+        let mut v2 = meta(30, 2, 1, None, 300);
+        v2.updated = true;
+        let mut v3 = meta(50, 3, 1, None, 500);
+        v3.updated = true;
+        let metas = vec![
+            meta(10, 0, 1, None, 100), // first stored
+            v2,
+            meta(20, 1, 2, None, 200), // another article
+            v3,                        // the latest version of 10
+            meta(60, 4, 1, None, 600), // a later plain copy of the URL
+        ];
+        let (kept, removed) = survivors(metas, &[], false, 1);
+        let ids: Vec<i64> = kept.iter().map(|m| m.id).collect();
+        assert_eq!(ids, vec![20, 50]);
+        assert_eq!((removed.updated, removed.same_url), (2, 1));
     }
 
     #[test]
@@ -133,6 +182,7 @@ mod tests {
         assert_eq!(
             removed,
             Removed {
+                updated: 0,
                 relevance: 0,
                 same_url: 3,
                 same_text: 1,

@@ -68,6 +68,12 @@ pub struct Row<'a> {
     /// The text with its structure as Markdown, in records that carry it.
     #[serde(default, borrow, deserialize_with = "opt_str")]
     pub markdown: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub date_modified: Option<Cow<'a, str>>,
+    /// Read to be checked as [`Keys`] checks it; pass 1 acts on it.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub updated: bool,
 }
 
 /// A string that borrows from the line when it has no escapes (serde only
@@ -97,6 +103,8 @@ pub struct Parsed<'a> {
     /// Days since the Unix epoch; `None` when absent or unreadable (pass 1
     /// counts an unreadable one, see [`Keys::parse`]).
     pub date_days: Option<i32>,
+    /// `date_modified` in days since the Unix epoch; `None` when absent or unreadable.
+    pub modified_days: Option<i32>,
 }
 
 impl Row<'_> {
@@ -104,10 +112,12 @@ impl Row<'_> {
     pub fn parse(line: &[u8]) -> Result<Parsed<'_>, Broken> {
         let row: Row<'_> = from_line(line)?;
         let (fetched_at_us, date_days, _) = times(&row.fetched_at, row.date.as_deref())?;
+        let modified_days = row.date_modified.as_deref().and_then(parse_day);
         Ok(Parsed {
             row,
             fetched_at_us,
             date_days,
+            modified_days,
         })
     }
 }
@@ -160,6 +170,11 @@ pub struct Keys<'a> {
     relevance_score: Option<f64>,
     #[serde(default)]
     markdown: Option<Checked>,
+    #[serde(default)]
+    date_modified: Option<Checked>,
+    /// A new version of an earlier record of the same URL.
+    #[serde(default)]
+    pub updated: bool,
 }
 
 impl Keys<'_> {

@@ -46,6 +46,8 @@ pub struct Meta {
     /// Index of the text's MinHash signature in [`Scan::sigs`], or
     /// [`near::NONE`] (no words, or rejected by the relevance rule).
     pub sig: u32,
+    /// A new version of an earlier record of the same URL (`updated`).
+    pub updated: bool,
 }
 
 impl Meta {
@@ -245,6 +247,7 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 relevant,
                 score,
                 sig,
+                updated: row.updated,
             });
         }
     }

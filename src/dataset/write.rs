@@ -689,6 +689,7 @@ mod tests {
             relevant: true,
             score: super::super::scan::NO_SCORE,
             sig: super::super::near::NONE,
+            updated: false,
         }
     }
 

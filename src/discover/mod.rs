@@ -50,6 +50,9 @@ pub struct Listed {
     pub lastmod: Option<DateTime<FixedOffset>>,
     /// Feed entry title, or a news sitemap's `news:title`.
     pub title: Option<String>,
+    /// When the listing says the page last changed: a feed entry's
+    /// `updated`, a sitemap's `<lastmod>` (also when a news date is given).
+    pub modified: Option<DateTime<FixedOffset>>,
 }
 
 impl Listed {

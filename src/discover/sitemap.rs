@@ -47,6 +47,7 @@ impl Collector<'_> {
         loc: &str,
         lastmod: Option<DateTime<FixedOffset>>,
         title: Option<String>,
+        modified: Option<DateTime<FixedOffset>>,
     ) {
         // Past the cap, entries are only counted (not resolved: that is the costly part).
         if self.urls.len() + self.sitemaps.len() >= self.max {
@@ -60,6 +61,7 @@ impl Collector<'_> {
             url,
             lastmod,
             title,
+            modified,
         };
         if child {
             self.sitemaps.push(listed);
@@ -252,10 +254,10 @@ fn finish_entry(out: &mut Collector<'_>, entry: Entry) {
         out.cut += 1;
         return;
     }
-    let date = listing_date(entry.text(Field::NewsDate))
-        .or_else(|| listing_date(entry.text(Field::Lastmod)));
+    let modified = listing_date(entry.text(Field::Lastmod));
+    let date = listing_date(entry.text(Field::NewsDate)).or(modified);
     let title = clean_title(entry.text(Field::NewsTitle));
-    out.push(entry.child, loc, date, title);
+    out.push(entry.child, loc, date, title, modified);
 }
 
 fn xml_error(e: &quick_xml::Error, gzip: bool, cap: u64) -> DiscoverError {
@@ -296,7 +298,7 @@ pub(super) fn read_text(body: &[u8], base: &Url, limits: &Limits) -> Result<Pars
             || lower.starts_with("https://")
             || (text.starts_with('/') && !text.starts_with("//"));
         if looks_like_url && line.len() <= MAX_FIELD && !text.contains(char::is_whitespace) {
-            out.push(false, text, None, None);
+            out.push(false, text, None, None, None);
         } else {
             junk += 1;
         }

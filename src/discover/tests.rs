@@ -203,6 +203,7 @@ fn listed(url: &str, date: Option<&str>) -> Listed {
         url: url::parse(url).unwrap(),
         lastmod: date.map(|d| crate::date::parse_datetime(d).unwrap()),
         title: None,
+        modified: None,
     }
 }
 

@@ -45,6 +45,9 @@ pub struct Page {
     pub date: Option<NaiveDate>,
     /// Where the date was found (see [`date`] for what each source means).
     pub date_source: Option<DateSource>,
+    /// The day the page says it was last modified (`article:modified_time`,
+    /// JSON-LD `dateModified`), if it says.
+    pub date_modified: Option<NaiveDate>,
     pub lang: Option<String>,
     pub byline: Option<String>,
     pub canonical_url: Option<Url>,
@@ -123,6 +126,7 @@ pub fn extract(
         .or_else(|| m.canonical.as_ref().map(|u| u.as_str().to_string()))
         .or_else(|| m.get(&["og:url"]).map(str::to_string));
     let (date, date_source) = date::find(&dom, &m, page_url.as_deref(), content.root, &text, today);
+    let date_modified = date::modified(&m, today);
     let lang = lang::detect(&text, m.html_lang.as_deref());
     let byline = byline::find(&dom, &m);
 
@@ -139,6 +143,7 @@ pub fn extract(
         markdown,
         date,
         date_source,
+        date_modified,
         lang,
         byline,
         canonical_url: m.canonical,

@@ -23,6 +23,7 @@ pub fn to_json(path_or_url: &str, page: &Page) -> Value {
         "markdown": page.markdown,
         "date": page.date.map(|d| d.format("%Y-%m-%d").to_string()),
         "date_source": page.date_source,
+        "date_modified": page.date_modified.map(|d| d.format("%Y-%m-%d").to_string()),
         "lang": page.lang,
         "byline": page.byline,
         "canonical_url": page.canonical_url.as_ref().map(|u| u.as_str()),

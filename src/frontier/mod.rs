@@ -111,6 +111,19 @@ pub struct Entry {
     /// 1/200 (under `round_robin`, not kept: read back as [`NEUTRAL`]).
     #[serde(default = "neutral", skip_serializing_if = "is_neutral")]
     pub value: f32,
+    /// Work from the archive (a listing never read or a page dated before
+    /// its host's cut-off, carried over from an earlier day): ranked after
+    /// the day's fresh pages, so new items come first.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub backlog: bool,
+    /// An article already stored that a listing says was modified since:
+    /// fetched once, conditionally, and stored again only if its text changed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub update: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn neutral() -> f32 {
@@ -131,6 +144,8 @@ impl Entry {
             depth,
             lastmod: None,
             value: neutral(),
+            backlog: false,
+            update: false,
         }
     }
 }

@@ -39,6 +39,10 @@ const MAX_LASTMOD_BYTES: usize = u8::MAX as usize;
 /// Arenas smaller than this are never compacted (not worth the copy).
 const COMPACT_MIN_BYTES: usize = 64 * 1024;
 
+/// [`Item::flags`] bits of [`Entry::backlog`] and [`Entry::update`].
+const FLAG_BACKLOG: u8 = 1 << 6;
+const FLAG_UPDATE: u8 = 1 << 7;
+
 /// How the stored text relates to the full URL.
 const PREFIX_NONE: u8 = 0;
 const PREFIX_HTTPS: u8 = 1;
@@ -50,7 +54,8 @@ struct Item {
     off: u32,
     url_len: u16,
     lastmod_len: u8,
-    /// Bits 0-1: prefix; bits 2-3: kind; bits 4-5: origin.
+    /// Bits 0-1: prefix; bits 2-3: kind; bits 4-5: origin; bit 6:
+    /// [`Entry::backlog`]; bit 7: [`Entry::update`].
     flags: u8,
 }
 
@@ -200,7 +205,11 @@ impl HostQueue {
             off,
             url_len: text.len() as u16,
             lastmod_len: lastmod.len() as u8,
-            flags: prefix | (kind_bits(entry.kind) << 2) | (origin_bits(entry.origin) << 4),
+            flags: prefix
+                | (kind_bits(entry.kind) << 2)
+                | (origin_bits(entry.origin) << 4)
+                | if entry.backlog { FLAG_BACKLOG } else { 0 }
+                | if entry.update { FLAG_UPDATE } else { 0 },
         };
         self.live_bytes += item.bytes();
         self.len += 1;
@@ -344,6 +353,8 @@ impl HostQueue {
             depth: class.2,
             lastmod,
             value: band_value(class.1),
+            backlog: item.flags & FLAG_BACKLOG != 0,
+            update: item.flags & FLAG_UPDATE != 0,
         }
     }
 
@@ -399,6 +410,8 @@ mod tests {
             depth,
             lastmod: None,
             value: 0.3,
+            backlog: false,
+            update: false,
         }
     }
 
@@ -425,6 +438,8 @@ mod tests {
                 depth: 0,
                 lastmod: Some("2025-01-02T03:04:05Z".into()),
                 value: 0.3,
+                backlog: true,
+                update: true,
             },
             e("https://a.com.evil/x", Origin::Listed, 0),
         ];

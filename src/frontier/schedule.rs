@@ -20,7 +20,8 @@
 //!
 //! Within a host, entries are ranked by [`Class`]: under the value policies
 //! (`focused`, `best_first`) seeds first, then feeds and sitemaps, then pages
-//! by value (best first), each by depth; under `round_robin` by origin (seed,
+//! by value (best first), then the archive's backlog ([`Entry::backlog`]) by
+//! value, each by depth; under `round_robin` by origin (seed,
 //! listed, linked from a relevant page, other) then depth. First in, first out
 //! within a class.
 //!
@@ -46,6 +47,9 @@ use super::{Entry, Kind, NEUTRAL, Next, Origin, Outcome, Params, Policy};
 
 /// Tier of pages under the value policies (below seeds and listings).
 const PAGE_TIER: u8 = 2;
+/// Tier of the archive's backlog (listings never read, pages dated before
+/// their host's cut-off): after the day's fresh pages, valued like pages.
+const BACKLOG_TIER: u8 = 3;
 
 /// How far ahead `next` says to look again when only a finishing fetch can free
 /// work (see [`Next::Wait`]).
@@ -470,6 +474,8 @@ impl Frontier {
             Policy::Focused | Policy::BestFirst => {
                 let tier = if e.origin == Origin::Seed {
                     0
+                } else if e.backlog {
+                    BACKLOG_TIER
                 } else if e.kind != Kind::Page {
                     1
                 } else {

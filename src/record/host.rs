@@ -42,6 +42,18 @@ pub struct HostCounters {
     /// Articles not stored because the publisher reserves AI training
     /// (`ai_use_policy: respect`).
     pub withheld_ai_use: u64,
+    /// Answered requests for feeds and sitemaps (304s included)...
+    pub listing_requests: u64,
+    /// ... and for pages.
+    pub page_requests: u64,
+    /// Child sitemaps not asked: their index says they are unchanged since our last full read.
+    pub listings_unchanged: u64,
+    /// Listings not asked today: read too recently for how often they bring new URLs.
+    pub listings_not_due: u64,
+    /// URLs of the host left queued for the next run (the backlog).
+    pub backlog: u64,
+    /// Articles stored again because their publisher changed them.
+    pub updated: u64,
 }
 
 impl HostCounters {
@@ -65,6 +77,23 @@ impl HostCounters {
     /// robots.txt disallowed a URL (counted under `failed("robots")` too).
     pub fn disallowed(&mut self) {
         self.disallowed += 1;
+    }
+
+    /// A request was answered: for a feed or sitemap, or for a page.
+    pub fn answered(&mut self, listing: bool) {
+        if listing {
+            self.listing_requests += 1;
+        } else {
+            self.page_requests += 1;
+        }
+    }
+
+    pub fn listing_unchanged(&mut self) {
+        self.listings_unchanged += 1;
+    }
+
+    pub fn listing_not_due(&mut self) {
+        self.listings_not_due += 1;
     }
 
     pub fn not_modified(&mut self) {
@@ -117,7 +146,7 @@ mod tests {
         let text = serde_json::to_string(&h).unwrap();
         assert_eq!(
             text,
-            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0}"#
+            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0,"listing_requests":0,"page_requests":0,"listings_unchanged":0,"listings_not_due":0,"backlog":0,"updated":0}"#
         );
         let back: HostCounters = serde_json::from_str(r#"{"fetched":2}"#).unwrap();
         assert_eq!(back.fetched, 2);

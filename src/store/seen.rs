@@ -58,6 +58,11 @@ pub mod flag {
     /// Where a [`super::Failure`] code sits in the flags.
     pub const FAILURE_SHIFT: u32 = 8;
     pub const FAILURE_MASK: u32 = 0xff << FAILURE_SHIFT;
+    /// A stored hit's 16-bit fingerprint of its text (see
+    /// [`super::text_print`]), so an article fetched again because its
+    /// listing says it changed is stored again only if its text did.
+    pub const TEXT_SHIFT: u32 = 16;
+    pub const TEXT_MASK: u32 = 0xffff << TEXT_SHIFT;
 }
 
 /// A permanent failure, remembered with its class so the URL is not fetched
@@ -168,6 +173,20 @@ impl Seen {
         } else {
             true
         }
+    }
+}
+
+/// A text's 16-bit fingerprint for [`flag::TEXT_MASK`] (never 0: 0 means
+/// "not known", as in records written before it existed).
+pub fn text_print(text: &str) -> u32 {
+    let h = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()) >> 48) as u32;
+    h.max(1)
+}
+
+impl Seen {
+    /// The text fingerprint of a stored hit (0: unknown).
+    pub fn text_print(&self) -> u32 {
+        (self.flags & flag::TEXT_MASK) >> flag::TEXT_SHIFT
     }
 }
 

@@ -257,6 +257,8 @@ pub(crate) mod tests {
             relevance_score: None,
             crawler: None,
             markdown: None,
+            date_modified: None,
+            updated: false,
         }
     }
 

@@ -12,6 +12,7 @@
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
+pub mod listings;
 pub(super) mod run_files;
 mod summary;
 pub mod validators;
@@ -28,6 +29,7 @@ use crate::frontier::Entry;
 use crate::partition::Partition;
 
 pub use summary::{RunHistory, RunSummary, SeedProblem};
+pub use listings::{ListingState, Listings};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";

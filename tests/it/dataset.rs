@@ -93,6 +93,8 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        date_modified: (id % 3 == 0).then(|| "2026-11-30".to_string()),
+        updated: false,
     }
 }
 
@@ -211,7 +213,8 @@ fn round_trip_field_by_field() {
             "ai_signals",
             "ai_reserved",
             "relevance_score",
-            "markdown"
+            "markdown",
+            "date_modified"
         ],
         "every column, always, in a fixed order"
     );
@@ -278,6 +281,19 @@ fn round_trip_field_by_field() {
                             .value(i)
                             .to_string()
                     }),
+                date_modified: {
+                    let m = b
+                        .column_by_name("date_modified")
+                        .unwrap()
+                        .as_primitive::<Date32Type>();
+                    m.is_valid(i).then(|| {
+                        let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+                        (epoch + chrono::Duration::days(i64::from(m.value(i))))
+                            .format("%Y-%m-%d")
+                            .to_string()
+                    })
+                },
+                updated: false,
             });
         }
     }
@@ -494,6 +510,7 @@ fn dedup_keeps_the_lowest_id() {
         "earlier ids stay, later copies go"
     );
     let want = Removed {
+        updated: 0,
         relevance: 0,
         same_url: 2,
         same_text: 1,

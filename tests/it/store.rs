@@ -191,6 +191,8 @@ fn entry(url: &str) -> Entry {
         depth: 2,
         lastmod: Some("2026-11-28T10:00:00Z".into()),
         value: scraper::frontier::NEUTRAL as f32,
+        backlog: false,
+        update: false,
     }
 }
 

@@ -81,6 +81,7 @@ impl Item {
             url,
             lastmod,
             title,
+            modified: listing_date(self.text(Field::Updated)),
         })
     }
 }

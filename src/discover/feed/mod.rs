@@ -92,6 +92,7 @@ fn listed(entry: &Entry, base: &Url) -> Option<Listed> {
         url,
         lastmod,
         title,
+        modified: entry.updated.map(|d| d.fixed_offset()),
     })
 }
 

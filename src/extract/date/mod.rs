@@ -272,6 +272,34 @@ fn is_utc(raw: &str) -> bool {
     r.len() > 10 && (r.ends_with('Z') || r.ends_with("+00:00") || r.ends_with("+0000"))
 }
 
+/// Meta keys naming the last modification.
+const MODIFIED: &[&str] = &[
+    "article:modified_time",
+    "og:updated_time",
+    "og:modified_time",
+    "article:modified",
+    "datemodified",
+    "last-modified",
+];
+
+/// The day the page says it was last modified (its own calendar, as for
+/// the publication date): `article:modified_time` and its relatives, then
+/// JSON-LD `dateModified` (article-typed objects first).
+pub fn modified(m: &Meta, today: NaiveDate) -> Option<NaiveDate> {
+    let ok = |d: NaiveDate| plausible(d, today);
+    let from_meta = m.get(MODIFIED).and_then(parse_machine).filter(|&d| ok(d));
+    from_meta.or_else(|| {
+        let typed = m.articles();
+        let others = m.jsonld.iter().filter(|v| !meta::is_article(v));
+        typed.chain(others).find_map(|v| {
+            v.get("dateModified")
+                .and_then(meta::jsonld_text)
+                .and_then(|raw| parse_machine(&raw))
+                .filter(|&d| ok(d))
+        })
+    })
+}
+
 fn plausible(d: NaiveDate, today: NaiveDate) -> bool {
     d <= today && d.year() >= 1995
 }

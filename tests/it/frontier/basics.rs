@@ -30,6 +30,8 @@ pub fn entry(url: &str, origin: Origin, depth: u32) -> Entry {
             Origin::Listed => 0.5,
             Origin::Relevant => 0.4,
         },
+        backlog: false,
+        update: false,
     }
 }
 
@@ -206,6 +208,8 @@ fn drain_returns_everything_and_round_trips() {
             depth: 0,
             lastmod: None,
             value: scraper::frontier::NEUTRAL as f32,
+            backlog: false,
+            update: false,
         },
         Entry {
             url: "https://a.com/post".into(),
@@ -214,6 +218,8 @@ fn drain_returns_everything_and_round_trips() {
             depth: 1,
             lastmod: Some("2026-11-28T10:00:00+01:00".into()),
             value: scraper::frontier::NEUTRAL as f32,
+            backlog: false,
+            update: false,
         },
         entry("http://b.com/x?page=2", Origin::Other, 4),
         entry("https://elsewhere.org/odd", Origin::Relevant, 2),
@@ -367,6 +373,8 @@ fn drained_entries_survive_frontier_jsonl() {
             depth: 0,
             lastmod: None,
             value: scraper::frontier::NEUTRAL as f32,
+            backlog: false,
+            update: false,
         },
     );
     f.push(

@@ -71,6 +71,8 @@ fn a_million_urls_over_a_thousand_hosts() {
             depth: (i % 4) as u32,
             lastmod: None,
             value: scraper::frontier::NEUTRAL as f32,
+            backlog: false,
+            update: false,
         };
         assert!(f.push(&hosts[h], e));
     }
@@ -153,6 +155,8 @@ fn pushing_past_max_queue() {
                 depth: (i % 4) as u32,
                 lastmod: None,
                 value: scraper::frontier::NEUTRAL as f32,
+                backlog: false,
+                update: false,
             };
             (h, e)
         })

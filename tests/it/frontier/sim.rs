@@ -243,6 +243,8 @@ pub fn entry(host: &str, id: u64, origin: Origin, depth: u32) -> Entry {
             Origin::Listed => 0.5,
             Origin::Relevant => 0.4,
         },
+        backlog: false,
+        update: false,
     }
 }
 

@@ -1,0 +1,279 @@
+//! `state/listings/<run-id>.json`: what the crawl knows of every feed,
+//! sitemap index and child sitemap it has read, so a daily run asks only
+//! for the listings that can have changed.
+//!
+//! Per listing URL ([`ListingState`]): when it was last read in full (a 200
+//! parsed whole, or a 304 against the validators of such a read), the
+//! `<lastmod>` its parent index gave it then, the day it was last asked,
+//! and how many days to wait before asking again (`every`, learned from
+//! whether its reads bring URLs no other listing of the host brought).
+//!
+//! The rules the engine applies with it (`crawl/listing.rs`):
+//! * a child sitemap whose parent's `<lastmod>` is not newer than our last
+//!   full read is not requested at all;
+//! * a listing is asked again once `every` days have passed since it was
+//!   last asked (at once when another listing of its host failed or looks
+//!   truncated); `every` is 1 after a read that brought new URLs no other
+//!   listing had, and doubles (up to [`MAX_EVERY_DAYS`]) after one that did
+//!   not;
+//! * under `--min-lastmod auto` a listing's entries are cut off at its own
+//!   last full read minus the overlap (never below `crawl.min_lastmod`); one
+//!   never read in full gets `crawl.min_lastmod`, so an archive the first
+//!   run could not finish is still read from the configured date.
+//!
+//! Files are written once per run with what that run changed (one URL per
+//! line, sorted), never rewritten; loading folds them in run order, the
+//! later `day` winning, so runs of several machines merge in git by keeping
+//! every file. `scraper compact` folds them into one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::write_atomic;
+use crate::store::StoreError;
+
+/// The folder of the per-run files, under `state/`.
+pub const LISTINGS_DIR: &str = "listings";
+
+/// The longest wait between two reads of a listing, in days (the floor of
+/// how often every listing is read).
+pub const MAX_EVERY_DAYS: u32 = 7;
+
+/// What the crawl knows of one listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListingState {
+    /// Start of the run that last read it in full: every entry it listed
+    /// up to then is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<DateTime<Utc>>,
+    /// The `<lastmod>` its parent index gave it at that read (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_lastmod: Option<String>,
+    /// Day stamp of the last request (see [`crate::store::seen::day_stamp`]).
+    #[serde(default)]
+    pub day: u32,
+    /// Days to wait after `day` before asking again (1 to [`MAX_EVERY_DAYS`]).
+    #[serde(default = "one")]
+    pub every: u32,
+    /// Requests answered (200 or 304).
+    #[serde(default)]
+    pub reads: u32,
+    /// Reads that brought URLs no other listing of the host had.
+    #[serde(default)]
+    pub useful: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl ListingState {
+    /// May the listing be asked on day `today`? One read every day (the
+    /// rate of a listing that pays, or one not judged yet) means every run.
+    pub fn due(&self, today: u32) -> bool {
+        self.every <= 1 || today >= self.day.saturating_add(self.every)
+    }
+
+    /// Has it changed since our last full read, as its parent says? A
+    /// child whose parent gave no `<lastmod>`, or one never read in full,
+    /// may have.
+    pub fn unchanged_since_read(&self, parent_lastmod: Option<DateTime<Utc>>) -> bool {
+        matches!((self.read, parent_lastmod), (Some(read), Some(lm)) if lm <= read)
+    }
+
+    /// A request was answered on `today`: `full` says the listing was read
+    /// in full (at the run that started `started_at`), `useful` whether it
+    /// (or its children) brought URLs no other listing had. A first read
+    /// teaches nothing about the rate: it is asked again the next day.
+    pub fn answered(
+        &mut self,
+        today: u32,
+        started_at: DateTime<Utc>,
+        full: bool,
+        useful: bool,
+        parent_lastmod: Option<String>,
+    ) {
+        let first = self.reads == 0;
+        self.reads += 1;
+        self.day = today;
+        if useful {
+            self.useful += 1;
+        }
+        self.every = if first || useful {
+            1
+        } else {
+            (self.every.max(1) * 2).min(MAX_EVERY_DAYS)
+        };
+        if full {
+            self.read = Some(started_at);
+            if parent_lastmod.is_some() {
+                self.parent_lastmod = parent_lastmod;
+            }
+        }
+    }
+}
+
+/// Every listing's state, and what this run changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listings {
+    map: BTreeMap<String, ListingState>,
+    changed: BTreeMap<String, ListingState>,
+}
+
+impl Listings {
+    /// Read every `state/listings/*.json` in run order; of two states of one
+    /// URL the later `day` wins (on a tie, the later file). Missing: empty.
+    pub fn load(state_dir: &Path) -> Result<Listings, StoreError> {
+        let mut out = Listings::default();
+        for path in super::run_files::json_files(&state_dir.join(LISTINGS_DIR))? {
+            let map: Option<BTreeMap<String, ListingState>> = super::read_json(
+                &path,
+                "a listings map",
+                "delete it: the listings are then read again once",
+            )?;
+            for (url, s) in map.unwrap_or_default() {
+                match out.map.get(&url) {
+                    Some(old) if old.day > s.day => {}
+                    _ => {
+                        out.map.insert(url, s);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn get(&self, url: &str) -> Option<&ListingState> {
+        self.map.get(url)
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Change one listing's state (kept for this run's file).
+    pub fn update(&mut self, url: &str, f: impl FnOnce(&mut ListingState)) {
+        let s = self.map.entry(url.to_string()).or_default();
+        f(s);
+        self.changed.insert(url.to_string(), s.clone());
+    }
+
+    /// Write what this run changed to `state/listings/<run-id>.json`
+    /// (nothing when it changed nothing).
+    pub fn save(&self, state_dir: &Path, run_id: &str) -> Result<(), StoreError> {
+        if self.changed.is_empty() {
+            return Ok(());
+        }
+        let dir = state_dir.join(LISTINGS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        write_atomic(
+            &dir.join(format!("{run_id}.json")),
+            render(&self.changed).as_bytes(),
+        )
+    }
+}
+
+/// One URL per line, sorted, so git diffs stay small.
+fn render(map: &BTreeMap<String, ListingState>) -> String {
+    let mut out = String::with_capacity(map.len() * 160 + 4);
+    out.push('{');
+    for (i, (url, s)) in map.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        // Invariant: strings, numbers and times always serialise.
+        out.push_str(&serde_json::to_string(url).expect("a string serialises"));
+        out.push_str(": ");
+        out.push_str(&serde_json::to_string(s).expect("a ListingState serialises"));
+    }
+    out.push_str("\n}\n");
+    out
+}
+
+/// Fold every per-run listings file into one, `listings/<name>.json`, and
+/// remove the others (for `scraper compact`). Returns the files folded.
+pub fn compact(state_dir: &Path, name: &str) -> Result<usize, StoreError> {
+    let dir = state_dir.join(LISTINGS_DIR);
+    let none = state_dir.join("listings.json");
+    super::run_files::fold(&dir, &none, name, || {
+        let all = Listings::load(state_dir)?;
+        Ok(render(&all.map).into_bytes())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn the_rate_follows_usefulness_with_a_weekly_floor() {
+        let t = at("2026-11-01T06:30:00Z");
+        let mut s = ListingState::default();
+        assert!(s.due(100), "never asked: due");
+        s.answered(100, t, true, false, None);
+        assert_eq!(s.every, 1, "a first read teaches nothing");
+        assert!(s.due(100) && s.due(101), "daily: every run");
+        let mut waits = vec![];
+        for day in [101, 103, 107, 114, 121] {
+            assert!(s.due(day), "day {day}");
+            if s.every > 1 {
+                assert!(!s.due(day - 1), "not before its day");
+            }
+            s.answered(day, t, true, false, None);
+            waits.push(s.every);
+        }
+        assert_eq!(waits, [2, 4, 7, 7, 7], "doubling up to a week");
+        s.answered(128, t, true, true, None);
+        assert_eq!(s.every, 1, "a useful read makes it daily again");
+        assert_eq!((s.reads, s.useful), (7, 1));
+    }
+
+    #[test]
+    fn unchanged_only_when_the_parent_says_so_after_a_full_read() {
+        let mut s = ListingState::default();
+        let read = at("2026-11-02T06:30:00Z");
+        assert!(!s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))));
+        s.answered(1, read, false, false, None);
+        assert!(
+            !s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))),
+            "read in part only"
+        );
+        s.answered(2, read, true, false, Some("2026-11-01".into()));
+        assert!(s.unchanged_since_read(Some(at("2026-11-01T00:00:00Z"))));
+        assert!(s.unchanged_since_read(Some(read)));
+        assert!(!s.unchanged_since_read(Some(at("2026-11-02T07:00:00Z"))));
+        assert!(!s.unchanged_since_read(None), "no lastmod: may have changed");
+    }
+
+    #[test]
+    fn per_run_files_merge_later_day_wins_and_compact() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path();
+        let t = at("2026-11-02T06:30:00Z");
+        let mut one = Listings::load(st).unwrap();
+        let mut two = Listings::load(st).unwrap();
+        one.update("http://a.test/feed", |s| s.answered(5, t, true, true, None));
+        two.update("http://a.test/feed", |s| s.answered(6, t, true, false, None));
+        two.update("http://b.test/s.xml", |s| s.answered(6, t, false, false, None));
+        two.save(st, "20261102T063000Z-bbbb").unwrap();
+        one.save(st, "20261102T063000Z-aaaa").unwrap();
+        Listings::default().save(st, "20261103T063000Z-cccc").unwrap();
+        let back = Listings::load(st).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back.get("http://a.test/feed").unwrap().day, 6, "later day wins");
+        assert!(back.get("http://b.test/s.xml").unwrap().read.is_none());
+        assert_eq!(compact(st, "20261104T000000Z-compact").unwrap(), 2);
+        assert_eq!(Listings::load(st).unwrap().map, back.map);
+        std::fs::write(st.join("listings/20261105T000000Z-x.json"), "[").unwrap();
+        assert!(Listings::load(st).is_err(), "a broken file is an error naming it");
+    }
+}

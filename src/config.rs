@@ -452,6 +452,9 @@ pub struct Crawl {
     pub max_body_bytes_in_flight: u64,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
+    /// `/.well-known/tdmrep.json` (or its absence) answered this many days
+    /// ago or less is reused without asking (0 = ask every run).
+    pub tdmrep_refresh_days: u32,
     pub max_redirects: usize,
     pub connect_timeout: Span,
     /// Longest wait for any single read of the body.
@@ -544,6 +547,7 @@ impl Default for Crawl {
             max_body_bytes: 16 << 20,
             max_body_bytes_in_flight: 32 << 20,
             max_robots_bytes: 512 << 10,
+            tdmrep_refresh_days: 7,
             max_redirects: 5,
             connect_timeout: Span::secs(10),
             read_timeout: Span::secs(15),

@@ -62,6 +62,8 @@ pub struct Engine {
     pub seeds: Vec<Entry>,
     pub today: NaiveDate,
     pub day: u32,
+    /// The run's start on the calendar (see `crawl::run_clock`).
+    pub started_at: DateTime<Utc>,
     pub started: Instant,
     /// Admission, page caps and probation for hosts outside the sources.
     pub open: OpenScope,
@@ -172,6 +174,7 @@ impl Engine {
             progress_at: Instant::now(),
             day: day_stamp(start.started_at),
             today: start.started_at.date_naive(),
+            started_at: start.started_at,
             started: Instant::now(),
             ctx,
             store,
@@ -200,6 +203,20 @@ const MAX_REQUEUES: u8 = 3;
 impl Engine {
     pub(super) fn now(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// Since when a listed URL of `host` counts as fresh (the day's new
+    /// items, served before the archive's backlog): the host's watermark
+    /// (minus the overlap), or on its first run the overlap before now.
+    pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
+        let own = match self.cutoff.hosts.get(host) {
+            Some(own) => *own,
+            None => self.cutoff.default,
+        };
+        own.unwrap_or_else(|| {
+            self.started_at
+                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0).unwrap_or_default()
+        })
     }
 
     pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {

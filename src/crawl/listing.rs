@@ -96,7 +96,7 @@ impl Engine {
         let previous = self.store.listings.get(&key).and_then(|s| s.read);
         let cutoff = self.cutoff.for_listing(previous);
         // What counts as new today: listed since the host was last read.
-        let fresh_since = self.cutoff.for_host(&job.host);
+        let fresh_since = self.fresh_since(&job.host);
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             Listing::Sitemap { urls, sitemaps } => {
@@ -126,7 +126,7 @@ impl Engine {
             if item.url == meta.url || item.url == job.url || !self.in_scope(&item.url, true) {
                 continue;
             }
-            let backlog = matches!((fresh_since, item.lastmod), (Some(f), Some(lm)) if lm.with_timezone(&Utc) < f);
+            let backlog = item.lastmod.is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
             let mut entry = self.listed_entry(job, &item, Kind::Page);
             entry.backlog = backlog;
             entry.update = self.changed_since_stored(&item);
@@ -210,7 +210,7 @@ impl Engine {
             candidates.push(child);
         }
         let floor = self.cutoff.for_listing(None);
-        let fresh_since = self.cutoff.for_host(&job.host);
+        let fresh_since = self.fresh_since(&job.host);
         discover::select_children(&candidates, floor, 3, 200)
             .into_iter()
             .map(|c| {
@@ -219,7 +219,7 @@ impl Engine {
                     .listings
                     .get(c.url.as_str())
                     .is_none_or(|s| s.read.is_none());
-                let old = matches!((fresh_since, c.lastmod), (Some(f), Some(lm)) if lm.with_timezone(&Utc) < f);
+                let old = c.lastmod.is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
                 (c, never_read && old)
             })
             .collect()

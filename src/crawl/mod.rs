@@ -92,7 +92,7 @@ pub async fn run(
     progress: Box<dyn Progress>,
 ) -> anyhow::Result<RunEnd> {
     let data = DataDir::open(&opts.data)?;
-    let started_at = Utc::now();
+    let started_at = run_clock()?;
     let run_id = state::new_run_id(started_at);
     let history = RunHistory::load(&data.state)?;
     // The watermark comes from the latest run that covered this partition's hosts.
@@ -126,6 +126,19 @@ pub async fn run(
     engine.queue_seeds();
     let stop = engine.run(spawn_signals()).await;
     save::finish(engine, &data, stop, started_at, &run_id, &inbox).await
+}
+
+/// The run's start: now, or the RFC 3339 time in `SCRAPER_NOW` (for tests
+/// and benchmarks of multi-day behaviour on a simulated calendar: day
+/// stamps, cut-offs, watermarks and listing rates follow it; politeness
+/// timing never does, it runs on the monotonic clock).
+fn run_clock() -> anyhow::Result<chrono::DateTime<Utc>> {
+    match std::env::var("SCRAPER_NOW") {
+        Ok(t) if !t.trim().is_empty() => chrono::DateTime::parse_from_rfc3339(t.trim())
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| anyhow::anyhow!("SCRAPER_NOW: expected an RFC 3339 time, got `{t}` ({e})")),
+        _ => Ok(Utc::now()),
+    }
 }
 
 /// Ctrl-C or SIGTERM once: [`Signal::Stop`]; again: [`Signal::Abort`].

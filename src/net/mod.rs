@@ -126,6 +126,7 @@ struct Limits {
     max_raw_bytes: u64,
     max_body_bytes: u64,
     max_robots_bytes: u64,
+    tdmrep_refresh_days: u32,
     read_timeout: Duration,
     request_timeout: Duration,
     max_retry_after: Duration,
@@ -228,6 +229,7 @@ impl Net {
                     max_raw_bytes: cfg.max_raw_bytes,
                     max_body_bytes: cfg.max_body_bytes,
                     max_robots_bytes: cfg.max_robots_bytes,
+                    tdmrep_refresh_days: cfg.tdmrep_refresh_days,
                     read_timeout: cfg.read_timeout.0,
                     request_timeout: cfg.request_timeout.0,
                     max_retry_after: cfg.max_retry_after.0,
@@ -311,6 +313,21 @@ impl Net {
                 docs.remove(url.as_str());
             }
         }
+    }
+
+    /// Remember that `url` answered `status` (a 4xx: no such document).
+    fn remember_absent(&self, url: &Url, status: u16) {
+        let day = self.inner.today.load(Ordering::SeqCst) as u32;
+        let doc = doc_cache::CachedDoc {
+            status,
+            day,
+            ..Default::default()
+        };
+        self.inner
+            .docs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(url.as_str().to_string(), doc);
     }
 
     fn touch_doc(&self, url: &Url) {

@@ -73,6 +73,10 @@ impl Net {
             let mut map = self.inner.tdmrep.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(key.clone()).or_default().clone()
         };
+        if let Some(t) = self.fresh_tdmrep(&target) {
+            tracing::debug!(url = %key, outcome = %t.outcome, "tdmrep.json: answered recently, reused without asking");
+            return Arc::new(t);
+        }
         let got = cell
             .get_or_try_init(|| async {
                 let t = self.fetch_tdmrep(target.clone()).await?;
@@ -83,6 +87,22 @@ impl Net {
         match got {
             Ok(t) => t.clone(),
             Err(e) => Arc::new(TdmRep::none(failed(&e))),
+        }
+    }
+
+    /// The remembered answer for `url` when it is at most
+    /// `tdmrep_refresh_days` old: the rules of a 2xx, none for a 4xx.
+    fn fresh_tdmrep(&self, url: &Url) -> Option<TdmRep> {
+        let days = self.inner.limits.tdmrep_refresh_days;
+        let today = self.inner.today.load(std::sync::atomic::Ordering::SeqCst) as u32;
+        let doc = self.cached_doc(url).filter(|d| days > 0 && d.day.saturating_add(days) > today)?;
+        match doc.status {
+            200..=299 => consent::parse_tdmrep(doc.body.as_bytes()).ok().map(|rules| TdmRep {
+                outcome: TdmOutcome::Status(doc.status),
+                rules,
+            }),
+            400..=499 if doc.status != 429 => Some(TdmRep::none(TdmOutcome::Status(doc.status))),
+            _ => None,
         }
     }
 
@@ -142,6 +162,10 @@ impl Net {
             if !(200..300).contains(&status) {
                 hop.discard().await;
                 self.inner.gate.success(&origin);
+                if (400..500).contains(&status) && status != 429 {
+                    // No file (or none for us): remembered, so it is not asked every run.
+                    self.remember_absent(&current, status);
+                }
                 return Ok(TdmRep::none(TdmOutcome::Status(status)));
             }
             let headers = hop.headers.clone();

@@ -6,6 +6,8 @@ mod consent;
 mod crash;
 mod crawl;
 mod daily;
+mod daily_web;
+mod daily_week;
 mod dashboard;
 mod dataset;
 mod discover;

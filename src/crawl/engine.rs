@@ -215,7 +215,8 @@ impl Engine {
         };
         own.unwrap_or_else(|| {
             self.started_at
-                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0).unwrap_or_default()
+                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0)
+                    .unwrap_or_default()
         })
     }
 

@@ -126,13 +126,17 @@ impl Engine {
             if item.url == meta.url || item.url == job.url || !self.in_scope(&item.url, true) {
                 continue;
             }
-            let backlog = item.lastmod.is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
+            let backlog = item
+                .lastmod
+                .is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
             let mut entry = self.listed_entry(job, &item, Kind::Page);
             entry.backlog = backlog;
             entry.update = self.changed_since_stored(&item);
+            // A new URL counts for the listing's rate; an update of a stored one does not.
+            let new_here = !backlog && !entry.update;
             if self.enqueue(&item.url, entry) {
                 queued += 1;
-                fresh += u32::from(!backlog);
+                fresh += u32::from(new_here);
             }
         }
         for (item, backlog) in children {
@@ -193,8 +197,12 @@ impl Engine {
             return vec![];
         }
         let woken = self.sets.woken.contains(&job.host);
-        let mut candidates = Vec::with_capacity(sitemaps.len());
-        for child in sitemaps {
+        // The undated, the recent and the newest few (against the cut-off of
+        // a listing never read), then only those that can have changed.
+        let floor = self.cutoff.for_listing(None);
+        let fresh_since = self.fresh_since(&job.host);
+        let mut out = Vec::new();
+        for child in discover::select_children(&sitemaps, floor, 3, 200) {
             let state = self.store.listings.get(child.url.as_str());
             let lastmod = child.lastmod.map(|d| d.with_timezone(&Utc));
             if state.is_some_and(|s| s.unchanged_since_read(lastmod)) {
@@ -207,22 +215,11 @@ impl Engine {
                 self.host(&job.host).listing_not_due();
                 continue;
             }
-            candidates.push(child);
+            let never_read = state.is_none_or(|s| s.read.is_none());
+            let old = lastmod.is_some_and(|lm| lm < fresh_since);
+            out.push((child, never_read && old));
         }
-        let floor = self.cutoff.for_listing(None);
-        let fresh_since = self.fresh_since(&job.host);
-        discover::select_children(&candidates, floor, 3, 200)
-            .into_iter()
-            .map(|c| {
-                let never_read = self
-                    .store
-                    .listings
-                    .get(c.url.as_str())
-                    .is_none_or(|s| s.read.is_none());
-                let old = c.lastmod.is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
-                (c, never_read && old)
-            })
-            .collect()
+        out
     }
 
     /// The queue entry of a URL a listing gave.
@@ -250,7 +247,9 @@ impl Engine {
             return false;
         };
         let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
-        seen.flags & crate::store::seen::flag::HIT != 0 && day > seen.day && modified.date_naive() <= self.today
+        seen.flags & crate::store::seen::flag::HIT != 0
+            && day > seen.day
+            && modified.date_naive() <= self.today
     }
 
     /// Listings of `host` held back today by their rate, queued now (another

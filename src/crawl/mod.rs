@@ -136,7 +136,9 @@ fn run_clock() -> anyhow::Result<chrono::DateTime<Utc>> {
     match std::env::var("SCRAPER_NOW") {
         Ok(t) if !t.trim().is_empty() => chrono::DateTime::parse_from_rfc3339(t.trim())
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| anyhow::anyhow!("SCRAPER_NOW: expected an RFC 3339 time, got `{t}` ({e})")),
+            .map_err(|e| {
+                anyhow::anyhow!("SCRAPER_NOW: expected an RFC 3339 time, got `{t}` ({e})")
+            }),
         _ => Ok(Utc::now()),
     }
 }

@@ -254,13 +254,20 @@ mod tests {
         let c2 = Cutoff::auto(Some(at("2026-11-30T06:00:00Z")), &hosts, overlap, floor);
         assert_eq!(c2.for_host("never.test"), floor);
         assert_eq!(c2.for_host("old.test"), Some(at("2026-11-01T05:00:00Z")));
-        assert_eq!(c2.for_listing(None), floor, "a listing never read: the floor");
+        assert_eq!(
+            c2.for_listing(None),
+            floor,
+            "a listing never read: the floor"
+        );
         assert_eq!(
             c2.for_listing(Some(at("2026-11-29T06:30:00Z"))),
             Some(at("2026-11-29T05:30:00Z"))
         );
         assert_eq!(c2.for_listing(Some(at("2022-06-01T00:00:00Z"))), floor);
-        assert_eq!(Cutoff::fixed(floor).for_listing(Some(at("2026-11-29T06:30:00Z"))), floor);
+        assert_eq!(
+            Cutoff::fixed(floor).for_listing(Some(at("2026-11-29T06:30:00Z"))),
+            floor
+        );
         assert_eq!(c.for_host("new.test"), Some(at("2026-11-30T05:00:00Z")));
         assert_eq!(c.latest(), Some(at("2026-11-30T05:00:00Z")));
         let f = Cutoff::fixed(Some(at("2024-01-01T00:00:00Z")));

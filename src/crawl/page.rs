@@ -132,9 +132,10 @@ impl Engine {
         let print = crate::store::seen::text_print(&page.text);
         let unchanged = match seen.text_print() {
             // Stored before fingerprints existed: the page's own date decides.
-            0 => page
-                .date_modified
-                .is_none_or(|d| crate::store::seen::day_stamp(d.and_time(chrono::NaiveTime::MIN).and_utc()) <= seen.day),
+            0 => page.date_modified.is_none_or(|d| {
+                crate::store::seen::day_stamp(d.and_time(chrono::NaiveTime::MIN).and_utc())
+                    <= seen.day
+            }),
             old => old == print,
         };
         if unchanged {
@@ -203,7 +204,13 @@ impl Engine {
             date_modified: page
                 .date_modified
                 .map(|d| d.format("%Y-%m-%d").to_string())
-                .or_else(|| job.entry.lastmod.as_deref().filter(|_| job.entry.update).map(|l| l.chars().take(10).collect())),
+                .or_else(|| {
+                    job.entry
+                        .lastmod
+                        .as_deref()
+                        .filter(|_| job.entry.update)
+                        .map(|l| l.chars().take(10).collect())
+                }),
             updated: job.entry.update,
         };
         if job.entry.update {
@@ -211,7 +218,9 @@ impl Engine {
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
         }
         let print = crate::store::seen::text_print(&page.text);
-        self.sets.pending_prints.push((url::seen_hash(&meta.url), print));
+        self.sets
+            .pending_prints
+            .push((url::seen_hash(&meta.url), print));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.sets.pending_hits.push(url::seen_hash(&job.url));
         }

@@ -134,10 +134,9 @@ fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
     for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
         let useful = o.fresh + credit.get(url.as_str()).copied().unwrap_or(0) > 0;
         let lastmod = o.parent_lastmod.clone();
-        engine
-            .store
-            .listings
-            .update(url, |s| s.answered(day, started_at, o.full, useful, lastmod));
+        engine.store.listings.update(url, |s| {
+            s.answered(url, day, started_at, o.full, useful, lastmod)
+        });
     }
 }
 

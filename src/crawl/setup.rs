@@ -178,7 +178,10 @@ pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> a
         // Work listed before the host's cut-off is the archive's backlog:
         // after the day's fresh items.
         let fresh_since = engine.fresh_since(&url::host_key(&u));
-        if let Some(lm) = entry.lastmod.as_deref().and_then(crate::date::parse_datetime)
+        if let Some(lm) = entry
+            .lastmod
+            .as_deref()
+            .and_then(crate::date::parse_datetime)
             && lm.with_timezone(&Utc) < fresh_since
         {
             entry.backlog = true;

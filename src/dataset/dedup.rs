@@ -55,8 +55,10 @@ pub fn survivors(
     relevance_filter: bool,
     jobs: usize,
 ) -> (Vec<Meta>, Removed) {
-    let mut removed = Removed::default();
-    removed.updated = keep_latest_versions(&mut metas);
+    let mut removed = Removed {
+        updated: keep_latest_versions(&mut metas),
+        ..Removed::default()
+    };
     if relevance_filter {
         let before = metas.len();
         metas.retain(|m| m.relevant);
@@ -107,8 +109,11 @@ pub fn survivors(
 /// records of that key older than its latest version (by id, then shard
 /// and position). Returns how many were dropped.
 fn keep_latest_versions(metas: &mut Vec<Meta>) -> u64 {
-    let mut latest: std::collections::HashMap<u64, (i64, u32, u32), BuildHasherDefault<IdentityHasher>> =
-        Default::default();
+    let mut latest: std::collections::HashMap<
+        u64,
+        (i64, u32, u32),
+        BuildHasherDefault<IdentityHasher>,
+    > = Default::default();
     for m in metas.iter().filter(|m| m.updated) {
         let at = (m.id, m.frame, m.line);
         let slot = latest.entry(m.url_key).or_insert(at);

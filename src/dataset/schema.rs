@@ -127,7 +127,10 @@ mod tests {
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
         assert_eq!(names.len(), 21);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
-        assert_eq!(&names[18..], &["relevance_score", "markdown", "date_modified"]);
+        assert_eq!(
+            &names[18..],
+            &["relevance_score", "markdown", "date_modified"]
+        );
         for f in s.fields().iter().skip(10) {
             assert!(f.is_nullable(), "{}", f.name());
         }

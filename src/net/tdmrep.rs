@@ -95,12 +95,16 @@ impl Net {
     fn fresh_tdmrep(&self, url: &Url) -> Option<TdmRep> {
         let days = self.inner.limits.tdmrep_refresh_days;
         let today = self.inner.today.load(std::sync::atomic::Ordering::SeqCst) as u32;
-        let doc = self.cached_doc(url).filter(|d| days > 0 && d.day.saturating_add(days) > today)?;
+        let doc = self
+            .cached_doc(url)
+            .filter(|d| days > 0 && d.day.saturating_add(days) > today)?;
         match doc.status {
-            200..=299 => consent::parse_tdmrep(doc.body.as_bytes()).ok().map(|rules| TdmRep {
-                outcome: TdmOutcome::Status(doc.status),
-                rules,
-            }),
+            200..=299 => consent::parse_tdmrep(doc.body.as_bytes())
+                .ok()
+                .map(|rules| TdmRep {
+                    outcome: TdmOutcome::Status(doc.status),
+                    rules,
+                }),
             400..=499 if doc.status != 429 => Some(TdmRep::none(TdmOutcome::Status(doc.status))),
             _ => None,
         }

@@ -28,8 +28,8 @@ use super::StoreError;
 use crate::frontier::Entry;
 use crate::partition::Partition;
 
-pub use summary::{RunHistory, RunSummary, SeedProblem};
 pub use listings::{ListingState, Listings};
+pub use summary::{RunHistory, RunSummary, SeedProblem};
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";

@@ -59,17 +59,29 @@ pub fn day(y: i32, m: u32, d: u32) -> DateTime<Utc> {
 impl World {
     /// `hosts`, each with an archive of `per_month` articles a month from
     /// `archive_from` to `now` (two in three about AI).
-    pub fn new(hosts: &[String], archive_from: DateTime<Utc>, per_month: usize, now: DateTime<Utc>) -> World {
+    pub fn new(
+        hosts: &[String],
+        archive_from: DateTime<Utc>,
+        per_month: usize,
+        now: DateTime<Utc>,
+    ) -> World {
         let mut stories = HashMap::new();
         for (h, host) in hosts.iter().enumerate() {
             let mut list = Vec::new();
             let mut month = archive_from;
             while month < now {
                 for k in 0..per_month {
-                    let at = month + Duration::hours((k as i64 * 24 * 28) / per_month as i64 + 9 + h as i64);
+                    let at = month
+                        + Duration::hours((k as i64 * 24 * 28) / per_month as i64 + 9 + h as i64);
                     if at < now {
                         let n = list.len();
-                        list.push(Story { n, published: at, ai: n % 3 != 2, modified: None, rev: 0 });
+                        list.push(Story {
+                            n,
+                            published: at,
+                            ai: n % 3 != 2,
+                            modified: None,
+                            rev: 0,
+                        });
                     }
                 }
                 month = next_month(month);
@@ -106,7 +118,13 @@ impl World {
             for k in 0..per_day {
                 let at = from + Duration::seconds(span * (k as i64 + 1) / (per_day as i64 + 1));
                 let n = list.len();
-                list.push(Story { n, published: at, ai: true, modified: None, rev: 0 });
+                list.push(Story {
+                    n,
+                    published: at,
+                    ai: true,
+                    modified: None,
+                    rev: 0,
+                });
                 new.push(format!("http://{host}{}", path_of(&list[n])));
             }
         }
@@ -145,6 +163,30 @@ impl World {
         std::mem::take(&mut self.lock().needless)
     }
 
+    /// Is a request for `path` of `host` backlog work, not the daily path:
+    /// a story, or a month's child sitemap, that has not changed since
+    /// `since` (the previous run)?
+    pub fn is_backlog(&self, host: &str, path: &str, since: DateTime<Utc>) -> bool {
+        let w = self.lock();
+        let Some(list) = w.stories.get(host) else {
+            return false;
+        };
+        if let Some(month) = path
+            .strip_prefix("/sitemaps/")
+            .and_then(|p| p.strip_suffix(".xml"))
+        {
+            let last = list
+                .iter()
+                .filter(|s| s.published.format("%Y-%m").to_string() == month)
+                .map(changed)
+                .max();
+            return last.is_some_and(|l| l < since);
+        }
+        list.iter()
+            .find(|s| path_of(s) == path)
+            .is_some_and(|s| changed(s) < since)
+    }
+
     /// Serve it.
     pub fn start(&self) -> Web {
         let world = self.clone();
@@ -158,7 +200,11 @@ impl World {
         let Some(list) = w.stories.get(&host) else {
             return Reply::not_found();
         };
-        let owned: Vec<Story> = list.iter().filter(|s| s.published <= now).cloned().collect();
+        let owned: Vec<Story> = list
+            .iter()
+            .filter(|s| s.published <= now)
+            .cloned()
+            .collect();
         let visible: Vec<&Story> = owned.iter().collect();
         let path = r.path.as_str();
         match path {
@@ -230,7 +276,11 @@ impl World {
 }
 
 fn next_month(t: DateTime<Utc>) -> DateTime<Utc> {
-    let (y, m) = if t.month() == 12 { (t.year() + 1, 1) } else { (t.year(), t.month() + 1) };
+    let (y, m) = if t.month() == 12 {
+        (t.year() + 1, 1)
+    } else {
+        (t.year(), t.month() + 1)
+    };
     day(y, m, 1)
 }
 
@@ -279,41 +329,130 @@ fn title(s: &Story) -> String {
     if s.ai {
         format!("Lab trains a new large language model, report {}", s.n)
     } else {
-        format!("City council approves the new harbour budget, report {}", s.n)
+        format!(
+            "City council approves the new harbour budget, report {}",
+            s.n
+        )
     }
 }
 
+/// Words the generated texts are drawn from (so that no two stories are
+/// near duplicates of each other).
+const WORDS: &[&str] = &[
+    "budget",
+    "river",
+    "council",
+    "winter",
+    "report",
+    "station",
+    "market",
+    "engineer",
+    "school",
+    "harbour",
+    "bridge",
+    "museum",
+    "garden",
+    "ferry",
+    "library",
+    "village",
+    "teacher",
+    "doctor",
+    "festival",
+    "railway",
+    "factory",
+    "orchard",
+    "island",
+    "tunnel",
+    "airport",
+    "stadium",
+    "clinic",
+    "theatre",
+    "bakery",
+    "workshop",
+    "meadow",
+    "canal",
+    "quarry",
+    "lighthouse",
+    "vineyard",
+    "archive",
+    "students",
+    "farmers",
+    "nurses",
+    "drivers",
+    "voters",
+    "owners",
+    "builders",
+    "tenants",
+    "pilots",
+    "quietly",
+    "slowly",
+    "openly",
+    "firmly",
+    "briefly",
+    "gladly",
+    "rarely",
+    "warmly",
+    "boldly",
+    "north",
+    "south",
+    "eastern",
+    "western",
+    "coastal",
+    "rural",
+    "urban",
+    "ancient",
+    "modern",
+    "local",
+];
+
+/// `k` pseudo-random sentences for story `n` of `host`, seeded by both.
+fn filler(host: &str, n: usize, rev: u32, k: usize) -> Vec<String> {
+    let mut x = xxhash_rust::xxh3::xxh3_64(format!("{host}/{n}/{rev}").as_bytes()) | 1;
+    let mut word = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        WORDS[(x % WORDS.len() as u64) as usize]
+    };
+    (0..k)
+        .map(|_| {
+            let w: Vec<&str> = (0..14).map(|_| word()).collect();
+            format!("The {} said the {} {} near the {} {} had {} changed, and the {} {} of the {} {} were {} {} by {} {}.", w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13])
+        })
+        .collect()
+}
+
 /// An article page: AI stories pass the test config's relevance rule, the
-/// others do not; a changed revision changes a paragraph.
+/// others do not; a changed revision adds a paragraph.
 pub fn article(host: &str, s: &Story) -> String {
     let t = title(s);
-    let paras: Vec<String> = if s.ai {
+    let mut paras: Vec<String> = if s.ai {
         vec![
-            format!("The artificial intelligence lab said its newest large language model, report {} on {host}, beats earlier AI systems on reasoning benchmarks by a wide margin after months of training.", s.n),
-            "Researchers described how machine learning engineers trained the model with reinforcement learning and measured its behaviour on coding, maths and long documents before the release.".to_string(),
-            "Critics warned that generative AI tools still make confident mistakes, and that the companies building such language model systems have not said what data went into them.".to_string(),
-            "The team plans to publish a paper describing the training data, the evaluation suite and the safety tests, and said outside researchers will be able to study the model through a new programme.".to_string(),
-            "Investors have poured money into artificial intelligence start-ups this year, and analysts expect the race between the large labs to push the cost of computing and chips even higher in the coming months.".to_string(),
+            format!("The artificial intelligence lab said its newest large language model, report {} on {host}, beats earlier AI systems on reasoning benchmarks after months of training.", s.n),
+            "Researchers said machine learning engineers trained the model with reinforcement learning before the release, and critics warned that generative AI tools still make confident mistakes.".to_string(),
         ]
     } else {
         vec![
             format!("The city council approved the harbour budget on Tuesday, report {} on {host}, after a long debate about the cost of new cranes and the repair of the old quay walls.", s.n),
-            "Members of the council said the money would also pay for a new ferry terminal, wider cycle paths along the water and a study of how the port could handle more container ships.".to_string(),
-            "Residents who spoke at the meeting asked for more trees on the waterfront and for the noise of the night shifts to be measured before the new berths are opened next year.".to_string(),
-            "The mayor said the works would start in the spring and that the harbour would stay open to fishing boats and the island ferries while the old warehouses are taken down.".to_string(),
-            "Local shop owners welcomed the plan but asked the council to keep the market square free of lorries on Saturdays, when the farmers bring their vegetables, cheese and flowers to town.".to_string(),
+            "Members of the council said the money would also pay for a new ferry terminal and wider cycle paths along the water, and residents asked for more trees on the waterfront.".to_string(),
         ]
     };
-    let mut body: String = paras.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    paras.extend(filler(host, s.n, 0, 6));
     if s.rev > 0 {
-        body.push_str(&format!(
-            "<p>Update {}: the company later corrected the benchmark figures it had published and added a statement from the research team about the evaluation of the model.</p>\n",
+        paras.push(format!(
+            "Update {}: the company later corrected the figures it had published and added a statement from the research team about how the language model was evaluated.",
             s.rev
         ));
     }
+    let body: String = paras.iter().map(|p| format!("<p>{p}</p>\n")).collect();
     let modified = s
         .modified
-        .map(|m| format!("<meta property=\"article:modified_time\" content=\"{}\">\n", m.to_rfc3339()))
+        .map(|m| {
+            format!(
+                "<meta property=\"article:modified_time\" content=\"{}\">\n",
+                m.to_rfc3339()
+            )
+        })
         .unwrap_or_default();
     format!(
         r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -340,8 +479,14 @@ fn conditional(r: &Req, body: Vec<u8>, ct: &str, lm: DateTime<Utc>) -> Reply {
             .and_then(|v| DateTime::parse_from_rfc2822(v).ok())
             .is_some_and(|since| since.timestamp() >= lm.timestamp()),
     };
-    let reply = if fresh { Reply::status(304) } else { Reply::bytes(ct, body) };
-    reply.header("etag", &etag).header("last-modified", &last_modified)
+    let reply = if fresh {
+        Reply::status(304)
+    } else {
+        Reply::bytes(ct, body)
+    };
+    reply
+        .header("etag", &etag)
+        .header("last-modified", &last_modified)
 }
 
 /// How a week is run: hosts, archive, budgets.
@@ -385,11 +530,18 @@ pub struct DayRow {
     /// Relevant archive stories since the floor, stored so far / all.
     pub backlog_done: f64,
     pub backlog_left: u64,
+    /// Requests for stories and child sitemaps unchanged since the previous run.
+    pub backlog_requests: usize,
 }
 
 impl DayRow {
     pub fn per_new(&self) -> f64 {
         self.requests as f64 / self.new.max(1) as f64
+    }
+
+    /// Requests per new article on the daily path (backlog work left out).
+    pub fn daily_per_new(&self) -> f64 {
+        (self.requests - self.backlog_requests) as f64 / self.new.max(1) as f64
     }
 }
 
@@ -432,7 +584,11 @@ pub fn run_week(plan: &Plan) -> Week {
     let (mut changed, mut touched) = (Vec::new(), Vec::new());
     for d in 0..=plan.days {
         let at = plan.start + Duration::days(d as i64);
-        let new = if d == 0 { vec![] } else { world.advance(at, plan.per_day) };
+        let new = if d == 0 {
+            vec![]
+        } else {
+            world.advance(at, plan.per_day)
+        };
         if d + 1 == plan.change_day {
             // Stored archive stories since the floor, spread over the hosts:
             // half change their text, half are only touched (lastmod moves).
@@ -442,7 +598,12 @@ pub fn run_week(plan: &Plan) -> Week {
                 let mine: Vec<Story> = world
                     .stories()
                     .into_iter()
-                    .filter(|(u, s)| u.contains(host.as_str()) && s.ai && s.published >= plan.floor && stored.contains(u))
+                    .filter(|(u, s)| {
+                        u.contains(host.as_str())
+                            && s.ai
+                            && s.published >= plan.floor
+                            && stored.contains(u)
+                    })
                     .map(|(_, s)| s)
                     .collect();
                 if let Some(st) = mine.get(i / hosts.len()) {
@@ -457,48 +618,92 @@ pub fn run_week(plan: &Plan) -> Week {
         }
         web.clear_log();
         let _ = world.take_needless();
-        let mut args = vec!["crawl", "--data", "data", "--proxy", ws.proxy.as_str(), "--min-lastmod", "auto"];
-        let budget = if d == 0 { plan.first_budget } else { plan.daily_budget }.to_string();
+        let mut args = vec![
+            "crawl",
+            "--data",
+            "data",
+            "--proxy",
+            ws.proxy.as_str(),
+            "--min-lastmod",
+            "auto",
+        ];
+        let budget = if d == 0 {
+            plan.first_budget
+        } else {
+            plan.daily_budget
+        }
+        .to_string();
         let secs = format!("{}s", plan.daily_secs);
-        args.extend(["--max-pages", budget.as_str(), "--max-duration", secs.as_str()]);
+        args.extend([
+            "--max-pages",
+            budget.as_str(),
+            "--max-duration",
+            secs.as_str(),
+        ]);
         let out = ws
             .command(&args)
             .env("SCRAPER_NOW", at.to_rfc3339())
             .output()
             .expect("run scraper");
-        assert!(out.status.success(), "day {d}: {}", crate::fixture::stderr(&out));
+        assert!(
+            out.status.success(),
+            "day {d}: {}",
+            crate::fixture::stderr(&out)
+        );
         let log = web.log();
         let stored = stored_urls(&ws);
-        let summary: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(ws.data().join("state/last_run.json")).unwrap(),
-        )
-        .unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(ws.data().join("state/last_run.json")).unwrap())
+                .unwrap();
         let hosts_json = summary["hosts"].as_object().cloned().unwrap_or_default();
-        let sum = |k: &str| hosts_json.values().map(|h| h[k].as_u64().unwrap_or(0)).sum::<u64>();
+        let sum = |k: &str| {
+            hosts_json
+                .values()
+                .map(|h| h[k].as_u64().unwrap_or(0))
+                .sum::<u64>()
+        };
         let mut gap_violations = 0;
         for h in &hosts {
-            gap_violations += web.gap_violations(h, std::time::Duration::from_millis(plan.gap_ms.saturating_sub(5)));
+            gap_violations += web.gap_violations(
+                h,
+                std::time::Duration::from_millis(plan.gap_ms.saturating_sub(5)),
+            );
         }
         let backlog_stored = backlog.iter().filter(|u| stored.contains(*u)).count();
         rows.push(DayRow {
             day: d + 1,
             requests: log.len(),
-            listing_requests: log
-                .iter()
-                .filter(|r| r.path.ends_with(".xml"))
-                .count(),
+            listing_requests: log.iter().filter(|r| r.path.ends_with(".xml")).count(),
             not_modified: sum("not_modified") as usize,
             new: new.len(),
             new_found: new.iter().filter(|u| stored.contains(*u)).count(),
             ideal: (2 * plan.hosts + new.len()) as f64 / new.len().max(1) as f64,
             needless: world.take_needless().len(),
             gap_violations,
-            robots_violations: log.iter().filter(|r| r.path.starts_with("/private/")).count(),
+            robots_violations: log
+                .iter()
+                .filter(|r| r.path.starts_with("/private/"))
+                .count(),
             backlog_done: backlog_stored as f64 / backlog.len().max(1) as f64,
             backlog_left: sum("backlog"),
+            backlog_requests: if d == 0 {
+                0
+            } else {
+                let since = at - Duration::days(1);
+                log.iter()
+                    .filter(|r| world.is_backlog(&r.host, &r.path, since))
+                    .count()
+            },
         });
     }
-    Week { rows, ws, world, web, changed, touched }
+    Week {
+        rows,
+        ws,
+        world,
+        web,
+        changed,
+        touched,
+    }
 }
 
 /// Every stored URL (once per record).
@@ -512,20 +717,23 @@ pub fn stored_urls(ws: &crate::fixture::Workspace) -> std::collections::HashSet<
 /// The per-day table.
 pub fn table(rows: &[DayRow]) -> String {
     let mut s = String::from(
-        "day  requests  listings  304s  new  found  req/new  ideal  ratio  needless  backlog  left  gap  robots\n",
+        "day  requests  backlog_req  listings  304s  new  found  req/new  daily/new  ideal  ratio  daily_ratio  needless  backlog_done  left  gap  robots\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "{:>3}  {:>8}  {:>8}  {:>4}  {:>3}  {:>5}  {:>7.2}  {:>5.2}  {:>5.2}  {:>8}  {:>6.1}%  {:>4}  {:>3}  {:>6}\n",
+            "{:>3}  {:>8}  {:>11}  {:>8}  {:>4}  {:>3}  {:>5}  {:>7.2}  {:>9.2}  {:>5.2}  {:>5.2}  {:>11.2}  {:>8}  {:>11.1}%  {:>4}  {:>3}  {:>6}\n",
             r.day,
             r.requests,
+            r.backlog_requests,
             r.listing_requests,
             r.not_modified,
             r.new,
             r.new_found,
             r.per_new(),
+            r.daily_per_new(),
             r.ideal,
             if r.new > 0 { r.per_new() / r.ideal } else { f64::NAN },
+            if r.new > 0 { r.daily_per_new() / r.ideal } else { f64::NAN },
             r.needless,
             r.backlog_done * 100.0,
             r.backlog_left,

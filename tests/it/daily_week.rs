@@ -33,16 +33,35 @@ fn a_week_of_daily_runs_finds_each_day_and_finishes_the_backlog() {
     let table = daily_web::table(&week.rows);
     println!("{table}");
     let first = &week.rows[0];
-    assert!(first.backlog_left > 0, "the first run must not cover the archive:\n{table}");
+    assert!(
+        first.backlog_left > 0,
+        "the first run must not cover the archive:\n{table}"
+    );
     for r in &week.rows[1..] {
-        assert_eq!(r.new_found, r.new, "day {}: new articles missed\n{table}", r.day);
-        assert_eq!(r.needless, 0, "day {}: a child its index marked unchanged was asked\n{table}", r.day);
+        assert_eq!(
+            r.new_found, r.new,
+            "day {}: new articles missed\n{table}",
+            r.day
+        );
+        assert_eq!(
+            r.needless, 0,
+            "day {}: a child its index marked unchanged was asked\n{table}",
+            r.day
+        );
     }
     for r in &week.rows {
-        assert_eq!((r.gap_violations, r.robots_violations), (0, 0), "day {}\n{table}", r.day);
+        assert_eq!(
+            (r.gap_violations, r.robots_violations),
+            (0, 0),
+            "day {}\n{table}",
+            r.day
+        );
     }
     let last = week.rows.last().unwrap();
-    assert!(last.backlog_done >= 0.95, "backlog since the floor not done:\n{table}");
+    assert!(
+        last.backlog_done >= 0.95,
+        "backlog since the floor not done:\n{table}"
+    );
     // A host cut off on its first day still has the configured floor as its
     // cut-off: no story from before it was ever fetched.
     let floor = p.floor;
@@ -55,26 +74,46 @@ fn a_week_of_daily_runs_finds_each_day_and_finishes_the_backlog() {
         .collect();
     let records = week.ws.records();
     assert!(
-        records.iter().all(|r| !before_floor.iter().any(|u| r["url"] == u.as_str())),
+        records
+            .iter()
+            .all(|r| !before_floor.iter().any(|u| r["url"] == u.as_str())),
         "a story older than crawl.min_lastmod was stored"
     );
     // Changed stories: stored once more, as a new version with date_modified;
     // touched ones (lastmod moved, same text) never twice.
     assert!(!week.changed.is_empty() && !week.touched.is_empty());
     for u in &week.changed {
-        let versions: Vec<&serde_json::Value> = records.iter().filter(|r| r["url"] == u.as_str()).collect();
+        let versions: Vec<&serde_json::Value> =
+            records.iter().filter(|r| r["url"] == u.as_str()).collect();
         assert_eq!(versions.len(), 2, "{u}");
         assert_eq!(versions[1]["updated"], true, "{u}");
         assert!(versions[1]["date_modified"].is_string(), "{u}");
-        assert!(versions[1]["text"].as_str().unwrap().contains("Update 1"), "{u}");
+        assert!(
+            versions[1]["text"].as_str().unwrap().contains("Update 1"),
+            "{u}"
+        );
     }
     for u in &week.touched {
-        assert_eq!(records.iter().filter(|r| r["url"] == u.as_str()).count(), 1, "{u}");
+        assert_eq!(
+            records.iter().filter(|r| r["url"] == u.as_str()).count(),
+            1,
+            "{u}"
+        );
     }
     // The build keeps one row per URL, the latest version.
-    let out = week.ws.command(&["build", "--data", "data", "--out", "dist"]).output().unwrap();
+    let out = week
+        .ws
+        .command(&["build", "--data", "data", "--out", "dist"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", crate::fixture::stderr(&out));
     let card = std::fs::read_to_string(week.ws.dir.path().join("dist/README.md")).unwrap();
-    let line = card.lines().find(|l| l.contains("updated by their publisher")).unwrap();
-    assert!(line.ends_with(&format!(": {}", week.changed.len())), "{line}");
+    let line = card
+        .lines()
+        .find(|l| l.contains("updated by their publisher"))
+        .unwrap();
+    assert!(
+        line.ends_with(&format!(": {}", week.changed.len())),
+        "{line}"
+    );
 }

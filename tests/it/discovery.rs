@@ -477,7 +477,10 @@ fn work_a_cut_short_run_listed_is_done_by_the_next_auto_run() {
     let s = summary(&ws);
     assert!(s["unread_listings"].as_u64().unwrap() > 0, "{s}");
     assert!(s["last_success_started_at"].is_string(), "{s}");
-    assert!(s["hosts"]["queue.test"]["backlog"].as_u64().unwrap() > 0, "{s}");
+    assert!(
+        s["hosts"]["queue.test"]["backlog"].as_u64().unwrap() > 0,
+        "{s}"
+    );
     let out = ws.crawl(&["--min-lastmod", "auto", "--max-duration", "25s"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stored_urls(&ws).len(), 30, "listed work was dropped");

@@ -58,6 +58,11 @@ pub struct ListingState {
     /// Days to wait after `day` before asking again (1 to [`MAX_EVERY_DAYS`]).
     #[serde(default = "one")]
     pub every: u32,
+    /// The day it is due again: `day + every`, drawn earlier by up to
+    /// `every - 1` days by a hash of the URL, so the listings of many hosts
+    /// that learned the same rate are not all asked on the same day.
+    #[serde(default)]
+    pub due_day: u32,
     /// Requests answered (200 or 304).
     #[serde(default)]
     pub reads: u32,
@@ -74,7 +79,7 @@ impl ListingState {
     /// May the listing be asked on day `today`? One read every day (the
     /// rate of a listing that pays, or one not judged yet) means every run.
     pub fn due(&self, today: u32) -> bool {
-        self.every <= 1 || today >= self.day.saturating_add(self.every)
+        self.every <= 1 || today >= self.due_day
     }
 
     /// Has it changed since our last full read, as its parent says? A
@@ -90,6 +95,7 @@ impl ListingState {
     /// teaches nothing about the rate: it is asked again the next day.
     pub fn answered(
         &mut self,
+        url: &str,
         today: u32,
         started_at: DateTime<Utc>,
         full: bool,
@@ -107,6 +113,8 @@ impl ListingState {
         } else {
             (self.every.max(1) * 2).min(MAX_EVERY_DAYS)
         };
+        let stagger = (xxhash_rust::xxh3::xxh3_64(url.as_bytes()) % u64::from(self.every)) as u32;
+        self.due_day = today + self.every - stagger;
         if full {
             self.read = Some(started_at);
             if parent_lastmod.is_some() {
@@ -219,20 +227,41 @@ mod tests {
         let t = at("2026-11-01T06:30:00Z");
         let mut s = ListingState::default();
         assert!(s.due(100), "never asked: due");
-        s.answered(100, t, true, false, None);
+        s.answered("u", 100, t, true, false, None);
         assert_eq!(s.every, 1, "a first read teaches nothing");
         assert!(s.due(100) && s.due(101), "daily: every run");
         let mut waits = vec![];
-        for day in [101, 103, 107, 114, 121] {
+        let mut day = 101;
+        for _ in 0..5 {
             assert!(s.due(day), "day {day}");
-            if s.every > 1 {
-                assert!(!s.due(day - 1), "not before its day");
-            }
-            s.answered(day, t, true, false, None);
+            s.answered("u", day, t, true, false, None);
             waits.push(s.every);
+            assert!(s.due_day > day && s.due_day <= day + s.every, "{s:?}");
+            assert!(!s.due(s.due_day - 1), "not before its day");
+            day = s.due_day;
         }
         assert_eq!(waits, [2, 4, 7, 7, 7], "doubling up to a week");
-        s.answered(128, t, true, true, None);
+        // Listings of many hosts on the same rate are spread over the days.
+        let due: std::collections::BTreeSet<u32> = (0..40)
+            .map(|i| {
+                let mut l = ListingState {
+                    every: 4,
+                    reads: 3,
+                    ..ListingState::default()
+                };
+                l.answered(
+                    &format!("http://h{i}.test/sitemap.xml"),
+                    200,
+                    t,
+                    true,
+                    false,
+                    None,
+                );
+                l.due_day
+            })
+            .collect();
+        assert!(due.len() >= 4, "{due:?}");
+        s.answered("u", day, t, true, true, None);
         assert_eq!(s.every, 1, "a useful read makes it daily again");
         assert_eq!((s.reads, s.useful), (7, 1));
     }
@@ -242,16 +271,19 @@ mod tests {
         let mut s = ListingState::default();
         let read = at("2026-11-02T06:30:00Z");
         assert!(!s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))));
-        s.answered(1, read, false, false, None);
+        s.answered("u", 1, read, false, false, None);
         assert!(
             !s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))),
             "read in part only"
         );
-        s.answered(2, read, true, false, Some("2026-11-01".into()));
+        s.answered("u", 2, read, true, false, Some("2026-11-01".into()));
         assert!(s.unchanged_since_read(Some(at("2026-11-01T00:00:00Z"))));
         assert!(s.unchanged_since_read(Some(read)));
         assert!(!s.unchanged_since_read(Some(at("2026-11-02T07:00:00Z"))));
-        assert!(!s.unchanged_since_read(None), "no lastmod: may have changed");
+        assert!(
+            !s.unchanged_since_read(None),
+            "no lastmod: may have changed"
+        );
     }
 
     #[test]
@@ -261,19 +293,34 @@ mod tests {
         let t = at("2026-11-02T06:30:00Z");
         let mut one = Listings::load(st).unwrap();
         let mut two = Listings::load(st).unwrap();
-        one.update("http://a.test/feed", |s| s.answered(5, t, true, true, None));
-        two.update("http://a.test/feed", |s| s.answered(6, t, true, false, None));
-        two.update("http://b.test/s.xml", |s| s.answered(6, t, false, false, None));
+        one.update("http://a.test/feed", |s| {
+            s.answered("a", 5, t, true, true, None)
+        });
+        two.update("http://a.test/feed", |s| {
+            s.answered("a", 6, t, true, false, None)
+        });
+        two.update("http://b.test/s.xml", |s| {
+            s.answered("a", 6, t, false, false, None)
+        });
         two.save(st, "20261102T063000Z-bbbb").unwrap();
         one.save(st, "20261102T063000Z-aaaa").unwrap();
-        Listings::default().save(st, "20261103T063000Z-cccc").unwrap();
+        Listings::default()
+            .save(st, "20261103T063000Z-cccc")
+            .unwrap();
         let back = Listings::load(st).unwrap();
         assert_eq!(back.len(), 2);
-        assert_eq!(back.get("http://a.test/feed").unwrap().day, 6, "later day wins");
+        assert_eq!(
+            back.get("http://a.test/feed").unwrap().day,
+            6,
+            "later day wins"
+        );
         assert!(back.get("http://b.test/s.xml").unwrap().read.is_none());
         assert_eq!(compact(st, "20261104T000000Z-compact").unwrap(), 2);
         assert_eq!(Listings::load(st).unwrap().map, back.map);
         std::fs::write(st.join("listings/20261105T000000Z-x.json"), "[").unwrap();
-        assert!(Listings::load(st).is_err(), "a broken file is an error naming it");
+        assert!(
+            Listings::load(st).is_err(),
+            "a broken file is an error naming it"
+        );
     }
 }

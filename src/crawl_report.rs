@@ -42,8 +42,8 @@ fn heading(end: &RunEnd) -> String {
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
     let mut out = String::from(
-        "| host | discovered | fetched | robots-denied | articles | relevant | stored | withheld: ai-use | 304 | errors | MB | wait s |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n",
+        "| host | discovered | fetched | robots-denied | articles | relevant | stored | withheld: ai-use | 304 | errors | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n",
     );
     for (host, h) in hosts {
         let errors = if h.errors.is_empty() {
@@ -56,7 +56,7 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
                 .join(", ")
         };
         out.push_str(&format!(
-            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} |\n",
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} |\n",
             h.discovered,
             h.fetched,
             h.disallowed,
@@ -66,7 +66,13 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             h.withheld_ai_use,
             h.not_modified,
             h.bytes as f64 / 1e6,
-            h.politeness_wait_ms as f64 / 1000.0
+            h.politeness_wait_ms as f64 / 1000.0,
+            h.listing_requests,
+            h.page_requests,
+            h.listings_unchanged,
+            h.listings_not_due,
+            h.updated,
+            h.backlog
         ));
     }
     out
@@ -91,7 +97,9 @@ mod tests {
         let md = markdown(&hosts);
         assert_eq!(md.lines().count(), 4);
         assert!(
-            md.contains("| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | 0 | timeout: 2 | 2.00 | 0.0 |"),
+            md.contains(
+                "| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | 0 | timeout: 2 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 |"
+            ),
             "{md}"
         );
         assert!(md.contains("| b.test |"));

@@ -126,6 +126,48 @@ pub fn latest_per_partition(state_dir: &Path) -> Vec<RunSummary> {
     }
 }
 
+/// What one run cost and left, summed over its hosts: the everyday run's
+/// figures, shown for the last runs so the backlog can be seen shrinking.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RunCost {
+    pub run_id: String,
+    pub requests: u64,
+    pub listing_requests: u64,
+    pub page_requests: u64,
+    /// Listings not asked: unchanged by their index, or not due by their rate.
+    pub listings_skipped: u64,
+    pub not_modified: u64,
+    pub stored: u64,
+    pub updated: u64,
+    /// The queue left for the next run.
+    pub backlog: u64,
+}
+
+/// The last `n` runs' costs, oldest first (`state/runs/`).
+pub fn recent_costs(state_dir: &Path, n: usize) -> Vec<RunCost> {
+    let Ok(history) = state::RunHistory::load(state_dir) else {
+        return Vec::new();
+    };
+    let runs = history.runs();
+    runs[runs.len().saturating_sub(n)..]
+        .iter()
+        .map(|r| {
+            let sum = |f: fn(&HostCounters) -> u64| r.hosts.values().map(f).sum::<u64>();
+            RunCost {
+                run_id: r.run.run_id.clone(),
+                requests: r.pages_fetched,
+                listing_requests: sum(|h| h.listing_requests),
+                page_requests: sum(|h| h.page_requests),
+                listings_skipped: sum(|h| h.listings_unchanged + h.listings_not_due),
+                not_modified: sum(|h| h.not_modified),
+                stored: r.articles_stored,
+                updated: sum(|h| h.updated),
+                backlog: r.queue_left,
+            }
+        })
+        .collect()
+}
+
 impl HostLine {
     fn new(host: &str, c: &HostCounters) -> HostLine {
         HostLine {
@@ -319,8 +361,16 @@ mod pinned {
         assert_eq!(serde_json::to_value(&s.partitions[0]).unwrap(), p0);
         let out = text::render(&s);
         let from = out.find("\nLast run").unwrap();
-        let to = out.find("\nOn disk").unwrap();
+        let to = out.find("\nRecent runs").unwrap();
         let section = &out[from..to];
+        // The runs' cost and backlog, oldest first.
+        let recent = &out[to..out.find("\nOn disk").unwrap()];
+        assert_eq!(recent.lines().count(), 4, "{recent}");
+        assert!(
+            recent.contains("20261128T063000Z-aaaa") && recent.contains("backlog     17"),
+            "{recent}"
+        );
+        assert_eq!(s.recent_runs.len(), 2);
         assert_eq!(json, JSON);
         // Partition 1/2's block is the last run's, shown again.
         let last = TEXT

@@ -18,6 +18,9 @@ use crate::store::shard;
 
 use super::run::RunSummary;
 
+/// Runs shown in `recent_runs`.
+pub const RECENT_RUNS: usize = 7;
+
 /// Everything `scraper stats` reports; also the `--json` shape.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Stats {
@@ -41,6 +44,8 @@ pub struct Stats {
     pub last_run_error: Option<String>,
     /// The latest run of each partition (`state/runs/`), when the crawl is split.
     pub partitions: Vec<RunSummary>,
+    /// The last runs' cost and backlog, oldest first (`state/runs/`).
+    pub recent_runs: Vec<super::run::RunCost>,
     pub disk: Disk,
 }
 
@@ -199,6 +204,7 @@ pub fn collect(data: &Path) -> anyhow::Result<Stats> {
     {
         stats.partitions = latest;
     }
+    stats.recent_runs = super::run::recent_costs(&state, RECENT_RUNS);
     stats.disk.articles_bytes = dir_size(&articles, Path::new(""), &mut BTreeMap::new());
     stats.disk.state_bytes = dir_size(&state, Path::new(""), &mut stats.disk.state_files);
     Ok(stats)

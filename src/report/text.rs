@@ -159,6 +159,28 @@ pub fn render(s: &Stats) -> String {
         }
     }
 
+    if s.recent_runs.len() > 1 {
+        let _ = writeln!(
+            o,
+            "\nRecent runs (requests: listings / pages; listings skipped; 304s; stored; updated; backlog left)"
+        );
+        for r in &s.recent_runs {
+            let _ = writeln!(
+                o,
+                "  {:<22} {:>6}: {:>5} / {:<6} skipped {:>5}  304 {:>5}  stored {:>5}  updated {:>4}  backlog {:>6}",
+                r.run_id,
+                r.requests,
+                r.listing_requests,
+                r.page_requests,
+                r.listings_skipped,
+                r.not_modified,
+                r.stored,
+                r.updated,
+                r.backlog
+            );
+        }
+    }
+
     let _ = writeln!(
         o,
         "\nOn disk: articles/ {}, state/ {}",

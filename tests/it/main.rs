@@ -25,3 +25,4 @@ mod partition_daily;
 mod relevance;
 mod store;
 mod web;
+mod web_bot_auth;

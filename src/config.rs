@@ -481,6 +481,20 @@ pub struct WebBotAuth {
     pub signature_agent: String,
 }
 
+impl WebBotAuth {
+    fn validate(&self) -> Result<(), String> {
+        let name = "crawl.web_bot_auth.signature_agent";
+        check_url(&self.signature_agent).map_err(|e| format!("{name}: {e}"))?;
+        if !self.signature_agent.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "{name}: expected a URL of printable ASCII (no spaces), got `{}`",
+                self.signature_agent
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// `crawl.traps`: general rules against crawler traps; 0 turns one off.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -749,14 +763,7 @@ impl Config {
             check_url(seed).map_err(|e| format!("seeds: {e}"))?;
         }
         if let Some(w) = &c.web_bot_auth {
-            check_url(&w.signature_agent)
-                .map_err(|e| format!("crawl.web_bot_auth.signature_agent: {e}"))?;
-            if !w.signature_agent.bytes().all(|b| b.is_ascii_graphic()) {
-                return Err(format!(
-                    "crawl.web_bot_auth.signature_agent: expected a URL of printable ASCII (no spaces), got `{}`",
-                    w.signature_agent
-                ));
-            }
+            w.validate()?;
         }
         if let Some(m) = &c.min_lastmod {
             crate::date::parse_cutoff(m, chrono::Utc::now())

@@ -331,6 +331,22 @@ fn check_url_shows_the_signals_and_the_decision() {
     );
     assert!(text.contains("decision: withheld: ai-use"), "{text}");
 
+    // The IETF vocabulary, from the header and from a path-scoped robots.txt rule.
+    for (host, label) in [
+        ("usage.test", "content-usage:train-ai=n"),
+        ("rules.test", "robots.txt:content-usage:train-ai=n,search=y"),
+    ] {
+        let url = format!("http://{host}{}", article_path(1));
+        let out = ws
+            .command(&["check-url", "--proxy", &ws.proxy, "--json", &url])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["ai_signals"], serde_json::json!([label]), "{v}");
+        assert_eq!(v["ai_reserved"], true, "{v}");
+    }
+
     let url = format!("http://lab.test/blog{}", article_path(1));
     let out = ws
         .command(&["check-url", "--proxy", &ws.proxy, &url])

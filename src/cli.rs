@@ -57,6 +57,10 @@ pub enum Command {
     /// Give one run's shard new ids past every other shard's (after two
     /// machines crawled from the same state; takes the run lock).
     Renumber(RenumberArgs),
+    /// Web Bot Auth: print the key directory of `crawl.web_bot_auth` (JSON to
+    /// publish at `<signature_agent>/.well-known/http-message-signatures-directory`),
+    /// or make a new key with `--generate FILE`.
+    Keys(KeysArgs),
 }
 
 #[derive(Debug, Args)]
@@ -174,6 +178,14 @@ pub struct DashboardArgs {
 pub struct CompactArgs {
     #[arg(long, default_value = "data")]
     pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    /// Write a new Ed25519 private key (PEM PKCS#8) to FILE, which must not
+    /// exist, and print its key directory.
+    #[arg(long, value_name = "FILE")]
+    pub generate: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -464,6 +464,8 @@ pub struct Crawl {
     /// Longest a 429/503 Retry-After may rest a host before it is given up for the run.
     pub max_retry_after: Span,
     pub user_agent: String,
+    /// Web Bot Auth: sign every request (absent: requests are not signed).
+    pub web_bot_auth: Option<WebBotAuth>,
     /// First id when no `data/state/next_id` exists (continues legacy numbering).
     pub first_id: i64,
     pub ai_use_policy: AiUsePolicy,
@@ -471,6 +473,33 @@ pub struct Crawl {
     pub flush_every: Span,
     /// Limits against crawler traps (see `crate::url::trap`).
     pub traps: Traps,
+}
+
+/// `crawl.web_bot_auth`: the operator's signing key and where its public
+/// half is published (see `crate::net::sign`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebBotAuth {
+    /// Ed25519 private key, PEM PKCS#8; relative to the config file's folder.
+    /// May be left out when `SCRAPER_WEB_BOT_AUTH_KEY` holds the PEM.
+    #[serde(default)]
+    pub key_file: Option<PathBuf>,
+    /// URL of the operator's key directory (sent as `Signature-Agent`).
+    pub signature_agent: String,
+}
+
+impl WebBotAuth {
+    fn validate(&self) -> Result<(), String> {
+        let name = "crawl.web_bot_auth.signature_agent";
+        check_url(&self.signature_agent).map_err(|e| format!("{name}: {e}"))?;
+        if !self.signature_agent.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "{name}: expected a URL of printable ASCII (no spaces), got `{}`",
+                self.signature_agent
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `crawl.traps`: general rules against crawler traps; 0 turns one off.
@@ -554,6 +583,7 @@ impl Default for Crawl {
             request_timeout: Span::secs(30),
             max_retry_after: Span::secs(600),
             user_agent: "scraper/0.1 (+https://github.com/scraper-dataset/scraper)".into(),
+            web_bot_auth: None,
             first_id: 0,
             ai_use_policy: AiUsePolicy::Respect,
             flush_every: Span::secs(5),
@@ -657,6 +687,14 @@ impl Config {
                 message: e.to_string(),
             })?
         };
+        let mut config = config;
+        if let Some(w) = &mut config.crawl.web_bot_auth
+            && let Some(k) = &w.key_file
+            && k.is_relative()
+            && let Some(dir) = path.parent()
+        {
+            w.key_file = Some(dir.join(k));
+        }
         config.validate().map_err(|message| ConfigError::Invalid {
             path: path.to_path_buf(),
             message,
@@ -732,6 +770,9 @@ impl Config {
         }
         for seed in &self.seeds {
             check_url(seed).map_err(|e| format!("seeds: {e}"))?;
+        }
+        if let Some(w) = &c.web_bot_auth {
+            w.validate()?;
         }
         if let Some(m) = &c.min_lastmod {
             crate::date::parse_cutoff(m, chrono::Utc::now())
@@ -867,6 +908,40 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("windw") && err.contains('2'), "{err}");
+    }
+
+    #[test]
+    fn web_bot_auth_section() {
+        let c = Config::parse("crawl:\n  user_agent: x\n", Path::new("c.yml")).unwrap();
+        assert!(c.crawl.web_bot_auth.is_none());
+        let text = "crawl:\n  web_bot_auth:\n    key_file: keys/bot.pem\n    signature_agent: https://bot.example\n";
+        let c = Config::parse(text, Path::new("/etc/scraper/config.yml")).unwrap();
+        let w = c.crawl.web_bot_auth.unwrap();
+        assert_eq!(
+            w.key_file.as_deref(),
+            Some(Path::new("/etc/scraper/keys/bot.pem")),
+            "relative to the config file"
+        );
+        assert_eq!(w.signature_agent, "https://bot.example");
+        for (bad, want) in [
+            (
+                "crawl:\n  web_bot_auth:\n    key_file: k.pem\n",
+                "signature_agent",
+            ),
+            (
+                "crawl:\n  web_bot_auth:\n    signature_agent: bot.example\n",
+                "crawl.web_bot_auth.signature_agent",
+            ),
+            (
+                "crawl:\n  web_bot_auth:\n    signature_agent: https://b.test\n    keyfile: k.pem\n",
+                "keyfile",
+            ),
+        ] {
+            let err = Config::parse(bad, Path::new("c.yml"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(want), "{bad}: {err}");
+        }
     }
 
     /// A keyword list too large for one pattern is refused by name, not

@@ -18,10 +18,20 @@
 //! but reserves nothing we keep (we store text only), and neither do other
 //! Content-Signal keys (`search`, `ai-input`). Where TDMRep sources disagree,
 //! the reservation wins. Malformed values are ignored.
+//!
+//! * The IETF AI-preferences vocabulary ([`aipref`]): the `Content-Usage`
+//!   header and robots.txt `Content-Usage` rules (`train-ai=n`). Each
+//!   expression is one signal; it reserves AI training when `train-ai` or
+//!   `train-genai` resolves to `n` within it (`bots=n` included). Expressions
+//!   that are not valid Structured Fields are ignored and counted.
+
+pub mod aipref;
 
 use std::fmt;
 
 use serde::Serialize;
+
+pub use aipref::{Usage, UsageRules};
 
 /// Where a signal was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -59,6 +69,9 @@ pub enum Signal {
         reserved: bool,
         policy: Option<String>,
     },
+    /// An IETF AI-preferences expression: the `Content-Usage` header
+    /// ([`Source::Header`]) or the robots.txt rule for the page ([`Source::RobotsTxt`]).
+    ContentUsage { source: Source, prefs: Vec<Usage> },
 }
 
 impl Signal {
@@ -68,13 +81,15 @@ impl Signal {
             Signal::ContentSignal(c) => c.key == "ai-train" && !c.allowed,
             Signal::Directive { value, .. } => value == "noai",
             Signal::Tdm { reserved, .. } => *reserved,
+            Signal::ContentUsage { prefs, .. } => aipref::reserves_training(prefs),
         }
     }
 }
 
 /// The short form kept in records: `robots.txt:ai-train=no`,
 /// `x-robots-tag:noai`, `meta:noimageai`, `tdm-header:1`, `tdm-meta:0`,
-/// `tdmrep.json:1;policy=https://...`.
+/// `tdmrep.json:1;policy=https://...`, `content-usage:train-ai=n,search=y`,
+/// `robots.txt:content-usage:train-ai=n`.
 impl fmt::Display for Signal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -106,6 +121,14 @@ impl fmt::Display for Signal {
                     None => Ok(()),
                 }
             }
+            Signal::ContentUsage { source, prefs } => {
+                let from = if *source == Source::RobotsTxt {
+                    "robots.txt:"
+                } else {
+                    ""
+                };
+                write!(f, "{from}content-usage:{}", aipref::label(prefs))
+            }
         }
     }
 }
@@ -114,6 +137,9 @@ impl fmt::Display for Signal {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Signals {
     pub seen: Vec<Signal>,
+    /// `Content-Usage` header values that were not valid Structured Fields
+    /// (ignored; robots.txt lines are counted in [`UsageRules::malformed`]).
+    pub malformed: usize,
 }
 
 impl Signals {
@@ -197,6 +223,36 @@ impl Signals {
         }
     }
 
+    /// Add the `Content-Usage` response header (all its field lines, combined
+    /// as RFC 9651 asks). A malformed value is counted, not recorded; one
+    /// that states no known category adds nothing.
+    pub fn content_usage_header(&mut self, values: &[&str]) {
+        if values.is_empty() {
+            return;
+        }
+        match aipref::parse_content_usage(&values.join(", ")) {
+            Ok(prefs) if !prefs.is_empty() => self.push(Signal::ContentUsage {
+                source: Source::Header,
+                prefs,
+            }),
+            Ok(_) => {}
+            Err(e) => {
+                tracing::debug!(value = %values.join(", "), error = %e, "Content-Usage header: malformed, ignored");
+                self.malformed += 1;
+            }
+        }
+    }
+
+    /// Add the robots.txt `Content-Usage` rule that applies to `path` (path and query), if any.
+    pub fn content_usage_robots(&mut self, rules: &UsageRules, path: &str) {
+        if let Some(prefs) = rules.for_path(path).filter(|p| !p.is_empty()) {
+            self.push(Signal::ContentUsage {
+                source: Source::RobotsTxt,
+                prefs,
+            });
+        }
+    }
+
     /// Add the `tdmrep.json` rule that applies to `path` (path and query), if any.
     pub fn tdmrep(&mut self, rules: &[TdmRule], path: &str) {
         if let Some(rule) = tdmrep_match(rules, path) {
@@ -242,13 +298,35 @@ fn token(v: &str) -> String {
 /// or else of every `*` group, then entries outside groups for keys the group
 /// did not set. A key given twice keeps `no` if either says `no`.
 pub fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
+    let (group, global) = robots_lines(robots_txt, agent, "content-signal");
+    let read = |lines: Vec<String>| {
+        let mut out: Vec<ContentSignal> = Vec::new();
+        for c in lines.iter().flat_map(|v| parse_content_signal(v)) {
+            merge(&mut out, c);
+        }
+        out
+    };
+    let mut out = read(group);
+    for c in read(global) {
+        if !out.iter().any(|o| o.key == c.key) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The values of a robots.txt body's `field` lines (lower-case name) that
+/// apply to `agent`: those of every group naming `agent`, or else of every
+/// `*` group (a group that names us without such lines gives none); and,
+/// apart, those outside any group. Comments are cut.
+fn robots_lines(robots_txt: &[u8], agent: &str, field: &str) -> (Vec<String>, Vec<String>) {
     struct Group {
         agents: Vec<String>,
-        signals: Vec<ContentSignal>,
+        lines: Vec<String>,
     }
     let text = String::from_utf8_lossy(robots_txt);
     let mut groups: Vec<Group> = Vec::new();
-    let mut global: Vec<ContentSignal> = Vec::new();
+    let mut global: Vec<String> = Vec::new();
     let mut in_agents = false;
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -261,7 +339,7 @@ pub fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
             if !in_agents {
                 groups.push(Group {
                     agents: Vec::new(),
-                    signals: Vec::new(),
+                    lines: Vec::new(),
                 });
             }
             in_agents = true;
@@ -274,35 +352,24 @@ pub fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
             continue; // not a group member; does not end the agent lines either way
         }
         in_agents = false;
-        if key == "content-signal" {
-            let into = match groups.last_mut() {
-                Some(g) => &mut g.signals,
-                None => &mut global,
-            };
-            for c in parse_content_signal(value) {
-                merge(into, c);
+        if key == field {
+            match groups.last_mut() {
+                Some(g) => g.lines.push(value.to_string()),
+                None => global.push(value.to_string()),
             }
         }
     }
     let agent = agent.to_ascii_lowercase();
-    let pick = |name: &str| -> Option<Vec<ContentSignal>> {
-        let mut out: Vec<ContentSignal> = Vec::new();
-        let mut found = false;
-        for g in groups.iter().filter(|g| g.agents.iter().any(|a| a == name)) {
-            found = true;
-            for c in &g.signals {
-                merge(&mut out, c.clone());
-            }
-        }
-        found.then_some(out)
+    let pick = |name: &str| -> Option<Vec<String>> {
+        let mut named = groups
+            .iter()
+            .filter(|g| g.agents.iter().any(|a| a == name))
+            .peekable();
+        named.peek()?;
+        Some(named.flat_map(|g| g.lines.iter().cloned()).collect())
     };
-    let mut out = pick(&agent).or_else(|| pick("*")).unwrap_or_default();
-    for c in global {
-        if !out.iter().any(|o| o.key == c.key) {
-            out.push(c);
-        }
-    }
-    out
+    let group = pick(&agent).or_else(|| pick("*")).unwrap_or_default();
+    (group, global)
 }
 
 fn merge(into: &mut Vec<ContentSignal>, c: ContentSignal) {
@@ -684,6 +751,47 @@ mod tests {
     }
 
     #[test]
+    fn content_usage_signals() {
+        let mut s = Signals::default();
+        s.content_usage_header(&["train-ai=n", "search=y"]);
+        assert_eq!(s.labels(), vec!["content-usage:train-ai=n,search=y"]);
+        assert!(reserves_ai_training(&s));
+        // Malformed or empty header values: counted or skipped, never recorded.
+        let mut s = Signals::default();
+        s.content_usage_header(&["Train-AI=n"]);
+        s.content_usage_header(&["foo=n"]);
+        s.content_usage_header(&[]);
+        assert_eq!((s.labels().len(), s.malformed), (0, 1));
+        assert!(!reserves_ai_training(&s));
+        // robots.txt: the rule for the page's path.
+        let rules = UsageRules::parse(
+            b"User-agent: *\nContent-Usage: search=y\nContent-Usage: /news/ train-genai=n\n",
+            "scraper",
+        );
+        let mut s = Signals::default();
+        s.content_usage_robots(&rules, "/about");
+        assert_eq!(s.labels(), vec!["robots.txt:content-usage:search=y"]);
+        assert!(!reserves_ai_training(&s));
+        s.content_usage_robots(&rules, "/news/story");
+        assert!(reserves_ai_training(&s));
+        // Expressions resolve one by one: the header's `train-ai=y` does not
+        // lift a `bots=n` rule of robots.txt; `n` wins across sources.
+        let rules = UsageRules::parse(b"User-agent: *\nContent-Usage: bots=n\n", "scraper");
+        let mut s = Signals::default();
+        s.content_usage_header(&["train-ai=y"]);
+        assert!(!reserves_ai_training(&s));
+        s.content_usage_robots(&rules, "/x");
+        assert!(reserves_ai_training(&s));
+        assert_eq!(
+            s.labels(),
+            vec![
+                "content-usage:train-ai=y",
+                "robots.txt:content-usage:bots=n"
+            ]
+        );
+    }
+
+    #[test]
     fn decision_table() {
         let table = [
             (vec![Signal::ContentSignal(cs("ai-train", false))], true),
@@ -716,7 +824,10 @@ mod tests {
             (vec![], false),
         ];
         for (seen, want) in table {
-            let s = Signals { seen };
+            let s = Signals {
+                seen,
+                ..Signals::default()
+            };
             assert_eq!(reserves_ai_training(&s), want, "{:?}", s.labels());
         }
     }

@@ -234,6 +234,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Keys(a) => {
+            keys(&cli, a.generate.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Dashboard(a) => {
             // The health panel needs the sources: from the config when there is one.
             let config = if cli.config.exists() {
@@ -245,6 +249,34 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `scraper keys [--generate FILE]`: the key directory on stdout.
+fn keys(cli: &Cli, generate: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use scraper::net::sign;
+    let signer = match generate {
+        Some(path) => {
+            let s = sign::generate(path, "")?;
+            eprintln!(
+                "wrote a new Ed25519 key to {} (keep it secret; keyid {})",
+                path.display(),
+                s.keyid()
+            );
+            s
+        }
+        None => {
+            let config = load_config(cli)?;
+            let Some(w) = &config.crawl.web_bot_auth else {
+                anyhow::bail!(
+                    "{}: crawl.web_bot_auth is not set (add key_file and signature_agent, or make a key with `scraper keys --generate FILE`)",
+                    cli.config.display()
+                );
+            };
+            sign::Signer::from_config(w)?
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&signer.directory())?);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -25,6 +25,11 @@ impl Engine {
             crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
             sitemaps: robots.sitemaps.len(),
         }));
+        if robots.content_usage.malformed > 0 {
+            tracing::info!(%host, lines = robots.content_usage.malformed, "robots.txt: malformed Content-Usage lines ignored");
+            self.host(host)
+                .bad_content_usage(robots.content_usage.malformed);
+        }
         let signals: Vec<String> = robots
             .content_signals
             .iter()

@@ -242,6 +242,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     };
     let mut signals = Signals::default();
     signals.content_signals(&robots.content_signals);
+    signals.content_usage_robots(&robots.content_usage, start.path());
 
     // Candidates in the order they are tried: robots.txt, the start page's
     // feeds (or the start URL itself when it is a feed), common paths.

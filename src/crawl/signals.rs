@@ -1,7 +1,8 @@
 //! A fetched page's AI-use signals, assembled one way for the crawl's worker
 //! and for `check-url`, so the two cannot drift: the response's headers
-//! (`X-Robots-Tag`, `tdm-reservation`), then the robots.txt `Content-Signal`
-//! lines of the final URL's origin, the page's meta tags, and, when asked
+//! (`X-Robots-Tag`, `tdm-reservation`, `Content-Usage`), then the robots.txt
+//! `Content-Signal` lines and `Content-Usage` rule of the final URL's origin
+//! and path, the page's meta tags, and, when asked
 //! for, the origin's `tdmrep.json`; and what the crawl does about them under
 //! `ai_use_policy` ([`AiDecision`]).
 
@@ -18,6 +19,13 @@ pub fn from_headers(net: &Net, resp: &Response) -> Signals {
     let mut signals = Signals::default();
     signals.x_robots_tag(&resp.x_robots_tag, net.agent());
     signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
+    let usage: Vec<&str> = resp
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("content-usage"))
+        .map(|(_, v)| v.as_str())
+        .collect();
+    signals.content_usage_header(&usage);
     signals
 }
 
@@ -39,14 +47,15 @@ pub async fn add_page_signals(
     signals: &mut Signals,
 ) -> PageConsent {
     let robots = net.robots(url).await;
+    let path = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    };
     signals.content_signals(&robots.content_signals);
+    signals.content_usage_robots(&robots.content_usage, &path);
     signals.meta(&page.consent_meta, net.agent());
     let tdmrep = if ask_tdmrep {
         let tdm = net.tdmrep(url).await;
-        let path = match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_string(),
-        };
         signals.tdmrep(&tdm.rules, &path);
         Some(tdm)
     } else {

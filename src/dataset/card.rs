@@ -149,7 +149,7 @@ impl Card<'_> {
                 "robots_hash" => "xxh3 (hex) of the robots.txt the page was fetched under",
                 "crawler" => "the crawler version that stored the record",
                 "ai_signals" => {
-                    "AI-use signals the publisher gave (robots.txt Content-Signal, noai, TDMRep)"
+                    "AI-use signals the publisher gave (robots.txt Content-Signal, noai, TDMRep, IETF Content-Usage)"
                 }
                 "ai_reserved" => {
                     "whether those signals reserve AI training (kept under `ai_use_policy: record`)"

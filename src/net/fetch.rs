@@ -186,8 +186,9 @@ impl Net {
     }
 
     /// Send one request: budget, politeness slot, then `send()` with the
-    /// total deadline. Handles Retry-After and failure counting.
-    pub(super) async fn send(&self, url: &Url, headers: HeaderMap) -> Result<Hop, FetchError> {
+    /// total deadline, signed (Web Bot Auth) right before it goes. Handles
+    /// Retry-After and failure counting.
+    pub(super) async fn send(&self, url: &Url, mut headers: HeaderMap) -> Result<Hop, FetchError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme);
         }
@@ -205,6 +206,9 @@ impl Net {
         let gap_wait = permit.waited;
         if !gap_wait.is_zero() {
             tracing::debug!(%url, wait_ms = gap_wait.as_millis() as u64, "gap: waited for host");
+        }
+        if let Some(signer) = &self.inner.signer {
+            signer.sign(url, &mut headers, std::time::SystemTime::now());
         }
         let sent_at = Instant::now();
         let deadline = sent_at + self.inner.limits.request_timeout;

@@ -1,8 +1,8 @@
 //! The only module that touches the network: HTTP fetching with caps and
 //! manual redirects (`fetch`), robots.txt (`robots`), per-host politeness
 //! (`polite`), content decoding under a cap (`decode`), the refusal of
-//! private and local addresses (`guard`), header parsing (`headers`) and the
-//! error type with its classes (`error`).
+//! private and local addresses (`guard`), header parsing (`headers`), Web Bot
+//! Auth request signing (`sign`) and the error type with its classes (`error`).
 //!
 //! [`Net`] is the one handle the crawl engine holds (cheap to clone): a
 //! reqwest client (rustls, no automatic redirects, no automatic
@@ -19,6 +19,7 @@ mod guard;
 mod headers;
 mod polite;
 mod robots;
+pub mod sign;
 mod tdmrep;
 
 use std::collections::HashMap;
@@ -154,6 +155,8 @@ struct Inner {
     docs: Mutex<doc_cache::DocMap>,
     /// Today's day stamp, for the documents' `day`.
     today: AtomicU64,
+    /// Web Bot Auth: signs every request when `crawl.web_bot_auth` is set.
+    signer: Option<sign::Signer>,
 }
 
 /// The network handle: client, robots cache, politeness gate, request budget.
@@ -215,6 +218,14 @@ impl Net {
             builder = builder.proxy(proxy);
         }
         let client = builder.build().context("building the HTTP client")?;
+        let signer = match &cfg.web_bot_auth {
+            Some(w) => {
+                let s = sign::Signer::from_config(w)?;
+                tracing::debug!(keyid = s.keyid(), agent = %w.signature_agent, "web bot auth: requests are signed");
+                Some(s)
+            }
+            None => None,
+        };
         let gate = Gate::new(
             cfg.min_host_gap.0,
             cfg.max_crawl_delay.0,
@@ -247,6 +258,7 @@ impl Net {
                 ),
                 docs: Mutex::new(doc_cache::DocMap::new()),
                 today: AtomicU64::new(0),
+                signer,
             }),
         })
     }

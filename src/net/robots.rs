@@ -109,6 +109,8 @@ pub struct Robots {
     pub error: Option<FetchError>,
     /// `Content-Signal` entries for our group (see [`crate::consent::content_signals`]).
     pub content_signals: Vec<crate::consent::ContentSignal>,
+    /// `Content-Usage` rules for our group (see [`crate::consent::aipref`]).
+    pub content_usage: crate::consent::UsageRules,
     /// The body as parsed (empty when there was none): the provenance snapshot.
     pub body: Vec<u8>,
     /// Answered 304 to a conditional request: the body is the one an earlier
@@ -133,6 +135,7 @@ impl Robots {
             bytes: body.len(),
             error: None,
             content_signals: crate::consent::content_signals(body, agent),
+            content_usage: crate::consent::UsageRules::parse(body, agent),
             body: body.to_vec(),
             revalidated: false,
             rules,
@@ -163,6 +166,7 @@ impl Robots {
             bytes: 0,
             error: None,
             content_signals: Vec::new(),
+            content_usage: crate::consent::UsageRules::default(),
             body: Vec::new(),
             revalidated: false,
             rules,

@@ -54,6 +54,14 @@ pub struct HostCounters {
     pub backlog: u64,
     /// Articles stored again because their publisher changed them.
     pub updated: u64,
+    /// `Content-Usage` values (response headers, robots.txt lines) that were
+    /// not valid Structured Fields and were ignored; written only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bad_content_usage: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl HostCounters {
@@ -112,6 +120,11 @@ impl HostCounters {
 
     pub fn withheld(&mut self) {
         self.withheld_ai_use += 1;
+    }
+
+    /// `n` malformed `Content-Usage` values were ignored.
+    pub fn bad_content_usage(&mut self, n: usize) {
+        self.bad_content_usage += n as u64;
     }
 
     pub fn stored(&mut self) {

@@ -1,6 +1,8 @@
 //! Publisher consent end to end: the real binary against a fixture web where
-//! one host says `ai-train=no` in robots.txt, one sends `X-Robots-Tag: noai`
-//! and one publishes a TDMRep reservation, next to a host that says nothing.
+//! one host says `ai-train=no` in robots.txt, one sends `X-Robots-Tag: noai`,
+//! one publishes a TDMRep reservation, one sends the IETF `Content-Usage:
+//! train-ai=n` header and one scopes a `Content-Usage` robots.txt rule to its
+//! article paths, next to a host that says nothing.
 
 use std::collections::HashMap;
 
@@ -9,14 +11,21 @@ use crate::fixture::{
 };
 use crate::web::{Reply, Req, Web};
 
-const SOURCES: &str = "  - {host: signal.test, seeds: [http://signal.test/]}\n  - {host: tagged.test, seeds: [http://tagged.test/]}\n  - {host: tdm.test, seeds: [http://tdm.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}";
+const SOURCES: &str = "  - {host: signal.test, seeds: [http://signal.test/]}\n  - {host: tagged.test, seeds: [http://tagged.test/]}\n  - {host: tdm.test, seeds: [http://tdm.test/]}\n  - {host: usage.test, seeds: [http://usage.test/]}\n  - {host: rules.test, seeds: [http://rules.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}";
 
 /// The hosts that reserve AI training, with the signal each record must carry.
-const RESERVING: [(&str, &str); 3] = [
+const RESERVING: [(&str, &str); 5] = [
     ("signal.test", "robots.txt:ai-train=no"),
     ("tagged.test", "x-robots-tag:noai"),
     ("tdm.test", "tdmrep.json:1"),
+    ("usage.test", "content-usage:train-ai=n"),
+    ("rules.test", "robots.txt:content-usage:train-ai=n,search=y"),
 ];
+
+/// rules.test's robots.txt: AI training allowed on the site, reserved under
+/// `/2024/` (every article), and a malformed line that is counted and ignored.
+const RULES_ROBOTS: &str = "User-agent: *\nAllow: /\nContent-Usage: train-ai=y\n\
+    Content-Usage: /2024/ train-ai=n, search=y\nContent-Usage: /2024/ Train-AI=y\n";
 
 /// Stories listed on each reserving host's home page.
 const LISTED: usize = 4;
@@ -34,6 +43,7 @@ fn consent_web() -> Web {
                 "User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n\n\
                  User-agent: otherbot\nContent-Signal: ai-train=yes\n",
             ),
+            "/robots.txt" if host == "rules.test" => Reply::text(RULES_ROBOTS),
             "/robots.txt" => Reply::not_found(),
             "/.well-known/tdmrep.json" if host == "tdm.test" => Reply::bytes(
                 "application/json",
@@ -61,10 +71,12 @@ fn consent_web() -> Web {
             }
             _ => Reply::not_found(),
         };
-        Some(if host == "tagged.test" {
-            reply.header("X-Robots-Tag", "noai")
-        } else {
-            reply
+        Some(match host {
+            "tagged.test" => reply.header("X-Robots-Tag", "noai"),
+            // The home page's value is malformed (upper case): counted, ignored.
+            "usage.test" if r.path == "/" => reply.header("Content-Usage", "Train-AI=n"),
+            "usage.test" => reply.header("Content-Usage", "train-ai=n"),
+            _ => reply,
         })
     })
 }
@@ -140,6 +152,17 @@ fn respect_withholds_reserved_pages_and_says_why() {
     }
     assert_eq!(web.count("tdm.test", "/.well-known/tdmrep.json"), 1);
     assert_eq!(s["hosts"]["lab.test"]["withheld_ai_use"].as_u64(), Some(0));
+    // Malformed Content-Usage values: the header of usage.test's home page,
+    // one line of rules.test's robots.txt; nowhere else.
+    for host in ["usage.test", "rules.test"] {
+        assert_eq!(
+            s["hosts"][host]["bad_content_usage"].as_u64(),
+            Some(1),
+            "{host}: {}",
+            s["hosts"][host]
+        );
+    }
+    assert!(s["hosts"]["lab.test"].get("bad_content_usage").is_none());
 
     // Every withheld page is in the event log with its reason and signals.
     let withheld: Vec<serde_json::Value> = ws
@@ -307,6 +330,22 @@ fn check_url_shows_the_signals_and_the_decision() {
         "{text}"
     );
     assert!(text.contains("decision: withheld: ai-use"), "{text}");
+
+    // The IETF vocabulary, from the header and from a path-scoped robots.txt rule.
+    for (host, label) in [
+        ("usage.test", "content-usage:train-ai=n"),
+        ("rules.test", "robots.txt:content-usage:train-ai=n,search=y"),
+    ] {
+        let url = format!("http://{host}{}", article_path(1));
+        let out = ws
+            .command(&["check-url", "--proxy", &ws.proxy, "--json", &url])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["ai_signals"], serde_json::json!([label]), "{v}");
+        assert_eq!(v["ai_reserved"], true, "{v}");
+    }
 
     let url = format!("http://lab.test/blog{}", article_path(1));
     let out = ws

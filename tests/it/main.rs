@@ -27,3 +27,4 @@ mod partition_daily;
 mod relevance;
 mod store;
 mod web;
+mod web_bot_auth;

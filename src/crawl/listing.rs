@@ -12,6 +12,13 @@ use crate::record::event::{self, Event, ListingWarning};
 use crate::store::state::Validator;
 use crate::url;
 
+/// A listing that dates more than this share of its stored entries as
+/// changed since we stored them (and more than [`MIN_UPDATES_TRUSTED`]) is
+/// taken to stamp its generation time, not changes.
+const MAX_UPDATE_SHARE: f64 = 0.2;
+/// Updates a listing may claim before [`MAX_UPDATE_SHARE`] is applied.
+const MIN_UPDATES_TRUSTED: usize = 5;
+
 impl Engine {
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
     pub(super) fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
@@ -117,6 +124,7 @@ impl Engine {
         };
         let total = pages.len() + children.len();
         let (mut queued, mut too_old, mut fresh, mut oldest) = (0, 0, 0u32, None);
+        let (mut stored, mut updates) = (0usize, Vec::new());
         for item in pages {
             if let (Some(cut), Some(lm)) = (cutoff, item.lastmod)
                 && lm.with_timezone(&Utc) < cut
@@ -136,14 +144,23 @@ impl Engine {
                 .is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
             let mut entry = self.listed_entry(job, &item, Kind::Page);
             entry.backlog = backlog;
-            entry.update = self.changed_since_stored(&item);
+            match self.changed_since_stored(&item) {
+                Some(true) => {
+                    stored += 1;
+                    entry.update = true;
+                    updates.push((item.url, entry));
+                    continue;
+                }
+                Some(false) => stored += 1,
+                None => {}
+            }
             // A new URL counts for the listing's rate; an update of a stored one does not.
-            let new_here = !backlog && !entry.update;
             if self.enqueue(&item.url, entry) {
                 queued += 1;
-                fresh += u32::from(new_here);
+                fresh += u32::from(!backlog);
             }
         }
+        queued += self.queue_updates(job, stored, updates);
         for (item, backlog) in children {
             let mut entry = self.listed_entry(job, &item, Kind::Sitemap);
             entry.backlog = backlog;
@@ -241,20 +258,43 @@ impl Engine {
         }
     }
 
-    /// Does the listing say a stored article changed after the day we stored
-    /// it (its `updated` / `<lastmod>` on a later day)? Then it is fetched
-    /// once more, conditionally.
-    fn changed_since_stored(&self, item: &Listed) -> bool {
-        let Some(modified) = item.modified else {
-            return false;
-        };
-        let Some(seen) = self.store.seen.get(url::seen_hash(&item.url)) else {
-            return false;
-        };
-        let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
-        seen.flags & crate::store::seen::flag::HIT != 0
-            && day > seen.day
-            && modified.date_naive() <= self.today
+    /// For a stored article: does the listing say it changed after the day
+    /// we stored it (its `updated` / `<lastmod>` on a later day, not in the
+    /// future)? `None` for a URL that is not a stored hit.
+    fn changed_since_stored(&self, item: &Listed) -> Option<bool> {
+        let seen = self.store.seen.get(url::seen_hash(&item.url))?;
+        if seen.flags & crate::store::seen::flag::HIT == 0 {
+            return None;
+        }
+        Some(item.modified.is_some_and(|modified| {
+            let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
+            day > seen.day && modified.date_naive() <= self.today
+        }))
+    }
+
+    /// Queue the stored articles a listing says changed, to be fetched once
+    /// more, conditionally, unless the listing claims it of so many of its
+    /// stored entries (over [`MAX_UPDATE_SHARE`] of them, and more than
+    /// [`MIN_UPDATES_TRUSTED`]) that its dates are its generation time, not
+    /// changes. Returns how many were queued.
+    fn queue_updates(
+        &mut self,
+        job: &Job,
+        stored: usize,
+        updates: Vec<(url::Url, Entry)>,
+    ) -> usize {
+        if updates.len() > MIN_UPDATES_TRUSTED
+            && updates.len() as f64 > MAX_UPDATE_SHARE * stored as f64
+        {
+            tracing::warn!(url = %job.url, claimed = updates.len(), stored, "listing dates most stored articles as changed: its dates are not trusted for updates");
+            return 0;
+        }
+        let mut queued = 0;
+        for (u, entry) in updates {
+            tracing::debug!(url = %u, lastmod = ?entry.lastmod, "stored article changed since: asked again, conditionally");
+            queued += usize::from(self.enqueue(&u, entry));
+        }
+        queued
     }
 
     /// Listings of `host` held back today by their rate, queued now (another
@@ -274,10 +314,13 @@ impl Engine {
         }
     }
 
-    /// Hold a seed listing back when its rate says it is not due today
+    /// Hold a seed sitemap back when its rate says it is not due today
     /// (see `store::state::listings`). Returns whether it was held back.
+    /// Feeds are asked every run (one conditional request: the day's new
+    /// items at their cheapest); sitemaps, which repeat what the feed lists
+    /// on most days, at the rate they bring something it did not.
     pub(super) fn defer_listing(&mut self, u: &url::Url, entry: &Entry) -> bool {
-        if entry.kind == Kind::Page || self.sets.listing_obs.contains_key(u.as_str()) {
+        if entry.kind != Kind::Sitemap || self.sets.listing_obs.contains_key(u.as_str()) {
             return false;
         }
         let host = url::host_key(u);

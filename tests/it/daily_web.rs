@@ -554,6 +554,8 @@ pub struct Week {
     /// Stories whose text changed, and those only touched (lastmod moved).
     pub changed: Vec<String>,
     pub touched: Vec<String>,
+    /// Requests for `/.well-known/tdmrep.json` over the week.
+    pub tdmrep_requests: usize,
 }
 
 /// Run the first day and `plan.days` daily runs on the evolving web.
@@ -582,6 +584,7 @@ pub fn run_week(plan: &Plan) -> Week {
         .collect();
     let mut rows = Vec::new();
     let (mut changed, mut touched) = (Vec::new(), Vec::new());
+    let mut tdmrep_requests = 0;
     for d in 0..=plan.days {
         let at = plan.start + Duration::days(d as i64);
         let new = if d == 0 {
@@ -651,6 +654,10 @@ pub fn run_week(plan: &Plan) -> Week {
             crate::fixture::stderr(&out)
         );
         let log = web.log();
+        tdmrep_requests += log
+            .iter()
+            .filter(|r| r.path == "/.well-known/tdmrep.json")
+            .count();
         let stored = stored_urls(&ws);
         let summary: serde_json::Value =
             serde_json::from_slice(&std::fs::read(ws.data().join("state/last_run.json")).unwrap())
@@ -703,6 +710,7 @@ pub fn run_week(plan: &Plan) -> Week {
         web,
         changed,
         touched,
+        tdmrep_requests,
     }
 }
 

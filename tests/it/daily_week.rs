@@ -57,6 +57,8 @@ fn a_week_of_daily_runs_finds_each_day_and_finishes_the_backlog() {
             r.day
         );
     }
+    // tdmrep.json (a 404 here) is asked once per host in the week, then reused.
+    assert_eq!(week.tdmrep_requests, p.hosts, "\n{table}");
     let last = week.rows.last().unwrap();
     assert!(
         last.backlog_done >= 0.95,

@@ -344,7 +344,8 @@ fn robots_and_tdmrep_are_asked_conditionally_the_next_day() {
     let ws = Workspace::new(
         &web,
         "  - {host: cond.test, seeds: [http://cond.test/]}",
-        "min_host_gap: 20ms",
+        // tdmrep.json asked every run here (by default it is reused for a week).
+        "min_host_gap: 20ms\ntdmrep_refresh_days: 0",
     );
     let out = ws.crawl(&["--max-duration", "20s"]);
     assert!(out.status.success(), "{}", stderr(&out));

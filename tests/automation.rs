@@ -97,3 +97,8 @@ fn workflow_steps_validate_payload_and_dispatch() {
 fn linters_and_structure_of_scripts_workflows_plist_and_cron() {
     run_script("test_lint.sh");
 }
+
+#[test]
+fn install_sh_takes_the_verified_release_asset_without_cargo_and_refuses_bad_ones() {
+    run_script("test_install.sh");
+}

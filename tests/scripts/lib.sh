@@ -7,7 +7,14 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 FAKE=$ROOT/tests/scripts/fake-scraper.sh
 T=$(mktemp -d "${TMPDIR:-/tmp}/scraper-automation.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+SERVERS=
+stop_servers() {
+	local pid
+	for pid in $SERVERS; do kill "$pid" 2>/dev/null || true; done
+	for pid in $SERVERS; do wait "$pid" 2>/dev/null || true; done
+	SERVERS=
+}
+trap 'stop_servers; rm -rf "$T"' EXIT
 # The interpreter itself, not a version manager's shim (a shim costs a second per call under load).
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3)
 # Tools pip installed for that interpreter (actionlint, zizmor), also without the shim.
@@ -15,6 +22,10 @@ PY_SCRIPTS=$("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2
 if [ -n "$PY_SCRIPTS" ] && [ -d "$PY_SCRIPTS" ]; then PATH=$PY_SCRIPTS:$PATH; fi
 PASSED=0
 FAILED=0
+# The crate's version: what the installer installs by default and what the
+# fake scraper says it is (`scraper --version`).
+VERSION=$(awk '/^\[/ { p = ($0 == "[package]") } p && /^version *=/ { gsub(/[" ]/, ""); sub(/^version=/, ""); print; exit }' "$ROOT/Cargo.toml")
+export FAKE_VERSION=$VERSION
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home"
 mkdir -p "$HOME"
 git config --global init.defaultBranch main
@@ -81,3 +92,60 @@ daily() {
 
 remote_files() { git --git-dir="$REMOTE" ls-tree -r --name-only main; }
 remote_count() { git --git-dir="$REMOTE" rev-list --count main; }
+
+# serve DIR [LOG]: tests/scripts/serve.py on 127.0.0.1 for DIR (and as a proxy
+# for made-up hosts under DIR/<host>/); sets URL. Stopped at exit.
+serve() {
+	local portfile
+	portfile=$T/port.$RANDOM$RANDOM
+	if [ -n "${2-}" ]; then
+		"$PY" "$ROOT/tests/scripts/serve.py" "$1" "$portfile" --log "$2" &
+	else
+		"$PY" "$ROOT/tests/scripts/serve.py" "$1" "$portfile" &
+	fi
+	SERVERS="$SERVERS $!"
+	local n=0
+	while [ ! -s "$portfile" ]; do
+		n=$((n + 1))
+		[ "$n" -lt 200 ] || { fail "serve.py did not start"; return 1; }
+		sleep 0.05
+	done
+	URL=http://127.0.0.1:$(cat "$portfile")
+}
+
+# A port on 127.0.0.1 that nothing listens on.
+closed_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+# The release target of this machine, as the release workflow names them.
+this_target() {
+	local arch
+	case "$(uname -m)" in x86_64 | amd64) arch=x86_64 ;; aarch64 | arm64) arch=aarch64 ;; *) arch=unknown ;; esac
+	case "$(uname -s)" in
+	Linux) echo "$arch-unknown-linux-musl" ;;
+	Darwin) [ "$(sysctl -in sysctl.proc_translated 2>/dev/null)" = 1 ] && arch=aarch64; echo "$arch-apple-darwin" ;;
+	*) echo "unknown" ;;
+	esac
+}
+RELEASE_TARGETS="x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin"
+
+# fake_release ROOT VERSION [BIN]: ROOT/v<VERSION>/ as the release workflow
+# lays it out: scraper-<VERSION>-<target>.tar.gz for every target, each with
+# `scraper` at its root, and SHA256SUMS. The binary is BIN, or a stand-in that
+# says `scraper <VERSION>` to --version and its own target to `which-target`.
+fake_release() {
+	local dir=$1/v$2 t
+	mkdir -p "$dir"
+	for t in $RELEASE_TARGETS; do
+		mkdir -p "$T/pack/$t"
+		if [ -n "${3-}" ]; then
+			cp "$3" "$T/pack/$t/scraper"
+		else
+			# shellcheck disable=SC2016 # the stand-in's own $1
+			printf '#!/bin/sh\ncase "$1" in --version) echo "scraper %s" ;; which-target) echo "%s" ;; esac\n' "$2" "$t" >"$T/pack/$t/scraper"
+		fi
+		chmod 755 "$T/pack/$t/scraper"
+		tar -C "$T/pack/$t" -czf "$dir/scraper-$2-$t.tar.gz" scraper
+		rm -rf "$T/pack/$t"
+	done
+	(cd "$dir" && sha256sum scraper-*.tar.gz >SHA256SUMS)
+}

@@ -24,6 +24,8 @@ fn run_script(name: &str) {
     let mut child = Command::new("bash")
         .arg(&script)
         .current_dir(root)
+        // This build's binary, for the scripts that run a real crawl.
+        .env("SCRAPER_REAL_BIN", env!("CARGO_BIN_EXE_scraper"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -190,4 +190,29 @@ check "no asset: run succeeds (got $RC)" [ "$RC" -eq 0 ] &&
 export PATH=$PATH_BEFORE
 unset SCRAPER_DOWNLOAD_BASE
 
+# --- 6. the real binary (this build's) from a fake release, crawling a local
+# site: the time from the job's start to the crawl's first request
+if [ -n "${SCRAPER_REAL_BIN-}" ]; then
+	crawl_world real
+	fake_release "$T/real-rel" "$VERSION" "$SCRAPER_REAL_BIN" "$(this_target)"
+	serve "$T/real-rel"
+	export SCRAPER_DOWNLOAD_BASE=$URL PATH="$SHIM:$PATH"
+	rm -f "$W/cargo-called"
+	: >"$W/summary.md"
+	t0=$(date +%s.%N)
+	CACHED='' emulate real max-duration=20s max-pages=6 min-lastmod= keep-queue=false
+	secs=$(first_request "$PROXY_LOG" "$t0")
+	check "real crawl succeeds (got $RC)" [ "$RC" -eq 0 ] &&
+		check "binary from the release asset" [ "$(out real binary-source)" = release-asset ] &&
+		check "cargo never called" [ ! -e "$W/cargo-called" ] &&
+		check "robots.txt asked first" [ "$(awk '$3 ~ /news\.test/ { print $3; exit }' "$PROXY_LOG")" = "http://news.test/robots.txt" ] &&
+		check "articles stored ($(out real articles-stored))" [ "$(out real articles-stored)" -ge 1 ] &&
+		ok "a cache miss installs this build's scraper from the fake release and crawls a local site with it; first crawl request $secs s after the job started"
+	[ "$RC" -eq 0 ] || tail -n 30 "$W/real.log"
+	export PATH=$PATH_BEFORE
+	unset SCRAPER_DOWNLOAD_BASE http_proxy no_proxy
+else
+	note "SCRAPER_REAL_BIN not set (tests/automation.rs sets it): the real-binary run is skipped"
+fi
+
 summary

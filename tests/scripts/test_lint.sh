@@ -21,8 +21,8 @@ have() {
 }
 
 if have shellcheck "apt-get install shellcheck"; then
-	check "shellcheck scripts/ tests/scripts/" shellcheck -x scripts/*.sh tests/scripts/*.sh &&
-		ok "shellcheck: scripts/*.sh and tests/scripts/*.sh"
+	check "shellcheck scripts/ tests/scripts/ benches/ .ci/run" shellcheck -x scripts/*.sh tests/scripts/*.sh benches/*.sh .ci/run &&
+		ok "shellcheck: scripts/*.sh, tests/scripts/*.sh, benches/*.sh and .ci/run"
 	"$PY" - "$T/runs" <<'PY'
 import os, sys, yaml
 out = sys.argv[1]
@@ -145,6 +145,14 @@ need(any("--locked" in s.get("run", "") and "--release" in s.get("run", "") for 
 need(not any(s.get("uses", "").startswith("actions/cache") for j in rjobs.values() for s in j["steps"]), "release: no cache (a poisoned cache must not reach a release)")
 need(any("install.sh" in s.get("run", "") for s in steps), "action: gets the binary with scripts/install.sh")
 need(not any(re.search(r"^\s*cargo ", s.get("run", ""), re.M) for s in steps), "action: runs cargo only through install.sh's fallback")
+
+# The README's test command is what CI runs, word for word.
+readme = open("README.md").read()
+block = re.search(r"```sh\n(.*?)```", readme, re.S).group(1)
+test_cmd = [l.split("#")[0].strip() for l in block.splitlines() if "run the tests" in l]
+ci_runs = [s["run"].strip() for s in files["ci"]["jobs"]["test"]["steps"] if "run" in s]
+need(test_cmd == [".ci/run"] and ".ci/run" in ci_runs, f"README's test command {test_cmd} is what CI runs {ci_runs}")
+need(any("install.sh" in l for l in block.splitlines()), "README's quick start installs with scripts/install.sh")
 
 ci = " ".join(runs(files["ci"]))
 for want in [".ci/run", "cargo fmt --check", "cargo clippy --all-targets", "-D warnings", "actionlint", "shellcheck", "zizmor"]:

@@ -30,7 +30,9 @@ runs=${RUNS:-5}
 
 A=$T/action
 mkdir -p "$A"
-cp -R "$ROOT/action.yml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" "$ROOT/src" "$ROOT/scripts" "$A/"
+# What a runner downloads for `uses: OWNER/REPO@ref`: the repository (the
+# parts a build reads).
+cp -R "$ROOT/action.yml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" "$ROOT/src" "$ROOT/scripts" "$ROOT/benches" "$A/"
 
 # job NAME [input=value ...]: one emulated job with a cache miss, in a fresh
 # crawl_world; prints the seconds from its start to the first crawl request.

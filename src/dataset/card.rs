@@ -117,6 +117,12 @@ impl Card<'_> {
         );
         s.push_str("## License\n\n");
         let _ = writeln!(s, "`{}`. {}\n", d.license, d.license_note);
+        let _ = writeln!(
+            s,
+            "The code that built this dataset (the `scraper` crawler) has a licence of its \
+             own, `{}`, which covers the code only, not the articles.\n",
+            env!("CARGO_PKG_LICENSE")
+        );
         self.fields(s);
         self.counts(s);
         self.languages(s);

@@ -1,6 +1,7 @@
 //! The Hugging Face dataset card, `dist/README.md`: a YAML header (licence and
 //! languages from config, `configs`/`data_files`, features derived from the
-//! Arrow schema, split sizes, `size_categories`), then every column, counts by
+//! Arrow schema, split sizes, `size_categories`), then the dataset's licence and,
+//! apart from it, the code's (Cargo.toml's), every column, counts by
 //! year, domain and language, the crawl runs covered and how to load this
 //! revision, the relevance rule in force, and build notes (what each kind of
 //! duplicate removed). The build time and source commit live here (and in

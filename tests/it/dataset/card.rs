@@ -1,5 +1,7 @@
-//! The dataset card (checked by `huggingface_hub` when Python has it), a
-//! pyarrow read of the files, and `scripts/publish.sh` in dry-run mode.
+//! The dataset card (checked by `huggingface_hub` when Python has it, and by
+//! `scripts/check-card.py` against the Parquet files: passes on a real build,
+//! fails on cards that differ), a pyarrow, `datasets` and DuckDB read of the
+//! files, and `scripts/publish.sh` in dry-run mode.
 //!
 //! The Python checks fail loudly when python3 or its modules are missing;
 //! set `SCRAPER_SKIP_PY=1` to skip them instead.

@@ -184,8 +184,7 @@ find_binary() {
 	# with cargo when there is no asset for this machine or version, or the
 	# server cannot be reached, unless SCRAPER_BUILD_FALLBACK=0).
 	local version line
-	version=$(awk '/^\[/ { p = ($0 == "[package]") } p && /^version *=/ { gsub(/[" ]/, ""); sub(/^version=/, ""); print; exit }' "$CODE_DIR/Cargo.toml" 2>/dev/null) ||
-		version=
+	version=$(sh "$CODE_DIR/scripts/install.sh" --print-version 2>/dev/null) || version=
 	[ -n "$version" ] || die "no version in $CODE_DIR/Cargo.toml; set SCRAPER_BIN"
 	SCRAPER_BIN=$CODE_DIR/target/install/v$version/scraper
 	if [ -x "$SCRAPER_BIN" ] && [ "$("$SCRAPER_BIN" --version 2>/dev/null | head -n 1)" = "scraper $version" ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/install.sh: install the `scraper` binary from a release, verified.
 #
-#   scripts/install.sh [--version V] [--dir DIR] [--build-fallback] [--from-source]
+#   scripts/install.sh [--version V] [--dir DIR] [--build-fallback] [--from-source] [--print-version]
 #   curl -fsSL https://raw.githubusercontent.com/scraper-dataset/scraper/main/scripts/install.sh | sh -s -- --dir ~/.local/bin
 #
 # Picks the release asset for this OS and CPU (Rust target triples):
@@ -26,6 +26,7 @@
 #                     SCRAPER_BUILD_FALLBACK=1). Without it those cases are errors
 #                     that say how to build.
 #   --from-source     build from source without trying a download
+#   --print-version   print the version that would be installed, and exit
 # Building from source means `cargo build --release --locked` in the checkout
 # this script lives in when its Cargo.toml is version V (into $CARGO_TARGET_DIR
 # when set), else `cargo install --locked --git <repository> --tag v<V>`. It
@@ -261,6 +262,7 @@ main() {
 	DIR=${HOME:-.}/.local/bin
 	fallback=
 	only_source=
+	print_version=
 	if is_on "${SCRAPER_BUILD_FALLBACK-}"; then fallback=1; fi
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -270,6 +272,7 @@ main() {
 		--dir=*) DIR=${1#*=}; shift ;;
 		--build-fallback) fallback=1; shift ;;
 		--from-source) only_source=1; shift ;;
+		--print-version) print_version=1; shift ;;
 		-h | --help)
 			awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" 2>/dev/null ||
 				echo "usage: install.sh [--version V] [--dir DIR] [--build-fallback] [--from-source]"
@@ -284,6 +287,10 @@ main() {
 	fi
 	VERSION=${VERSION#v}
 	valid_version "$VERSION" || usage "--version must look like 1.2.3, got: $VERSION"
+	if [ -n "$print_version" ]; then
+		printf '%s\n' "$VERSION"
+		return
+	fi
 	[ -n "$DIR" ] || usage "--dir must not be empty"
 	TARGET=$(target_triple)
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/scraper-install.XXXXXX") || die 1 "cannot make a temporary folder"

@@ -24,7 +24,7 @@ PASSED=0
 FAILED=0
 # The crate's version: what the installer installs by default and what the
 # fake scraper says it is (`scraper --version`).
-VERSION=$(awk '/^\[/ { p = ($0 == "[package]") } p && /^version *=/ { gsub(/[" ]/, ""); sub(/^version=/, ""); print; exit }' "$ROOT/Cargo.toml")
+VERSION=$(sh "$ROOT/scripts/install.sh" --print-version)
 export FAKE_VERSION=$VERSION
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home"
 mkdir -p "$HOME"

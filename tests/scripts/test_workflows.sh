@@ -105,7 +105,9 @@ PY
 
 RW=$T/release-ws
 mkdir -p "$RW"
+mkdir -p "$RW/scripts"
 cp "$ROOT/Cargo.toml" "$RW/"
+cp "$ROOT/scripts/install.sh" "$RW/scripts/"
 WS=$RW step release.yml build version "github.ref_name=v$VERSION"
 check "tag v$VERSION matches Cargo.toml" [ "$(field rc)" = 0 ] && [ "$(field 'outputs["version"]')" = "$VERSION" ] &&
 	WS=$RW step release.yml build version "github.ref_name=v9.9.9" &&

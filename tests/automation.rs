@@ -91,6 +91,11 @@ fn action_yml_runs_offline_with_outputs_summary_and_no_injection() {
 }
 
 #[test]
+fn action_yml_on_a_cache_miss_takes_the_release_asset_and_crawls_with_it() {
+    run_script("test_action_release.sh");
+}
+
+#[test]
 fn workflow_steps_validate_payload_and_dispatch() {
     run_script("test_workflows.sh");
 }

@@ -18,8 +18,13 @@
 #                      from REPO_DIR
 #   REPO_DIR           the git repository holding the data (default: the
 #                      checkout this script lives in)
-#   SCRAPER_BIN        the scraper binary; default: build target/release/scraper
-#                      with cargo next to this script (a no-op when up to date)
+#   SCRAPER_BIN        the scraper binary; default: the release binary of this
+#                      checkout's version (Cargo.toml), installed once into
+#                      target/install/v<version>/ by scripts/install.sh, which
+#                      verifies it against the release's SHA256SUMS and builds
+#                      it with cargo only when no asset fits or the download
+#                      fails (SCRAPER_BUILD_FALLBACK=0: fail instead). To run
+#                      the checkout's own code: SCRAPER_BIN=target/release/scraper
 #   COMMIT=1           pull before the crawl, then commit the new shard(s) and
 #                      state files and push (PUSH=0: commit only)
 #   BUILD_DATASET=1    run `scraper build` into DIST_DIR after the crawl
@@ -175,16 +180,22 @@ find_binary() {
 		[ -x "$SCRAPER_BIN" ] || die "SCRAPER_BIN=$SCRAPER_BIN is not an executable file"
 		return
 	fi
-	SCRAPER_BIN=$CODE_DIR/target/release/scraper
-	if command -v cargo >/dev/null 2>&1; then
-		log "building the scraper (cargo build --release; quick when up to date)"
-		cargo build --quiet --release --locked --manifest-path "$CODE_DIR/Cargo.toml" ||
-			die "cargo build failed"
-	elif [ -x "$SCRAPER_BIN" ]; then
-		log "cargo not found; using the existing $SCRAPER_BIN"
-	else
-		die "no scraper binary: install Rust (cargo) or set SCRAPER_BIN"
+	# The release binary of this checkout's version, installed once by
+	# scripts/install.sh (verified against the release's SHA256SUMS; built
+	# with cargo when there is no asset for this machine or version, or the
+	# server cannot be reached, unless SCRAPER_BUILD_FALLBACK=0).
+	local version line
+	version=$(sh "$CODE_DIR/scripts/install.sh" --print-version 2>/dev/null) || version=
+	[ -n "$version" ] || die "no version in $CODE_DIR/Cargo.toml; set SCRAPER_BIN"
+	SCRAPER_BIN=$CODE_DIR/target/install/v$version/scraper
+	if [ -x "$SCRAPER_BIN" ] && [ "$("$SCRAPER_BIN" --version 2>/dev/null | head -n 1)" = "scraper $version" ]; then
+		return
 	fi
+	log "installing scraper $version into $(dirname "$SCRAPER_BIN") (scripts/install.sh)"
+	line=$(SCRAPER_BUILD_FALLBACK=${SCRAPER_BUILD_FALLBACK-1} sh "$CODE_DIR/scripts/install.sh" \
+		--version "$version" --dir "$(dirname "$SCRAPER_BIN")" </dev/null) ||
+		die "no scraper binary: scripts/install.sh failed (see above); set SCRAPER_BIN to use another"
+	log "$line"
 }
 
 # Runs the crawler in the background (its own process group, so a terminal's

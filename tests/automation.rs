@@ -24,6 +24,8 @@ fn run_script(name: &str) {
     let mut child = Command::new("bash")
         .arg(&script)
         .current_dir(root)
+        // This build's binary, for the scripts that run a real crawl.
+        .env("SCRAPER_REAL_BIN", env!("CARGO_BIN_EXE_scraper"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -89,6 +91,11 @@ fn action_yml_runs_offline_with_outputs_summary_and_no_injection() {
 }
 
 #[test]
+fn action_yml_on_a_cache_miss_takes_the_release_asset_and_crawls_with_it() {
+    run_script("test_action_release.sh");
+}
+
+#[test]
 fn workflow_steps_validate_payload_and_dispatch() {
     run_script("test_workflows.sh");
 }
@@ -96,4 +103,9 @@ fn workflow_steps_validate_payload_and_dispatch() {
 #[test]
 fn linters_and_structure_of_scripts_workflows_plist_and_cron() {
     run_script("test_lint.sh");
+}
+
+#[test]
+fn install_sh_takes_the_verified_release_asset_without_cargo_and_refuses_bad_ones() {
+    run_script("test_install.sh");
 }

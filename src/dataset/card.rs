@@ -1,6 +1,7 @@
 //! The Hugging Face dataset card, `dist/README.md`: a YAML header (licence and
 //! languages from config, `configs`/`data_files`, features derived from the
-//! Arrow schema, split sizes, `size_categories`), then every column, counts by
+//! Arrow schema, split sizes, `size_categories`), then the dataset's licence and,
+//! apart from it, the code's (Cargo.toml's), every column, counts by
 //! year, domain and language, the crawl runs covered and how to load this
 //! revision, the relevance rule in force, and build notes (what each kind of
 //! duplicate removed). The build time and source commit live here (and in
@@ -117,6 +118,12 @@ impl Card<'_> {
         );
         s.push_str("## License\n\n");
         let _ = writeln!(s, "`{}`. {}\n", d.license, d.license_note);
+        let _ = writeln!(
+            s,
+            "The code that built this dataset (the `scraper` crawler) has a licence of its \
+             own, `{}`, which covers the code only, not the articles.\n",
+            env!("CARGO_PKG_LICENSE")
+        );
         self.fields(s);
         self.counts(s);
         self.languages(s);

@@ -17,7 +17,16 @@
 #                  `health --problems` prints FAKE_HEALTH_TEXT. Neither is
 #                  recorded in FAKE_ARGS.
 #   FAKE_SEED_PROBLEMS  a JSON list written as last_run.json's seed_problems
+#   FAKE_VERSION   what `scraper --version` says after "scraper " (lib.sh sets
+#                  the crate's version)
+#   FAKE_STARTED   file that receives the time (seconds since the epoch) the
+#                  crawl started
 set -eu
+
+if [ "${1-}" = --version ]; then
+	printf 'scraper %s\n' "${FAKE_VERSION:-0.0.0}"
+	exit 0
+fi
 
 case " $* " in
 *" health "*)
@@ -58,6 +67,7 @@ if [ "$cmd" = build ]; then
 	exit 0
 fi
 [ "$cmd" = crawl ] || { echo "fake scraper: unknown command" >&2; exit 2; }
+if [ -n "${FAKE_STARTED-}" ]; then date +%s.%N >"$FAKE_STARTED"; fi
 
 run_id=${FAKE_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(printf '%04x' $(($$ % 65536)))}
 state=$data/state

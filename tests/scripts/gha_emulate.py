@@ -278,6 +278,7 @@ def main():
     ap.add_argument("--cache", action="append", default=[], help="KEY_PREFIX=FILE")
     ap.add_argument("--summary", required=True)
     ap.add_argument("--steps-json", help="also write the steps context here")
+    ap.add_argument("--github", action="append", default=[], help="github context: NAME=VALUE (action_ref, ...)")
     args = ap.parse_args()
     if args.workflow:
         return workflow_step(args)
@@ -299,11 +300,16 @@ def main():
             "run_id": "4242",
             "run_attempt": "1",
             "repository": "owner/repo",
+            "action_ref": "",
+            "action_repository": "",
         },
         "runner": {"os": "Linux", "arch": "X64", "temp": temp},
         "steps": {},
         "_failed": False,
     }
+    for kv in args.github:
+        k, _, v = kv.partition("=")
+        ctx["github"][k] = v
     caches = dict(kv.split("=", 1) for kv in args.cache)
     base_env = dict(os.environ)
     base_env.update(

@@ -13,15 +13,19 @@ mkdir -p "$A"
 cp -R "$ROOT/action.yml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" "$ROOT/src" "$ROOT/scripts" "$A/"
 
 # emulate NAME [input=value ...]: run the action in $REPO; outputs in $W/NAME.json.
+# The binary cache hits with the fake scraper unless CACHED names another
+# file (empty: a miss); GH holds extra github context (`action_ref=v1`).
 emulate() {
 	local name=$1
 	shift
 	set -- "$@"
 	local a=()
 	for kv in "$@"; do a+=(--input "$kv"); done
+	if [ -n "${CACHED-$FAKE}" ]; then a+=(--cache "scraper-bin-=${CACHED-$FAKE}"); fi
+	for kv in ${GH-}; do a+=(--github "$kv"); done
 	RC=0
 	(cd "$REPO" && "$PY" "$ROOT/tests/scripts/gha_emulate.py" "$A/action.yml" --workspace "$REPO" \
-		--summary "$W/summary.md" --cache "scraper-bin-=$FAKE" --steps-json "$W/$name.steps" "${a[@]}") \
+		--summary "$W/summary.md" --steps-json "$W/$name.steps" "${a[@]}") \
 		>"$W/$name.json" 2>"$W/$name.log" || RC=$?
 }
 out() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/$1.json" "$2"; }
@@ -48,7 +52,9 @@ if check "action run succeeds (got $RC)" [ "$RC" -eq 0 ]; then
 		check "empty errors as -" contains "$W/summary.md" '^| news.example | 9 | 23 | 0 | - | 2000 |$' &&
 		check "one table only (the crawler's own is suppressed)" [ "$(grep -c '^| host' "$W/summary.md")" = 1 ] &&
 		ok "the job summary gets one per-host table"
-	check "binary restored from cache, build skipped" contains "$W/one.log" "skip: Build the binary" &&
+	check "binary restored from cache" [ "$(step_out one install source)" = cache ] &&
+		check "binary-source output" [ "$(out one binary-source)" = cache ] &&
+		check "summary says where the binary came from" contains "$W/summary.md" "^Binary: \`scraper $VERSION\` from the cache, ready in [0-9]* s.$" &&
 		check "queue saved for the next run" contains "$W/one.log" "actions/cache/save key=scraper-queue-data-4242-1 path=data/state/frontier.jsonl" &&
 		ok "the binary comes from the cache; the unfinished queue is kept in the cache"
 else cat "$W/one.log"; fi

@@ -104,4 +104,39 @@ check "run with problems exits 0 (got $RC)" [ "$RC" -eq 0 ] &&
 	check "as a GitHub warning" contains "$W/out" "^::warning title=source health::broken    dead.test" &&
 	ok "daily.sh prints the broken and degraded sources after the crawl"
 
+# --- 7. without SCRAPER_BIN (a laptop): the release binary of the checkout's
+# version, installed once by scripts/install.sh, verified, without cargo
+new_world install
+cp "$ROOT/Cargo.toml" "$REPO/Cargo.toml"
+cp "$ROOT/scripts/install.sh" "$REPO/scripts/install.sh"
+fake_release "$T/rel" "$VERSION" "$FAKE"
+serve "$T/rel" "$W/requests"
+mkdir -p "$W/shim"
+printf '#!/bin/sh\necho "$*" >>%s/cargo-called\nexit 101\n' "$W" >"$W/shim/cargo"
+chmod +x "$W/shim/cargo"
+laptop() {
+	RC=0
+	(cd / && env -u SCRAPER_BIN PATH="$W/shim:$PATH" SCRAPER_DOWNLOAD_BASE="$URL" "$@" bash "$REPO/scripts/daily.sh") >"$W/out" 2>&1 || RC=$?
+}
+laptop FAKE_RUN_ID=20261201T063700Z-aaaa
+check "laptop run exits 0 (got $RC)" [ "$RC" -eq 0 ] &&
+	check "installed the release binary" [ -x "$REPO/target/install/v$VERSION/scraper" ] &&
+	check "says so" contains "$W/out" "daily: scraper $VERSION release-asset $REPO/target/install/v$VERSION/scraper" &&
+	check "crawled with it" [ -f "$REPO/data/articles/20261201T063700Z-aaaa.jsonl.zst" ] &&
+	check "cargo never called" [ ! -e "$W/cargo-called" ] &&
+	ok "daily.sh without SCRAPER_BIN installs the release binary of its version with scripts/install.sh"
+asked=$(grep -c 'tar.gz$' "$W/requests")
+laptop FAKE_RUN_ID=20261202T063700Z-bbbb
+check "second run exits 0 (got $RC)" [ "$RC" -eq 0 ] &&
+	check "no second download" [ "$(grep -c 'tar.gz$' "$W/requests")" = "$asked" ] &&
+	ok "the next run reuses the installed binary"
+rm -rf "$REPO/target"
+mkdir -p "$T/none"
+serve "$T/none"
+laptop SCRAPER_BUILD_FALLBACK=0 FAKE_RUN_ID=20261203T063700Z-cccc
+check "no asset, no fallback: fails (got $RC)" [ "$RC" -ne 0 ] &&
+	check "says why" contains "$W/out" "no release asset scraper-$VERSION-" &&
+	check "and that nothing ran" contains "$W/out" "daily: error: no scraper binary: scripts/install.sh failed" &&
+	ok "with SCRAPER_BUILD_FALLBACK=0 a missing asset stops daily.sh before the crawl"
+
 summary

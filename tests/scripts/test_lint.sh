@@ -21,8 +21,8 @@ have() {
 }
 
 if have shellcheck "apt-get install shellcheck"; then
-	check "shellcheck scripts/ tests/scripts/" shellcheck -x scripts/*.sh tests/scripts/*.sh &&
-		ok "shellcheck: scripts/*.sh and tests/scripts/*.sh"
+	check "shellcheck scripts/ tests/scripts/ benches/ .ci/run" shellcheck -x scripts/*.sh tests/scripts/*.sh benches/*.sh .ci/run &&
+		ok "shellcheck: scripts/*.sh, tests/scripts/*.sh, benches/*.sh and .ci/run"
 	"$PY" - "$T/runs" <<'PY'
 import os, sys, yaml
 out = sys.argv[1]
@@ -83,7 +83,14 @@ need(any("GITHUB_STEP_SUMMARY" in s.get("run", "") for s in steps), "job summary
 for s in steps:
     need("shell" in s or "uses" in s, f"composite step {s.get('name')} names its shell")
 
-files = {n: yaml.safe_load(open(f".github/workflows/{n}.yml")) for n in ["daily-crawl", "build-dataset", "ci"]}
+files = {n: yaml.safe_load(open(f".github/workflows/{n}.yml")) for n in ["daily-crawl", "build-dataset", "ci", "release"]}
+# Every action is pinned by a full commit SHA (a tag can be moved), with the version in a comment.
+for n, doc in list(files.items()) + [("action", action)]:
+    text = open("action.yml" if n == "action" else f".github/workflows/{n}.yml").read()
+    for line in text.splitlines():
+        m = re.match(r"\s*(?:-\s+)?uses:\s*(\S+)(.*)", line)
+        if m and not m.group(1).startswith("./"):
+            need(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", m.group(1)) is not None and "# v" in m.group(2), f"{n}: {m.group(1)} pinned by commit SHA with its version in a comment")
 for n, doc in list(files.items()) + [("action", action)]:
     for r in runs(doc):
         need("${{" not in r, f"{n}: no ${{{{ }}}} inside run:")
@@ -119,6 +126,33 @@ need(any("client_payload.sha" in str(s.get("env", {})) for s in bsteps), "build:
 need(any("scraper build" in s.get("run", "") for s in bsteps), "build: runs scraper build")
 pub = [s for s in bsteps if "publish.sh" in s.get("run", "")]
 need(pub and "HF_TOKEN" in pub[0]["if"] and "secrets." not in pub[0]["if"], "build: publishes only when HF_TOKEN is set")
+
+r = files["release"]
+need(set(on(r)) == {"push"} and set(on(r)["push"]) == {"tags"}, "release: runs on pushed tags only")
+rjobs = r["jobs"]
+targets = [m["target"] for m in rjobs["build"]["strategy"]["matrix"]["include"]]
+want = ["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl", "x86_64-apple-darwin", "aarch64-apple-darwin"]
+need(sorted(targets) == sorted(want), f"release: builds Linux and macOS on x86_64 and aarch64: {targets}")
+install = open("scripts/install.sh").read()
+need(all(t in install for t in want), "install.sh knows every release target")
+need(all(t in " ".join(runs(rjobs["release"])) for t in want), "release: the checksum step checks every target's tarball")
+need(rjobs["release"]["needs"] == "build", "release: publishes after every build")
+need(rjobs["release"]["permissions"] == {"contents": "write", "id-token": "write", "attestations": "write"}, "release: write permissions on the publishing job only")
+need(rjobs["build"]["permissions"] == {"contents": "read"}, "release: builds read only")
+need(any(s.get("uses", "").startswith("actions/attest-build-provenance@") for s in rjobs["release"]["steps"]), "release: attests build provenance")
+need(any("gh release" in s.get("run", "") for s in rjobs["release"]["steps"]), "release: attaches the assets to the GitHub release")
+need(any("--locked" in s.get("run", "") and "--release" in s.get("run", "") for s in rjobs["build"]["steps"]), "release: cargo build --release --locked")
+need(not any(s.get("uses", "").startswith("actions/cache") for j in rjobs.values() for s in j["steps"]), "release: no cache (a poisoned cache must not reach a release)")
+need(any("install.sh" in s.get("run", "") for s in steps), "action: gets the binary with scripts/install.sh")
+need(not any(re.search(r"^\s*cargo ", s.get("run", ""), re.M) for s in steps), "action: runs cargo only through install.sh's fallback")
+
+# The README's test command is what CI runs, word for word.
+readme = open("README.md").read()
+block = re.search(r"```sh\n(.*?)```", readme, re.S).group(1)
+test_cmd = [l.split("#")[0].strip() for l in block.splitlines() if "run the tests" in l]
+ci_runs = [s["run"].strip() for s in files["ci"]["jobs"]["test"]["steps"] if "run" in s]
+need(test_cmd == [".ci/run"] and ".ci/run" in ci_runs, f"README's test command {test_cmd} is what CI runs {ci_runs}")
+need(any("install.sh" in l for l in block.splitlines()), "README's quick start installs with scripts/install.sh")
 
 ci = " ".join(runs(files["ci"]))
 for want in [".ci/run", "cargo fmt --check", "cargo clippy --all-targets", "-D warnings", "actionlint", "shellcheck", "zizmor"]:

@@ -1,5 +1,7 @@
-//! The dataset card (checked by `huggingface_hub` when Python has it), a
-//! pyarrow read of the files, and `scripts/publish.sh` in dry-run mode.
+//! The dataset card (checked by `huggingface_hub` when Python has it, and by
+//! `scripts/check-card.py` against the Parquet files: passes on a real build,
+//! fails on cards that differ), a pyarrow, `datasets` and DuckDB read of the
+//! files, and `scripts/publish.sh` in dry-run mode.
 //!
 //! The Python checks fail loudly when python3 or its modules are missing;
 //! set `SCRAPER_SKIP_PY=1` to skip them instead.
@@ -43,6 +45,206 @@ fn python(module: &str, code: &str, args: &[&Path]) -> bool {
     true
 }
 
+/// Column names of a Parquet file, from its own schema.
+fn parquet_columns(file: &Path) -> Vec<String> {
+    let f = std::fs::File::open(file).unwrap();
+    let b = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    b.schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect()
+}
+
+/// `scripts/check-card.py DIST... --code-license <Cargo.toml's>` (one Python
+/// start for them all): `Some((passed, each folder's output lines))`, or
+/// `None` when SCRAPER_SKIP_PY=1.
+fn check_cards(dists: &[&Path]) -> Option<(bool, Vec<String>)> {
+    if !python("huggingface_hub", "import datasets, pyarrow", &[]) {
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-card.py");
+    let o = Command::new("python3")
+        .arg(&script)
+        .args(dists)
+        .args(["--code-license", env!("CARGO_PKG_LICENSE")])
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&o.stderr));
+    let out = dists
+        .iter()
+        .map(|d| {
+            let prefix = if dists.len() > 1 {
+                format!("{}: ", d.display())
+            } else {
+                String::new()
+            };
+            let mine: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix(&prefix))
+                .collect();
+            if mine.is_empty() {
+                text.clone()
+            } else {
+                mine.join("\n")
+            }
+        })
+        .collect();
+    Some((o.status.success(), out))
+}
+
+/// The card's `dataset_info.features` entries, each as its lines.
+fn feature_entries(card: &str) -> Vec<String> {
+    let start = card.find("  features:\n").unwrap() + "  features:\n".len();
+    let end = start + card[start..].find("  splits:\n").unwrap();
+    let mut entries: Vec<String> = Vec::new();
+    for line in card[start..end].lines() {
+        if line.starts_with("  - name: ") {
+            entries.push(String::new());
+        }
+        let e = entries.last_mut().unwrap();
+        e.push_str(line);
+        e.push('\n');
+    }
+    entries
+}
+
+/// A copy of `dist` with `card` as its card, `features` in place of the card's own.
+fn with_features(dist: &Path, to: &Path, card: &str, features: &[String]) {
+    let old = feature_entries(card).concat();
+    std::fs::create_dir_all(to.join("data")).unwrap();
+    for e in std::fs::read_dir(dist.join("data")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join("data").join(e.file_name())).unwrap();
+    }
+    std::fs::write(to.join("README.md"), card.replace(&old, &features.concat())).unwrap();
+}
+
+/// The card check passes on a real build, and fails, naming the column, on
+/// cards whose features differ from the Parquet schema: a type changed, a
+/// column left out, one too many, two swapped. Which columns is taken from the
+/// card itself, so columns added later change nothing here. Also a split
+/// pattern that matches no file, and a card without the code's licence.
+#[test]
+fn card_check_holds_the_card_to_the_parquet_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let articles: Vec<_> = (1..=12).map(article).collect();
+    write_shard(&data, "run-1", &articles);
+    let config = Config::default();
+    let s = build_with(&config, &opts(&data, &out), &Tuning::default()).unwrap();
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    let license = format!(
+        "The code that built this dataset (the `scraper` crawler) has a licence of its own, `{}`",
+        env!("CARGO_PKG_LICENSE")
+    );
+    assert!(card.contains(&license), "{card}");
+    assert!(card.contains(&format!("\n`{}`. ", config.dataset.license)));
+    let columns = parquet_columns(&s.files[0]);
+    let features = feature_entries(&card);
+    assert_eq!(features.len(), columns.len(), "{card}");
+
+    // One column's type changed: the first plain `dtype:` one.
+    let (i, entry) = features
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.contains("dtype: "))
+        .unwrap();
+    let other = if entry.contains("dtype: string") {
+        "int64"
+    } else {
+        "string"
+    };
+    let mut changed = features.clone();
+    changed[i] = format!("  - name: {}\n    dtype: {other}\n", columns[i]);
+    let mut last_dropped = features.clone();
+    last_dropped.pop();
+    let mut extra = features.clone();
+    extra.push("  - name: not_in_parquet\n    dtype: string\n".into());
+    let mut swapped = features.clone();
+    swapped.swap(1, 2);
+    let n = columns.len() - 1;
+    let code_para = format!("{license}, which covers the code only, not the articles.\n\n");
+    assert!(card.contains(&code_para), "{card}");
+    let cases = [
+        (
+            "changed",
+            card.clone(),
+            changed,
+            format!("column {i} `{}`: the card says", columns[i]),
+        ),
+        (
+            "dropped",
+            card.clone(),
+            last_dropped,
+            format!(
+                "column {n} `{}` is in the Parquet schema but not in the card",
+                columns[n]
+            ),
+        ),
+        (
+            "extra",
+            card.clone(),
+            extra,
+            format!(
+                "column {} `not_in_parquet` is in the card's features but not in the Parquet schema",
+                n + 1
+            ),
+        ),
+        (
+            "swapped",
+            card.clone(),
+            swapped,
+            format!(
+                "column 1: the card says `{}`, the Parquet schema has `{}`",
+                columns[2], columns[1]
+            ),
+        ),
+        (
+            "pattern",
+            card.replace("path: data/train-*", "path: data/test-*"),
+            features.clone(),
+            "`data/test-*` matches no Parquet file written".into(),
+        ),
+        (
+            "licence",
+            card.replace(&code_para, ""),
+            features.clone(),
+            "does not state the licence of the code".into(),
+        ),
+    ];
+    let mut dists = vec![out.clone()];
+    for (name, text, bad, _) in &cases {
+        let to = dir.path().join(name);
+        with_features(&out, &to, text, bad);
+        dists.push(to);
+    }
+    let dists: Vec<&Path> = dists.iter().map(|d| d.as_path()).collect();
+    let Some((ok, outputs)) = check_cards(&dists) else {
+        return;
+    };
+    assert!(!ok, "some cards are bad: the check must fail");
+    assert!(
+        outputs[0].starts_with("card ok: 1 Parquet file(s)"),
+        "the card check fails on a real build:\n{}",
+        outputs[0]
+    );
+    for ((name, _, _, says), text) in cases.iter().zip(&outputs[1..]) {
+        assert!(
+            !text.starts_with("card ok"),
+            "{name}: the check passed a bad card:\n{text}"
+        );
+        assert!(
+            text.contains(says.as_str()),
+            "{name}: {says:?} not in\n{text}"
+        );
+    }
+    // The real build alone passes (exit status 0).
+    let (ok, outputs) = check_cards(&[&out]).unwrap();
+    assert!(ok, "{outputs:?}");
+}
+
 #[test]
 fn card_and_files_load_in_python() {
     let dir = tempfile::tempdir().unwrap();
@@ -54,6 +256,8 @@ fn card_and_files_load_in_python() {
     config.dataset.pretty_name = "AI news: a test \"card\"".into();
     let s = build_with(&config, &opts(&data, &out), &Tuning::default()).unwrap();
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    // The columns as the written Parquet file has them (not a list kept here).
+    let columns = parquet_columns(&s.files[0]);
     for want in [
         "size_categories:\n- \"n<1K\"",
         "path: data/train-*",
@@ -76,10 +280,9 @@ fn card_and_files_load_in_python() {
          assert d['pretty_name'] == 'AI news: a test \"card\"', d\n\
          assert d['configs'][0]['data_files'][0]['path'] == 'data/train-*', d\n\
          names = [f['name'] for f in d['dataset_info']['features']]\n\
-         assert names[:3] == ['id', 'url', 'domain'], names\n\
-         assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n\
-         assert names[18:21] == ['relevance_score', 'markdown', 'date_modified'], names\n",
-        &[&out.join("README.md")],
+         assert names == sys.argv[2].split(','), (names, sys.argv[2])\n\
+         assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n",
+        &[&out.join("README.md"), Path::new(&columns.join(","))],
     );
     python(
         "pyarrow",
@@ -98,11 +301,22 @@ fn card_and_files_load_in_python() {
          files = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]))\n\
          ds = load_dataset('parquet', data_files=files, split='train', cache_dir=sys.argv[2])\n\
          assert ds.num_rows == 20, ds\n\
-         assert ds.column_names[18:21] == ['relevance_score', 'markdown', 'date_modified'], ds.column_names\n\
+         assert ds.column_names == sys.argv[3].split(','), ds.column_names\n\
          assert str(ds.features['relevance_score'].dtype) == 'float64', ds.features\n\
          assert ds[0]['markdown'] is None and ds[0]['id'] == 1\n\
-         assert ds[1]['markdown'] == '## Heading\\n\\n- *item*', ds[1]\n",
-        &[&files, &dir.path().join("hf-cache")],
+         assert ds[1]['markdown'] == '## Heading\\n\\n- *item*', ds[1]\n\
+         import pyarrow.parquet as pq\nfrom datasets import Features\n\
+         hub = load_dataset(sys.argv[4], split='train', cache_dir=sys.argv[2])\n\
+         want = Features.from_arrow_schema(pq.read_schema(files[0]))\n\
+         assert hub.num_rows == 20 and hub.features == want, (hub.features, want)\n",
+        &[
+            &files,
+            &dir.path().join("hf-cache"),
+            Path::new(&columns.join(",")),
+            // The folder as the Hub serves it: `load_dataset` reads the
+            // card's configs and features, and gets the files' own schema.
+            &out,
+        ],
     );
     python(
         "duckdb",
@@ -111,8 +325,8 @@ fn card_and_files_load_in_python() {
          count(DISTINCT lang) FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()\n\
          assert rows == [(20, 1, 0, 1)], rows\n\
          cols = [c[0] for c in duckdb.sql(f\"DESCRIBE SELECT * FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()]\n\
-         assert cols[18:21] == ['relevance_score', 'markdown', 'date_modified'], cols\n",
-        &[&files],
+         assert cols == sys.argv[2].split(','), cols\n",
+        &[&files, Path::new(&columns.join(","))],
     );
     // `dataset_size` is the bytes the rows take in Arrow, as `datasets`
     // counts them: pyarrow's `nbytes` of the table read back.

@@ -8,8 +8,8 @@ use regex::Regex;
 use super::TermCount;
 
 /// The distinct non-empty terms, longest first, and their alternation
-/// compiled (`None` when there are none).
-fn compile(terms: &[String]) -> (Vec<&String>, Option<Result<Regex, regex::Error>>) {
+/// (`None` when there are none).
+fn alternation(terms: &[String]) -> (Vec<&String>, Option<String>) {
     let mut sorted: Vec<&String> = terms.iter().filter(|t| !t.trim().is_empty()).collect();
     sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     sorted.dedup();
@@ -20,9 +20,14 @@ fn compile(terms: &[String]) -> (Vec<&String>, Option<Result<Regex, regex::Error
         .iter()
         .map(|t| format!("({})", term_pattern(t)))
         .collect();
-    let regex = Regex::new(&alternation.join("|"));
-    (sorted, Some(regex))
+    (sorted, Some(alternation.join("|")))
 }
+
+/// Pattern bytes below which an alternation of escaped terms always compiles
+/// within the regex crate's default size limit (10 MB of program; a test
+/// holds the worst kind of pattern this size to it), so
+/// [`Matcher::check`] need not compile it.
+const ALWAYS_COMPILES: usize = 32 * 1024;
 
 /// A compiled vocabulary.
 #[derive(Debug, Clone)]
@@ -38,9 +43,9 @@ impl Matcher {
     /// the config is loaded ([`Matcher::check`]); one built past that check
     /// matches nothing, with an error logged.
     pub(super) fn new(terms: &[String]) -> Matcher {
-        let (sorted, compiled) = compile(terms);
-        let regex = compiled.and_then(|r| {
-            r.map_err(
+        let (sorted, pattern) = alternation(terms);
+        let regex = pattern.and_then(|p| {
+            Regex::new(&p).map_err(
                 |e| tracing::error!(error = %e, "keyword list not compiled: it matches nothing"),
             )
             .ok()
@@ -52,9 +57,13 @@ impl Matcher {
     }
 
     /// Whether `terms` compile; the error says why not (every piece is
-    /// escaped, so only a size limit can fail).
+    /// escaped, so only a size limit can fail). A pattern shorter than
+    /// [`ALWAYS_COMPILES`] is not compiled: checking a config stays cheap.
     pub(super) fn check(terms: &[String]) -> Result<(), regex::Error> {
-        compile(terms).1.transpose().map(|_| ())
+        match alternation(terms).1 {
+            Some(p) if p.len() >= ALWAYS_COMPILES => Regex::new(&p).map(|_| ()),
+            _ => Ok(()),
+        }
     }
 
     /// The terms, in the order [`Matcher::each`] numbers them.
@@ -122,9 +131,18 @@ fn term_pattern(term: &str) -> String {
         if i > 0 {
             pattern.push_str(r"[\s\-\u{2010}\u{2011}]+");
         }
-        pattern.push_str(&word_pattern(word));
+        match word.strip_suffix('*').filter(|w| !w.is_empty()) {
+            Some(stem) => {
+                pattern.push_str(&word_pattern(stem));
+                pattern.push_str(ANY_ENDING);
+            }
+            None => pattern.push_str(&word_pattern(word)),
+        }
     }
-    let plural_ok = last.is_some_and(|c| c.is_alphabetic());
+    if last == Some('*') {
+        return pattern;
+    }
+    let plural_ok = last.is_some_and(|c| c.is_ascii_alphabetic());
     let last_sensitive = words.last().is_some_and(|w| is_case_sensitive(w));
     if plural_ok {
         pattern.push_str(if last_sensitive {
@@ -138,6 +156,10 @@ fn term_pattern(term: &str) -> String {
     }
     pattern
 }
+
+/// What a word ending in `*` may continue with: any Latin letters, accented
+/// ones included (`Sprachmodell*` is also `Sprachmodelle`, `Sprachmodellen`).
+const ANY_ENDING: &str = r"[a-zA-Z\u{00C0}-\u{024F}]*";
 
 /// A word with a capital letter matches exactly or in all capitals; a
 /// lowercase word matches in any case. Hyphens match the Unicode hyphens too.

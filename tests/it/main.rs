@@ -23,5 +23,6 @@ mod outage;
 mod partition;
 mod partition_daily;
 mod relevance;
+mod relevance_ml;
 mod store;
 mod web;

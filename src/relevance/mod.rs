@@ -537,6 +537,29 @@ mod tests {
     }
 
     #[test]
+    fn stems_and_scripts_without_spaces() {
+        let r = rule(
+            &["sprachmodell*", "künstliche* intelligenz", "KI", "人工智能", "生成AI", "AI", "언어 모델"],
+            &[],
+        );
+        let table: &[(&str, u32)] = &[
+            ("Das Sprachmodell und die Sprachmodelle", 2),
+            ("großen Sprachmodellen", 1),
+            ("Künstlicher Intelligenz", 1),
+            ("künstlichen Intelligenz", 1),
+            ("KI-Modelle", 1),
+            ("Kiel", 0),
+            ("他说人工智能正在改变教育。", 1),
+            ("生成AIの活用", 1),
+            ("AI芯片和OpenAI", 1),
+            ("새로운 언어 모델을 공개", 1),
+        ];
+        for (text, want) in table {
+            assert_eq!(count(&r, text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
     fn longest_term_wins_and_counts_are_reported() {
         let r = rule(&["AI", "generative AI", "AI model"], &["ai"]);
         let rel = r.evaluate("", "Generative AI is an AI model. AI again.");

@@ -223,6 +223,39 @@ mod tests {
     }
 
     #[test]
+    fn sentences_without_spaces_or_capitals() {
+        let table: &[(&str, &[(&str, bool)])] = &[
+            (
+                "研究团队近日发布了一项基于深度学习的新方法。该方法有望缩短新药研发周期！",
+                &[
+                    ("研究团队近日发布了一项基于深度学习的新方法。", true),
+                    ("该方法有望缩短新药研发周期！", true),
+                ],
+            ),
+            (
+                "「OpenAI、Google、Anthropicが新モデルを発表した。」と記者は伝えた。",
+                &[
+                    ("「OpenAI、Google、Anthropicが新モデルを発表した。」", true),
+                    ("と記者は伝えた。", false),
+                ],
+            ),
+            ("首页 人工智能 科技 财经", &[("首页 人工智能 科技 财经", false)]),
+            (
+                "국내 기업들이 새로운 언어 모델을 잇따라 공개했다. 경쟁이 본격화하고 있다.",
+                &[
+                    ("국내 기업들이 새로운 언어 모델을 잇따라 공개했다.", true),
+                    ("경쟁이 본격화하고 있다.", false),
+                ],
+            ),
+        ];
+        for (p, want) in table {
+            assert_eq!(cut(p), *want, "{p:?}");
+        }
+        assert_eq!(super::super::word_count("深度学习模型"), 3);
+        assert_eq!(super::super::word_count("生成AIの時代"), 4);
+    }
+
+    #[test]
     fn long_runs_are_not_prose() {
         let run = "word ".repeat(90) + "end.";
         assert!(!is_prose(&run, 91));

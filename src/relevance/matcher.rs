@@ -184,3 +184,30 @@ fn is_case_sensitive(word: &str) -> bool {
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The claim behind [`ALWAYS_COMPILES`]: a pattern just under it, made
+    /// of the costliest pieces (case-insensitive non-ASCII words, stems,
+    /// phrases), compiles.
+    #[test]
+    fn a_pattern_under_the_check_limit_compiles() {
+        let mut terms = Vec::new();
+        let mut n = 0;
+        loop {
+            terms.push(format!("größe{n}* künstliche* ÉTÉ{n} intelligenz{n}s"));
+            let len = alternation(&terms).1.map_or(0, |p| p.len());
+            if len >= ALWAYS_COMPILES {
+                terms.pop();
+                break;
+            }
+            n += 1;
+        }
+        let pattern = alternation(&terms).1.expect("terms");
+        assert!(pattern.len() > ALWAYS_COMPILES - 400, "{}", pattern.len());
+        assert!(Regex::new(&pattern).is_ok());
+        assert!(Matcher::check(&terms).is_ok());
+    }
+}

@@ -90,6 +90,8 @@ impl Vocab {
 pub struct Judge<'a> {
     keywords: &'a Keywords,
     vocab: &'a Vocab,
+    /// The `keywords.languages` code whose lists judge, `None` for the English lists.
+    listed: Option<&'a str>,
 }
 
 /// How often one term matched.
@@ -102,6 +104,9 @@ pub struct TermCount {
 /// The rule's verdict and the evidence for it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Relevance {
+    /// Whose lists judged: a `keywords.languages` code, or `en` for the
+    /// top-level lists (English, and the fallback).
+    pub vocabulary: String,
     /// Strong mentions in title and text, wherever they are.
     pub strong_mentions: u32,
     pub broad_mentions: u32,
@@ -215,11 +220,23 @@ impl Rule {
                 .binary_search_by(|(code, _)| code.as_str().cmp(l))
                 .ok()?;
             let v = &k.languages.iter().nth(i)?.1;
-            let cell = &self.languages[i].1;
-            Some(cell.get_or_init(|| Vocab::new(&v.targets, &v.strong_targets, &v.ambiguous)))
+            let (code, cell) = &self.languages[i];
+            let vocab =
+                cell.get_or_init(|| Vocab::new(&v.targets, &v.strong_targets, &v.ambiguous));
+            Some((code.as_str(), vocab))
         });
-        let vocab = listed.unwrap_or_else(|| self.english());
-        Judge { keywords: k, vocab }
+        match listed {
+            Some((code, vocab)) => Judge {
+                keywords: k,
+                vocab,
+                listed: Some(code),
+            },
+            None => Judge {
+                keywords: k,
+                vocab: self.english(),
+                listed: None,
+            },
+        }
     }
 
     fn english(&self) -> &Vocab {
@@ -313,13 +330,18 @@ impl Judge<'_> {
         let parts = score::parts(&evidence, &k.score, k.min_article_words);
         let score = round3(parts.value(&k.score));
         let relevant = gate && score >= k.min_relevance_score;
-        let mut reasons = vec![format!(
+        let vocabulary = self.listed.unwrap_or("en").to_string();
+        let mut reasons = vec![match self.listed {
+            Some(code) => format!("vocabulary: keywords.languages.{code}"),
+            None => "vocabulary: the top-level (English) lists".to_string(),
+        }];
+        reasons.push(format!(
             "gate {}: {broad_mentions} broad mention(s) (>= {} needed), {strong_mentions} strong \
              (>= {} needed)",
             if gate { "passed" } else { "failed" },
             k.min_target_mentions,
             k.min_strong_mentions
-        )];
+        ));
         reasons.extend(score::reasons(&evidence, &parts, k.min_article_words));
         let reason = if !gate {
             format!(
@@ -341,6 +363,7 @@ impl Judge<'_> {
             )
         };
         Relevance {
+            vocabulary,
             strong_mentions,
             broad_mentions,
             strong_terms: self.vocab.strong.tally(strong_counts),

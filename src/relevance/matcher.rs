@@ -2,6 +2,7 @@
 //! following the matching rules in the module doc of [`super`].
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use regex::Regex;
 
@@ -29,11 +30,14 @@ fn alternation(terms: &[String]) -> (Vec<&String>, Option<String>) {
 /// [`Matcher::check`] need not compile it.
 const ALWAYS_COMPILES: usize = 32 * 1024;
 
-/// A compiled vocabulary.
+/// A vocabulary, compiled on its first use (an `ambiguous` group's context
+/// words only when a page mentions one of its terms).
 #[derive(Debug, Clone)]
 pub(super) struct Matcher {
-    /// `None` when the vocabulary is empty.
-    regex: Option<Regex>,
+    /// The alternation, `None` when the vocabulary is empty.
+    pattern: Option<String>,
+    /// The compiled alternation (`None` inside: empty, or not compiled).
+    regex: OnceLock<Option<Regex>>,
     /// Term for capture group `i + 1`.
     terms: Vec<String>,
 }
@@ -44,14 +48,9 @@ impl Matcher {
     /// matches nothing, with an error logged.
     pub(super) fn new(terms: &[String]) -> Matcher {
         let (sorted, pattern) = alternation(terms);
-        let regex = pattern.and_then(|p| {
-            Regex::new(&p).map_err(
-                |e| tracing::error!(error = %e, "keyword list not compiled: it matches nothing"),
-            )
-            .ok()
-        });
         Matcher {
-            regex,
+            pattern,
+            regex: OnceLock::new(),
             terms: sorted.into_iter().cloned().collect(),
         }
     }
@@ -66,6 +65,19 @@ impl Matcher {
         }
     }
 
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| {
+                let p = self.pattern.as_deref()?;
+                Regex::new(p)
+                    .map_err(|e| {
+                        tracing::error!(error = %e, "keyword list not compiled: it matches nothing")
+                    })
+                    .ok()
+            })
+            .as_ref()
+    }
+
     /// The terms, in the order [`Matcher::each`] numbers them.
     pub(super) fn terms(&self) -> &[String] {
         &self.terms
@@ -73,7 +85,7 @@ impl Matcher {
 
     /// Every match as (start, end, term index), in order.
     pub(super) fn each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
-        let Some(regex) = &self.regex else { return };
+        let Some(regex) = self.regex() else { return };
         for caps in regex.captures_iter(text) {
             if let Some(i) = (1..caps.len()).find(|&i| caps.get(i).is_some())
                 && let Some(m) = caps.get(0)
@@ -96,13 +108,12 @@ impl Matcher {
     /// Matches in `text`, without finding which term each is (no captures, so
     /// much cheaper than [`Matcher::count`], and always the same total).
     pub(super) fn total(&self, text: &str) -> u32 {
-        self.regex
-            .as_ref()
+        self.regex()
             .map_or(0, |r| r.find_iter(text).count() as u32)
     }
 
     pub(super) fn any(&self, text: &str) -> bool {
-        self.regex.as_ref().is_some_and(|r| r.is_match(text))
+        self.regex().is_some_and(|r| r.is_match(text))
     }
 
     pub(super) fn tally(&self, counts: HashMap<usize, u32>) -> Vec<TermCount> {

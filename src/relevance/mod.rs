@@ -315,8 +315,8 @@ impl Judge<'_> {
         let body_strong = self.vocab.strong.count(text, &mut strong_counts);
         let strong_mentions = title_strong + body_strong;
         let mut broad_counts = HashMap::new();
-        let broad_mentions =
-            self.vocab.broad.count(title, &mut broad_counts) + self.vocab.broad.count(text, &mut broad_counts);
+        let broad_mentions = self.vocab.broad.count(title, &mut broad_counts)
+            + self.vocab.broad.count(text, &mut broad_counts);
         let strong_in_title_or_lede = title_strong > 0 || self.vocab.strong.any(lede(text));
         let words = word_count(text);
         let density = if words == 0 {
@@ -562,7 +562,15 @@ mod tests {
     #[test]
     fn stems_and_scripts_without_spaces() {
         let r = rule(
-            &["sprachmodell*", "künstliche* intelligenz", "KI", "人工智能", "生成AI", "AI", "언어 모델"],
+            &[
+                "sprachmodell*",
+                "künstliche* intelligenz",
+                "KI",
+                "人工智能",
+                "生成AI",
+                "AI",
+                "언어 모델",
+            ],
             &[],
         );
         let table: &[(&str, u32)] = &[

@@ -115,7 +115,11 @@ fn the_multilingual_set_meets_precision_and_recall_in_every_language() {
         langs.len(),
         errors.join("\n")
     );
-    assert!(precision >= 0.9, "precision {precision}\n{}", errors.join("\n"));
+    assert!(
+        precision >= 0.9,
+        "precision {precision}\n{}",
+        errors.join("\n")
+    );
     assert!(recall >= 0.9, "recall {recall}\n{}", errors.join("\n"));
 }
 
@@ -139,22 +143,38 @@ fn a_second_language_rejects_its_other_topics_and_keeps_its_ai_stories() {
         let ai = find(lang, "ai", true);
         let other = find(lang, "other", false);
         let page = extract(ai, &rule);
-        assert!(page.relevance.relevant, "{lang}: {:?}", page.relevance.reasons);
+        assert!(
+            page.relevance.relevant,
+            "{lang}: {:?}",
+            page.relevance.reasons
+        );
         assert!(
             !extract(ai, &english_only).relevance.relevant,
             "{lang}: the English lists alone should not keep {}",
             ai.title
         );
         let page = extract(other, &rule);
-        assert!(!page.relevance.relevant, "{lang}: {:?}", page.relevance.reasons);
-        assert!(page.relevance.strong_mentions <= 1, "{lang}: {:?}", page.relevance.strong_terms);
+        assert!(
+            !page.relevance.relevant,
+            "{lang}: {:?}",
+            page.relevance.reasons
+        );
+        assert!(
+            page.relevance.strong_mentions <= 1,
+            "{lang}: {:?}",
+            page.relevance.strong_terms
+        );
     }
     // The letters mean something else (Amnesty International, artificial
     // insemination): the gate passes on them, the score turns the page down.
     for lang in ["de", "fr", "pt"] {
         let page = extract(find(lang, "acronym", false), &rule);
         assert!(page.relevance.strong_mentions >= 3, "{lang}");
-        assert!(!page.relevance.relevant, "{lang}: {:?}", page.relevance.reasons);
+        assert!(
+            !page.relevance.relevant,
+            "{lang}: {:?}",
+            page.relevance.reasons
+        );
         assert!(
             page.relevance.evidence.unconfirmed_mentions >= 2,
             "{lang}: {:?}",
@@ -168,26 +188,45 @@ fn a_second_language_rejects_its_other_topics_and_keeps_its_ai_stories() {
 #[test]
 fn a_record_without_a_listed_language_falls_back_to_english() {
     let rule = Rule::new(&shipped());
-    let de = pages().into_iter().find(|p| p.lang == "de" && p.about).unwrap();
+    let de = pages()
+        .into_iter()
+        .find(|p| p.lang == "de" && p.about)
+        .unwrap();
     let none = rule.judge(None).evaluate(&de.title, &de.text);
     let sv = rule.judge(Some("sv")).evaluate(&de.title, &de.text);
     let english = rule.evaluate(&de.title, &de.text);
     assert_eq!(none, english);
     assert_eq!(sv, english);
-    assert!(rule.judge(Some("de")).evaluate(&de.title, &de.text).relevant);
+    assert!(
+        rule.judge(Some("de"))
+            .evaluate(&de.title, &de.text)
+            .relevant
+    );
 }
 
 #[test]
 fn language_keys_are_checked_and_errors_name_the_line() {
     let cases = [
-        ("keywords:\n  languages:\n    german:\n      targets: [KI]\n", "german", '3'),
-        ("keywords:\n  languages:\n    en:\n      targets: [AI]\n", "`en`", '3'),
+        (
+            "keywords:\n  languages:\n    german:\n      targets: [KI]\n",
+            "german",
+            '3',
+        ),
+        (
+            "keywords:\n  languages:\n    en:\n      targets: [AI]\n",
+            "`en`",
+            '3',
+        ),
         (
             "keywords:\n  languages:\n    de:\n      targets: [KI]\n      strong: [KI]\n",
             "strong",
             '5',
         ),
-        ("keywords:\n  languages:\n    de:\n      targets: KI\n", "targets", '4'),
+        (
+            "keywords:\n  languages:\n    de:\n      targets: KI\n",
+            "targets",
+            '4',
+        ),
     ];
     for (text, what, line) in cases {
         let err = Config::parse(text, Path::new("c.yml"))

@@ -108,8 +108,7 @@ impl Matcher {
     /// Matches in `text`, without finding which term each is (no captures, so
     /// much cheaper than [`Matcher::count`], and always the same total).
     pub(super) fn total(&self, text: &str) -> u32 {
-        self.regex()
-            .map_or(0, |r| r.find_iter(text).count() as u32)
+        self.regex().map_or(0, |r| r.find_iter(text).count() as u32)
     }
 
     pub(super) fn any(&self, text: &str) -> bool {

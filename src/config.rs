@@ -6,6 +6,7 @@
 //! shipped `config.yml`. Command-line flags are merged over the file by
 //! [`Config::apply_overrides`]; nothing below the CLI knows about clap.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -67,6 +68,46 @@ pub struct Keywords {
     pub min_article_words: u32,
     /// How the score's parts are weighed.
     pub score: ScoreWeights,
+    /// Vocabularies of other languages, by ISO 639-1 code: a page whose `lang`
+    /// is listed is judged with that language's `targets`, `strong_targets`
+    /// and `ambiguous` instead of the lists above, which are English's and the
+    /// fallback for every other page (and for a record without `lang`). The
+    /// thresholds and weights above hold for every language.
+    pub languages: BTreeMap<LangCode, Vocabulary>,
+}
+
+/// One language's topic vocabulary (`keywords.languages.<code>`), with the
+/// same meaning and matching rules as the English lists of [`Keywords`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Vocabulary {
+    pub targets: Vec<String>,
+    pub strong_targets: Vec<String>,
+    pub ambiguous: Vec<Ambiguous>,
+}
+
+/// A `keywords.languages` key: an ISO 639-1 code (two lower-case letters,
+/// as records' `lang`), other than `en`, whose lists are the top-level ones.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct LangCode(pub String);
+
+impl<'de> Deserialize<'de> for LangCode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        if code.len() != 2 || !code.bytes().all(|b| b.is_ascii_lowercase()) {
+            return Err(serde::de::Error::custom(format!(
+                "keywords.languages: `{code}` is not an ISO 639-1 code (two lower-case letters, \
+                 such as de or zh)"
+            )));
+        }
+        if code == "en" {
+            return Err(serde::de::Error::custom(
+                "keywords.languages: `en` is the top-level targets, strong_targets and \
+                 ambiguous; list other languages here",
+            ));
+        }
+        Ok(LangCode(code))
+    }
 }
 
 /// Strong terms that also mean something else, and the words that, in the
@@ -150,21 +191,35 @@ impl Keywords {
                 "keywords.score: full_mentions, full_terms and full_spread must be above 0".into(),
             );
         }
-        for (i, a) in self.ambiguous.iter().enumerate() {
-            if a.terms.is_empty() || a.context.is_empty() {
-                return Err(format!(
-                    "keywords.ambiguous[{i}]: expected non-empty `terms` and `context` lists"
-                ));
-            }
-            if let Some(t) = a.terms.iter().find(|t| !self.strong_targets.contains(t)) {
-                return Err(format!(
-                    "keywords.ambiguous[{i}].terms: `{t}` is not in strong_targets (write it \
-                     exactly as it is there)"
-                ));
-            }
+        check_ambiguous("keywords", &self.strong_targets, &self.ambiguous)?;
+        for (code, v) in &self.languages {
+            check_ambiguous(
+                &format!("keywords.languages.{}", code.0),
+                &v.strong_targets,
+                &v.ambiguous,
+            )?;
         }
         Ok(())
     }
+}
+
+/// Each `ambiguous` group has terms and context words, and its terms are
+/// strong terms of the same vocabulary.
+fn check_ambiguous(prefix: &str, strong: &[String], ambiguous: &[Ambiguous]) -> Result<(), String> {
+    for (i, a) in ambiguous.iter().enumerate() {
+        if a.terms.is_empty() || a.context.is_empty() {
+            return Err(format!(
+                "{prefix}.ambiguous[{i}]: expected non-empty `terms` and `context` lists"
+            ));
+        }
+        if let Some(t) = a.terms.iter().find(|t| !strong.contains(t)) {
+            return Err(format!(
+                "{prefix}.ambiguous[{i}].terms: `{t}` is not in strong_targets (write it \
+                 exactly as it is there)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Default for Keywords {
@@ -181,6 +236,7 @@ impl Default for Keywords {
             min_relevance_score: 0.5,
             min_article_words: 120,
             score: ScoreWeights::default(),
+            languages: BTreeMap::new(),
         }
     }
 }

@@ -150,8 +150,9 @@ pub struct Keys<'a> {
     keywords: Vec<Checked>,
     #[serde(borrow)]
     fetched_at: Cow<'a, str>,
-    #[serde(default)]
-    lang: Option<Checked>,
+    /// The relevance rule judges a record in its own language.
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub lang: Option<Cow<'a, str>>,
     #[serde(default, borrow, deserialize_with = "opt_str")]
     pub canonical_url: Option<Cow<'a, str>>,
     #[serde(default)]

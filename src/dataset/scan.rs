@@ -223,7 +223,8 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
             let url = url_key(&row.url);
             let (relevant, score) = match rule {
                 Some(r) => {
-                    let (relevant, score) = r.verdict(&row.title, &row.text);
+                    let judge = r.judge(row.lang.as_deref());
+                    let (relevant, score) = judge.verdict(&row.title, &row.text);
                     (relevant, (score * 1000.0).round() as u16)
                 }
                 None => (true, NO_SCORE),

@@ -135,7 +135,9 @@ pub fn extract(
     let is_article = article_signal.is_some()
         && prose_ratio >= rule.keywords.min_prose_ratio
         && !text.is_empty();
-    let relevance = rule.evaluate(title.as_deref().unwrap_or(""), &text);
+    let relevance = rule
+        .judge(lang.as_deref())
+        .evaluate(title.as_deref().unwrap_or(""), &text);
     let keywords = relevance.keywords();
     Page {
         title,

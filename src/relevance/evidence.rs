@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::Rule;
+use super::Vocab;
 use super::prose::{self, PARAGRAPH_WORDS};
 
 /// The evidence the score is computed from.
@@ -74,7 +74,7 @@ struct Paragraph {
 /// An ambiguous group counts in the whole text ("one sense per discourse")
 /// when at least as many of its prose mentions have a context word in their
 /// paragraph as have none; otherwise only those with one count.
-pub(super) fn gather(rule: &Rule, title: &str, text: &str) -> Evidence {
+pub(super) fn gather(rule: &Vocab, title: &str, text: &str) -> Evidence {
     let mut mentions: Vec<Mention> = Vec::new();
     let mut paragraphs: Vec<Paragraph> = Vec::new();
     let mut texts: Vec<&str> = Vec::new();

@@ -2,14 +2,15 @@
 //! following the matching rules in the module doc of [`super`].
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use regex::Regex;
 
 use super::TermCount;
 
 /// The distinct non-empty terms, longest first, and their alternation
-/// compiled (`None` when there are none).
-fn compile(terms: &[String]) -> (Vec<&String>, Option<Result<Regex, regex::Error>>) {
+/// (`None` when there are none).
+fn alternation(terms: &[String]) -> (Vec<&String>, Option<String>) {
     let mut sorted: Vec<&String> = terms.iter().filter(|t| !t.trim().is_empty()).collect();
     sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     sorted.dedup();
@@ -20,15 +21,23 @@ fn compile(terms: &[String]) -> (Vec<&String>, Option<Result<Regex, regex::Error
         .iter()
         .map(|t| format!("({})", term_pattern(t)))
         .collect();
-    let regex = Regex::new(&alternation.join("|"));
-    (sorted, Some(regex))
+    (sorted, Some(alternation.join("|")))
 }
 
-/// A compiled vocabulary.
+/// Pattern bytes below which an alternation of escaped terms always compiles
+/// within the regex crate's default size limit (10 MB of program; a test
+/// holds the worst kind of pattern this size to it), so
+/// [`Matcher::check`] need not compile it.
+const ALWAYS_COMPILES: usize = 32 * 1024;
+
+/// A vocabulary, compiled on its first use (an `ambiguous` group's context
+/// words only when a page mentions one of its terms).
 #[derive(Debug, Clone)]
 pub(super) struct Matcher {
-    /// `None` when the vocabulary is empty.
-    regex: Option<Regex>,
+    /// The alternation, `None` when the vocabulary is empty.
+    pattern: Option<String>,
+    /// The compiled alternation (`None` inside: empty, or not compiled).
+    regex: OnceLock<Option<Regex>>,
     /// Term for capture group `i + 1`.
     terms: Vec<String>,
 }
@@ -38,23 +47,35 @@ impl Matcher {
     /// the config is loaded ([`Matcher::check`]); one built past that check
     /// matches nothing, with an error logged.
     pub(super) fn new(terms: &[String]) -> Matcher {
-        let (sorted, compiled) = compile(terms);
-        let regex = compiled.and_then(|r| {
-            r.map_err(
-                |e| tracing::error!(error = %e, "keyword list not compiled: it matches nothing"),
-            )
-            .ok()
-        });
+        let (sorted, pattern) = alternation(terms);
         Matcher {
-            regex,
+            pattern,
+            regex: OnceLock::new(),
             terms: sorted.into_iter().cloned().collect(),
         }
     }
 
     /// Whether `terms` compile; the error says why not (every piece is
-    /// escaped, so only a size limit can fail).
+    /// escaped, so only a size limit can fail). A pattern shorter than
+    /// [`ALWAYS_COMPILES`] is not compiled: checking a config stays cheap.
     pub(super) fn check(terms: &[String]) -> Result<(), regex::Error> {
-        compile(terms).1.transpose().map(|_| ())
+        match alternation(terms).1 {
+            Some(p) if p.len() >= ALWAYS_COMPILES => Regex::new(&p).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| {
+                let p = self.pattern.as_deref()?;
+                Regex::new(p)
+                    .map_err(|e| {
+                        tracing::error!(error = %e, "keyword list not compiled: it matches nothing")
+                    })
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The terms, in the order [`Matcher::each`] numbers them.
@@ -64,7 +85,7 @@ impl Matcher {
 
     /// Every match as (start, end, term index), in order.
     pub(super) fn each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
-        let Some(regex) = &self.regex else { return };
+        let Some(regex) = self.regex() else { return };
         for caps in regex.captures_iter(text) {
             if let Some(i) = (1..caps.len()).find(|&i| caps.get(i).is_some())
                 && let Some(m) = caps.get(0)
@@ -87,13 +108,11 @@ impl Matcher {
     /// Matches in `text`, without finding which term each is (no captures, so
     /// much cheaper than [`Matcher::count`], and always the same total).
     pub(super) fn total(&self, text: &str) -> u32 {
-        self.regex
-            .as_ref()
-            .map_or(0, |r| r.find_iter(text).count() as u32)
+        self.regex().map_or(0, |r| r.find_iter(text).count() as u32)
     }
 
     pub(super) fn any(&self, text: &str) -> bool {
-        self.regex.as_ref().is_some_and(|r| r.is_match(text))
+        self.regex().is_some_and(|r| r.is_match(text))
     }
 
     pub(super) fn tally(&self, counts: HashMap<usize, u32>) -> Vec<TermCount> {
@@ -122,9 +141,18 @@ fn term_pattern(term: &str) -> String {
         if i > 0 {
             pattern.push_str(r"[\s\-\u{2010}\u{2011}]+");
         }
-        pattern.push_str(&word_pattern(word));
+        match word.strip_suffix('*').filter(|w| !w.is_empty()) {
+            Some(stem) => {
+                pattern.push_str(&word_pattern(stem));
+                pattern.push_str(ANY_ENDING);
+            }
+            None => pattern.push_str(&word_pattern(word)),
+        }
     }
-    let plural_ok = last.is_some_and(|c| c.is_alphabetic());
+    if last == Some('*') {
+        return pattern;
+    }
+    let plural_ok = last.is_some_and(|c| c.is_ascii_alphabetic());
     let last_sensitive = words.last().is_some_and(|w| is_case_sensitive(w));
     if plural_ok {
         pattern.push_str(if last_sensitive {
@@ -138,6 +166,10 @@ fn term_pattern(term: &str) -> String {
     }
     pattern
 }
+
+/// What a word ending in `*` may continue with: any Latin letters, accented
+/// ones included (`Sprachmodell*` is also `Sprachmodelle`, `Sprachmodellen`).
+const ANY_ENDING: &str = r"[a-zA-Z\u{00C0}-\u{024F}]*";
 
 /// A word with a capital letter matches exactly or in all capitals; a
 /// lowercase word matches in any case. Hyphens match the Unicode hyphens too.
@@ -161,4 +193,31 @@ fn is_case_sensitive(word: &str) -> bool {
 
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The claim behind [`ALWAYS_COMPILES`]: a pattern just under it, made
+    /// of the costliest pieces (case-insensitive non-ASCII words, stems,
+    /// phrases), compiles.
+    #[test]
+    fn a_pattern_under_the_check_limit_compiles() {
+        let mut terms = Vec::new();
+        let mut n = 0;
+        loop {
+            terms.push(format!("größe{n}* künstliche* ÉTÉ{n} intelligenz{n}s"));
+            let len = alternation(&terms).1.map_or(0, |p| p.len());
+            if len >= ALWAYS_COMPILES {
+                terms.pop();
+                break;
+            }
+            n += 1;
+        }
+        let pattern = alternation(&terms).1.expect("terms");
+        assert!(pattern.len() > ALWAYS_COMPILES - 400, "{}", pattern.len());
+        assert!(Regex::new(&pattern).is_ok());
+        assert!(Matcher::check(&terms).is_ok());
+    }
 }

@@ -35,23 +35,63 @@ pub mod prose;
 mod score;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use crate::config::Keywords;
+use crate::config::{Ambiguous, Keywords};
 pub use evidence::Evidence;
 use matcher::Matcher;
 
-/// A compiled rule built once from `config.yml`'s `keywords`.
+/// A rule built once from `config.yml`'s `keywords`. Each language's
+/// vocabulary is compiled the first time a page in that language is judged
+/// (and English's the first time a page falls back to it), so a command that
+/// judges one page pays for one vocabulary.
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub keywords: Keywords,
+    /// The top-level lists: English, and the fallback.
+    fallback: OnceLock<Vocab>,
+    /// `keywords.languages`, in code order.
+    languages: Vec<(String, OnceLock<Vocab>)>,
+}
+
+/// One language's vocabulary, compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct Vocab {
     strong: Matcher,
     broad: Matcher,
     /// For each strong term (in `strong`'s order), its `ambiguous` group.
     ambiguous_group: Vec<Option<usize>>,
     /// For each `ambiguous` group, its context words.
     context: Vec<Matcher>,
+}
+
+impl Vocab {
+    fn new(targets: &[String], strong_targets: &[String], ambiguous: &[Ambiguous]) -> Vocab {
+        let strong = Matcher::new(strong_targets);
+        let ambiguous_group = strong
+            .terms()
+            .iter()
+            .map(|t| ambiguous.iter().position(|a| a.terms.contains(t)))
+            .collect();
+        let context = ambiguous.iter().map(|a| Matcher::new(&a.context)).collect();
+        Vocab {
+            broad: Matcher::new(targets),
+            strong,
+            ambiguous_group,
+            context,
+        }
+    }
+}
+
+/// The rule with the vocabulary of one language: what judges a page.
+#[derive(Debug, Clone, Copy)]
+pub struct Judge<'a> {
+    keywords: &'a Keywords,
+    vocab: &'a Vocab,
+    /// The `keywords.languages` code whose lists judge, `None` for the English lists.
+    listed: Option<&'a str>,
 }
 
 /// How often one term matched.
@@ -64,6 +104,9 @@ pub struct TermCount {
 /// The rule's verdict and the evidence for it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Relevance {
+    /// Whose lists judged: a `keywords.languages` code, or `en` for the
+    /// top-level lists (English, and the fallback).
+    pub vocabulary: String,
     /// Strong mentions in title and text, wherever they are.
     pub strong_mentions: u32,
     pub broad_mentions: u32,
@@ -87,18 +130,28 @@ pub struct Relevance {
     pub reasons: Vec<String>,
 }
 
-/// Words in a text: runs of letters or digits.
+/// Words in a text: runs of letters or digits, where every two characters of
+/// a script written without spaces (Chinese characters, Japanese kana; see
+/// [`prose::is_unspaced`]) count as one word (a Chinese word is one to two
+/// characters, a Japanese one two to three), so the word thresholds mean
+/// about the same length of story in every language.
 pub fn word_count(text: &str) -> usize {
     let mut n = 0;
+    let mut unspaced: usize = 0;
     let mut in_word = false;
     for c in text.chars() {
+        if prose::is_unspaced(c) {
+            unspaced += 1;
+            in_word = false;
+            continue;
+        }
         let w = c.is_alphanumeric();
         if w && !in_word {
             n += 1;
         }
         in_word = w;
     }
-    n
+    n + unspaced.div_ceil(2)
 }
 
 /// The first non-empty paragraph of the text (the old rule's lede).
@@ -110,23 +163,27 @@ pub fn lede(text: &str) -> &str {
 }
 
 /// Whether every keyword list compiles into its matcher: a list too large for
-/// one pattern is a config error rather than a rule that finds nothing.
+/// one pattern is a config error rather than a rule that finds nothing. Cheap
+/// for lists of ordinary size (see [`Matcher::check`]).
 pub fn check_keywords(keywords: &Keywords) -> Result<(), String> {
-    let lists = [
+    let mut lists = vec![
         ("keywords.targets".to_string(), &keywords.targets),
         (
             "keywords.strong_targets".to_string(),
             &keywords.strong_targets,
         ),
-    ]
-    .into_iter()
-    .chain(
-        keywords
-            .ambiguous
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (format!("keywords.ambiguous[{i}].context"), &a.context)),
-    );
+    ];
+    for (i, a) in keywords.ambiguous.iter().enumerate() {
+        lists.push((format!("keywords.ambiguous[{i}].context"), &a.context));
+    }
+    for (code, v) in &keywords.languages {
+        let prefix = format!("keywords.languages.{}", code.0);
+        lists.push((format!("{prefix}.targets"), &v.targets));
+        lists.push((format!("{prefix}.strong_targets"), &v.strong_targets));
+        for (i, a) in v.ambiguous.iter().enumerate() {
+            lists.push((format!("{prefix}.ambiguous[{i}].context"), &a.context));
+        }
+    }
     for (name, terms) in lists {
         Matcher::check(terms).map_err(|e| {
             format!(
@@ -139,32 +196,88 @@ pub fn check_keywords(keywords: &Keywords) -> Result<(), String> {
 }
 
 impl Rule {
+    /// The rule; nothing is compiled until a page is judged.
     pub fn new(keywords: &Keywords) -> Rule {
-        let strong = Matcher::new(&keywords.strong_targets);
-        let ambiguous_group = strong
-            .terms()
-            .iter()
-            .map(|t| keywords.ambiguous.iter().position(|a| a.terms.contains(t)))
-            .collect();
-        let context = keywords
-            .ambiguous
-            .iter()
-            .map(|a| Matcher::new(&a.context))
-            .collect();
         Rule {
             keywords: keywords.clone(),
-            broad: Matcher::new(&keywords.targets),
-            strong,
-            ambiguous_group,
-            context,
+            fallback: OnceLock::new(),
+            languages: keywords
+                .languages
+                .keys()
+                .map(|code| (code.0.clone(), OnceLock::new()))
+                .collect(),
         }
     }
 
+    /// The rule for a page whose `lang` (ISO 639-1) is `lang`: that
+    /// language's vocabulary when `keywords.languages` has one, otherwise
+    /// the English lists (also for `None`: a record without `lang`).
+    pub fn judge(&self, lang: Option<&str>) -> Judge<'_> {
+        let k = &self.keywords;
+        let listed = lang.and_then(|l| {
+            let i = self
+                .languages
+                .binary_search_by(|(code, _)| code.as_str().cmp(l))
+                .ok()?;
+            let v = &k.languages.iter().nth(i)?.1;
+            let (code, cell) = &self.languages[i];
+            let vocab =
+                cell.get_or_init(|| Vocab::new(&v.targets, &v.strong_targets, &v.ambiguous));
+            Some((code.as_str(), vocab))
+        });
+        match listed {
+            Some((code, vocab)) => Judge {
+                keywords: k,
+                vocab,
+                listed: Some(code),
+            },
+            None => Judge {
+                keywords: k,
+                vocab: self.english(),
+                listed: None,
+            },
+        }
+    }
+
+    fn english(&self) -> &Vocab {
+        let k = &self.keywords;
+        self.fallback
+            .get_or_init(|| Vocab::new(&k.targets, &k.strong_targets, &k.ambiguous))
+    }
+
+    /// [`Judge::is_relevant`] with the English lists.
+    pub fn is_relevant(&self, title: &str, text: &str) -> bool {
+        self.judge(None).is_relevant(title, text)
+    }
+
+    /// [`Judge::verdict`] with the English lists.
+    pub fn verdict(&self, title: &str, text: &str) -> (bool, f64) {
+        self.judge(None).verdict(title, text)
+    }
+
+    /// [`Judge::score`] with the English lists.
+    pub fn score(&self, title: &str, text: &str) -> f64 {
+        self.judge(None).score(title, text)
+    }
+
+    /// [`Judge::evaluate`] with the English lists.
+    pub fn evaluate(&self, title: &str, text: &str) -> Relevance {
+        self.judge(None).evaluate(title, text)
+    }
+
+    /// [`Judge::hint`] with the English lists (a string seen before its
+    /// page is fetched has no language of its own).
+    pub fn hint(&self, text: &str) -> f64 {
+        self.judge(None).hint(text)
+    }
+}
+
+impl Judge<'_> {
     /// The two-tier gate on raw counts (cheap: no captures).
     fn gate(&self, title: &str, text: &str) -> (bool, u32, u32) {
-        let k = &self.keywords;
-        let broad = self.broad.total(title) + self.broad.total(text);
-        let strong = self.strong.total(title) + self.strong.total(text);
+        let k = self.keywords;
+        let broad = self.vocab.broad.total(title) + self.vocab.broad.total(text);
+        let strong = self.vocab.strong.total(title) + self.vocab.strong.total(text);
         (
             broad >= k.min_target_mentions && strong >= k.min_strong_mentions,
             broad,
@@ -189,22 +302,22 @@ impl Rule {
 
     /// The `relevance_score` alone, rounded to 3 decimals.
     pub fn score(&self, title: &str, text: &str) -> f64 {
-        let ev = evidence::gather(self, title, text);
-        let k = &self.keywords;
+        let ev = evidence::gather(self.vocab, title, text);
+        let k = self.keywords;
         round3(score::parts(&ev, &k.score, k.min_article_words).value(&k.score))
     }
 
     /// Evaluate the rule on a title and a text whose paragraphs are separated by `\n`.
     pub fn evaluate(&self, title: &str, text: &str) -> Relevance {
-        let k = &self.keywords;
+        let k = self.keywords;
         let mut strong_counts = HashMap::new();
-        let title_strong = self.strong.count(title, &mut strong_counts);
-        let body_strong = self.strong.count(text, &mut strong_counts);
+        let title_strong = self.vocab.strong.count(title, &mut strong_counts);
+        let body_strong = self.vocab.strong.count(text, &mut strong_counts);
         let strong_mentions = title_strong + body_strong;
         let mut broad_counts = HashMap::new();
-        let broad_mentions =
-            self.broad.count(title, &mut broad_counts) + self.broad.count(text, &mut broad_counts);
-        let strong_in_title_or_lede = title_strong > 0 || self.strong.any(lede(text));
+        let broad_mentions = self.vocab.broad.count(title, &mut broad_counts)
+            + self.vocab.broad.count(text, &mut broad_counts);
+        let strong_in_title_or_lede = title_strong > 0 || self.vocab.strong.any(lede(text));
         let words = word_count(text);
         let density = if words == 0 {
             0.0
@@ -213,17 +326,22 @@ impl Rule {
         };
         let gate =
             broad_mentions >= k.min_target_mentions && strong_mentions >= k.min_strong_mentions;
-        let evidence = evidence::gather(self, title, text);
+        let evidence = evidence::gather(self.vocab, title, text);
         let parts = score::parts(&evidence, &k.score, k.min_article_words);
         let score = round3(parts.value(&k.score));
         let relevant = gate && score >= k.min_relevance_score;
-        let mut reasons = vec![format!(
+        let vocabulary = self.listed.unwrap_or("en").to_string();
+        let mut reasons = vec![match self.listed {
+            Some(code) => format!("vocabulary: keywords.languages.{code}"),
+            None => "vocabulary: the top-level (English) lists".to_string(),
+        }];
+        reasons.push(format!(
             "gate {}: {broad_mentions} broad mention(s) (>= {} needed), {strong_mentions} strong \
              (>= {} needed)",
             if gate { "passed" } else { "failed" },
             k.min_target_mentions,
             k.min_strong_mentions
-        )];
+        ));
         reasons.extend(score::reasons(&evidence, &parts, k.min_article_words));
         let reason = if !gate {
             format!(
@@ -245,10 +363,11 @@ impl Rule {
             )
         };
         Relevance {
+            vocabulary,
             strong_mentions,
             broad_mentions,
-            strong_terms: self.strong.tally(strong_counts),
-            broad_terms: self.broad.tally(broad_counts),
+            strong_terms: self.vocab.strong.tally(strong_counts),
+            broad_terms: self.vocab.broad.tally(broad_counts),
             strong_in_title_or_lede,
             density,
             gate,
@@ -272,14 +391,14 @@ impl Rule {
     pub fn hint(&self, text: &str) -> f64 {
         let weigh = |t: &str| {
             let mut w = 0.0;
-            self.strong.each(t, |_, _, i| {
-                w += if self.ambiguous_group[i].is_some() {
+            self.vocab.strong.each(t, |_, _, i| {
+                w += if self.vocab.ambiguous_group[i].is_some() {
                     0.5
                 } else {
                     1.0
                 };
             });
-            w + f64::from(self.broad.total(t)) / 3.0
+            w + f64::from(self.vocab.broad.total(t)) / 3.0
         };
         let mut weight = weigh(text);
         if !text.chars().any(char::is_uppercase) {
@@ -434,6 +553,37 @@ mod tests {
             ("GenAI", 1),
             ("MAIN DISH", 0),
             ("agentic workflows", 1),
+        ];
+        for (text, want) in table {
+            assert_eq!(count(&r, text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn stems_and_scripts_without_spaces() {
+        let r = rule(
+            &[
+                "sprachmodell*",
+                "künstliche* intelligenz",
+                "KI",
+                "人工智能",
+                "生成AI",
+                "AI",
+                "언어 모델",
+            ],
+            &[],
+        );
+        let table: &[(&str, u32)] = &[
+            ("Das Sprachmodell und die Sprachmodelle", 2),
+            ("großen Sprachmodellen", 1),
+            ("Künstlicher Intelligenz", 1),
+            ("künstlichen Intelligenz", 1),
+            ("KI-Modelle", 1),
+            ("Kiel", 0),
+            ("他说人工智能正在改变教育。", 1),
+            ("生成AIの活用", 1),
+            ("AI芯片和OpenAI", 1),
+            ("새로운 언어 모델을 공개", 1),
         ];
         for (text, want) in table {
             assert_eq!(count(&r, text), *want, "{text:?}");

@@ -25,6 +25,7 @@ mod outage;
 mod partition;
 mod partition_daily;
 mod relevance;
+mod relevance_ml;
 mod store;
 mod web;
 mod web_bot_auth;

@@ -480,6 +480,9 @@ pub struct Traps {
     /// in the path folded, any query: calendars, faceted search). Feed and
     /// sitemap entries and seeds are not counted.
     pub max_urls_per_pattern: u32,
+    /// Most date pages (calendar days, archive months) found by links on
+    /// date pages of the same host and pattern in one run.
+    pub max_date_steps: u32,
 }
 
 impl Default for Traps {
@@ -490,6 +493,7 @@ impl Default for Traps {
             max_query_params: r.max_query_params,
             max_segment_repeats: r.max_segment_repeats,
             max_urls_per_pattern: r.max_urls_per_pattern,
+            max_date_steps: r.max_date_steps,
         }
     }
 }
@@ -501,6 +505,7 @@ impl Traps {
             max_query_params: self.max_query_params,
             max_segment_repeats: self.max_segment_repeats,
             max_urls_per_pattern: self.max_urls_per_pattern,
+            max_date_steps: self.max_date_steps,
         }
     }
 }

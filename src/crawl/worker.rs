@@ -86,6 +86,9 @@ pub enum Body {
     NotModified,
     /// A non-2xx status (the body is not read further).
     Status(u16),
+    /// A bot challenge or `402 Payment Required` (`net::turned`): never
+    /// stored, its links never followed.
+    Turned(crate::net::turned::Turned),
 }
 
 /// The response's metadata the engine needs, without the body.
@@ -195,6 +198,10 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
     };
     if resp.status == 304 {
         return (meta, Body::NotModified);
+    }
+    if let Some(t) = crate::net::turned::classify(resp.status, &resp.headers, &resp.body) {
+        tracing::debug!(url = %resp.url, status = resp.status, what = %t.describe(), "turned away");
+        return (meta, Body::Turned(t));
     }
     if !(200..300).contains(&resp.status) {
         return (meta, Body::Status(resp.status));

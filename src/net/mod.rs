@@ -20,6 +20,7 @@ mod headers;
 mod polite;
 mod robots;
 mod tdmrep;
+pub mod turned;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -125,11 +125,17 @@ pub enum FailureClass {
     Body,
     Scheme,
     PrivateAddress,
+    /// A bot challenge answered instead of the page (a CDN's wall, a
+    /// JavaScript interstitial: `net::turned`). Not stored, links not followed.
+    Challenge,
+    /// `402 Payment Required`: the publisher asks to be paid for crawling
+    /// (it reserves its content, like an AI-use signal; not transient).
+    PaymentRequired,
 }
 
 impl FailureClass {
     /// Every class, for reading the names back.
-    pub const ALL: [FailureClass; 15] = [
+    pub const ALL: [FailureClass; 17] = [
         FailureClass::Budget,
         FailureClass::Rested,
         FailureClass::Robots,
@@ -145,6 +151,8 @@ impl FailureClass {
         FailureClass::Body,
         FailureClass::Scheme,
         FailureClass::PrivateAddress,
+        FailureClass::Challenge,
+        FailureClass::PaymentRequired,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -164,6 +172,8 @@ impl FailureClass {
             FailureClass::Body => "body",
             FailureClass::Scheme => "scheme",
             FailureClass::PrivateAddress => "private_address",
+            FailureClass::Challenge => "challenge",
+            FailureClass::PaymentRequired => "payment_required",
         }
     }
 

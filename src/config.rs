@@ -446,6 +446,9 @@ pub struct Crawl {
     /// Most body bytes held in memory by all fetches together (decoded
     /// buffers until parsed); a fetch past it waits for room. 0 = no budget.
     pub max_body_bytes_in_flight: u64,
+    /// Pages and listings parsed at once (parsing takes a few times a
+    /// page's size; the parser's own caps bound each one).
+    pub parse_concurrency: usize,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
     pub max_redirects: usize,
@@ -543,6 +546,7 @@ impl Default for Crawl {
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
             max_body_bytes_in_flight: 32 << 20,
+            parse_concurrency: 2,
             max_robots_bytes: 512 << 10,
             max_redirects: 5,
             connect_timeout: Span::secs(10),
@@ -665,6 +669,9 @@ impl Config {
         let c = &self.crawl;
         if c.concurrency == 0 {
             return Err("crawl.concurrency: expected at least 1".into());
+        }
+        if c.parse_concurrency == 0 {
+            return Err("crawl.parse_concurrency: expected at least 1".into());
         }
         if c.per_host_concurrency == 0 {
             return Err("crawl.per_host_concurrency: expected at least 1".into());

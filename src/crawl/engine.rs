@@ -281,6 +281,16 @@ impl Engine {
         }));
     }
 
+    /// A parsing limit cut a page or listing: counted for the host, logged.
+    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
+        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
+        self.host(host).capped(cause.as_str());
+        self.log.emit(Event::Capped(event::Capped {
+            url: url.as_str().chars().take(300).collect(),
+            cause,
+        }));
+    }
+
     /// Queue the configured seeds (at the start, on reseed and on resume).
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {

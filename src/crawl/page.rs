@@ -19,6 +19,9 @@ impl Engine {
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let relevant = page.relevance.relevant;
         self.host(&job.host).page(page.is_article, relevant);
+        for cause in &page.cuts {
+            self.capped(&job.host, &meta.url, *cause);
+        }
         // Links first: follow them unless the page is older than the cut-off.
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.

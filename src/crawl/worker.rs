@@ -32,6 +32,9 @@ pub struct Ctx {
     pub partition: crate::partition::Partition,
     pub today: NaiveDate,
     pub limits: Limits,
+    /// Parses allowed at once (`crawl.parse_concurrency`): a body waits here,
+    /// holding its lease on the body budget, until a parse slot is free.
+    pub parses: tokio::sync::Semaphore,
     /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
     pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
 }
@@ -211,6 +214,8 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         (Some(k), _) => k,
         (None, k) => k,
     };
+    // Never closed, so `acquire` only fails if it were: then parse anyway.
+    let _slot = ctx.parses.acquire().await.ok();
     let ctx = ctx.clone();
     let body = tokio::task::spawn_blocking(move || match kind {
         Kind::Feed | Kind::Sitemap => {

@@ -4,13 +4,28 @@
 //! cheap to build, cheap to drop and walked without recursion (see
 //! [`Dom::descendants`]). Only what extraction reads is kept: element names,
 //! attributes and text.
+//!
+//! Memory is bounded whatever the page: the document is fed to the parser in
+//! chunks, and parsing stops (the tree keeps what came before) once the tree
+//! holds [`MAX_NODES`] nodes or [`MAX_TEXT_BYTES`] of text; [`Dom::cut`] says
+//! which cap cut.
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
+
+use crate::record::ParseCap;
+
+/// Most nodes in a tree (an article page has a few thousand; one node costs
+/// about 150 bytes plus its attributes).
+pub const MAX_NODES: usize = 100_000;
+/// Most text bytes in a tree (an article has tens of kilobytes).
+pub const MAX_TEXT_BYTES: usize = 2 << 20;
+/// Bytes fed to the parser between two looks at the caps.
+const CHUNK: usize = 32 << 10;
 
 /// Index of a node in [`Dom::nodes`]; the document is node 0.
 pub type NodeId = usize;
@@ -43,6 +58,8 @@ pub struct Node {
 #[derive(Debug)]
 pub struct Dom {
     pub nodes: Vec<Node>,
+    /// The cap that stopped the parse, if one did.
+    pub cut: Option<ParseCap>,
 }
 
 fn blank_name() -> QualName {
@@ -67,8 +84,32 @@ impl Dom {
     pub fn parse(html: &str) -> Dom {
         let sink = Sink {
             nodes: RefCell::new(vec![node(Kind::Document, blank_name(), vec![])]),
+            text_bytes: Cell::new(0),
         };
-        parse_document(sink, ParseOpts::default()).one(StrTendril::from(html))
+        let mut parser = parse_document(sink, ParseOpts::default());
+        let mut rest = html;
+        let mut cut = None;
+        while !rest.is_empty() {
+            let mut n = rest.len().min(CHUNK);
+            while !rest.is_char_boundary(n) {
+                n += 1;
+            }
+            parser.process(StrTendril::from(&rest[..n]));
+            rest = &rest[n..];
+            let sink = &parser.tokenizer.sink.sink;
+            if sink.nodes.borrow().len() >= MAX_NODES {
+                cut = Some(ParseCap::DomNodes);
+            } else if sink.text_bytes.get() >= MAX_TEXT_BYTES {
+                cut = Some(ParseCap::Text);
+            }
+            if cut.is_some() && !rest.is_empty() {
+                break;
+            }
+            cut = None;
+        }
+        let mut dom = parser.finish();
+        dom.cut = cut;
+        dom
     }
 
     /// Local element name (`""` for non-elements).
@@ -255,6 +296,8 @@ impl Iterator for Descendants<'_> {
 /// The html5ever tree sink that fills the arena.
 struct Sink {
     nodes: RefCell<Vec<Node>>,
+    /// Text bytes appended so far.
+    text_bytes: Cell<usize>,
 }
 
 impl Sink {
@@ -313,6 +356,7 @@ impl Sink {
 
     /// Append text to the node before which it lands, merging adjacent text.
     fn text_node(&self, text: StrTendril) -> NodeId {
+        self.text_bytes.set(self.text_bytes.get() + text.len());
         self.push(node(Kind::Text(text), blank_name(), vec![]))
     }
 }
@@ -325,6 +369,7 @@ impl TreeSink for Sink {
     fn finish(self) -> Dom {
         Dom {
             nodes: self.nodes.into_inner(),
+            cut: None,
         }
     }
 
@@ -362,6 +407,7 @@ impl TreeSink for Sink {
                         && let Kind::Text(existing) = &mut nodes[last].kind
                     {
                         existing.push_tendril(&t);
+                        self.text_bytes.set(self.text_bytes.get() + t.len());
                         return;
                     }
                 }
@@ -407,6 +453,7 @@ impl TreeSink for Sink {
                         && let Kind::Text(existing) = &mut nodes[prev].kind
                     {
                         existing.push_tendril(&t);
+                        self.text_bytes.set(self.text_bytes.get() + t.len());
                         return;
                     }
                 }

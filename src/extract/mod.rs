@@ -76,6 +76,9 @@ pub struct Page {
     pub charset: &'static str,
     /// Whether the nesting-depth guard had to flatten the page.
     pub depth_capped: bool,
+    /// Parsing limits that cut the page (depth, nodes, text, links), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<crate::record::ParseCap>,
 }
 
 /// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
@@ -98,6 +101,7 @@ pub fn extract(
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
+    let cuts = parse_cuts(prepared.capped, &dom, &m);
     let anchor = title::anchor(&dom, &m);
     let content = text::extract(&dom, anchor);
     let title = title::choose(&dom, &m, content.root);
@@ -154,7 +158,21 @@ pub fn extract(
         consent_meta: consent_meta(&m.metas),
         charset: encoding.name(),
         depth_capped: prepared.capped,
+        cuts,
     }
+}
+
+/// Which parsing limits cut the page.
+fn parse_cuts(depth: bool, dom: &dom::Dom, m: &meta::Meta) -> Vec<crate::record::ParseCap> {
+    use crate::record::ParseCap;
+    let mut cuts: Vec<ParseCap> = dom.cut.into_iter().collect();
+    if depth {
+        cuts.push(ParseCap::Depth);
+    }
+    if m.links_cut {
+        cuts.push(ParseCap::Links);
+    }
+    cuts
 }
 
 /// Longest page text (characters) that a JSON-LD `articleBody` may replace.

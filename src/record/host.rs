@@ -42,6 +42,10 @@ pub struct HostCounters {
     /// Articles not stored because the publisher reserves AI training
     /// (`ai_use_policy: respect`).
     pub withheld_ai_use: u64,
+    /// Pages and listings a parsing limit cut, by cause (`ParseCap`:
+    /// `dom_nodes`, `text`, `depth`, `links`, `listing_entries`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub caps: BTreeMap<String, u64>,
 }
 
 impl HostCounters {
@@ -97,6 +101,11 @@ impl HostCounters {
     /// A URL broke a trap rule and was not queued.
     pub fn trapped(&mut self) {
         self.traps += 1;
+    }
+
+    /// A parsing limit cut a page or listing.
+    pub fn capped(&mut self, cause: &str) {
+        *self.caps.entry(cause.to_string()).or_default() += 1;
     }
 }
 

@@ -189,6 +189,41 @@ impl fmt::Display for FailureClass {
     }
 }
 
+/// A parsing limit that cut a page or a listing (counted per host under
+/// `caps` in `last_run.json`, and logged as a `capped` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParseCap {
+    /// Elements nested deeper than the prepass allows were flattened.
+    Depth,
+    /// The tree reached its node cap: the rest of the page was not parsed.
+    DomNodes,
+    /// The page's text reached its cap: the rest of the page was not parsed.
+    Text,
+    /// More links than a page may give: the rest were not taken.
+    Links,
+    /// More entries than a feed or sitemap may give: the rest were not taken.
+    ListingEntries,
+}
+
+impl ParseCap {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParseCap::Depth => "depth",
+            ParseCap::DomNodes => "dom_nodes",
+            ParseCap::Text => "text",
+            ParseCap::Links => "links",
+            ParseCap::ListingEntries => "listing_entries",
+        }
+    }
+}
+
+impl fmt::Display for ParseCap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How robots.txt was read, in a word (health files, `scraper probe`): the
 /// summary of `net::RobotsOutcome`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

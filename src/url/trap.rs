@@ -264,16 +264,17 @@ impl PatternCount {
             if date.num_days_from_ce() > today.num_days_from_ce() + 1 {
                 return Some(Trap::FutureDate);
             }
+            // Paths compared without their queries: `?view=week` of a day
+            // page is a step of the same chain.
+            let own = pattern(url);
+            let own = own.trim_end_matches('?');
             let chain = date_page
                 && rules.max_date_steps > 0
                 && from.host_str() == url.host_str()
                 && url_date(from).is_some_and(|(_, page)| page)
-                && pattern(from) == pattern(url);
+                && pattern(from).trim_end_matches('?') == own;
             if chain {
-                let key = (
-                    host.to_string(),
-                    xxhash_rust::xxh3::xxh3_64(pattern(url).as_bytes()),
-                );
+                let key = (host.to_string(), xxhash_rust::xxh3::xxh3_64(own.as_bytes()));
                 let n = self.date_steps.entry(key).or_default();
                 if *n >= rules.max_date_steps {
                     return Some(Trap::DateChain);

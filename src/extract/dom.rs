@@ -533,4 +533,33 @@ mod tests {
         assert_eq!(dom.children(b).count(), 2);
         assert_eq!(dom.element_children(b).collect::<Vec<_>>(), [c]);
     }
+
+    #[test]
+    fn caps_cut_the_tree_and_say_so() {
+        let small = Dom::parse("<p>one</p><p>two</p>");
+        assert_eq!(small.cut, None);
+        // Half a million elements: cut near the node cap, the start kept.
+        let many = format!("<p>first</p>{}", "<span>a</span>".repeat(500_000));
+        let dom = Dom::parse(&many);
+        assert_eq!(dom.cut, Some(ParseCap::DomNodes));
+        assert!(dom.nodes.len() < MAX_NODES + CHUNK, "{}", dom.nodes.len());
+        let p = dom.find("p").expect("the start of the page is kept");
+        assert_eq!(dom.text(p), "first");
+        // One paragraph of 8 MB: cut near the text cap.
+        let long = format!("<p>{}</p>", "word ".repeat(1_600_000));
+        let dom = Dom::parse(&long);
+        assert_eq!(dom.cut, Some(ParseCap::Text));
+        let text: usize = dom
+            .nodes
+            .iter()
+            .map(|n| match &n.kind {
+                Kind::Text(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(text <= MAX_TEXT_BYTES + CHUNK, "{text}");
+        // A page just under the caps is parsed whole.
+        let fits = "<span>a</span>".repeat(MAX_NODES / 4);
+        assert_eq!(Dom::parse(&fits).cut, None);
+    }
 }

@@ -96,6 +96,8 @@ pub fn extract(
     let tld = url
         .and_then(|u| u.host_str())
         .and_then(|h| h.rsplit('.').next());
+    // Only what the prepass would keep is decoded (a body may be twice that).
+    let html = &html[..html.len().min(prepass::MAX_BYTES)];
     let (decoded, encoding) = charset::decode(html, charset, tld);
     let prepared = prepass::prepare(&decoded);
     drop(decoded);

@@ -187,8 +187,11 @@ fn run(crawl: &str) -> Measured {
         ),
     );
     let t = Instant::now();
+    // MEMORY_BENCH_WRAP runs the crawler under a tool (`heaptrack -o /tmp/h`).
+    let wrap = std::env::var("MEMORY_BENCH_WRAP").unwrap_or_default();
     let out = Command::new("/usr/bin/time")
         .arg("-v")
+        .args(wrap.split_whitespace())
         .arg(env!("CARGO_BIN_EXE_scraper"))
         .current_dir(ws.dir.path())
         .arg("--config")
@@ -231,6 +234,9 @@ fn run(crawl: &str) -> Measured {
         .flat_map(|m| m.values())
     {
         traps += h["traps"].as_u64().unwrap_or(0);
+        if let Some(n) = h["errors"]["panic"].as_u64() {
+            *caps.entry("(parser panics)".to_string()).or_default() += n;
+        }
         for (k, v) in h["caps"].as_object().into_iter().flatten() {
             *caps.entry(k.clone()).or_default() += v.as_u64().unwrap_or(0);
         }
@@ -266,6 +272,7 @@ fn main() {
     let m = run(&extra);
     if std::env::var_os("MEMORY_BENCH_ONLY_DEFAULTS").is_some() {
         show("the defaults", &m);
+        println!("news.test stored: {} of {ARTICLES}", m.news_stored);
         return;
     }
     let base = run(&format!(

@@ -19,9 +19,10 @@ use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
 
 use crate::record::ParseCap;
 
-/// Most nodes in a tree (an article page has a few thousand; one node costs
+/// Most nodes in a tree (an article page has a few thousand, a long
+/// encyclopedia page some 40,000; one node costs
 /// about 150 bytes plus its attributes).
-pub const MAX_NODES: usize = 100_000;
+pub const MAX_NODES: usize = 50_000;
 /// Most text bytes in a tree (an article has tens of kilobytes).
 pub const MAX_TEXT_BYTES: usize = 2 << 20;
 /// Bytes fed to the parser between two looks at the caps.

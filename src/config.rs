@@ -506,6 +506,9 @@ pub struct Crawl {
     /// Most body bytes held in memory by all fetches together (decoded
     /// buffers until parsed); a fetch past it waits for room. 0 = no budget.
     pub max_body_bytes_in_flight: u64,
+    /// Pages and listings parsed at once (parsing takes a few times a
+    /// page's size; the parser's own caps bound each one).
+    pub parse_concurrency: usize,
     /// Largest robots.txt read (RFC 9309 asks for at least 500 KiB).
     pub max_robots_bytes: u64,
     /// `/.well-known/tdmrep.json` (or its absence) answered this many days
@@ -572,6 +575,9 @@ pub struct Traps {
     /// in the path folded, any query: calendars, faceted search). Feed and
     /// sitemap entries and seeds are not counted.
     pub max_urls_per_pattern: u32,
+    /// Most date pages (calendar days, archive months) found by links on
+    /// date pages of the same host and pattern in one run.
+    pub max_date_steps: u32,
 }
 
 impl Default for Traps {
@@ -582,6 +588,7 @@ impl Default for Traps {
             max_query_params: r.max_query_params,
             max_segment_repeats: r.max_segment_repeats,
             max_urls_per_pattern: r.max_urls_per_pattern,
+            max_date_steps: r.max_date_steps,
         }
     }
 }
@@ -593,6 +600,7 @@ impl Traps {
             max_query_params: self.max_query_params,
             max_segment_repeats: self.max_segment_repeats,
             max_urls_per_pattern: self.max_urls_per_pattern,
+            max_date_steps: self.max_date_steps,
         }
     }
 }
@@ -631,6 +639,7 @@ impl Default for Crawl {
             max_raw_bytes: 8 << 20,
             max_body_bytes: 16 << 20,
             max_body_bytes_in_flight: 32 << 20,
+            parse_concurrency: 2,
             max_robots_bytes: 512 << 10,
             tdmrep_refresh_days: 7,
             max_redirects: 5,
@@ -763,6 +772,9 @@ impl Config {
         let c = &self.crawl;
         if c.concurrency == 0 {
             return Err("crawl.concurrency: expected at least 1".into());
+        }
+        if c.parse_concurrency == 0 {
+            return Err("crawl.parse_concurrency: expected at least 1".into());
         }
         if c.per_host_concurrency == 0 {
             return Err("crawl.per_host_concurrency: expected at least 1".into());

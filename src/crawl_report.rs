@@ -42,24 +42,26 @@ fn heading(end: &RunEnd) -> String {
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
     let mut out = String::from(
-        "| host | discovered | fetched | robots-denied | articles | relevant | stored | withheld: ai-use | 304 | errors | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n",
+        "| host | discovered | fetched | robots-denied | traps | articles | relevant | stored | withheld: ai-use | 304 | errors | caps | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n",
     );
+    let list = |m: &BTreeMap<String, u64>| {
+        if m.is_empty() {
+            return "-".to_string();
+        }
+        m.iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     for (host, h) in hosts {
-        let errors = if h.errors.is_empty() {
-            "-".to_string()
-        } else {
-            h.errors
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let (errors, caps) = (list(&h.errors), list(&h.caps));
         out.push_str(&format!(
-            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} |\n",
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} |\n",
             h.discovered,
             h.fetched,
             h.disallowed,
+            h.traps,
             h.articles,
             h.relevant,
             h.stored,
@@ -92,13 +94,16 @@ mod tests {
             ..Default::default()
         };
         a.errors.insert("timeout".into(), 2);
+        a.errors.insert("challenge".into(), 1);
+        a.traps = 4;
+        a.capped("dom_nodes");
         hosts.insert("a.test".to_string(), a);
         hosts.insert("b.test".to_string(), HostCounters::default());
         let md = markdown(&hosts);
         assert_eq!(md.lines().count(), 4);
         assert!(
             md.contains(
-                "| a.test | 0 | 3 | 0 | 0 | 0 | 1 | 0 | 0 | timeout: 2 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 |"
+                "| a.test | 0 | 3 | 0 | 4 | 0 | 0 | 1 | 0 | 0 | challenge: 1, timeout: 2 | dom_nodes: 1 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 |"
             ),
             "{md}"
         );

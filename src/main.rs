@@ -8,6 +8,7 @@ mod cli;
 mod crawl_report;
 mod extract_files;
 mod health_out;
+mod malloc;
 mod progress;
 mod report_out;
 
@@ -20,6 +21,7 @@ use cli::{Cli, Command};
 use scraper::config::{Config, Overrides};
 
 fn main() -> ExitCode {
+    malloc::tune();
     let cli = Cli::parse();
     init_logging();
     match run(cli) {

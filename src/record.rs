@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 
 pub use event::Event;
 pub use host::HostCounters;
-pub use outcome::{DateSource, FailureClass, Rejection, RobotsAccess, StopReason, TdmOutcome};
+pub use outcome::{
+    DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, StopReason, TdmOutcome,
+};
 pub use run::{RunHeader, Stopped};
 
 /// One stored article. Field order is the order in the JSON line.

@@ -5,7 +5,8 @@
 //!   removed from the query and from path parameters (`;jsessionid=...`),
 //!   the rest of the query sorted, `/index.html` collapsed, percent-encoding
 //!   normalised: unreserved characters decoded, hex upper-cased, and
-//!   double-encoded escapes (`%2520`) collapsed, so an encoding spiral is one URL).
+//!   double-encoded escapes (`%2520`) collapsed, so an encoding spiral is one URL;
+//!   a raw `%` that starts no escape written `%25`).
 //! * [`trap`]: general rules against crawler traps (length, parameters,
 //!   repeated segments, per-pattern caps).
 //! * [`seen_key`] / [`seen_hash`]: the seen-set identity, which also ignores
@@ -180,8 +181,9 @@ fn clean_path(path: &str) -> Option<String> {
 
 /// Percent-encoding in one canonical form: `%25` followed by an escape is
 /// collapsed (`%2520` -> `%20`, however deep), escapes of unreserved
-/// characters (letters, digits, `-._~`) are decoded and the rest upper-cased.
-/// `None` when `s` is already canonical.
+/// characters (letters, digits, `-._~`) are decoded and the rest upper-cased,
+/// and a raw `%` that starts no escape becomes `%25` (so `/100%` and
+/// `/100%25` are one URL). `None` when `s` is already canonical.
 pub fn normalize_escapes(s: &str) -> Option<String> {
     if !s.contains('%') {
         return None;
@@ -231,6 +233,10 @@ pub fn normalize_escapes(s: &str) -> Option<String> {
                 out.push(cur[i + 2].to_ascii_uppercase());
             }
             i += 3;
+        } else if cur[i] == b'%' {
+            // A raw `%` that starts no escape means a literal percent sign.
+            out.extend_from_slice(b"%25");
+            i += 1;
         } else {
             out.push(cur[i]);
             i += 1;
@@ -382,6 +388,10 @@ mod tests {
             ("https://ex.com/a%2520b", "https://ex.com/a%20b"),
             ("https://ex.com/a%25252520b", "https://ex.com/a%20b"),
             ("https://ex.com/100%25", "https://ex.com/100%25"),
+            ("https://ex.com/100%", "https://ex.com/100%25"),
+            ("https://ex.com/pct/%%", "https://ex.com/pct/%25%25"),
+            ("https://ex.com/a%zz", "https://ex.com/a%25zz"),
+            ("https://ex.com/s?q=5%", "https://ex.com/s?q=5%25"),
             ("https://ex.com/s?q=a%252Bb", "https://ex.com/s?q=a%2Bb"),
         ];
         for (input, want) in table {

@@ -113,7 +113,8 @@ async fn robots_allow(net: &Net, u: &Url, agent: &str) -> anyhow::Result<Option<
     Ok(robots.crawl_delay)
 }
 
-/// Fetch `u` (any content type, no validators); anything but a 2xx is an error.
+/// Fetch `u` (any content type, no validators); anything but a 2xx is an
+/// error, and so is a bot challenge or a `402 Payment Required`.
 async fn fetch(net: &Net, u: &Url) -> anyhow::Result<Response> {
     let req = Request {
         accept: Accept::Any,
@@ -124,6 +125,12 @@ async fn fetch(net: &Net, u: &Url) -> anyhow::Result<Response> {
         .fetch(u, &req, &|_: &Url| true)
         .await
         .map_err(|e| anyhow::anyhow!("{u}: {e}"))?;
+    if let Some(t) = crate::net::turned::classify(resp.status, &resp.headers, &resp.body) {
+        anyhow::bail!(
+            "{u}: turned away: {} (the crawler stores nothing from it)",
+            t.describe()
+        );
+    }
     if !(200..300).contains(&resp.status) {
         anyhow::bail!("{u}: the server answered HTTP {}", resp.status);
     }

@@ -18,6 +18,7 @@ use crate::config::{Config, Scope};
 use crate::frontier::{
     Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
 };
+use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
 use crate::record::{HostCounters, StopReason};
@@ -268,15 +269,14 @@ impl Engine {
         let host = url::host_key(url);
         if entry.origin != Origin::Seed {
             let rules = self.config.crawl.traps.rules();
+            let today = self.today;
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
                 let from =
                     from.filter(|_| matches!(entry.origin, Origin::Relevant | Origin::Other))?;
-                (!self
-                    .sets
+                self.sets
                     .patterns
-                    .admit(&host, url, from, rules.max_urls_per_pattern))
-                .then_some(Trap::PatternCap)
+                    .admit_link(&host, url, from, &rules, today)
             });
             if let Some(trap) = trap {
                 self.trapped(&host, url, hash, trap);
@@ -308,6 +308,16 @@ impl Engine {
             url: shown,
             kind: trap,
             url_bytes: url.as_str().len(),
+        }));
+    }
+
+    /// A parsing limit cut a page or listing: counted for the host, logged.
+    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
+        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
+        self.host(host).capped(cause.as_str());
+        self.log.emit(Event::Capped(event::Capped {
+            url: url.as_str().chars().take(300).collect(),
+            cause,
         }));
     }
 
@@ -910,6 +920,7 @@ impl Engine {
                     Outcome::Miss
                 })
             }
+            Body::Turned(t) => Some(self.turned_away(job, meta, t)),
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
                 self.counts.errors += 1;
@@ -958,6 +969,45 @@ impl Engine {
                     }
                 }
                 Some(if hit { Outcome::Hit } else { Outcome::Miss })
+            }
+        }
+    }
+
+    /// A bot challenge or a `402 Payment Required`: counted under its own
+    /// class and logged; never stored, its links never followed.
+    fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned) -> Outcome {
+        let class = t.class();
+        self.counts.errors += 1;
+        self.host(&job.host).failed(class.as_str());
+        self.log.emit(Event::Error(event::Failure {
+            url: job.url.to_string(),
+            class: class.to_string(),
+            error: t.describe(),
+        }));
+        tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
+        let listing_or_seed = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
+        match t {
+            Turned::Payment { .. } => {
+                // The publisher reserves the page (like an AI-use signal):
+                // not transient, asked again after `retry_failed_after_days`.
+                let seen = Seen {
+                    day: self.day,
+                    flags: Failure::PaymentRequired.flags(),
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.store.seen.record(url::seen_hash(&meta.url), seen);
+                Outcome::Miss
+            }
+            Turned::Challenge { .. } => {
+                // Not the page: tried again next run (the wall may be lifted,
+                // or the run made from another address); the source's cut-off stays.
+                if listing_or_seed {
+                    self.reach
+                        .trouble(&job.host, format!("{class} on {}", job.url));
+                } else {
+                    self.sets.kept.push(job.entry.clone());
+                }
+                Outcome::Error
             }
         }
     }

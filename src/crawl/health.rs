@@ -62,6 +62,12 @@ impl Tally {
                 match body {
                     Body::NotModified => (Answer::NotModified, job.entry.kind, None, moved),
                     Body::Status(code) => (Answer::status(*code), job.entry.kind, None, moved),
+                    Body::Turned(t) => {
+                        if let crate::net::turned::Turned::Payment { price: Some(p) } = t {
+                            s.price = Some(p.clone());
+                        }
+                        (Answer::Failed(t.class()), job.entry.kind, None, moved)
+                    }
                     Body::BadListing(_) => (Answer::BadListing, job.entry.kind, None, moved),
                     Body::Panicked(_) => (Answer::Panicked, job.entry.kind, None, moved),
                     Body::Listing(parsed) => {

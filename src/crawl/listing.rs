@@ -95,6 +95,9 @@ impl Engine {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
             self.host(&job.host).bad_listing();
+            if parsed.cut > 0 {
+                self.capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
+            }
             self.log.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
                 what: ListingWarning::ReadInPart {

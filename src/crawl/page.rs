@@ -21,6 +21,9 @@ impl Engine {
         self.host(&job.host).page(page.is_article, relevant);
         self.host(&job.host)
             .bad_content_usage(meta.signals.malformed);
+        for cause in &page.cuts {
+            self.capped(&job.host, &meta.url, *cause);
+        }
         // Links first: follow them unless the page is older than the cut-off.
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.

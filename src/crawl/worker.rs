@@ -32,6 +32,9 @@ pub struct Ctx {
     pub partition: crate::partition::Partition,
     pub today: NaiveDate,
     pub limits: Limits,
+    /// Parses allowed at once (`crawl.parse_concurrency`): a body waits here,
+    /// holding its lease on the body budget, until a parse slot is free.
+    pub parses: tokio::sync::Semaphore,
     /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
     pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
 }
@@ -86,6 +89,9 @@ pub enum Body {
     NotModified,
     /// A non-2xx status (the body is not read further).
     Status(u16),
+    /// A bot challenge or `402 Payment Required` (`net::turned`): never
+    /// stored, its links never followed.
+    Turned(crate::net::turned::Turned),
 }
 
 /// The response's metadata the engine needs, without the body.
@@ -196,6 +202,10 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
     if resp.status == 304 {
         return (meta, Body::NotModified);
     }
+    if let Some(t) = crate::net::turned::classify(resp.status, &resp.headers, &resp.body) {
+        tracing::debug!(url = %resp.url, status = resp.status, what = %t.describe(), "turned away");
+        return (meta, Body::Turned(t));
+    }
     if !(200..300).contains(&resp.status) {
         return (meta, Body::Status(resp.status));
     }
@@ -204,6 +214,8 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         (Some(k), _) => k,
         (None, k) => k,
     };
+    // Never closed, so `acquire` only fails if it were: then parse anyway.
+    let _slot = ctx.parses.acquire().await.ok();
     let ctx = ctx.clone();
     let body = tokio::task::spawn_blocking(move || match kind {
         Kind::Feed | Kind::Sitemap => {

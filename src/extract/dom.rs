@@ -4,13 +4,29 @@
 //! cheap to build, cheap to drop and walked without recursion (see
 //! [`Dom::descendants`]). Only what extraction reads is kept: element names,
 //! attributes and text.
+//!
+//! Memory is bounded whatever the page: the document is fed to the parser in
+//! chunks, and parsing stops (the tree keeps what came before) once the tree
+//! holds [`MAX_NODES`] nodes or [`MAX_TEXT_BYTES`] of text; [`Dom::cut`] says
+//! which cap cut.
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
+
+use crate::record::ParseCap;
+
+/// Most nodes in a tree (an article page has a few thousand, a long
+/// encyclopedia page some 40,000; one node costs
+/// about 150 bytes plus its attributes).
+pub const MAX_NODES: usize = 50_000;
+/// Most text bytes in a tree (an article has tens of kilobytes).
+pub const MAX_TEXT_BYTES: usize = 2 << 20;
+/// Bytes fed to the parser between two looks at the caps.
+const CHUNK: usize = 32 << 10;
 
 /// Index of a node in [`Dom::nodes`]; the document is node 0.
 pub type NodeId = usize;
@@ -43,6 +59,8 @@ pub struct Node {
 #[derive(Debug)]
 pub struct Dom {
     pub nodes: Vec<Node>,
+    /// The cap that stopped the parse, if one did.
+    pub cut: Option<ParseCap>,
 }
 
 fn blank_name() -> QualName {
@@ -67,8 +85,32 @@ impl Dom {
     pub fn parse(html: &str) -> Dom {
         let sink = Sink {
             nodes: RefCell::new(vec![node(Kind::Document, blank_name(), vec![])]),
+            text_bytes: Cell::new(0),
         };
-        parse_document(sink, ParseOpts::default()).one(StrTendril::from(html))
+        let mut parser = parse_document(sink, ParseOpts::default());
+        let mut rest = html;
+        let mut cut = None;
+        while !rest.is_empty() {
+            let mut n = rest.len().min(CHUNK);
+            while !rest.is_char_boundary(n) {
+                n += 1;
+            }
+            parser.process(StrTendril::from(&rest[..n]));
+            rest = &rest[n..];
+            let sink = &parser.tokenizer.sink.sink;
+            if sink.nodes.borrow().len() >= MAX_NODES {
+                cut = Some(ParseCap::DomNodes);
+            } else if sink.text_bytes.get() >= MAX_TEXT_BYTES {
+                cut = Some(ParseCap::Text);
+            }
+            if cut.is_some() && !rest.is_empty() {
+                break;
+            }
+            cut = None;
+        }
+        let mut dom = parser.finish();
+        dom.cut = cut;
+        dom
     }
 
     /// Local element name (`""` for non-elements).
@@ -255,6 +297,8 @@ impl Iterator for Descendants<'_> {
 /// The html5ever tree sink that fills the arena.
 struct Sink {
     nodes: RefCell<Vec<Node>>,
+    /// Text bytes appended so far.
+    text_bytes: Cell<usize>,
 }
 
 impl Sink {
@@ -313,6 +357,7 @@ impl Sink {
 
     /// Append text to the node before which it lands, merging adjacent text.
     fn text_node(&self, text: StrTendril) -> NodeId {
+        self.text_bytes.set(self.text_bytes.get() + text.len());
         self.push(node(Kind::Text(text), blank_name(), vec![]))
     }
 }
@@ -325,6 +370,7 @@ impl TreeSink for Sink {
     fn finish(self) -> Dom {
         Dom {
             nodes: self.nodes.into_inner(),
+            cut: None,
         }
     }
 
@@ -362,6 +408,7 @@ impl TreeSink for Sink {
                         && let Kind::Text(existing) = &mut nodes[last].kind
                     {
                         existing.push_tendril(&t);
+                        self.text_bytes.set(self.text_bytes.get() + t.len());
                         return;
                     }
                 }
@@ -407,6 +454,7 @@ impl TreeSink for Sink {
                         && let Kind::Text(existing) = &mut nodes[prev].kind
                     {
                         existing.push_tendril(&t);
+                        self.text_bytes.set(self.text_bytes.get() + t.len());
                         return;
                     }
                 }
@@ -485,5 +533,34 @@ mod tests {
         assert_eq!(tags(dom.element_children(c).collect()), ["i"]);
         assert_eq!(dom.children(b).count(), 2);
         assert_eq!(dom.element_children(b).collect::<Vec<_>>(), [c]);
+    }
+
+    #[test]
+    fn caps_cut_the_tree_and_say_so() {
+        let small = Dom::parse("<p>one</p><p>two</p>");
+        assert_eq!(small.cut, None);
+        // Half a million elements: cut near the node cap, the start kept.
+        let many = format!("<p>first</p>{}", "<span>a</span>".repeat(500_000));
+        let dom = Dom::parse(&many);
+        assert_eq!(dom.cut, Some(ParseCap::DomNodes));
+        assert!(dom.nodes.len() < MAX_NODES + CHUNK, "{}", dom.nodes.len());
+        let p = dom.find("p").expect("the start of the page is kept");
+        assert_eq!(dom.text(p), "first");
+        // One paragraph of 8 MB: cut near the text cap.
+        let long = format!("<p>{}</p>", "word ".repeat(1_600_000));
+        let dom = Dom::parse(&long);
+        assert_eq!(dom.cut, Some(ParseCap::Text));
+        let text: usize = dom
+            .nodes
+            .iter()
+            .map(|n| match &n.kind {
+                Kind::Text(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(text <= MAX_TEXT_BYTES + CHUNK, "{text}");
+        // A page just under the caps is parsed whole.
+        let fits = "<span>a</span>".repeat(MAX_NODES / 4);
+        assert_eq!(Dom::parse(&fits).cut, None);
     }
 }

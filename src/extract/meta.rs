@@ -23,6 +23,8 @@ pub struct Meta {
     /// text among its anchors, else its `title` or `aria-label`), at most
     /// [`MAX_ANCHOR_CHARS`] characters.
     pub anchors: Vec<String>,
+    /// More than [`MAX_LINKS`] distinct links: the rest were not taken.
+    pub links_cut: bool,
     pub robots: Vec<String>,
     /// `<time>` elements: (node, datetime attribute or text, marked as publication time).
     pub times: Vec<(NodeId, String, bool)>,
@@ -62,6 +64,8 @@ pub fn is_article(v: &Value) -> bool {
 
 /// Longest anchor text kept for a link.
 pub const MAX_ANCHOR_CHARS: usize = 200;
+/// Most distinct links taken from one page (a news home page has a few hundred).
+pub const MAX_LINKS: usize = 2_000;
 
 /// The text a link shows (or says it leads to), for ranking it before a fetch.
 fn anchor_text(dom: &Dom, id: NodeId) -> String {
@@ -139,6 +143,7 @@ pub fn gather(dom: &Dom, base: Option<&Url>, jsonld: &[String]) -> Meta {
                                 m.anchors[i] = anchor_text(dom, id);
                             }
                         }
+                        None if m.links.len() >= MAX_LINKS => m.links_cut = true,
                         None => {
                             seen.insert(u.as_str().to_string(), m.links.len());
                             m.links.push(u);

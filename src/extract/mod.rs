@@ -79,6 +79,9 @@ pub struct Page {
     pub charset: &'static str,
     /// Whether the nesting-depth guard had to flatten the page.
     pub depth_capped: bool,
+    /// Parsing limits that cut the page (depth, nodes, text, links), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<crate::record::ParseCap>,
 }
 
 /// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
@@ -96,11 +99,14 @@ pub fn extract(
     let tld = url
         .and_then(|u| u.host_str())
         .and_then(|h| h.rsplit('.').next());
+    // Only what the prepass would keep is decoded (a body may be twice that).
+    let html = &html[..html.len().min(prepass::MAX_BYTES)];
     let (decoded, encoding) = charset::decode(html, charset, tld);
     let prepared = prepass::prepare(&decoded);
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
+    let cuts = parse_cuts(prepared.capped, &dom, &m);
     let anchor = title::anchor(&dom, &m);
     let content = text::extract(&dom, anchor);
     let title = title::choose(&dom, &m, content.root);
@@ -161,7 +167,21 @@ pub fn extract(
         consent_meta: consent_meta(&m.metas),
         charset: encoding.name(),
         depth_capped: prepared.capped,
+        cuts,
     }
+}
+
+/// Which parsing limits cut the page.
+fn parse_cuts(depth: bool, dom: &dom::Dom, m: &meta::Meta) -> Vec<crate::record::ParseCap> {
+    use crate::record::ParseCap;
+    let mut cuts: Vec<ParseCap> = dom.cut.into_iter().collect();
+    if depth {
+        cuts.push(ParseCap::Depth);
+    }
+    if m.links_cut {
+        cuts.push(ParseCap::Links);
+    }
+    cuts
 }
 
 /// Longest page text (characters) that a JSON-LD `articleBody` may replace.

@@ -332,3 +332,20 @@ fn an_endless_scroll_page_keeps_the_story_under_its_headline() {
     let t = page(&html).text;
     assert!(t.contains("harbour"), "{t}");
 }
+
+#[test]
+fn parsing_caps_are_reported_on_the_page() {
+    let url = crate::url::parse("https://a.test/").unwrap();
+    let rule = Rule::new(&crate::config::Keywords::default());
+    let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    let links: String = (0..3000)
+        .map(|n| format!("<a href=\"/p/{n}\">{n}</a>"))
+        .collect();
+    let p = extract(links.as_bytes(), None, Some(&url), &rule, today);
+    assert_eq!(p.links.len(), meta::MAX_LINKS);
+    assert_eq!(p.links[0].as_str(), "https://a.test/p/0");
+    assert_eq!(p.cuts, [crate::record::ParseCap::Links]);
+    let deep = format!("{}<p>x</p>", "<div>".repeat(1000));
+    assert_eq!(page(&deep).cuts, [crate::record::ParseCap::Depth]);
+    assert!(page(PROSE).cuts.is_empty());
+}

@@ -70,6 +70,9 @@ pub struct SourceRun {
     pub linked_text_median: Option<u64>,
     /// Articles stored.
     pub stored: u64,
+    /// The price a `402 Payment Required` asked (`crawler-price`), the last seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
     /// The source host's robots.txt as this run saw it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robots: Option<RobotsSeen>,

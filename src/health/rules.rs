@@ -9,6 +9,8 @@
 //! |---|---|---|
 //! | robots closed | robots.txt parsed and disallows the source's path | broken |
 //! | robots unreachable | robots.txt answered 5xx or not at all (nothing may be fetched) | degraded; broken after `broken_after_runs` |
+//! | bot challenge | answers were bot challenges (a CDN wall, a JavaScript interstitial): on every request, or on every page but the seeds and listings ("every article") | degraded; broken after `broken_after_runs`; on some requests only: degraded when at least `failing_share` of at least `min_requests`, else a note |
+//! | payment required | answers were `402 Payment Required` (with the price asked, if any): on every request or every article | broken (the publisher's decision, like robots.txt); on some requests: degraded |
 //! | all failing | every request failed, at least one for a host-wide reason (401/403/429/5xx/network) | degraded; broken after `broken_after_runs` |
 //! | mostly failing | at least `failing_share` of at least `min_requests` requests failed | degraded |
 //! | seed failing | a configured feed, sitemap or seed page fails (404, a redirect off the source, ...) | broken when no seed works and the failure is the URL's own (404, 410, moved off the source) or lasted `broken_after_runs`; else degraded |
@@ -57,6 +59,8 @@ pub enum Problem {
     SeedFailing,
     ExtractionCollapsed,
     NoArticles,
+    BotChallenge,
+    PaymentRequired,
 }
 
 /// One problem, in words, with the run it started in.
@@ -134,7 +138,8 @@ pub fn judge(source: &str, path: &str, runs: &[RunRef<'_>], t: &Health) -> Verdi
         return v;
     };
     let robots_blocked = robots_rules(&touched, path, t, &mut v);
-    let all_failing = !robots_blocked && failing_rules(&touched, t, &mut v);
+    let turned = !robots_blocked && turned_rules(&touched, t, &mut v);
+    let all_failing = turned || (!robots_blocked && failing_rules(&touched, t, &mut v));
     seed_rules(&touched, t, robots_blocked, all_failing, &mut v);
     extraction_rules(&touched, t, &mut v);
     if let Some(r) = &last.robots
@@ -258,11 +263,89 @@ fn robots_rules(touched: &[(&str, &SourceRun)], path: &str, t: &Health, v: &mut 
     false
 }
 
+/// Answers of publishers who turned the crawler away (their own rules judge them).
+const CHALLENGE: Answer = Answer::Failed(FailureClass::Challenge);
+const PAYMENT: Answer = Answer::Failed(FailureClass::PaymentRequired);
+
+fn count(s: &SourceRun, a: Answer) -> u64 {
+    s.answers.get(&a).copied().unwrap_or(0)
+}
+
+/// Bot challenges and `402 Payment Required`, each on every request, every
+/// article (no page but seeds and listings got through), or some. Returns
+/// whether one fired on every request or article (the failing rules then say nothing more).
+fn turned_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) -> bool {
+    let answered = |s: &SourceRun| s.answered() > 0;
+    let Some(&(_, last)) = touched.iter().rev().find(|(_, s)| answered(s)) else {
+        return false;
+    };
+    let mut every_fired = false;
+    for (answer, problem) in [
+        (CHALLENGE, Problem::BotChallenge),
+        (PAYMENT, Problem::PaymentRequired),
+    ] {
+        let every = |s: &SourceRun| {
+            let n = count(s, answer);
+            n > 0 && (n == s.answered() || s.pages + s.linked_pages == 0)
+        };
+        let some = |s: &SourceRun| count(s, answer) > 0;
+        let what = match problem {
+            Problem::BotChallenge => "bot challenge".to_string(),
+            _ => match touched.iter().rev().find_map(|(_, s)| s.price.as_deref()) {
+                Some(p) => format!("payment required (402, price {p})"),
+                None => "payment required (402)".to_string(),
+            },
+        };
+        let n_last = count(last, answer);
+        if let Some((since, n)) = streak(touched, answered, every) {
+            let on = if n_last == last.answered() {
+                "request"
+            } else {
+                "article"
+            };
+            let status = match problem {
+                Problem::BotChallenge => lasting(n, t),
+                _ => Status::Broken,
+            };
+            v.findings.push(Finding {
+                status,
+                problem,
+                reason: format!("{what} on every {on} {}", since_words(since, n)),
+                since: since.to_string(),
+                runs: n,
+            });
+            every_fired = true;
+        } else if let Some((since, n)) = streak(touched, answered, some) {
+            let reason = format!(
+                "{what} on {n_last} of {} requests {}",
+                last.answered(),
+                since_words(since, n)
+            );
+            let many = last.answered() >= t.min_requests
+                && n_last as f64 >= t.failing_share * last.answered() as f64;
+            if problem == Problem::PaymentRequired || many {
+                v.findings.push(Finding {
+                    status: Status::Degraded,
+                    problem,
+                    reason,
+                    since: since.to_string(),
+                    runs: n,
+                });
+            } else {
+                v.notes.push(reason);
+            }
+        }
+    }
+    every_fired
+}
+
 fn failures(s: &SourceRun) -> Vec<(Answer, u64)> {
     let mut f: Vec<(Answer, u64)> = s
         .answers
         .iter()
-        .filter(|(k, n)| !k.is_fine() && **k != Answer::ROBOTS && **n > 0)
+        .filter(|(k, n)| {
+            !k.is_fine() && !matches!(**k, Answer::ROBOTS | CHALLENGE | PAYMENT) && **n > 0
+        })
         .map(|(k, n)| (*k, *n))
         .collect();
     f.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -278,7 +361,8 @@ fn list_failures(f: &[(Answer, u64)]) -> String {
 
 /// Every request failing, or most of them. Returns whether "all failing" fired.
 fn failing_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) -> bool {
-    let answered = |s: &SourceRun| s.answered() > 0;
+    let turned = |s: &SourceRun| count(s, CHALLENGE) + count(s, PAYMENT);
+    let answered = |s: &SourceRun| s.answered() > turned(s);
     let all_failed = |s: &SourceRun| {
         s.failed() == s.answered() && failures(s).iter().any(|(k, _)| !k.is_url_level())
     };
@@ -302,10 +386,12 @@ fn failing_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) ->
         return true;
     }
     let mostly = |s: &SourceRun| {
-        s.answered() >= t.min_requests && s.failed() as f64 >= t.failing_share * s.answered() as f64
+        let (failed, all) = (s.failed() - turned(s), s.answered() - turned(s));
+        all >= t.min_requests && failed as f64 >= t.failing_share * all as f64
     };
     if let Some((since, n)) = streak(touched, answered, mostly) {
-        let share = 100.0 * last.failed() as f64 / last.answered() as f64;
+        let share =
+            100.0 * (last.failed() - turned(last)) as f64 / (last.answered() - turned(last)) as f64;
         v.findings.push(Finding {
             status: Status::Degraded,
             problem: Problem::MostlyFailing,

@@ -21,6 +21,7 @@ mod polite;
 mod robots;
 pub mod sign;
 mod tdmrep;
+pub mod turned;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

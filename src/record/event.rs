@@ -40,6 +40,8 @@ pub enum Event {
     HostRested(HostRested),
     /// A URL not queued because it broke a trap rule.
     Trap(TrapMet),
+    /// A parsing limit cut a page or a listing (memory stays bounded).
+    Capped(Capped),
     /// A page not stored, and why.
     Rejected(Rejected),
     /// An article appended to the shard.
@@ -67,6 +69,7 @@ pub enum EventKind {
     Robots,
     HostRested,
     Trap,
+    Capped,
     Rejected,
     Stored,
     SourceDown,
@@ -244,6 +247,14 @@ impl<'de> Deserialize<'de> for RestReason {
             },
         }
     }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capped {
+    #[serde(default)]
+    pub url: String,
+    /// The limit that cut.
+    pub cause: super::ParseCap,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -58,6 +58,10 @@ pub struct HostCounters {
     /// not valid Structured Fields and were ignored; written only when some were.
     #[serde(skip_serializing_if = "is_zero")]
     pub bad_content_usage: u64,
+    /// Pages and listings a parsing limit cut, by cause (`ParseCap`:
+    /// `dom_nodes`, `text`, `depth`, `links`, `listing_entries`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub caps: BTreeMap<String, u64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -139,6 +143,11 @@ impl HostCounters {
     /// A URL broke a trap rule and was not queued.
     pub fn trapped(&mut self) {
         self.traps += 1;
+    }
+
+    /// A parsing limit cut a page or listing.
+    pub fn capped(&mut self, cause: &str) {
+        *self.caps.entry(cause.to_string()).or_default() += 1;
     }
 }
 

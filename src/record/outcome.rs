@@ -125,11 +125,17 @@ pub enum FailureClass {
     Body,
     Scheme,
     PrivateAddress,
+    /// A bot challenge answered instead of the page (a CDN's wall, a
+    /// JavaScript interstitial: `net::turned`). Not stored, links not followed.
+    Challenge,
+    /// `402 Payment Required`: the publisher asks to be paid for crawling
+    /// (it reserves its content, like an AI-use signal; not transient).
+    PaymentRequired,
 }
 
 impl FailureClass {
     /// Every class, for reading the names back.
-    pub const ALL: [FailureClass; 15] = [
+    pub const ALL: [FailureClass; 17] = [
         FailureClass::Budget,
         FailureClass::Rested,
         FailureClass::Robots,
@@ -145,6 +151,8 @@ impl FailureClass {
         FailureClass::Body,
         FailureClass::Scheme,
         FailureClass::PrivateAddress,
+        FailureClass::Challenge,
+        FailureClass::PaymentRequired,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -164,6 +172,8 @@ impl FailureClass {
             FailureClass::Body => "body",
             FailureClass::Scheme => "scheme",
             FailureClass::PrivateAddress => "private_address",
+            FailureClass::Challenge => "challenge",
+            FailureClass::PaymentRequired => "payment_required",
         }
     }
 
@@ -174,6 +184,41 @@ impl FailureClass {
 }
 
 impl fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A parsing limit that cut a page or a listing (counted per host under
+/// `caps` in `last_run.json`, and logged as a `capped` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParseCap {
+    /// Elements nested deeper than the prepass allows were flattened.
+    Depth,
+    /// The tree reached its node cap: the rest of the page was not parsed.
+    DomNodes,
+    /// The page's text reached its cap: the rest of the page was not parsed.
+    Text,
+    /// More links than a page may give: the rest were not taken.
+    Links,
+    /// More entries than a feed or sitemap may give: the rest were not taken.
+    ListingEntries,
+}
+
+impl ParseCap {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParseCap::Depth => "depth",
+            ParseCap::DomNodes => "dom_nodes",
+            ParseCap::Text => "text",
+            ParseCap::Links => "links",
+            ParseCap::ListingEntries => "listing_entries",
+        }
+    }
+}
+
+impl fmt::Display for ParseCap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

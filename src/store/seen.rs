@@ -78,15 +78,18 @@ pub enum Failure {
     TooLarge = 4,
     /// A content type we do not read.
     NotHtml = 5,
+    /// `402 Payment Required`: the publisher reserves the page.
+    PaymentRequired = 6,
 }
 
 impl Failure {
-    const ALL: [Failure; 5] = [
+    const ALL: [Failure; 6] = [
         Failure::Gone,
         Failure::RedirectLoop,
         Failure::TooManyRedirects,
         Failure::TooLarge,
         Failure::NotHtml,
+        Failure::PaymentRequired,
     ];
 
     /// The flags of a record of this failure.
@@ -111,6 +114,7 @@ impl Failure {
             Failure::TooManyRedirects => "too_many_redirects",
             Failure::TooLarge => "too_large",
             Failure::NotHtml => "not_html",
+            Failure::PaymentRequired => "payment_required",
         }
     }
 }

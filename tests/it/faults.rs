@@ -854,13 +854,14 @@ fn spider_trap_is_bounded_by_host_cap_and_depth() {
         .into_iter()
         .filter(|q| q.path.starts_with("/cal/"))
         .collect();
-    // Depth bounds it before the cap of 20: the entry (depth 2), each month
-    // one step further out to depth 5 (two per depth), and each month's
-    // `?view=week` variant (its session id stripped) one level below that
-    // month: 1 + 3 + 4 + 4 pages.
+    // The date chain bounds it before depth and the cap of 20: the entry,
+    // then max_date_steps date pages linked from date pages (the months
+    // either side and each month's `?view=week` variant, its session id
+    // stripped, are all steps of one chain).
+    let steps = scraper::url::trap::TrapRules::default().max_date_steps as usize;
     assert_eq!(
         trap.len(),
-        12,
+        1 + steps,
         "{:?}",
         trap.iter().map(|q| &q.path).collect::<Vec<_>>()
     );
@@ -878,10 +879,52 @@ fn spider_trap_is_bounded_by_host_cap_and_depth() {
     let s = summary(&ws);
     // The cap counts pages fetched (links past it may be discovered, never fetched).
     let fetched = s["hosts"]["trap.test"]["fetched"].as_u64().unwrap_or(0);
-    // The calendar's 12 pages and the article template's three nav links
+    // The calendar's pages and the article template's three nav links
     // (`/`, `/section/ai`, `/about`).
-    assert_eq!(fetched, 15, "trap.test fetched {fetched}");
+    assert_eq!(fetched, 1 + steps as u64 + 3, "trap.test fetched {fetched}");
     assert_news_stored(&ws);
+}
+
+/// Day pages `/calendar/YYYY/MM/DD/` that each link the next day (and two
+/// private addresses); the home page links a day 30 days ago on `days.test`,
+/// today on `future.test`.
+fn day_chain(host: &str, path: &str) -> Option<Vec<String>> {
+    let today = chrono::Utc::now().date_naive();
+    let url = |d: chrono::NaiveDate| d.format("/calendar/%Y/%m/%d/").to_string();
+    if path == "/" {
+        let start = match host {
+            "days.test" => today - chrono::Days::new(30),
+            _ => today,
+        };
+        return Some(vec![url(start)]);
+    }
+    let d = chrono::NaiveDate::parse_from_str(path, "/calendar/%Y/%m/%d/").ok()?;
+    Some(vec![
+        url(d + chrono::Days::new(1)),
+        "http://169.254.169.254/latest/meta-data/".into(),
+        "http://10.0.0.7/admin".into(),
+    ])
+}
+
+/// `%XX` escapes of `path` decoded; other bytes as they are.
+fn percent_decoded(path: &str) -> String {
+    let b = path.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |j: usize| b.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (b[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `trap` events of `host` in crawl.log, by kind.
@@ -924,6 +967,19 @@ fn traps_cost_a_handful_of_fetches() {
                 }
                 page(vec![p.replace('%', "%25")])
             }
+            // Day pages, each linking the next day and private addresses:
+            // from a month ago on one host, from today on the other.
+            "days.test" | "future.test" => {
+                day_chain(&r.host, p).map_or_else(|| Some(Reply::not_found()), page)
+            }
+            // Raw `%` signs that are no escapes, one more on every hop, both
+            // as the server decoded the path and as it came.
+            "pct.test" => {
+                if p == "/" {
+                    return page(vec!["/pct/loop/%".into()]);
+                }
+                page(vec![format!("{}%", percent_decoded(p)), format!("{p}%")])
+            }
             // A 20 KB URL and a path that repeats itself.
             "long.test" => {
                 if p == "/" {
@@ -959,6 +1015,9 @@ fn traps_cost_a_handful_of_fetches() {
         "spiral.test",
         "long.test",
         "facet.test",
+        "days.test",
+        "future.test",
+        "pct.test",
     ];
     // Depth does not save us here: the traps must be stopped by their own rules.
     let ws = Workspace::new(
@@ -978,11 +1037,14 @@ fn traps_cost_a_handful_of_fetches() {
         let n = web.count_host(host);
         eprintln!("{host}: {n} requests, traps {:?}", trap_kinds(&ws, host));
     }
-    let cap = scraper::url::trap::TrapRules::default().max_urls_per_pattern as usize;
+    let rules = scraper::url::trap::TrapRules::default();
+    let cap = rules.max_urls_per_pattern as usize;
+    let steps = rules.max_date_steps as usize;
     // The calendar: the home page links one month (a page of another
-    // pattern: not counted), and each month links its two neighbours (same
-    // pattern: counted). Months are reached only through their neighbours, so
-    // whatever the order, the fetched months are one unbroken run of 1 + cap
+    // pattern: not counted), and each month links its two neighbours (a date
+    // page linking date pages of its pattern: a step of a date chain).
+    // Months are reached only through their neighbours, so whatever the
+    // order, the fetched months are one unbroken run of 1 + max_date_steps
     // around 2024/05, and exactly the two months just outside it are trapped.
     // Requests: robots.txt, the home page, and those months.
     let cal: Vec<String> = web
@@ -990,7 +1052,7 @@ fn traps_cost_a_handful_of_fetches() {
         .iter()
         .map(|q| q.target())
         .collect();
-    assert_eq!(cal.len(), 2 + 1 + cap, "{cal:?}");
+    assert_eq!(cal.len(), 2 + 1 + steps, "{cal:?}");
     let mut months: Vec<i32> = cal
         .iter()
         .filter_map(|t| {
@@ -999,10 +1061,54 @@ fn traps_cost_a_handful_of_fetches() {
         })
         .collect();
     months.sort_unstable();
-    assert_eq!(months.len(), 1 + cap, "{cal:?}");
+    assert_eq!(months.len(), 1 + steps, "{cal:?}");
     assert!(months.contains(&(2024 * 12 + 4)), "{cal:?}");
     assert!(months.windows(2).all(|w| w[1] == w[0] + 1), "{cal:?}");
-    assert_eq!(trap_kinds(&ws, "cal.test"), ["pattern_cap"; 2]);
+    assert_eq!(trap_kinds(&ws, "cal.test"), ["date_chain"; 2]);
+    // Day pages from a month ago: the entry and max_date_steps days after it
+    // (robots.txt and the home page besides), the next day trapped.
+    let days = web.requests_to("days.test");
+    assert_eq!(days.len(), 2 + 1 + steps, "{days:?}");
+    assert_eq!(trap_kinds(&ws, "days.test"), ["date_chain"]);
+    // From today: today and tomorrow (a day of slack for time zones), never
+    // a later day, whatever the chain cap would allow.
+    let today = chrono::Utc::now().date_naive();
+    let future: Vec<String> = web
+        .requests_to("future.test")
+        .iter()
+        .map(|q| q.target())
+        .collect();
+    assert!(future.len() <= 4, "{future:?}");
+    for t in future.iter().filter(|t| t.starts_with("/calendar/")) {
+        let d = chrono::NaiveDate::parse_from_str(t, "/calendar/%Y/%m/%d/").expect("a day page");
+        assert!(d <= today + chrono::Days::new(1), "{t} is after tomorrow");
+    }
+    assert_eq!(trap_kinds(&ws, "future.test"), ["future_date"]);
+    // The raw-% spiral: robots.txt, home and `/pct/loop/%25`; every longer
+    // run of percent signs is refused.
+    let pct: Vec<String> = web
+        .requests_to("pct.test")
+        .iter()
+        .map(|q| q.target())
+        .collect();
+    assert_eq!(pct.len(), 3, "{pct:?}");
+    assert!(pct.contains(&"/pct/loop/%25".to_string()), "{pct:?}");
+    assert!(
+        trap_kinds(&ws, "pct.test")
+            .iter()
+            .all(|k| k == "percent_spiral"),
+        "{:?}",
+        trap_kinds(&ws, "pct.test")
+    );
+    assert!(s["hosts"]["pct.test"]["traps"].as_u64().unwrap_or(0) >= 1);
+    // Links to private and local addresses are never requested.
+    let private = ["127.0.0.1", "10.0.0.7", "169.254.169.254", "localhost"];
+    assert!(
+        web.log()
+            .iter()
+            .all(|q| !private.iter().any(|p| q.host.starts_with(p))),
+        "a private address was requested"
+    );
     // Faceted search: every one of the 6 x 6 x 3 links carries a query, so all
     // count, even from the home page: cap of them are fetched (the same links
     // on each result page are known by then), the rest trapped once each.
@@ -1028,7 +1134,10 @@ fn traps_cost_a_handful_of_fetches() {
             .all(|q| q.target().len() < 2048)
     );
     for (host, kind) in [
-        ("cal.test", "pattern_cap"),
+        ("cal.test", "date_chain"),
+        ("days.test", "date_chain"),
+        ("future.test", "future_date"),
+        ("pct.test", "percent_spiral"),
         ("long.test", "too_long"),
         ("long.test", "repeated_segment"),
         ("facet.test", "pattern_cap"),

@@ -27,5 +27,6 @@ mod partition_daily;
 mod relevance;
 mod relevance_ml;
 mod store;
+mod turned;
 mod web;
 mod web_bot_auth;

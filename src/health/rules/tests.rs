@@ -333,3 +333,58 @@ fn thousands_separators() {
         assert_eq!(thousands(n), s);
     }
 }
+
+#[test]
+fn bot_challenges_and_payment_are_named_for_what_they_are() {
+    let h = Health::default();
+    // Every request a challenge (a wall, or an interstitial on every page).
+    let wall = run(&[("challenge", 4)]);
+    let v = judge_all(&[healthy(), wall.clone()]);
+    assert_eq!(v.status, Status::Degraded, "{v:?}");
+    assert_eq!(v.findings[0].problem, Problem::BotChallenge);
+    assert_eq!(
+        v.reason(),
+        Some("bot challenge on every request since run r2")
+    );
+    assert_eq!(
+        v.findings.len(),
+        1,
+        "no second finding for the same answers: {v:?}"
+    );
+    let long: Vec<SourceRun> = (0..h.broken_after_runs).map(|_| wall.clone()).collect();
+    assert_eq!(judge_all(&long).status, Status::Broken);
+    // The feed answers, every article is challenged.
+    let articles = with_seed(
+        run(&[("2xx", 1), ("challenge", 6)]),
+        "http://s.test/feed",
+        Kind::Feed,
+        "2xx",
+        None,
+    );
+    let v = judge_all(&[healthy(), articles]);
+    assert_eq!(
+        v.reason(),
+        Some("bot challenge on every article since run r2")
+    );
+    // A few challenges among good pages: a note.
+    let few = with_pages(run(&[("2xx", 20), ("challenge", 1)]), 20, 20, 4200);
+    let v = judge_all(&[healthy(), few]);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert!(
+        v.notes
+            .iter()
+            .any(|n| n.contains("bot challenge on 1 of 21")),
+        "{v:?}"
+    );
+    // 402 with a price: broken at once, the price named.
+    let mut pay = run(&[("payment_required", 3)]);
+    pay.price = Some("USD 0.01".into());
+    let v = judge_all(&[healthy(), pay]);
+    assert_eq!(v.status, Status::Broken, "{v:?}");
+    assert_eq!(v.findings[0].problem, Problem::PaymentRequired);
+    assert_eq!(
+        v.reason(),
+        Some("payment required (402, price USD 0.01) on every request since run r2")
+    );
+    assert_eq!(v.findings.len(), 1, "{v:?}");
+}

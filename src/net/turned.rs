@@ -1,0 +1,244 @@
+//! Publishers who turn the crawler away: a bot challenge (a CDN's wall or a
+//! JavaScript interstitial) or `402 Payment Required` (pay per crawl). Both
+//! are answers of their own, not pages and not transient failures: they are
+//! never stored, their links are never followed, and each is counted under
+//! its own class ([`FailureClass::Challenge`], [`FailureClass::PaymentRequired`]).
+//!
+//! Pure: [`classify`] looks at a status, the headers and the start of the
+//! body. A challenge is recognised by
+//! * a header a CDN or WAF sets on its challenge answers (`cf-mitigated:
+//!   challenge`, `x-amzn-waf-action: challenge|captcha`), on any status;
+//! * on a 403, 429 or 503: the challenge page's structure (below, score 2);
+//! * on a 2xx: the same, on a thin page (score 3: a page that merely quotes
+//!   "Just a moment..." in an article about bot walls is not one).
+//!
+//! The structure score: a challenge title (`Just a moment...`, `Attention
+//! Required!`, `Checking your browser`, ...) 2; a challenge script or form
+//! (`window._cf_chl_opt`, `/cdn-cgi/challenge-platform/h/`, `id="challenge-form"`,
+//! `captcha-delivery.com`, `px-captcha`, ...) 2; a challenge sentence
+//! ("Enable JavaScript and cookies to continue", "Verify you are human", ...) 1;
+//! a thin page (under [`THIN_BYTES`] bytes) 1. No host names, no site rules.
+
+use crate::record::FailureClass;
+
+/// Bytes of the body looked at.
+const HEAD_BYTES: usize = 64 * 1024;
+
+/// A page shorter than this is thin (interstitials are a few kilobytes).
+pub const THIN_BYTES: usize = 32 * 1024;
+
+/// Titles of challenge pages (lower case, matched at the title's start).
+const TITLES: &[&str] = &[
+    "just a moment",
+    "attention required",
+    "checking your browser",
+    "verifying you are human",
+    "human verification",
+    "security check",
+    "one more step",
+    "please wait...",
+    "ddos-guard",
+    "pardon our interruption",
+    "are you a robot",
+    "access to this page has been denied",
+];
+
+/// Scripts, forms and elements only challenge pages carry (lower case).
+/// Not `/cdn-cgi/challenge-platform/scripts/`: that script rides on ordinary pages.
+const SCRIPTS: &[&str] = &[
+    "window._cf_chl_opt",
+    "/cdn-cgi/challenge-platform/h/",
+    "id=\"challenge-form\"",
+    "id=\"challenge-running\"",
+    "class=\"cf-turnstile\"",
+    "captcha-delivery.com",
+    "id=\"px-captcha\"",
+    "/_incapsula_resource",
+    "awswafintegration",
+    "sec-if-cpt-container",
+];
+
+/// Sentences of challenge pages (lower case).
+const SENTENCES: &[&str] = &[
+    "enable javascript and cookies to continue",
+    "checking if the site connection is secure",
+    "needs to review the security of your connection",
+    "verify you are human",
+    "please complete the security check",
+    "please enable cookies",
+    "press & hold to confirm",
+];
+
+/// Why a request was turned away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Turned {
+    /// A bot challenge; `marker` says what showed it.
+    Challenge { status: u16, marker: String },
+    /// `402 Payment Required`, with the price the publisher asks (the
+    /// `crawler-price` header of pay-per-crawl), if given.
+    Payment { price: Option<String> },
+}
+
+impl Turned {
+    pub fn class(&self) -> FailureClass {
+        match self {
+            Turned::Challenge { .. } => FailureClass::Challenge,
+            Turned::Payment { .. } => FailureClass::PaymentRequired,
+        }
+    }
+
+    /// In words, for the event log.
+    pub fn describe(&self) -> String {
+        match self {
+            Turned::Challenge { status, marker } => {
+                format!("bot challenge ({status}, {marker})")
+            }
+            Turned::Payment { price: Some(p) } => format!("payment required (402, price {p})"),
+            Turned::Payment { price: None } => "payment required (402)".to_string(),
+        }
+    }
+}
+
+/// Was this answer a challenge or a payment demand? `headers` have
+/// lower-case names; `body` is the decoded body (empty when not read).
+pub fn classify(status: u16, headers: &[(String, String)], body: &[u8]) -> Option<Turned> {
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim().to_ascii_lowercase())
+    };
+    if status == 402 {
+        let price = ["crawler-price", "x-crawler-price"]
+            .iter()
+            .find_map(|n| headers.iter().find(|(k, _)| k == n))
+            .map(|(_, v)| v.trim().chars().take(80).collect());
+        return Some(Turned::Payment { price });
+    }
+    let marker = if header("cf-mitigated").is_some_and(|v| v == "challenge") {
+        Some("cf-mitigated: challenge".to_string())
+    } else if let Some(v) =
+        header("x-amzn-waf-action").filter(|v| v == "challenge" || v == "captcha")
+    {
+        Some(format!("x-amzn-waf-action: {v}"))
+    } else {
+        let needed = match status {
+            200..=299 => 3,
+            403 | 429 | 503 => 2,
+            _ => return None,
+        };
+        page_markers(body)
+            .filter(|(score, _)| *score >= needed)
+            .map(|(_, m)| m)
+    };
+    marker.map(|marker| Turned::Challenge { status, marker })
+}
+
+/// The structure score of a page and its strongest marker (see the module doc).
+fn page_markers(body: &[u8]) -> Option<(u32, String)> {
+    if body.is_empty() {
+        return None;
+    }
+    let head = String::from_utf8_lossy(&body[..body.len().min(HEAD_BYTES)]).to_lowercase();
+    let mut score = 0;
+    let mut strongest = None;
+    let title = head
+        .find("<title")
+        .and_then(|i| head[i..].find('>').map(|j| i + j + 1))
+        .map(|s| head[s..].trim_start())
+        .filter(|t| TITLES.iter().any(|m| t.starts_with(m)));
+    if let Some(t) = title {
+        score += 2;
+        let end = t.find('<').unwrap_or(t.len()).min(60);
+        strongest = Some(format!("title: {}", t[..end].trim()));
+    }
+    if let Some(s) = SCRIPTS.iter().find(|m| head.contains(*m)) {
+        score += 2;
+        strongest.get_or_insert_with(|| format!("page: {s}"));
+    }
+    if let Some(s) = SENTENCES.iter().find(|m| head.contains(*m)) {
+        score += 1;
+        strongest.get_or_insert_with(|| format!("text: {s}"));
+    }
+    if body.len() < THIN_BYTES {
+        score += 1;
+    }
+    strongest.map(|m| (score, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const INTERSTITIAL: &str = "<!DOCTYPE html><html><head><title>Just a moment...</title></head>\
+        <body><noscript>Enable JavaScript and cookies to continue</noscript>\
+        <script>(function(){window._cf_chl_opt={cvId:'3'};})();</script></body></html>";
+
+    #[test]
+    fn challenges_by_header_and_by_structure() {
+        let wall = classify(403, &h(&[("cf-mitigated", "challenge")]), b"");
+        assert_eq!(wall.map(|t| t.class()), Some(FailureClass::Challenge));
+        let page = classify(200, &[], INTERSTITIAL.as_bytes()).expect("interstitial");
+        assert!(
+            matches!(&page, Turned::Challenge { status: 200, marker } if marker.contains("just a moment")),
+            "{page:?}"
+        );
+        // A bare title on a thin 200: still one (2 + thin 1).
+        let bare =
+            "<html><head><title>Attention Required! | Example</title></head><body>x</body></html>";
+        assert!(classify(200, &[], bare.as_bytes()).is_some());
+        // A 503 whose page carries the challenge script only.
+        let script = "<html><body><div id=\"challenge-running\"></div></body></html>";
+        assert!(classify(503, &[], script.as_bytes()).is_some());
+        // A WAF's header.
+        let waf = classify(202, &h(&[("x-amzn-waf-action", "captcha")]), b"");
+        assert!(waf.is_some());
+    }
+
+    #[test]
+    fn ordinary_pages_and_errors_are_not_challenges() {
+        // An article about bot walls quoting the sentence, on a page of real size.
+        let article = format!(
+            "<html><head><title>Why sites say 'Enable JavaScript'</title></head><body><article>\
+             <p>Readers see \"Enable JavaScript and cookies to continue\" more often.</p>{}</article>\
+             <script src=\"/cdn-cgi/challenge-platform/scripts/jsd/main.js\"></script></body></html>",
+            "<p>Long text about content delivery networks and crawlers.</p>".repeat(800)
+        );
+        assert_eq!(classify(200, &[], article.as_bytes()), None);
+        assert_eq!(
+            classify(403, &[], b"<html><title>Forbidden</title></html>"),
+            None
+        );
+        assert_eq!(classify(404, &[], INTERSTITIAL.as_bytes()), None);
+        assert_eq!(
+            classify(200, &h(&[("cf-mitigated", "none")]), b"<p>hi</p>"),
+            None
+        );
+    }
+
+    #[test]
+    fn payment_required_with_its_price() {
+        let t = classify(402, &h(&[("crawler-price", "USD 0.01")]), b"");
+        assert_eq!(
+            t,
+            Some(Turned::Payment {
+                price: Some("USD 0.01".into())
+            })
+        );
+        assert_eq!(
+            t.unwrap().describe(),
+            "payment required (402, price USD 0.01)"
+        );
+        assert_eq!(
+            classify(402, &[], b"").map(|t| t.class()),
+            Some(FailureClass::PaymentRequired)
+        );
+    }
+}

@@ -17,8 +17,11 @@ pub mod date;
 pub mod dom;
 pub mod lang;
 pub mod meta;
+pub mod payload;
+pub mod paywall;
 pub mod prepass;
 mod render;
+pub mod stream;
 pub mod text;
 pub mod title;
 
@@ -76,10 +79,22 @@ pub struct Page {
     pub charset: &'static str,
     /// Whether the nesting-depth guard had to flatten the page.
     pub depth_capped: bool,
+    /// Whether the article is free to read: JSON-LD `isAccessibleForFree`,
+    /// the `article:content_tier` meta, or paywall markup (then `false`);
+    /// `None` when the page says nothing (see [`paywall`]).
+    pub accessible_for_free: Option<bool>,
+    /// The hidden or streamed parts read as the page's text: streamed chunks
+    /// moved into place (`stream S:1 -> B:0`), hydration payloads
+    /// (`payload next_data`), paywalled, hidden and slideshow parts
+    /// (`paywall div.article-rest`).
+    pub hidden_parts: Vec<String>,
 }
 
 /// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
 const PROSE_WORDS: usize = 20;
+/// Least characters of a paragraph in a script written without spaces
+/// (ending sentences with `。`) to count as prose.
+const CJK_PROSE_CHARS: usize = 40;
 
 /// Extract a page. `charset` is the HTTP Content-Type charset when known;
 /// `url` is where the page came from; `today` bounds plausible dates.
@@ -94,18 +109,29 @@ pub fn extract(
         .and_then(|u| u.host_str())
         .and_then(|h| h.rsplit('.').next());
     let (decoded, encoding) = charset::decode(html, charset, tld);
-    let prepared = prepass::prepare(&decoded);
+    let (spliced, streamed) = stream::splice(&decoded);
+    let prepared = prepass::prepare(&spliced);
+    drop(spliced);
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
     let anchor = title::anchor(&dom, &m);
-    let content = text::extract(&dom, anchor);
+    let walls = paywall::marks(&m);
+    let content = text::extract_marked(&dom, anchor, &walls);
     let title = title::choose(&dom, &m, content.root);
+    let mut hidden_parts: Vec<String> = streamed.iter().map(|s| format!("stream {s}")).collect();
+    hidden_parts.extend(content.unhidden);
+    let accessible_for_free = walls.declared.or(content.paywalled.then_some(false));
 
     let (mut paragraphs, mut marks) = (content.paragraphs, content.marks);
     if let Some(body) = jsonld_body(&m, &paragraphs) {
         marks = body.iter().map(|p| text::markdown::Mark::para(p)).collect();
         paragraphs = body;
+        hidden_parts.push("jsonld articleBody".into());
+    } else if let Some((body, kinds)) = payload_body(&prepared.payloads, &paragraphs) {
+        paragraphs = body.paragraphs;
+        marks = body.marks;
+        hidden_parts.extend(kinds.iter().map(|k| format!("payload {k}")));
     }
     if let Some(t) = &title {
         let norm = |s: &str| meta::clean(s).to_lowercase();
@@ -154,7 +180,40 @@ pub fn extract(
         consent_meta: consent_meta(&m.metas),
         charset: encoding.name(),
         depth_capped: prepared.capped,
+        accessible_for_free,
+        hidden_parts,
     }
+}
+
+/// Characters of the paragraphs that read as prose (see [`prose_ratio`]).
+fn prose_chars(paragraphs: &[String]) -> usize {
+    paragraphs
+        .iter()
+        .filter(|p| is_prose(p))
+        .map(|p| p.chars().count())
+        .sum()
+}
+
+/// The text of the page's hydration payloads ([`payload::body`]) when the
+/// markup holds almost no prose (a page its scripts build) and the
+/// payloads hold much more.
+fn payload_body(
+    payloads: &[(payload::Kind, String)],
+    paragraphs: &[String],
+) -> Option<(text::Content, Vec<&'static str>)> {
+    if payloads.is_empty() {
+        return None;
+    }
+    let have = prose_chars(paragraphs);
+    if have >= SCRIPT_BUILT_CHARS {
+        return None;
+    }
+    let (html, kinds) = payload::body(payloads)?;
+    let dom = dom::Dom::parse(&html);
+    let anchor = title::anchor(&dom, &meta::gather(&dom, None, &[]));
+    let content = text::extract(&dom, anchor);
+    let got = prose_chars(&content.paragraphs);
+    (got >= SCRIPT_BUILT_CHARS && got > have * 2).then_some((content, kinds))
 }
 
 /// Longest page text (characters) that a JSON-LD `articleBody` may replace.
@@ -252,18 +311,20 @@ fn prose_ratio(paragraphs: &[String]) -> f64 {
     if total == 0 {
         return 0.0;
     }
-    let prose: usize = paragraphs
-        .iter()
-        .filter(|p| {
-            let words = p.split_whitespace().count();
-            words >= PROSE_WORDS
-                || (words >= 10
-                    && p.trim_end()
-                        .ends_with(['.', '!', '?', '"', '\u{201d}', ':']))
-        })
-        .map(|p| p.chars().count())
-        .sum();
-    prose as f64 / total as f64
+    prose_chars(paragraphs) as f64 / total as f64
+}
+
+/// Is a paragraph prose: long enough, or shorter and ending as a sentence?
+/// Text written without spaces (Chinese, Japanese) counts by characters.
+fn is_prose(p: &str) -> bool {
+    let words = p.split_whitespace().count();
+    if words < PROSE_WORDS && p.contains(['。', '！', '？']) {
+        return p.chars().count() >= CJK_PROSE_CHARS;
+    }
+    words >= PROSE_WORDS
+        || (words >= 10
+            && p.trim_end()
+                .ends_with(['.', '!', '?', '"', '\u{201d}', ':']))
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@ pub struct Prepared {
     pub jsonld: Vec<String>,
     /// Whether the depth cap removed any tag.
     pub capped: bool,
+    /// Hydration payload scripts (see [`super::payload`]).
+    pub payloads: Vec<(super::payload::Kind, String)>,
 }
 
 const VOID: &[&str] = &[
@@ -122,7 +124,12 @@ pub fn prepare(text: &str) -> Prepared {
                         // Markup kept in a template script is page content that
                         // a browser renders: hand it to the parser.
                         Script::Markup => out.html.push_str(&text[end..close]),
-                        Script::Code => {}
+                        Script::Code => {
+                            let body = &text[end..close];
+                            if let Some(k) = super::payload::kind(&text[lt..end], body) {
+                                out.payloads.push((k, body.to_string()));
+                            }
+                        }
                     }
                 }
             }

@@ -25,6 +25,11 @@ pub struct Content {
     pub marks: Vec<Mark>,
     /// The container chosen, if scoring found one.
     pub root: Option<NodeId>,
+    /// Hidden, paywalled or slideshow parts read as the article's text
+    /// (`paywall div.rest`, `hidden section#more`, `slideshow div.gallery`).
+    pub unhidden: Vec<String>,
+    /// Whether the page body holds paywall markup.
+    pub paywalled: bool,
 }
 
 impl Content {

@@ -227,6 +227,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        accessible_for_free: None,
     }
 }
 

@@ -75,4 +75,10 @@ pub struct Article {
     /// code, tables, emphasis; links as text); `text` is its plain reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
+    /// Whether the article is free to read (JSON-LD `isAccessibleForFree`,
+    /// the `article:content_tier` meta, paywall markup); absent when the
+    /// page says nothing. See `crawl.paywalled_text` for what is stored of
+    /// a page that is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accessible_for_free: Option<bool>,
 }

@@ -43,6 +43,7 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        accessible_for_free: None,
     }
 }
 

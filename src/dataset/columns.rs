@@ -32,6 +32,7 @@ pub struct Columns {
     ai_reserved: BooleanBuilder,
     relevance_score: Float64Builder,
     markdown: LargeStringBuilder,
+    accessible_for_free: BooleanBuilder,
 }
 
 impl Columns {
@@ -58,6 +59,7 @@ impl Columns {
             ai_reserved: BooleanBuilder::with_capacity(rows),
             relevance_score: Float64Builder::with_capacity(rows),
             markdown: LargeStringBuilder::with_capacity(rows, markdown),
+            accessible_for_free: BooleanBuilder::with_capacity(rows),
         }
     }
 
@@ -101,6 +103,7 @@ impl Columns {
         self.ai_reserved.append_option(r.ai_reserved);
         self.relevance_score.append_option(r.relevance_score);
         self.markdown.append_option(r.markdown.as_deref());
+        self.accessible_for_free.append_option(r.accessible_for_free);
     }
 
     /// The rows pushed so far as a batch; the builders start again empty,
@@ -141,6 +144,7 @@ impl Columns {
         arrays.push(Arc::new(self.ai_reserved.finish()));
         arrays.push(Arc::new(self.relevance_score.finish()));
         arrays.push(Arc::new(self.markdown.finish()));
+        arrays.push(Arc::new(self.accessible_for_free.finish()));
         RecordBatch::try_new(schema.clone(), arrays)
     }
 }

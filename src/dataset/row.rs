@@ -68,6 +68,9 @@ pub struct Row<'a> {
     /// The text with its structure as Markdown, in records that carry it.
     #[serde(default, borrow, deserialize_with = "opt_str")]
     pub markdown: Option<Cow<'a, str>>,
+    /// Whether the article is free to read, when the page said.
+    #[serde(default)]
+    pub accessible_for_free: Option<bool>,
 }
 
 /// A string that borrows from the line when it has no escapes (serde only
@@ -160,6 +163,8 @@ pub struct Keys<'a> {
     relevance_score: Option<f64>,
     #[serde(default)]
     markdown: Option<Checked>,
+    #[serde(default)]
+    accessible_for_free: Option<bool>,
 }
 
 impl Keys<'_> {

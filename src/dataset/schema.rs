@@ -57,6 +57,7 @@ pub fn schema() -> SchemaRef {
         Field::new("ai_reserved", DataType::Boolean, true),
         Field::new("relevance_score", DataType::Float64, true),
         Field::new("markdown", DataType::LargeUtf8, true),
+        Field::new("accessible_for_free", DataType::Boolean, true),
     ]))
 }
 
@@ -124,9 +125,12 @@ mod tests {
     fn every_column_always_present() {
         let s = schema();
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(names.len(), 20);
+        assert_eq!(names.len(), 21);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
-        assert_eq!(&names[18..], &["relevance_score", "markdown"]);
+        assert_eq!(
+            &names[18..],
+            &["relevance_score", "markdown", "accessible_for_free"]
+        );
         for f in s.fields().iter().skip(10) {
             assert!(f.is_nullable(), "{}", f.name());
         }

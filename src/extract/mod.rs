@@ -88,6 +88,11 @@ pub struct Page {
     /// (`payload next_data`), paywalled, hidden and slideshow parts
     /// (`paywall div.article-rest`).
     pub hidden_parts: Vec<String>,
+    /// When paywalled parts were read: the text and Markdown without them
+    /// (what a reader without a subscription sees), for
+    /// `crawl.paywalled_text: flag`.
+    #[serde(skip)]
+    pub free_part: Option<(String, String)>,
 }
 
 /// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
@@ -122,6 +127,13 @@ pub fn extract(
     let mut hidden_parts: Vec<String> = streamed.iter().map(|s| format!("stream {s}")).collect();
     hidden_parts.extend(content.unhidden);
     let accessible_for_free = walls.declared.or(content.paywalled.then_some(false));
+    let free_part = hidden_parts
+        .iter()
+        .any(|p| p.starts_with("paywall"))
+        .then(|| {
+            let free = text::extract(&dom, anchor);
+            (free.paragraphs.join("\n"), text::markdown::render(&free.marks))
+        });
 
     let (mut paragraphs, mut marks) = (content.paragraphs, content.marks);
     if let Some(body) = jsonld_body(&m, &paragraphs) {
@@ -182,7 +194,31 @@ pub fn extract(
         depth_capped: prepared.capped,
         accessible_for_free,
         hidden_parts,
+        free_part,
     }
+}
+
+/// Length of a text for the thresholds on how much text a part holds: its
+/// characters, with those of scripts written without spaces (Chinese,
+/// Japanese, Korean), which say about as much as a short word each,
+/// counted three times.
+pub(crate) fn weighted_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| if is_cjk(c) { 3 } else { 1 })
+        .sum()
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
+}
+
+/// [`prose_chars`] weighted as [`weighted_len`] weighs.
+fn prose_weight(paragraphs: &[String]) -> usize {
+    paragraphs
+        .iter()
+        .filter(|p| is_prose(p))
+        .map(|p| weighted_len(p))
+        .sum()
 }
 
 /// Characters of the paragraphs that read as prose (see [`prose_ratio`]).
@@ -204,7 +240,7 @@ fn payload_body(
     if payloads.is_empty() {
         return None;
     }
-    let have = prose_chars(paragraphs);
+    let have = prose_weight(paragraphs);
     if have >= SCRIPT_BUILT_CHARS {
         return None;
     }
@@ -212,7 +248,7 @@ fn payload_body(
     let dom = dom::Dom::parse(&html);
     let anchor = title::anchor(&dom, &meta::gather(&dom, None, &[]));
     let content = text::extract(&dom, anchor);
-    let got = prose_chars(&content.paragraphs);
+    let got = prose_weight(&content.paragraphs);
     (got >= SCRIPT_BUILT_CHARS && got > have * 2).then_some((content, kinds))
 }
 

@@ -257,6 +257,7 @@ pub(crate) mod tests {
             relevance_score: None,
             crawler: None,
             markdown: None,
+            accessible_for_free: None,
         }
     }
 

@@ -93,6 +93,8 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        // Null, false and true all occur.
+        accessible_for_free: [None, Some(false), Some(true)][(id % 3) as usize],
     }
 }
 
@@ -211,7 +213,8 @@ fn round_trip_field_by_field() {
             "ai_signals",
             "ai_reserved",
             "relevance_score",
-            "markdown"
+            "markdown",
+            "accessible_for_free"
         ],
         "every column, always, in a fixed order"
     );
@@ -278,6 +281,10 @@ fn round_trip_field_by_field() {
                             .value(i)
                             .to_string()
                     }),
+                accessible_for_free: {
+                    let c = b.column_by_name("accessible_for_free").unwrap().as_boolean();
+                    c.is_valid(i).then(|| c.value(i))
+                },
             });
         }
     }

@@ -155,8 +155,21 @@ fn is_boilerplate(t: &str) -> bool {
         || (t.len() <= PROMPT_LONG_CHARS && PROMPT_LONG.is_match(t))
         || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
         || AGENCY_TAG.is_match(t)
+        || SLIDE_COUNTER.is_match(t)
+        || TIME_LINE.is_match(t)
         || is_date_line(t)
 }
+
+/// A time of day alone (a live blog entry's stamp): `10:05`, `14.30 Uhr`.
+static TIME_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\d{1,2}[:.h]\d{2}(\s*(uhr|h|am|pm|a\.m\.|p\.m\.))?$").expect("static regex")
+});
+
+/// A slideshow's counter: `3 / 12`, `Bild 3 von 12`, `Photo 3 of 12`.
+static SLIDE_COUNTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^((bild|foto|photo|image|slide|diapositive|imagen|画像)\s*)?\d{1,3}\s*(/|von|of|sur|de|枚中)\s*\d{1,3}\s*(枚)?$")
+        .expect("static regex")
+});
 
 /// Longest paragraph that [`BOILERPLATE`] may drop.
 const BOILERPLATE_CHARS: usize = 160;
@@ -546,6 +559,10 @@ mod boilerplate_tests {
             "24. März 2004, 19:49 | Genesis",
             "aja/PAP",
             "(dpa/afp)",
+            "3 / 12",
+            "Bild 3 von 12",
+            "10:05",
+            "14.30 Uhr",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",

@@ -12,8 +12,9 @@ use crate::extract::paywall::Marks;
 
 /// Paragraphs of prose a hidden element needs to be read.
 const HIDDEN_PARAS: usize = 2;
-/// Characters of prose a hidden element or paywalled part needs.
-const PROSE_CHARS: usize = 300;
+/// Characters of prose a hidden element or paywalled part needs (weighed
+/// as [`crate::extract::weighted_len`] does).
+const PROSE_CHARS: usize = 200;
 /// Characters a paragraph needs to count as prose.
 const PARA_CHARS: usize = 80;
 
@@ -125,7 +126,7 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
         let mut linked = 0;
         for x in std::iter::once(d).chain(dom.descendants(d)) {
             if let Kind::Text(t) = &dom.nodes[x].kind {
-                let l = t.trim().chars().count();
+                let l = crate::extract::weighted_len(t.trim());
                 len += l;
                 if dom.ancestors(x).take_while(|&a| a != d).any(|a| dom.tag(a) == "a") {
                     linked += l;

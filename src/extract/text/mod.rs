@@ -92,7 +92,12 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             dom,
             body,
             &order,
-            &|id| (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id)) && guard(id),
+            &|id| {
+                (LANDMARK_TAGS.contains(&dom.tag(id))
+                    || cards.is_grid(dom, id)
+                    || body_box(dom, id, raw.text[id]))
+                    && guard(id)
+            },
             keep,
         );
         let second = select(dom, body, &order, &landmarks, anchor);

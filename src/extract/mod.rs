@@ -1,15 +1,19 @@
 //! Article extraction: bytes and a base URL in, a [`Page`] description out. Pure.
 //!
 //! The path of a page through this module:
-//! [`charset`] (bytes to text) -> [`prepass`] (drop scripts and comments, cap
-//! nesting depth and size) -> [`dom`] (html5ever into an arena tree) ->
-//! [`meta`] (meta tags, links, JSON-LD) -> [`text`] (main text) -> [`title`],
+//! [`charset`] (bytes to text) -> [`stream`] (streamed chunks moved into
+//! place) -> [`prepass`] (drop scripts and comments, keep JSON-LD and
+//! hydration payloads aside, cap nesting depth and size) -> [`dom`]
+//! (html5ever into an arena tree) -> [`meta`] (meta tags, links, JSON-LD) ->
+//! [`paywall`] (what the page says of free access) -> [`text`] (main text;
+//! JSON-LD `articleBody` or a [`payload`] when the markup has none) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
 //! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
 //! and the `check-url` report.
 //!
 //! Nothing here does I/O, and nothing recurses on the tree, so deep or
-//! hostile pages cannot overflow the stack.
+//! hostile pages cannot overflow the stack (the payload and stream readers
+//! recurse over JSON and nested chunks, to a fixed depth).
 
 mod byline;
 pub mod charset;

@@ -16,6 +16,7 @@ mod fixture;
 mod frontier;
 mod frontier_web;
 mod fuzz;
+mod hard_pages;
 mod health;
 mod markdown;
 mod net;

@@ -144,7 +144,7 @@ pub fn find(
     };
     // The two strongest machine sources disagreeing by more than a day: the
     // date the page shows its readers decides between them.
-    let live = live_start(dom, m, PUBLISHED, &ok);
+    let live = live_start(m, PUBLISHED, &ok);
     let machine = match (published, jsonld) {
         _ if live.is_some() => live,
         (Some(p), Some(j)) if (p.0 - j.0).num_days().abs() > 1 => {

@@ -103,7 +103,8 @@ impl Columns {
         self.ai_reserved.append_option(r.ai_reserved);
         self.relevance_score.append_option(r.relevance_score);
         self.markdown.append_option(r.markdown.as_deref());
-        self.accessible_for_free.append_option(r.accessible_for_free);
+        self.accessible_for_free
+            .append_option(r.accessible_for_free);
     }
 
     /// The rows pushed so far as a batch; the builders start again empty,

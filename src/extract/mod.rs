@@ -136,7 +136,10 @@ pub fn extract(
         .any(|p| p.starts_with("paywall"))
         .then(|| {
             let free = text::extract(&dom, anchor);
-            (free.paragraphs.join("\n"), text::markdown::render(&free.marks))
+            (
+                free.paragraphs.join("\n"),
+                text::markdown::render(&free.marks),
+            )
         });
 
     let (mut paragraphs, mut marks) = (content.paragraphs, content.marks);
@@ -207,9 +210,7 @@ pub fn extract(
 /// Japanese, Korean), which say about as much as a short word each,
 /// counted three times.
 pub(crate) fn weighted_len(s: &str) -> usize {
-    s.chars()
-        .map(|c| if is_cjk(c) { 3 } else { 1 })
-        .sum()
+    s.chars().map(|c| if is_cjk(c) { 3 } else { 1 }).sum()
 }
 
 fn is_cjk(c: char) -> bool {

@@ -64,10 +64,15 @@ pub fn kind(start_tag: &str, body: &str) -> Option<Kind> {
     if head.contains("self.__next_f") {
         return Some(Kind::NextFlight);
     }
-    ["__NUXT__", "__APOLLO_STATE__", "__INITIAL_STATE__", "__PRELOADED_STATE__"]
-        .iter()
-        .any(|k| head.contains(k))
-        .then_some(Kind::State)
+    [
+        "__NUXT__",
+        "__APOLLO_STATE__",
+        "__INITIAL_STATE__",
+        "__PRELOADED_STATE__",
+    ]
+    .iter()
+    .any(|k| head.contains(k))
+    .then_some(Kind::State)
 }
 
 /// The page's payloads as HTML in which the ordinary text pass finds the
@@ -146,9 +151,9 @@ fn devalue(v: &Value) -> Value {
             Value::Array(items) => {
                 if let Some(Value::String(tag)) = items.first() {
                     return match tag.as_str() {
-                        "Reactive" | "ShallowReactive" | "Ref" | "ShallowRef" | "EmptyRef" => {
-                            items.get(1).map_or(Value::Null, |x| resolve(all, x, depth + 1))
-                        }
+                        "Reactive" | "ShallowReactive" | "Ref" | "ShallowRef" | "EmptyRef" => items
+                            .get(1)
+                            .map_or(Value::Null, |x| resolve(all, x, depth + 1)),
                         _ => Value::Null,
                     };
                 }
@@ -165,17 +170,35 @@ fn devalue(v: &Value) -> Value {
     resolve(all, &Value::from(0), 0)
 }
 
-static HTML_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)</?(p|br|h[1-6]|div|li|ul|blockquote)\b").expect("static regex"));
+static HTML_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)</?(p|br|h[1-6]|div|li|ul|blockquote)\b").expect("static regex")
+});
 /// Block types of rich-text formats that hold article text.
 static BLOCK_TYPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(paragraph|p|text|rich-?text|heading(-\d)?|h[1-6]|header|subhead(ing)?|block|list|list-?item|unordered-list|ordered-list|quote|blockquote|core/paragraph|core/heading|core/list)$")
         .expect("static regex")
 });
 /// Keys whose strings are a block's text.
-const TEXT_KEYS: &[&str] = &["text", "value", "content", "html", "body", "children", "items", "innerHTML"];
+const TEXT_KEYS: &[&str] = &[
+    "text",
+    "value",
+    "content",
+    "html",
+    "body",
+    "children",
+    "items",
+    "innerHTML",
+];
 /// Keys naming a block's type.
-const TYPE_KEYS: &[&str] = &["type", "_type", "nodeType", "blockType", "kind", "__typename", "name"];
+const TYPE_KEYS: &[&str] = &[
+    "type",
+    "_type",
+    "nodeType",
+    "blockType",
+    "kind",
+    "__typename",
+    "name",
+];
 
 /// The longest article body in a JSON value: (its characters, its HTML).
 fn best_body(root: &Value) -> Option<(usize, String)> {
@@ -253,7 +276,9 @@ fn blocks_body(items: &[Value]) -> Option<(usize, String)> {
             continue;
         }
         len += text.chars().count();
-        let tag = if t.to_ascii_lowercase().contains("head") || t.starts_with(['h', 'H']) && t.len() == 2 {
+        let tag = if t.to_ascii_lowercase().contains("head")
+            || t.starts_with(['h', 'H']) && t.len() == 2
+        {
             "h2"
         } else if t.to_ascii_lowercase().contains("quote") {
             "blockquote"
@@ -304,7 +329,9 @@ fn literal_body(raw: &str) -> Option<(usize, String)> {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// A React server components stream (the strings of `self.__next_f.push`)
@@ -435,7 +462,10 @@ fn flight_rows(stream: &str) -> std::collections::HashMap<String, Row> {
 /// A reference to another row: `$L5`, `$5`, `$@5` (hex ids).
 fn row_ref(s: &str) -> Option<&str> {
     let r = s.strip_prefix('$')?;
-    let r = r.strip_prefix('L').or_else(|| r.strip_prefix('@')).unwrap_or(r);
+    let r = r
+        .strip_prefix('L')
+        .or_else(|| r.strip_prefix('@'))
+        .unwrap_or(r);
     (!r.is_empty() && r.len() <= 8 && r.bytes().all(|b| b.is_ascii_hexdigit())).then_some(r)
 }
 
@@ -459,7 +489,9 @@ fn refs(v: &Value, out: &mut std::collections::HashSet<String>) {
 }
 
 /// Elements whose content is never text.
-const SKIPPED: &[&str] = &["script", "style", "link", "meta", "title", "template", "noscript", "head", "svg"];
+const SKIPPED: &[&str] = &[
+    "script", "style", "link", "meta", "title", "template", "noscript", "head", "svg",
+];
 
 struct Renderer<'a> {
     rows: &'a std::collections::HashMap<String, Row>,
@@ -478,7 +510,10 @@ impl Renderer<'_> {
                 if let Some(r) = row_ref(s) {
                     self.row(r, depth);
                 } else {
-                    let s = s.strip_prefix('$').filter(|t| t.starts_with('$')).unwrap_or(s);
+                    let s = s
+                        .strip_prefix('$')
+                        .filter(|t| t.starts_with('$'))
+                        .unwrap_or(s);
                     self.out.push_str(&escape(s));
                 }
             }
@@ -531,7 +566,11 @@ impl Renderer<'_> {
         }
         if is_tag {
             let _ = write!(self.out, "<{ty}");
-            for (attr, key) in [("class", "className"), ("id", "id"), ("itemprop", "itemProp")] {
+            for (attr, key) in [
+                ("class", "className"),
+                ("id", "id"),
+                ("itemprop", "itemProp"),
+            ] {
                 if let Some(v) = props.and_then(|p| p.get(key)).and_then(Value::as_str) {
                     let _ = write!(self.out, " {attr}=\"{}\"", escape(v).replace('"', "&quot;"));
                 }
@@ -577,12 +616,12 @@ mod tests {
     #[test]
     fn a_json_state_gives_its_longest_body() {
         let blocks = serde_json::json!({"props": {"pageProps": {
-            "related": [{"title": "Other", "summary": "short"}],
-            "article": {"body": [
-                {"type": "paragraph", "children": [{"text": prose(2)}]},
-                {"type": "heading", "children": [{"text": "A subheading"}]},
-                {"type": "paragraph", "children": [{"text": prose(1)}]}
-            ]}}}});
+        "related": [{"title": "Other", "summary": "short"}],
+        "article": {"body": [
+            {"type": "paragraph", "children": [{"text": prose(2)}]},
+            {"type": "heading", "children": [{"text": "A subheading"}]},
+            {"type": "paragraph", "children": [{"text": prose(1)}]}
+        ]}}}});
         let (html, kinds) = body(&[(Kind::NextData, blocks.to_string())]).unwrap();
         assert_eq!(kinds, ["next_data"]);
         assert!(html.contains("<h2>A subheading</h2>"), "{html}");

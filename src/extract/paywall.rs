@@ -41,7 +41,9 @@ pub struct Marks {
 /// Read the page's declarations.
 pub fn marks(m: &Meta) -> Marks {
     let mut out = Marks::default();
-    let articles = m.articles().chain(m.jsonld.iter().filter(|v| !super::meta::is_article(v)));
+    let articles = m
+        .articles()
+        .chain(m.jsonld.iter().filter(|v| !super::meta::is_article(v)));
     for v in articles {
         if let Some(free) = v.get("isAccessibleForFree").and_then(as_bool) {
             out.declared.get_or_insert(free);
@@ -80,7 +82,9 @@ pub fn marks(m: &Meta) -> Marks {
 
 /// A selector of one class or id, nothing else.
 fn simple(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn as_bool(v: &Value) -> Option<bool> {
@@ -102,7 +106,11 @@ impl Marks {
         if !ci.is_empty() && PAYWALL.is_match(ci) {
             return true;
         }
-        if dom.nodes[id].attrs.iter().any(|a| a.name.local.contains("paywall")) {
+        if dom.nodes[id]
+            .attrs
+            .iter()
+            .any(|a| a.name.local.contains("paywall"))
+        {
             return true;
         }
         if !self.classes.is_empty()
@@ -134,10 +142,15 @@ mod tests {
         let ld = r#"<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree":"False","hasPart":{"@type":"WebPageElement","isAccessibleForFree":false,"cssSelector":".rest, #more"}}</script><meta property="article:content_tier" content="free">"#;
         let (_, m) = page(ld);
         assert_eq!(m.declared, Some(false));
-        assert_eq!((m.classes.as_slice(), m.ids.as_slice()), (&["rest".to_string()][..], &["more".to_string()][..]));
+        assert_eq!(
+            (m.classes.as_slice(), m.ids.as_slice()),
+            (&["rest".to_string()][..], &["more".to_string()][..])
+        );
         let (_, m) = page(r#"<meta property="article:content_tier" content="metered">"#);
         assert_eq!(m.declared, Some(false));
-        let (_, m) = page(r#"<script type="application/ld+json">{"@type":"Article","isAccessibleForFree":true}</script>"#);
+        let (_, m) = page(
+            r#"<script type="application/ld+json">{"@type":"Article","isAccessibleForFree":true}</script>"#,
+        );
         assert_eq!(m.declared, Some(true));
         let (_, m) = page("<p>nothing</p>");
         assert_eq!(m.declared, None);
@@ -145,8 +158,14 @@ mod tests {
 
     #[test]
     fn paywall_elements_by_name_attribute_or_selector() {
-        let (dom, m) = page(r#"<script type="application/ld+json">{"@type":"Article","hasPart":{"isAccessibleForFree":false,"cssSelector":".abc"}}</script><div id=a class="article-paywall"></div><div id=b data-paywall="1"></div><div id=c class="x abc"></div><div id=d class="article-body"></div>"#);
-        let by = |v: &str| dom.descendants(0).find(|&d| dom.attr(d, "id") == Some(v)).unwrap();
+        let (dom, m) = page(
+            r#"<script type="application/ld+json">{"@type":"Article","hasPart":{"isAccessibleForFree":false,"cssSelector":".abc"}}</script><div id=a class="article-paywall"></div><div id=b data-paywall="1"></div><div id=c class="x abc"></div><div id=d class="article-body"></div>"#,
+        );
+        let by = |v: &str| {
+            dom.descendants(0)
+                .find(|&d| dom.attr(d, "id") == Some(v))
+                .unwrap()
+        };
         let pw = |v: &str| m.is_paywall(&dom, by(v), &dom.class_id(by(v)));
         assert!(pw("a"));
         assert!(pw("b"));

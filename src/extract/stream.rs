@@ -42,14 +42,18 @@ const MAX_NESTING: usize = 32;
 pub fn splice(html: &str) -> (Cow<'_, str>, Vec<String>) {
     let none = || (Cow::Borrowed(html), Vec::new());
     let bytes = html.as_bytes();
-    if memchr::memmem::find(bytes, b"$RC(").is_none() && memchr::memmem::find(bytes, b"$RS(").is_none()
+    if memchr::memmem::find(bytes, b"$RC(").is_none()
+        && memchr::memmem::find(bytes, b"$RS(").is_none()
     {
         return none();
     }
     // Target placeholder -> chunk id.
     let mut moves: HashMap<&str, &str> = HashMap::new();
     for c in CALL.captures_iter(html).take(MAX_CHUNKS) {
-        let (a, b) = (c.get(2).map_or("", |m| m.as_str()), c.get(3).map_or("", |m| m.as_str()));
+        let (a, b) = (
+            c.get(2).map_or("", |m| m.as_str()),
+            c.get(3).map_or("", |m| m.as_str()),
+        );
         match &c[1] {
             "C" => moves.insert(a, b),
             _ => moves.insert(b, a),
@@ -173,7 +177,8 @@ fn hidden_element(html: &str, chunk: &str) -> Option<(usize, (usize, usize), usi
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .collect::<String>()
                 .to_ascii_lowercase();
-            if name.is_empty() || name == "template" || !tag.to_ascii_lowercase().contains("hidden") {
+            if name.is_empty() || name == "template" || !tag.to_ascii_lowercase().contains("hidden")
+            {
                 continue;
             }
             let (close, end) = matching_close(html, gt + 1, &name)?;

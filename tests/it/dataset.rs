@@ -282,7 +282,10 @@ fn round_trip_field_by_field() {
                             .to_string()
                     }),
                 accessible_for_free: {
-                    let c = b.column_by_name("accessible_for_free").unwrap().as_boolean();
+                    let c = b
+                        .column_by_name("accessible_for_free")
+                        .unwrap()
+                        .as_boolean();
                     c.is_valid(i).then(|| c.value(i))
                 },
             });

@@ -57,7 +57,11 @@ fn pr(got: &str, want: &str) -> (f64, f64) {
 }
 
 fn f1(p: f64, r: f64) -> f64 {
-    if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 }
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
 }
 
 #[test]
@@ -83,12 +87,29 @@ fn hard_pages_keep_their_whole_article_date_and_paywall_mark() {
         let date_ok = page.date.map(|d| d.to_string()).as_deref() == c["date"].as_str();
         let free_ok = page.accessible_for_free == c["accessible_for_free"].as_bool();
         let e = by_kind.entry(kind).or_default();
-        *e = (e.0 + p, e.1 + r, e.2 + 1, e.3 + date_ok as usize, e.4 + free_ok as usize);
+        *e = (
+            e.0 + p,
+            e.1 + r,
+            e.2 + 1,
+            e.3 + date_ok as usize,
+            e.4 + free_ok as usize,
+        );
         // What was read from hidden or streamed markup is named, and the
         // `check-url` report says so.
-        let hidden = ["stream", "next", "nuxt", "apollo", "paywall", "hidden", "slideshow"];
+        let hidden = [
+            "stream",
+            "next",
+            "nuxt",
+            "apollo",
+            "paywall",
+            "hidden",
+            "slideshow",
+        ];
         if hidden.iter().any(|h| name.starts_with(h)) {
-            assert!(!page.hidden_parts.is_empty(), "{name}: no hidden part named");
+            assert!(
+                !page.hidden_parts.is_empty(),
+                "{name}: no hidden part named"
+            );
             let report = extract::describe(&page, name);
             assert!(report.contains("Hidden text:  read "), "{name}: {report}");
         }
@@ -98,7 +119,12 @@ fn hard_pages_keep_their_whole_article_date_and_paywall_mark() {
     for (kind, (kp, kr, kn, kd, kf)) in &by_kind {
         let kf1 = f1(kp / *kn as f64, kr / *kn as f64);
         assert!(kf1 >= FLOOR_KIND, "{kind}: text F1 {kf1:.3}");
-        assert_eq!(kf, kn, "{kind}: accessible_for_free wrong on {} pages", kn - kf);
+        assert_eq!(
+            kf,
+            kn,
+            "{kind}: accessible_for_free wrong on {} pages",
+            kn - kf
+        );
         (p, r, n, dates) = (p + kp, r + kr, n + kn, dates + kd);
     }
     let all = f1(p / n as f64, r / n as f64);

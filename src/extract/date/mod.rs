@@ -311,7 +311,8 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
             .filter(|&d| ok(d))
     };
     // A teaser's time dates another story.
-    let times: Vec<&(NodeId, String, bool)> = m.times.iter().filter(|t| !in_teaser(dom, t.0)).collect();
+    let times: Vec<&(NodeId, String, bool)> =
+        m.times.iter().filter(|t| !in_teaser(dom, t.0)).collect();
     if let Some(found) = times
         .iter()
         .find_map(|t| labelled(t.0).map(|d| (d, t.1.clone())))
@@ -320,14 +321,17 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     }
     // A `pubdate` mark singles out the page's date only while the marked
     // times agree: on different days they are a listing's items.
-    let mut marked = times
+    // (Teasers' marks count for that too.)
+    let mut marked = m
+        .times
         .iter()
         .filter(|t| t.2)
-        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone())));
+        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone(), t.0)));
     if let Some(found) = marked.next()
-        && marked.all(|(d, _)| d == found.0)
+        && marked.all(|(d, _, _)| d == found.0)
+        && !in_teaser(dom, found.2)
     {
-        return Some(found);
+        return Some((found.0, found.1));
     }
     // Otherwise the first `<time datetime>` outside chrome; an `<aside>`
     // inside an `<article>` is that article's own (its meta box).

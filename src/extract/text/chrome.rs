@@ -115,7 +115,10 @@ const BOX_TEXT: u32 = 700;
 /// paragraphs, by its text? `text` is its visible length.
 pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
     let tag = dom.tag(id);
-    if !matches!(tag, "div" | "section" | "aside" | "figure" | "details" | "p" | "span") {
+    if !matches!(
+        tag,
+        "div" | "section" | "aside" | "figure" | "details" | "p" | "span"
+    ) {
         return false;
     }
     let ci = dom.class_id(id);
@@ -133,8 +136,9 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
 
 /// Class names of the article body itself (`article-body`), which a box
 /// word inside them (`article-body--accordion`) does not make a box.
-static LIKELY_BODY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"article-?body|entry-?content|post-?content|story-?body").expect("static regex"));
+static LIKELY_BODY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"article-?body|entry-?content|post-?content|story-?body").expect("static regex")
+});
 
 /// Class names of slideshows and listicles, whose captions and hidden
 /// slides are the article.
@@ -159,9 +163,7 @@ pub(super) fn is_slideshow(dom: &Dom, id: NodeId, ci: &str) -> bool {
 /// Is the element pruned only for being hidden or a caption (what a
 /// slideshow or a paywalled part may hold as its text)?
 pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
-    is_hidden(dom, id)
-        || dom.tag(id) == "figcaption"
-        || dom.class_id(id).contains("caption")
+    is_hidden(dom, id) || dom.tag(id) == "figcaption" || dom.class_id(id).contains("caption")
 }
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {

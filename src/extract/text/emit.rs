@@ -188,6 +188,9 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if text == 0 {
         return false;
     }
+    if matches!(tag, "ul" | "ol") && items_of_prose(dom, st, id) {
+        return false;
+    }
     if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
         return true;
     }
@@ -195,6 +198,22 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return true;
     }
     class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
+}
+
+/// Least text outside links, per item, of a list of sentences with links
+/// in them (release notes, a digest of changes), which stays.
+const ITEM_PROSE_CHARS: u32 = 40;
+
+/// Is the list made of sentences rather than links: at least three items,
+/// each with [`ITEM_PROSE_CHARS`] of text outside links on average, and
+/// most of its text outside links?
+fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let items = dom
+        .element_children(id)
+        .filter(|&c| dom.tag(c) == "li" && !st.pruned[c])
+        .count() as u32;
+    let own = st.text[id].saturating_sub(st.link[id]);
+    items >= 3 && own >= items * ITEM_PROSE_CHARS && link_density(st, id) < 0.5
 }
 
 /// Is `id` a subheading with no text after it in its parent, or only

@@ -93,7 +93,9 @@ impl Kept {
                 .root
                 .is_none_or(|r| dom.is_ancestor(r, id) || dom.is_ancestor(id, r));
             if read {
-                content.unhidden.push(format!("{what} {}", describe(dom, id)));
+                content
+                    .unhidden
+                    .push(format!("{what} {}", describe(dom, id)));
             }
         }
         content
@@ -103,7 +105,10 @@ impl Kept {
 /// `div.class` or `div#id`, for the report.
 fn describe(dom: &Dom, id: NodeId) -> String {
     let tag = dom.tag(id);
-    if let Some(c) = dom.attr(id, "class").and_then(|c| c.split_whitespace().next()) {
+    if let Some(c) = dom
+        .attr(id, "class")
+        .and_then(|c| c.split_whitespace().next())
+    {
         format!("{tag}.{c}")
     } else if let Some(i) = dom.attr(id, "id") {
         format!("{tag}#{i}")
@@ -128,7 +133,11 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
             if let Kind::Text(t) = &dom.nodes[x].kind {
                 let l = crate::extract::weighted_len(t.trim());
                 len += l;
-                if dom.ancestors(x).take_while(|&a| a != d).any(|a| dom.tag(a) == "a") {
+                if dom
+                    .ancestors(x)
+                    .take_while(|&a| a != d)
+                    .any(|a| dom.tag(a) == "a")
+                {
                     linked += l;
                 }
             }

@@ -135,7 +135,11 @@ pub fn extract(
         .iter()
         .any(|p| p.starts_with("paywall"))
         .then(|| {
-            let free = text::extract(&dom, anchor);
+            let free_only = paywall::Marks {
+                free_only: true,
+                ..walls.clone()
+            };
+            let free = text::extract_marked(&dom, anchor, &free_only);
             (
                 free.paragraphs.join("\n"),
                 text::markdown::render(&free.marks),

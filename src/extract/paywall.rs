@@ -28,7 +28,7 @@ static PAYWALL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// What the page says about free access, and the selectors of its
 /// paywalled parts.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Marks {
     /// JSON-LD or meta verdict.
     pub declared: Option<bool>,
@@ -36,6 +36,9 @@ pub struct Marks {
     /// parts not free to read, lower-cased, without the `.` or `#`.
     pub classes: Vec<String>,
     pub ids: Vec<String>,
+    /// Leave the paywalled parts out (the text a reader without a
+    /// subscription sees) rather than read them.
+    pub free_only: bool,
 }
 
 /// Read the page's declarations.

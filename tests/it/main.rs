@@ -23,6 +23,7 @@ mod net;
 mod outage;
 mod partition;
 mod partition_daily;
+mod paywall;
 mod relevance;
 mod store;
 mod web;

@@ -25,6 +25,8 @@ pub(super) struct Kept {
     /// Paywalled parts: like `article`, never pruned by class name, nor
     /// their ancestors.
     pub(super) main: Vec<bool>,
+    /// Paywalled parts left out (`Marks::free_only`).
+    pub(super) drop: Vec<bool>,
     /// The outermost kept elements and what they are.
     found: Vec<(NodeId, &'static str)>,
     paywalled: bool,
@@ -36,6 +38,7 @@ impl Kept {
         let mut k = Kept {
             keep: vec![false; n],
             main: vec![false; n],
+            drop: vec![false; n],
             found: Vec::new(),
             paywalled: false,
         };
@@ -56,6 +59,10 @@ impl Kept {
             }
             if marks.is_paywall(dom, id, &ci) {
                 k.paywalled = true;
+                if marks.free_only {
+                    k.drop[id] = true;
+                    continue;
+                }
                 let (paras, chars) = prose(dom, id);
                 if paras >= 1 && chars >= PROSE_CHARS {
                     in_paywall[id] = true;

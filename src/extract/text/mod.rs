@@ -53,7 +53,8 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     order.extend(dom.descendants(body));
     let hidden = hidden::Kept::new(dom, &order, marks);
     let keep = &hidden.keep;
-    let raw = compute(dom, body, &order, &|_| false, keep);
+    let dropped = &hidden.drop;
+    let raw = compute(dom, body, &order, &|id| dropped[id], keep);
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
@@ -79,8 +80,9 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
         body,
         &order,
         &|id| {
-            (chrome(dom, id) || cards.is_grid(dom, id) || body_box(dom, id, raw.text[id]))
-                && guard(id)
+            dropped[id]
+                || ((chrome(dom, id) || cards.is_grid(dom, id) || body_box(dom, id, raw.text[id]))
+                    && guard(id))
         },
         keep,
     );
@@ -93,10 +95,11 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             body,
             &order,
             &|id| {
-                (LANDMARK_TAGS.contains(&dom.tag(id))
-                    || cards.is_grid(dom, id)
-                    || body_box(dom, id, raw.text[id]))
-                    && guard(id)
+                dropped[id]
+                    || (LANDMARK_TAGS.contains(&dom.tag(id))
+                        || cards.is_grid(dom, id)
+                        || body_box(dom, id, raw.text[id]))
+                        && guard(id)
             },
             keep,
         );

@@ -80,7 +80,12 @@ impl Kept {
                 k.keep[id] = hidden_or_caption(dom, id);
                 continue;
             }
-            if is_hidden(dom, id) && !k.keep[parent] && !chrome(dom, id) {
+            if is_hidden(dom, id)
+                && collapsed(dom, id)
+                && !k.keep[parent]
+                && !chrome(dom, id)
+                && follows_prose(dom, id)
+            {
                 let (paras, chars) = prose(dom, id);
                 if paras >= HIDDEN_PARAS && chars >= PROSE_CHARS {
                     k.keep[id] = true;
@@ -109,6 +114,44 @@ impl Kept {
     }
 }
 
+/// Hidden the way a "read more" section is: by the `hidden` attribute or
+/// `display: none` (not `visibility: hidden` or `aria-hidden`, which hide
+/// what is laid out or read aloud otherwise).
+fn collapsed(dom: &Dom, id: NodeId) -> bool {
+    dom.attr(id, "hidden").is_some()
+        || dom.attr(id, "style").is_some_and(|s| {
+            let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            s.to_ascii_lowercase().contains("display:none")
+        })
+}
+
+/// Siblings before a hidden block searched for the article's visible start.
+const BEFORE_SIBLINGS: usize = 8;
+
+/// Does a hidden block continue an article whose start is visible: is one
+/// of the elements just before it a paragraph of prose (or holds one)?
+fn follows_prose(dom: &Dom, id: NodeId) -> bool {
+    let mut prev = dom.nodes[id].prev;
+    let mut seen = 0;
+    while let Some(p) = prev {
+        prev = dom.nodes[p].prev;
+        if !dom.is_element(p) {
+            continue;
+        }
+        seen += 1;
+        if seen > BEFORE_SIBLINGS {
+            break;
+        }
+        if is_hidden(dom, p) {
+            continue;
+        }
+        if prose(dom, p).0 >= 1 || (dom.tag(p) == "p" && prose_paragraph(dom, p)) {
+            return true;
+        }
+    }
+    false
+}
+
 /// `div.class` or `div#id`, for the report.
 fn describe(dom: &Dom, id: NodeId) -> String {
     let tag = dom.tag(id);
@@ -134,25 +177,80 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
             continue;
         }
         it.skip_children_of(d);
-        let mut len = 0;
-        let mut linked = 0;
-        for x in std::iter::once(d).chain(dom.descendants(d)) {
-            if let Kind::Text(t) = &dom.nodes[x].kind {
-                let l = crate::extract::weighted_len(t.trim());
-                len += l;
-                if dom
-                    .ancestors(x)
-                    .take_while(|&a| a != d)
-                    .any(|a| dom.tag(a) == "a")
-                {
-                    linked += l;
-                }
-            }
-        }
-        if len >= PARA_CHARS && linked * 4 < len {
+        if let Some(len) = prose_len(dom, d) {
             paras += 1;
             chars += len;
         }
     }
     (paras, chars)
+}
+
+/// Is the `p` itself a paragraph of prose?
+fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
+    prose_len(dom, d).is_some()
+}
+
+/// The weighed length of a `p` of prose: at least [`PARA_CHARS`], under a
+/// quarter of it in links.
+fn prose_len(dom: &Dom, d: NodeId) -> Option<usize> {
+    let mut len = 0;
+    let mut linked = 0;
+    for x in std::iter::once(d).chain(dom.descendants(d)) {
+        if let Kind::Text(t) = &dom.nodes[x].kind {
+            let l = crate::extract::weighted_len(t.trim());
+            len += l;
+            if dom
+                .ancestors(x)
+                .take_while(|&a| a != d)
+                .any(|a| dom.tag(a) == "a")
+            {
+                linked += l;
+            }
+        }
+    }
+    (len >= PARA_CHARS && linked * 4 < len).then_some(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::dom::Dom;
+
+    fn text(html: &str) -> String {
+        super::super::extract(&Dom::parse(html), None)
+            .paragraphs
+            .join("\n")
+    }
+
+    #[test]
+    fn a_hidden_rest_after_the_visible_start_is_read_and_a_hidden_block_alone_is_not() {
+        let p = |w: &str| {
+            format!("<p>{w} {}</p>", "The council met on Tuesday and agreed to widen the road, after a long debate about costs.".repeat(2))
+        };
+        let rest = format!("<div hidden>{}{}</div>", p("Later"), p("Finally"));
+        let read = text(&format!(
+            "<body><article><h1>T</h1>{}{rest}</article></body>",
+            p("First")
+        ));
+        assert!(read.contains("Later") && read.contains("Finally"), "{read}");
+        // Hidden first, with nothing visible before it: a trick, not a collapsed rest.
+        let alone = format!(
+            "<body><article><h1>T</h1><div style=\"display:none\">{}{}</div><div>{}{}</div></article></body>",
+            p("Hidden"),
+            p("Hidden"),
+            p("Shown"),
+            p("Shown")
+        );
+        let got = text(&alone);
+        assert!(got.contains("Shown") && !got.contains("Hidden"), "{got}");
+        // A hidden menu after the text is not prose.
+        let menu = format!(
+            "<body><article>{}{}<div hidden><ul><li><a href=/a>A</a></li></ul></div></article></body>",
+            p("First"),
+            p("Second")
+        );
+        assert!(
+            !text(&menu).contains('A'.to_string().as_str())
+                || !text(&menu).lines().any(|l| l == "A")
+        );
+    }
 }

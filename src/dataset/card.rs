@@ -161,6 +161,10 @@ impl Card<'_> {
                     "the text with its structure as Markdown: headings, lists, quotes, code, \
                      tables, emphasis; links as text (records since the field was added)"
                 }
+                "accessible_for_free" => {
+                    "whether the article is free to read (JSON-LD `isAccessibleForFree`, \
+                     paywall markup); null when the page said nothing"
+                }
                 _ => "",
             };
             let nullable = if f.is_nullable() { ", nullable" } else { "" };

@@ -52,7 +52,12 @@ impl Kept {
             let parent = dom.nodes[id].parent.unwrap_or(0);
             in_paywall[id] = in_paywall[parent];
             in_slides[id] = in_slides[parent];
-            let ci = dom.class_id(id);
+            let named = dom.attr(id, "class").is_some() || dom.attr(id, "id").is_some();
+            let ci = if named {
+                dom.class_id(id)
+            } else {
+                String::new()
+            };
             if in_paywall[id] {
                 k.keep[id] = is_hidden(dom, id) || marks.is_paywall(dom, id, &ci);
                 continue;

@@ -74,15 +74,17 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
         }
     }
     let cards = CardStats::new(dom, &order);
+    let mut boxes = vec![false; dom.nodes.len()];
+    for &id in &order {
+        boxes[id] = dom.is_element(id) && body_box(dom, id, raw.text[id]);
+    }
     let guard = |id: NodeId| !holds_main[id] && !keep[id];
     let full = compute(
         dom,
         body,
         &order,
         &|id| {
-            dropped[id]
-                || ((chrome(dom, id) || cards.is_grid(dom, id) || body_box(dom, id, raw.text[id]))
-                    && guard(id))
+            dropped[id] || ((chrome(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id))
         },
         keep,
     );
@@ -96,9 +98,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             &order,
             &|id| {
                 dropped[id]
-                    || (LANDMARK_TAGS.contains(&dom.tag(id))
-                        || cards.is_grid(dom, id)
-                        || body_box(dom, id, raw.text[id]))
+                    || (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id) || boxes[id])
                         && guard(id)
             },
             keep,

@@ -229,6 +229,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         markdown: None,
         date_modified: None,
         updated: false,
+        accessible_for_free: None,
     }
 }
 

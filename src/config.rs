@@ -330,6 +330,21 @@ pub enum AiUsePolicy {
     Ignore,
 }
 
+/// What to do with the text of pages that are not free to read
+/// (`accessible_for_free: false`, see `extract::paywall`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PaywalledText {
+    /// Store the page with all the text it carries, the paywalled part too.
+    #[default]
+    Store,
+    /// Store the page with only the text outside its paywalled parts (what a
+    /// reader without a subscription sees); the record says it is not free.
+    Flag,
+    /// Do not store pages that are not free to read.
+    Skip,
+}
+
 /// A duration written as `90s`, `40m`, `1h30m`, `250ms` or a bare number of seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Span(pub Duration);
@@ -528,6 +543,8 @@ pub struct Crawl {
     /// First id when no `data/state/next_id` exists (continues legacy numbering).
     pub first_id: i64,
     pub ai_use_policy: AiUsePolicy,
+    /// Pages not free to read: `store`, `flag` or `skip` (see [`PaywalledText`]).
+    pub paywalled_text: PaywalledText,
     /// How often the shard writer closes a zstd frame, at the latest.
     pub flush_every: Span,
     /// Limits against crawler traps (see `crate::url::trap`).
@@ -651,6 +668,7 @@ impl Default for Crawl {
             web_bot_auth: None,
             first_id: 0,
             ai_use_policy: AiUsePolicy::Respect,
+            paywalled_text: PaywalledText::Store,
             flush_every: Span::secs(5),
             traps: Traps::default(),
         }

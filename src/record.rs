@@ -88,4 +88,10 @@ pub struct Article {
     /// publisher changed it): the build keeps it instead of the older ones.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub updated: bool,
+    /// Whether the article is free to read (JSON-LD `isAccessibleForFree`,
+    /// the `article:content_tier` meta, paywall markup); absent when the
+    /// page says nothing. See `crawl.paywalled_text` for what is stored of
+    /// a page that is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accessible_for_free: Option<bool>,
 }

@@ -45,6 +45,7 @@ fn article(id: i64) -> Article {
         markdown: None,
         date_modified: None,
         updated: false,
+        accessible_for_free: None,
     }
 }
 

@@ -7,6 +7,7 @@ use chrono::Utc;
 use super::engine::Engine;
 use super::signals::AiDecision;
 use super::worker::{Job, Meta};
+use crate::config::PaywalledText;
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
@@ -88,6 +89,10 @@ impl Engine {
             Some(Rejection::NoTitle)
         } else if self.unchanged_or_stored(job, meta, page) {
             Some(Rejection::AlreadyStored)
+        } else if page.accessible_for_free == Some(false)
+            && self.config.crawl.paywalled_text == PaywalledText::Skip
+        {
+            Some(Rejection::Paywalled)
         } else if AiDecision::new(&meta.signals, self.config.crawl.ai_use_policy)
             == AiDecision::Withhold
         {
@@ -184,6 +189,11 @@ impl Engine {
             .as_ref()
             .filter(|c| **c != meta.url)
             .map(|c| c.to_string());
+        // `paywalled_text: flag`: only what a reader without a subscription sees.
+        let (text, markdown) = match &page.free_part {
+            Some((t, md)) if self.config.crawl.paywalled_text == PaywalledText::Flag => (t, md),
+            _ => (&page.text, &page.markdown),
+        };
         let article = Article {
             id,
             url: meta.url.to_string(),
@@ -192,7 +202,7 @@ impl Engine {
             date,
             date_source: page.date_source.map(|s| s.as_str().to_string()),
             year,
-            text: page.text.clone(),
+            text: text.clone(),
             keywords: page.keywords.clone(),
             fetched_at: crate::date::format_utc(Utc::now()),
             lang: page.lang.clone(),
@@ -205,7 +215,7 @@ impl Engine {
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
+            markdown: (!markdown.is_empty()).then(|| markdown.clone()),
             date_modified: page
                 .date_modified
                 .map(|d| d.format("%Y-%m-%d").to_string())
@@ -217,6 +227,7 @@ impl Engine {
                         .map(|l| l.chars().take(10).collect())
                 }),
             updated: job.entry.update,
+            accessible_for_free: page.accessible_for_free,
         };
         if job.entry.update {
             self.host(&job.host).updated += 1;

@@ -172,6 +172,10 @@ impl Card<'_> {
                     "the day the page says it was last modified; the row is the latest version \
                      of its URL"
                 }
+                "accessible_for_free" => {
+                    "whether the article is free to read (JSON-LD `isAccessibleForFree`, \
+                     paywall markup); null when the page said nothing"
+                }
                 _ => "",
             };
             let nullable = if f.is_nullable() { ", nullable" } else { "" };

@@ -33,6 +33,7 @@ pub struct Columns {
     relevance_score: Float64Builder,
     markdown: LargeStringBuilder,
     date_modified: Date32Builder,
+    accessible_for_free: BooleanBuilder,
 }
 
 impl Columns {
@@ -60,6 +61,7 @@ impl Columns {
             relevance_score: Float64Builder::with_capacity(rows),
             markdown: LargeStringBuilder::with_capacity(rows, markdown),
             date_modified: Date32Builder::with_capacity(rows),
+            accessible_for_free: BooleanBuilder::with_capacity(rows),
         }
     }
 
@@ -104,6 +106,8 @@ impl Columns {
         self.relevance_score.append_option(r.relevance_score);
         self.markdown.append_option(r.markdown.as_deref());
         self.date_modified.append_option(p.modified_days);
+        self.accessible_for_free
+            .append_option(r.accessible_for_free);
     }
 
     /// The rows pushed so far as a batch; the builders start again empty,
@@ -145,6 +149,7 @@ impl Columns {
         arrays.push(Arc::new(self.relevance_score.finish()));
         arrays.push(Arc::new(self.markdown.finish()));
         arrays.push(Arc::new(self.date_modified.finish()));
+        arrays.push(Arc::new(self.accessible_for_free.finish()));
         RecordBatch::try_new(schema.clone(), arrays)
     }
 }

@@ -74,6 +74,9 @@ pub struct Row<'a> {
     #[serde(default)]
     #[allow(dead_code)]
     pub updated: bool,
+    /// Whether the article is free to read, when the page said.
+    #[serde(default)]
+    pub accessible_for_free: Option<bool>,
 }
 
 /// A string that borrows from the line when it has no escapes (serde only
@@ -176,6 +179,7 @@ pub struct Keys<'a> {
     /// A new version of an earlier record of the same URL.
     #[serde(default)]
     pub updated: bool,
+    accessible_for_free: Option<bool>,
 }
 
 impl Keys<'_> {

@@ -58,6 +58,7 @@ pub fn schema() -> SchemaRef {
         Field::new("relevance_score", DataType::Float64, true),
         Field::new("markdown", DataType::LargeUtf8, true),
         Field::new("date_modified", DataType::Date32, true),
+        Field::new("accessible_for_free", DataType::Boolean, true),
     ]))
 }
 
@@ -125,11 +126,11 @@ mod tests {
     fn every_column_always_present() {
         let s = schema();
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(names.len(), 21);
+        assert_eq!(names.len(), 22);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
         assert_eq!(
             &names[18..],
-            &["relevance_score", "markdown", "date_modified"]
+            &["relevance_score", "markdown", "date_modified", "accessible_for_free"]
         );
         for f in s.fields().iter().skip(10) {
             assert!(f.is_nullable(), "{}", f.name());

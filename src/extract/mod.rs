@@ -1,15 +1,19 @@
 //! Article extraction: bytes and a base URL in, a [`Page`] description out. Pure.
 //!
 //! The path of a page through this module:
-//! [`charset`] (bytes to text) -> [`prepass`] (drop scripts and comments, cap
-//! nesting depth and size) -> [`dom`] (html5ever into an arena tree) ->
-//! [`meta`] (meta tags, links, JSON-LD) -> [`text`] (main text) -> [`title`],
+//! [`charset`] (bytes to text) -> [`stream`] (streamed chunks moved into
+//! place) -> [`prepass`] (drop scripts and comments, keep JSON-LD and
+//! hydration payloads aside, cap nesting depth and size) -> [`dom`]
+//! (html5ever into an arena tree) -> [`meta`] (meta tags, links, JSON-LD) ->
+//! [`paywall`] (what the page says of free access) -> [`text`] (main text;
+//! JSON-LD `articleBody` or a [`payload`] when the markup has none) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
 //! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
 //! and the `check-url` report.
 //!
 //! Nothing here does I/O, and nothing recurses on the tree, so deep or
-//! hostile pages cannot overflow the stack.
+//! hostile pages cannot overflow the stack (the payload and stream readers
+//! recurse over JSON and nested chunks, to a fixed depth).
 
 mod byline;
 pub mod charset;
@@ -17,8 +21,11 @@ pub mod date;
 pub mod dom;
 pub mod lang;
 pub mod meta;
+pub mod payload;
+pub mod paywall;
 pub mod prepass;
 mod render;
+pub mod stream;
 pub mod text;
 pub mod title;
 
@@ -82,10 +89,27 @@ pub struct Page {
     /// Parsing limits that cut the page (depth, nodes, text, links), if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cuts: Vec<crate::record::ParseCap>,
+    /// Whether the article is free to read: JSON-LD `isAccessibleForFree`,
+    /// the `article:content_tier` meta, or paywall markup (then `false`);
+    /// `None` when the page says nothing (see [`paywall`]).
+    pub accessible_for_free: Option<bool>,
+    /// The hidden or streamed parts read as the page's text: streamed chunks
+    /// moved into place (`stream S:1 -> B:0`), hydration payloads
+    /// (`payload next_data`), paywalled, hidden and slideshow parts
+    /// (`paywall div.article-rest`).
+    pub hidden_parts: Vec<String>,
+    /// When paywalled parts were read: the text and Markdown without them
+    /// (what a reader without a subscription sees), for
+    /// `crawl.paywalled_text: flag`.
+    #[serde(skip)]
+    pub free_part: Option<(String, String)>,
 }
 
 /// Least words a paragraph needs to count as prose (fewer with sentence punctuation).
 const PROSE_WORDS: usize = 20;
+/// Least characters of a paragraph in a script written without spaces
+/// (ending sentences with `。`) to count as prose.
+const CJK_PROSE_CHARS: usize = 40;
 
 /// Extract a page. `charset` is the HTTP Content-Type charset when known;
 /// `url` is where the page came from; `today` bounds plausible dates.
@@ -102,19 +126,44 @@ pub fn extract(
     // Only what the prepass would keep is decoded (a body may be twice that).
     let html = &html[..html.len().min(prepass::MAX_BYTES)];
     let (decoded, encoding) = charset::decode(html, charset, tld);
-    let prepared = prepass::prepare(&decoded);
+    let (spliced, streamed) = stream::splice(&decoded);
+    let prepared = prepass::prepare(&spliced);
+    drop(spliced);
     drop(decoded);
     let dom = dom::Dom::parse(&prepared.html);
     let m = meta::gather(&dom, url, &prepared.jsonld);
     let cuts = parse_cuts(prepared.capped, &dom, &m);
     let anchor = title::anchor(&dom, &m);
-    let content = text::extract(&dom, anchor);
+    let walls = paywall::marks(&m);
+    let content = text::extract_marked(&dom, anchor, &walls);
     let title = title::choose(&dom, &m, content.root);
+    let mut hidden_parts: Vec<String> = streamed.iter().map(|s| format!("stream {s}")).collect();
+    hidden_parts.extend(content.unhidden);
+    let accessible_for_free = walls.declared.or(content.paywalled.then_some(false));
+    let free_part = hidden_parts
+        .iter()
+        .any(|p| p.starts_with("paywall"))
+        .then(|| {
+            let free_only = paywall::Marks {
+                free_only: true,
+                ..walls.clone()
+            };
+            let free = text::extract_marked(&dom, anchor, &free_only);
+            (
+                free.paragraphs.join("\n"),
+                text::markdown::render(&free.marks),
+            )
+        });
 
     let (mut paragraphs, mut marks) = (content.paragraphs, content.marks);
     if let Some(body) = jsonld_body(&m, &paragraphs) {
         marks = body.iter().map(|p| text::markdown::Mark::para(p)).collect();
         paragraphs = body;
+        hidden_parts.push("jsonld articleBody".into());
+    } else if let Some((body, kinds)) = payload_body(&prepared.payloads, &paragraphs) {
+        paragraphs = body.paragraphs;
+        marks = body.marks;
+        hidden_parts.extend(kinds.iter().map(|k| format!("payload {k}")));
     }
     if let Some(t) = &title {
         let norm = |s: &str| meta::clean(s).to_lowercase();
@@ -168,7 +217,62 @@ pub fn extract(
         charset: encoding.name(),
         depth_capped: prepared.capped,
         cuts,
+        accessible_for_free,
+        hidden_parts,
+        free_part,
     }
+}
+
+/// Length of a text for the thresholds on how much text a part holds: its
+/// characters, with those of scripts written without spaces (Chinese,
+/// Japanese, Korean), which say about as much as a short word each,
+/// counted three times.
+pub(crate) fn weighted_len(s: &str) -> usize {
+    s.chars().map(|c| if is_cjk(c) { 3 } else { 1 }).sum()
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
+}
+
+/// [`prose_chars`] weighted as [`weighted_len`] weighs.
+fn prose_weight(paragraphs: &[String]) -> usize {
+    paragraphs
+        .iter()
+        .filter(|p| is_prose(p))
+        .map(|p| weighted_len(p))
+        .sum()
+}
+
+/// Characters of the paragraphs that read as prose (see [`prose_ratio`]).
+fn prose_chars(paragraphs: &[String]) -> usize {
+    paragraphs
+        .iter()
+        .filter(|p| is_prose(p))
+        .map(|p| p.chars().count())
+        .sum()
+}
+
+/// The text of the page's hydration payloads ([`payload::body`]) when the
+/// markup holds almost no prose (a page its scripts build) and the
+/// payloads hold much more.
+fn payload_body(
+    payloads: &[(payload::Kind, String)],
+    paragraphs: &[String],
+) -> Option<(text::Content, Vec<&'static str>)> {
+    if payloads.is_empty() {
+        return None;
+    }
+    let have = prose_weight(paragraphs);
+    if have >= SCRIPT_BUILT_CHARS {
+        return None;
+    }
+    let (html, kinds) = payload::body(payloads)?;
+    let dom = dom::Dom::parse(&html);
+    let anchor = title::anchor(&dom, &meta::gather(&dom, None, &[]));
+    let content = text::extract(&dom, anchor);
+    let got = prose_weight(&content.paragraphs);
+    (got >= SCRIPT_BUILT_CHARS && got > have * 2).then_some((content, kinds))
 }
 
 /// Which parsing limits cut the page.
@@ -279,18 +383,20 @@ fn prose_ratio(paragraphs: &[String]) -> f64 {
     if total == 0 {
         return 0.0;
     }
-    let prose: usize = paragraphs
-        .iter()
-        .filter(|p| {
-            let words = p.split_whitespace().count();
-            words >= PROSE_WORDS
-                || (words >= 10
-                    && p.trim_end()
-                        .ends_with(['.', '!', '?', '"', '\u{201d}', ':']))
-        })
-        .map(|p| p.chars().count())
-        .sum();
-    prose as f64 / total as f64
+    prose_chars(paragraphs) as f64 / total as f64
+}
+
+/// Is a paragraph prose: long enough, or shorter and ending as a sentence?
+/// Text written without spaces (Chinese, Japanese) counts by characters.
+fn is_prose(p: &str) -> bool {
+    let words = p.split_whitespace().count();
+    if words < PROSE_WORDS && p.contains(['。', '！', '？']) {
+        return p.chars().count() >= CJK_PROSE_CHARS;
+    }
+    words >= PROSE_WORDS
+        || (words >= 10
+            && p.trim_end()
+                .ends_with(['.', '!', '?', '"', '\u{201d}', ':']))
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@ pub struct Prepared {
     pub jsonld: Vec<String>,
     /// Whether the depth cap removed any tag.
     pub capped: bool,
+    /// Hydration payload scripts (see [`super::payload`]).
+    pub payloads: Vec<(super::payload::Kind, String)>,
 }
 
 const VOID: &[&str] = &[
@@ -50,6 +52,12 @@ struct Open {
 
 /// Run the pass.
 pub fn prepare(text: &str) -> Prepared {
+    prepare_level(text, true)
+}
+
+/// The pass; `markup` says whether template scripts' markup is handed on
+/// (not within such markup: it is handed on once, its scripts dropped).
+fn prepare_level(text: &str, markup: bool) -> Prepared {
     let text = truncate(text, MAX_BYTES);
     let bytes = text.as_bytes();
     let mut out = Prepared {
@@ -121,8 +129,14 @@ pub fn prepare(text: &str) -> Prepared {
                         Script::JsonLd => out.jsonld.push(text[end..close].to_string()),
                         // Markup kept in a template script is page content that
                         // a browser renders: hand it to the parser.
-                        Script::Markup => out.html.push_str(&text[end..close]),
-                        Script::Code => {}
+                        Script::Markup if markup => push_markup(&mut out, &text[end..close]),
+                        Script::Markup => {}
+                        Script::Code => {
+                            let body = &text[end..close];
+                            if let Some(k) = super::payload::kind(&text[lt..end], body) {
+                                out.payloads.push((k, body.to_string()));
+                            }
+                        }
                     }
                 }
             }
@@ -149,6 +163,20 @@ pub fn prepare(text: &str) -> Prepared {
     }
     out.html.push_str(&text[copied.min(text.len())..]);
     out
+}
+
+/// A template script's content, when it is markup (not JSON data a script
+/// reads), through the pass itself: a script or style it opens without
+/// closing would otherwise swallow the rest of the page.
+fn push_markup(out: &mut Prepared, content: &str) {
+    let t = content.trim_start();
+    let t = t.strip_prefix("<![CDATA[").unwrap_or(t).trim_start();
+    if !t.starts_with('<') {
+        return;
+    }
+    let inner = prepare_level(content, false);
+    out.html.push_str(&inner.html);
+    out.capped |= inner.capped;
 }
 
 /// Cut `text` at a char boundary at or below `max` bytes.

@@ -37,6 +37,8 @@ pub fn to_json(path_or_url: &str, page: &Page) -> Value {
         "feeds": page.feeds.iter().map(|u| u.as_str()).collect::<Vec<_>>(),
         "robots_meta": page.robots_meta,
         "charset": page.charset,
+        "accessible_for_free": page.accessible_for_free,
+        "hidden_parts": page.hidden_parts,
     })
 }
 
@@ -137,6 +139,18 @@ pub fn describe(page: &Page, url: &str) -> String {
         "would not be stored: not relevant".to_string()
     };
     let _ = writeln!(s, "Decision:     {verdict}");
+    let _ = writeln!(
+        s,
+        "Free to read: {}",
+        match page.accessible_for_free {
+            Some(true) => "yes (the page says so)",
+            Some(false) => "no (paywall declared or marked up)",
+            None => "not stated",
+        }
+    );
+    if !page.hidden_parts.is_empty() {
+        let _ = writeln!(s, "Hidden text:  read {}", page.hidden_parts.join("; "));
+    }
     if !page.robots_meta.is_empty() {
         let _ = writeln!(s, "Robots meta:  {}", page.robots_meta.join(", "));
     }

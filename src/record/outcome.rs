@@ -314,6 +314,9 @@ pub enum Rejection {
     /// The publisher reserves AI training (`ai_use_policy: respect`).
     #[serde(rename = "withheld: ai-use")]
     WithheldAiUse,
+    /// Not free to read (`crawl.paywalled_text: skip`).
+    #[serde(rename = "paywalled")]
+    Paywalled,
 }
 
 impl Rejection {
@@ -325,6 +328,7 @@ impl Rejection {
             Rejection::NoTitle => "no title",
             Rejection::AlreadyStored => "already stored",
             Rejection::WithheldAiUse => "withheld: ai-use",
+            Rejection::Paywalled => "paywalled",
         }
     }
 }

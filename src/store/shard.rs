@@ -259,6 +259,7 @@ pub(crate) mod tests {
             markdown: None,
             date_modified: None,
             updated: false,
+            accessible_for_free: None,
         }
     }
 

@@ -95,6 +95,8 @@ fn article(id: i64) -> Article {
         markdown: None,
         date_modified: (id % 3 == 0).then(|| "2026-11-30".to_string()),
         updated: false,
+        // Null, false and true all occur.
+        accessible_for_free: [None, Some(false), Some(true)][(id % 3) as usize],
     }
 }
 
@@ -214,7 +216,8 @@ fn round_trip_field_by_field() {
             "ai_reserved",
             "relevance_score",
             "markdown",
-            "date_modified"
+            "date_modified",
+            "accessible_for_free"
         ],
         "every column, always, in a fixed order"
     );
@@ -294,6 +297,13 @@ fn round_trip_field_by_field() {
                     })
                 },
                 updated: false,
+                accessible_for_free: {
+                    let c = b
+                        .column_by_name("accessible_for_free")
+                        .unwrap()
+                        .as_boolean();
+                    c.is_valid(i).then(|| c.value(i))
+                },
             });
         }
     }

@@ -39,7 +39,9 @@ use super::dom::{Dom, NodeId};
 use super::meta::{self, Meta};
 use crate::record::DateSource;
 
+mod live;
 mod visible;
+use live::{in_teaser, live_start};
 use visible::{
     byline_date, byline_dates, in_chrome_outside_article, scan_text, self_link_date, text_date,
 };
@@ -142,7 +144,9 @@ pub fn find(
     };
     // The two strongest machine sources disagreeing by more than a day: the
     // date the page shows its readers decides between them.
+    let live = live_start(m, PUBLISHED, &ok);
     let machine = match (published, jsonld) {
+        _ if live.is_some() => live,
         (Some(p), Some(j)) if (p.0 - j.0).num_days().abs() > 1 => {
             let shown = visible().map(|(v, _)| v);
             Some(if shown == Some(j.0) { j } else { p })
@@ -334,8 +338,10 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
             .flatten()
             .filter(|&d| ok(d))
     };
-    if let Some(found) = m
-        .times
+    // A teaser's time dates another story.
+    let times: Vec<&(NodeId, String, bool)> =
+        m.times.iter().filter(|t| !in_teaser(dom, t.0)).collect();
+    if let Some(found) = times
         .iter()
         .find_map(|t| labelled(t.0).map(|d| (d, t.1.clone())))
     {
@@ -343,19 +349,21 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     }
     // A `pubdate` mark singles out the page's date only while the marked
     // times agree: on different days they are a listing's items.
+    // (Teasers' marks count for that too.)
     let mut marked = m
         .times
         .iter()
         .filter(|t| t.2)
-        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone())));
+        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone(), t.0)));
     if let Some(found) = marked.next()
-        && marked.all(|(d, _)| d == found.0)
+        && marked.all(|(d, _, _)| d == found.0)
+        && !in_teaser(dom, found.2)
     {
-        return Some(found);
+        return Some((found.0, found.1));
     }
     // Otherwise the first `<time datetime>` outside chrome; an `<aside>`
     // inside an `<article>` is that article's own (its meta box).
-    m.times
+    times
         .iter()
         .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome_outside_article(dom, t.0))
         .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))

@@ -153,7 +153,7 @@ pub(super) fn scan_text(
             };
             if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
                 && !written::is_range(probe)
-                && !(skip_chrome && in_chrome(dom, id))
+                && !(skip_chrome && (in_chrome(dom, id) || super::live::in_teaser(dom, id)))
             {
                 if !is_change_label(probe) {
                     return Some(d);
@@ -290,7 +290,7 @@ pub(super) fn byline_date(
                 continue;
             }
             let text = dom.text(id);
-            if text.len() > 400 || written::is_range(&text) {
+            if text.len() > 400 || written::is_range(&text) || super::live::in_teaser(dom, id) {
                 continue;
             }
             if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {

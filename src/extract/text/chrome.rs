@@ -85,7 +85,88 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-fn is_hidden(dom: &Dom, id: NodeId) -> bool {
+/// Boxes inside article bodies that are not the article: embedded-media
+/// consent placeholders, donation appeals, expandable info and fact boxes,
+/// inline teasers of other stories.
+static BODY_BOX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"info-?box|fact-?box|infokasten|accordion|donat|spende|support-?us|embed-?(consent|placeholder|privacy)|(consent|privacy)-?(placeholder|shield|overlay|embed)|two-?click|2-?click|external-?content|inline-?(teaser|promo|related)|lesetipp|lese-?empfehlung|mehr-?zum-?thema|lire-?aussi|a-?lire|leer-?mas|read-?(also|next)")
+        .expect("static regex")
+});
+/// Text of a consent placeholder: a consent or cookie word ...
+static CONSENT_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(zustimm|einverstanden|einwillig|consent|akzeptier|accept|aceptar|acepto|autoris|cookies|datenschutz|privacy|confidentialité|privacidad|consentement|consentimiento)")
+        .expect("static regex")
+});
+/// ... and what it would load.
+static EMBED_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(externe[nr]? inhalt|external content|third[- ]party content|drittanbieter|youtube|vimeo|twitter|instagram|tiktok|spotify|soundcloud|datawrapper|podcast|contenu externe|contenus externes|contenido externo|contenidos externos|eingebettet|embedded (content|video|post))")
+        .expect("static regex")
+});
+/// A donation appeal.
+static DONATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo))")
+        .expect("static regex")
+});
+/// Longest text (visible characters) of a box judged by its text.
+const BOX_TEXT: u32 = 700;
+
+/// Is `id` a box inside the body that is not the article (see
+/// [`BODY_BOX`]), by its class names or, for a short block of few
+/// paragraphs, by its text? `text` is its visible length.
+pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
+    let tag = dom.tag(id);
+    if !matches!(
+        tag,
+        "div" | "section" | "aside" | "figure" | "details" | "p" | "span"
+    ) {
+        return false;
+    }
+    let ci = dom.class_id(id);
+    if !ci.is_empty() && BODY_BOX.is_match(&ci) && !LIKELY_BODY.is_match(&ci) {
+        return true;
+    }
+    if text == 0 || text > BOX_TEXT {
+        return false;
+    }
+    let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {
+        return false;
+    };
+    DONATE.is_match(&t) || (CONSENT_WORD.is_match(&t) && EMBED_WORD.is_match(&t))
+}
+
+/// Class names of the article body itself (`article-body`), which a box
+/// word inside them (`article-body--accordion`) does not make a box.
+static LIKELY_BODY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"article-?body|entry-?content|post-?content|story-?body").expect("static regex")
+});
+
+/// Class names of slideshows and listicles, whose captions and hidden
+/// slides are the article.
+static SLIDES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"slide-?show|gallery|galerie|carousel|swiper|diashow|diaporama|listicle|fotostrecke|klickstrecke|photo-?story|(^|[\s_-])slides?($|[\s_-])|slider")
+        .expect("static regex")
+});
+
+/// Is `id` a slideshow: named as one, with at least three slides (its
+/// element children, or those of its one wrapper)?
+pub(super) fn is_slideshow(dom: &Dom, id: NodeId, ci: &str) -> bool {
+    if ci.is_empty() || !SLIDES.is_match(ci) {
+        return false;
+    }
+    let kids: Vec<NodeId> = dom.element_children(id).collect();
+    match kids.as_slice() {
+        [one] => dom.element_children(*one).count() >= 3,
+        k => k.len() >= 3,
+    }
+}
+
+/// Is the element pruned only for being hidden or a caption (what a
+/// slideshow or a paywalled part may hold as its text)?
+pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
+    is_hidden(dom, id) || dom.tag(id) == "figcaption" || dom.class_id(id).contains("caption")
+}
+
+pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
     if dom.attr(id, "hidden").is_some() {
         return true;
     }

@@ -155,8 +155,21 @@ fn is_boilerplate(t: &str) -> bool {
         || (t.len() <= PROMPT_LONG_CHARS && PROMPT_LONG.is_match(t))
         || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
         || AGENCY_TAG.is_match(t)
+        || SLIDE_COUNTER.is_match(t)
+        || TIME_LINE.is_match(t)
         || is_date_line(t)
 }
+
+/// A time of day alone (a live blog entry's stamp): `10:05`, `14.30 Uhr`.
+static TIME_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\d{1,2}[:.h]\d{2}(\s*(uhr|h|am|pm|a\.m\.|p\.m\.))?$").expect("static regex")
+});
+
+/// A slideshow's counter: `3 / 12`, `Bild 3 von 12`, `Photo 3 of 12`.
+static SLIDE_COUNTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^((bild|foto|photo|image|slide|diapositive|imagen|画像)\s*)?\d{1,3}\s*(/|von|of|sur|de|枚中)\s*\d{1,3}\s*(枚)?$")
+        .expect("static regex")
+});
 
 /// Longest paragraph that [`BOILERPLATE`] may drop.
 const BOILERPLATE_CHARS: usize = 160;
@@ -175,6 +188,9 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if text == 0 {
         return false;
     }
+    if matches!(tag, "ul" | "ol") && items_of_prose(dom, st, id) {
+        return false;
+    }
     if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
         return true;
     }
@@ -182,6 +198,22 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return true;
     }
     class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
+}
+
+/// Least text outside links, per item, of a list of sentences with links
+/// in them (release notes, a digest of changes), which stays.
+const ITEM_PROSE_CHARS: u32 = 40;
+
+/// Is the list made of sentences rather than links: at least three items,
+/// each with [`ITEM_PROSE_CHARS`] of text outside links on average, and
+/// most of its text outside links?
+fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let items = dom
+        .element_children(id)
+        .filter(|&c| dom.tag(c) == "li" && !st.pruned[c])
+        .count() as u32;
+    let own = st.text[id].saturating_sub(st.link[id]);
+    items >= 3 && own >= items * ITEM_PROSE_CHARS && link_density(st, id) < 0.5
 }
 
 /// Is `id` a subheading with no text after it in its parent, or only
@@ -546,6 +578,10 @@ mod boilerplate_tests {
             "24. März 2004, 19:49 | Genesis",
             "aja/PAP",
             "(dpa/afp)",
+            "3 / 12",
+            "Bild 3 von 12",
+            "10:05",
+            "14.30 Uhr",
             "© 2020 Example Inc. All Rights Reserved",
             "Sign up for our newsletter",
             "Read more »",

@@ -20,30 +20,41 @@
 mod cards;
 mod chrome;
 mod emit;
+mod hidden;
 mod lead;
 pub mod markdown;
 mod select;
 mod stats;
 
 use cards::CardStats;
-use chrome::{LANDMARK_TAGS, chrome};
+use chrome::{LANDMARK_TAGS, body_box, chrome};
 pub use select::Content;
 use select::select;
 use stats::compute;
 
 use super::dom::{Dom, NodeId};
+use super::paywall::Marks;
 #[cfg(test)]
 use chrome::{class_pruned, tag_pruned};
 
 /// Choose the main container and extract its paragraphs.
+pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
+    extract_marked(dom, anchor, &Marks::default())
+}
+
+/// [`extract`], reading paywalled parts as `marks` names them (see
+/// [`crate::extract::paywall`]).
 ///
 /// When pruning by class names leaves less than `MIN_CHARS` of text, the
 /// page is tried again without it and the longer result is kept.
-pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
+pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Content {
     let body = dom.find("body").unwrap_or(0);
     let mut order = vec![body];
     order.extend(dom.descendants(body));
-    let raw = compute(dom, body, &order, &|_| false);
+    let hidden = hidden::Kept::new(dom, &order, marks);
+    let keep = &hidden.keep;
+    let dropped = &hidden.drop;
+    let raw = compute(dom, body, &order, &|id| dropped[id], keep);
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
@@ -52,6 +63,7 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
                 .attr(id, "itemprop")
                 .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
             || is_hentry(dom, id)
+            || hidden.main[id]
         {
             holds_main[id] = true;
         }
@@ -62,33 +74,54 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
         }
     }
     let cards = CardStats::new(dom, &order);
-    let guard = |id: NodeId| !holds_main[id];
-    let full = compute(dom, body, &order, &|id| {
-        (chrome(dom, id) || cards.is_grid(dom, id)) && guard(id)
-    });
+    let mut boxes = vec![false; dom.nodes.len()];
+    for &id in &order {
+        boxes[id] = dom.is_element(id) && body_box(dom, id, raw.text[id]);
+    }
+    let guard = |id: NodeId| !holds_main[id] && !keep[id];
+    let full = compute(
+        dom,
+        body,
+        &order,
+        &|id| {
+            dropped[id] || ((chrome(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id))
+        },
+        keep,
+    );
     let first = select(dom, body, &order, &full, anchor);
-    if first.chars() >= MIN_CHARS {
-        return first;
-    }
-    let landmarks = compute(dom, body, &order, &|id| {
-        (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id)) && guard(id)
-    });
-    let second = select(dom, body, &order, &landmarks, anchor);
-    if second.chars() >= MIN_CHARS {
-        return second;
-    }
-    let third = select(dom, body, &order, &raw, anchor);
-    // The most pruned result that is not much shorter than the longest: a
-    // short article should not take in the page's chrome just to be longer.
-    let longest = [&first, &second, &third]
-        .iter()
-        .map(|c| c.chars())
-        .max()
-        .unwrap_or(0);
-    [first, second, third]
-        .into_iter()
-        .find(|c| c.chars() as f64 >= longest as f64 * SHORT_KEEP)
-        .unwrap_or_default()
+    let result = if first.chars() >= MIN_CHARS {
+        first
+    } else {
+        let landmarks = compute(
+            dom,
+            body,
+            &order,
+            &|id| {
+                dropped[id]
+                    || (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id) || boxes[id])
+                        && guard(id)
+            },
+            keep,
+        );
+        let second = select(dom, body, &order, &landmarks, anchor);
+        if second.chars() >= MIN_CHARS {
+            second
+        } else {
+            let third = select(dom, body, &order, &raw, anchor);
+            // The most pruned result that is not much shorter than the longest: a
+            // short article should not take in the page's chrome just to be longer.
+            let longest = [&first, &second, &third]
+                .iter()
+                .map(|c| c.chars())
+                .max()
+                .unwrap_or(0);
+            [first, second, third]
+                .into_iter()
+                .find(|c| c.chars() as f64 >= longest as f64 * SHORT_KEEP)
+                .unwrap_or_default()
+        }
+    };
+    hidden.label(dom, result)
 }
 
 /// Share of the longest result a more pruned one must reach to be kept.
@@ -140,8 +173,8 @@ mod tests {
         let body = dom.find("body").unwrap_or(0);
         let mut order = vec![body];
         order.extend(dom.descendants(body));
-        let raw = compute(&dom, body, &order, &|_| false);
-        let st = compute(&dom, body, &order, &|id| chrome(&dom, id));
+        let raw = compute(&dom, body, &order, &|_| false, &[]);
+        let st = compute(&dom, body, &order, &|id| chrome(&dom, id), &[]);
         for &id in &order {
             if dom.is_element(id) && raw.text[id] > 500 {
                 let mut depth = 0;

@@ -25,6 +25,11 @@ pub struct Content {
     pub marks: Vec<Mark>,
     /// The container chosen, if scoring found one.
     pub root: Option<NodeId>,
+    /// Hidden, paywalled or slideshow parts read as the article's text
+    /// (`paywall div.rest`, `hidden section#more`, `slideshow div.gallery`).
+    pub unhidden: Vec<String>,
+    /// Whether the page body holds paywall markup.
+    pub paywalled: bool,
 }
 
 impl Content {
@@ -377,6 +382,20 @@ fn joins(dom: &Dom, st: &Stats, scores: &Scores, top: NodeId, outer: NodeId, s: 
     };
     (scores.initialised[s] && scores.score[s] + bonus >= threshold)
         || (dom.tag(s) == "p" && is_prose_paragraph(dom, st, s))
+        || continues(dom, st, outer, s)
+}
+
+/// Is `s` another part of a body split by ad or teaser rows: made like the
+/// container's wrapper `outer` (same tag, same class names) and holding a
+/// paragraph of prose with few links?
+fn continues(dom: &Dom, st: &Stats, outer: NodeId, s: NodeId) -> bool {
+    let class = dom.attr(outer, "class").map(str::trim).unwrap_or("");
+    !class.is_empty()
+        && dom.tag(s) == dom.tag(outer)
+        && dom.attr(s, "class").map(str::trim) == Some(class)
+        && st.paras[s] >= 1
+        && st.text[s] >= 80
+        && link_density(st, s) < 0.3
 }
 
 /// Long with few links, or with none and a sentence break.
@@ -441,7 +460,7 @@ fn is_scorable(dom: &Dom, id: NodeId) -> bool {
     match dom.tag(id) {
         "p" | "pre" | "td" | "blockquote" | "dd" | "li" => true,
         // A div or section used as a paragraph: it holds text directly.
-        "div" | "section" | "article" | "span" | "font" => dom
+        "div" | "section" | "article" | "span" | "font" | "figcaption" => dom
             .children(id)
             .any(|c| matches!(&dom.nodes[c].kind, Kind::Text(t) if visible_len(t) > 40 && t.trim().contains(' '))),
         _ => false,

@@ -38,6 +38,7 @@ pub(super) fn compute(
     root: NodeId,
     order: &[NodeId],
     extra: &dyn Fn(NodeId) -> bool,
+    keep: &[bool],
 ) -> Stats {
     let n = dom.nodes.len();
     let mut st = Stats {
@@ -50,7 +51,10 @@ pub(super) fn compute(
         let parent_pruned = dom.nodes[id]
             .parent
             .is_some_and(|p| p != root && st.pruned[p]);
-        st.pruned[id] = parent_pruned || (dom.is_element(id) && (tag_pruned(dom, id) || extra(id)));
+        // `keep`: hidden elements and captions that hold the article.
+        let kept = keep.get(id).copied().unwrap_or(false);
+        st.pruned[id] =
+            parent_pruned || (dom.is_element(id) && ((tag_pruned(dom, id) && !kept) || extra(id)));
     }
     for &id in order.iter().rev() {
         if st.pruned[id] {

@@ -265,6 +265,7 @@ fn card_and_files_load_in_python() {
         "- name: relevance_score\n    dtype: float64",
         "- name: markdown\n    dtype: large_string",
         "| `markdown` | large_string, nullable |",
+        "| `accessible_for_free` | bool, nullable | whether the article is free to read",
         "## Articles by language\n\n| language | articles |\n|---|---:|\n| en | 15 |\n| unknown | 5 |\n",
         "It covers 1 crawl runs, from `run-1` to `run-1`",
         "| run-1 | 20 |",

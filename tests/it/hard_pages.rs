@@ -1,0 +1,134 @@
+//! The hard-page fixtures (`tests/fixtures/hard-pages/`): pages whose
+//! article is streamed, hydrated, paywalled, hidden, split by ad and teaser
+//! rows, spread over slides or mixed with boxes that are not the article,
+//! and pages whose first date is a teaser's or a live blog's last update.
+//! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
+//! it), dates and `accessible_for_free` must stay above a floor, by kind
+//! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the
+//! figures for any binaries side by side.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use chrono::NaiveDate;
+use regex::Regex;
+use scraper::config::Keywords;
+use scraper::extract;
+use scraper::relevance::Rule;
+
+/// Least mean text F1 over all pages, and over the pages of one kind.
+const FLOOR_ALL: f64 = 0.95;
+const FLOOR_KIND: f64 = 0.85;
+/// Least share of pages with the expected date.
+const FLOOR_DATE: f64 = 0.95;
+
+static TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\w+").unwrap());
+
+fn shingles(text: &str) -> HashMap<Vec<String>, usize> {
+    let toks: Vec<String> = TOKEN
+        .find_iter(&text.to_lowercase())
+        .map(|m| m.as_str().to_string())
+        .collect();
+    let mut out = HashMap::new();
+    if toks.len() < 4 {
+        if !toks.is_empty() {
+            out.insert(toks, 1);
+        }
+        return out;
+    }
+    for w in toks.windows(4) {
+        *out.entry(w.to_vec()).or_insert(0) += 1;
+    }
+    out
+}
+
+/// Precision and recall of `got` against `want`.
+fn pr(got: &str, want: &str) -> (f64, f64) {
+    let (g, w) = (shingles(got), shingles(want));
+    let tp: usize = g
+        .iter()
+        .map(|(k, n)| (*n).min(w.get(k).copied().unwrap_or(0)))
+        .sum();
+    let (gs, ws): (usize, usize) = (g.values().sum(), w.values().sum());
+    let p = if gs > 0 { tp as f64 / gs as f64 } else { 0.0 };
+    let r = if ws > 0 { tp as f64 / ws as f64 } else { 0.0 };
+    (p, r)
+}
+
+fn f1(p: f64, r: f64) -> f64 {
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
+}
+
+#[test]
+fn hard_pages_keep_their_whole_article_date_and_paywall_mark() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hard-pages");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let cases = manifest.as_array().unwrap();
+    assert!(cases.len() >= 40, "{} pages", cases.len());
+    let rule = Rule::new(&Keywords::default());
+    let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    // kind -> (precision sum, recall sum, pages, dates right, free marks right)
+    let mut by_kind: BTreeMap<String, (f64, f64, usize, usize, usize)> = BTreeMap::new();
+    let mut langs = std::collections::BTreeSet::new();
+    for c in cases {
+        let name = c["name"].as_str().unwrap();
+        let kind = c["kind"].as_str().unwrap().to_string();
+        langs.insert(c["lang"].as_str().unwrap().to_string());
+        let html = std::fs::read(dir.join(format!("{name}.html"))).unwrap();
+        let want = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+        let page = extract::extract(&html, None, None, &rule, today);
+        let (p, r) = pr(&page.text, &want);
+        let date_ok = page.date.map(|d| d.to_string()).as_deref() == c["date"].as_str();
+        let free_ok = page.accessible_for_free == c["accessible_for_free"].as_bool();
+        let e = by_kind.entry(kind).or_default();
+        *e = (
+            e.0 + p,
+            e.1 + r,
+            e.2 + 1,
+            e.3 + date_ok as usize,
+            e.4 + free_ok as usize,
+        );
+        // What was read from hidden or streamed markup is named, and the
+        // `check-url` report says so.
+        let hidden = [
+            "stream",
+            "next",
+            "nuxt",
+            "apollo",
+            "paywall",
+            "hidden",
+            "slideshow",
+        ];
+        if hidden.iter().any(|h| name.starts_with(h)) {
+            assert!(
+                !page.hidden_parts.is_empty(),
+                "{name}: no hidden part named"
+            );
+            let report = extract::describe(&page, name);
+            assert!(report.contains("Hidden text:  read "), "{name}: {report}");
+        }
+    }
+    assert!(langs.len() >= 6, "{langs:?}");
+    let (mut p, mut r, mut n, mut dates) = (0.0, 0.0, 0, 0);
+    for (kind, (kp, kr, kn, kd, kf)) in &by_kind {
+        let kf1 = f1(kp / *kn as f64, kr / *kn as f64);
+        assert!(kf1 >= FLOOR_KIND, "{kind}: text F1 {kf1:.3}");
+        assert_eq!(
+            kf,
+            kn,
+            "{kind}: accessible_for_free wrong on {} pages",
+            kn - kf
+        );
+        (p, r, n, dates) = (p + kp, r + kr, n + kn, dates + kd);
+    }
+    let all = f1(p / n as f64, r / n as f64);
+    assert!(all >= FLOOR_ALL, "text F1 {all:.3}");
+    let date_share = dates as f64 / n as f64;
+    assert!(date_share >= FLOOR_DATE, "dates right on {date_share:.3}");
+}

@@ -206,6 +206,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Reextract(a) => {
+            let config = load_config(&cli)?;
+            let s = scraper::reextract::reextract(
+                &config,
+                &scraper::reextract::Options {
+                    data: a.data.clone(),
+                    all: a.all,
+                },
+            )?;
+            println!(
+                "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged,                  {} written ({} no longer an article, {} no longer relevant), {} unreadable;                  extractor {}{}",
+                s.files,
+                s.torn_files,
+                s.records,
+                s.unchanged,
+                s.written,
+                s.withdrawn_not_article,
+                s.withdrawn_not_relevant,
+                s.unreadable,
+                s.version,
+                s.shard
+                    .map(|p| format!("; shard {}", p.display()))
+                    .unwrap_or_default()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Renumber(a) => {
             let config = load_config(&cli)?;
             let data = scraper::store::DataDir::open(&a.data)?;

@@ -43,6 +43,10 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        extractor_version: None,
+        warc_file: None,
+        warc_offset: None,
+        withdrawn: None,
     }
 }
 

@@ -10,7 +10,7 @@ use super::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
-use crate::record::{Article, DateSource, Rejection};
+use crate::record::{DateSource, Provenance, Rejection};
 use crate::store::seen::flag;
 use crate::url;
 
@@ -131,41 +131,24 @@ impl Engine {
 
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let id = self.store.ids.next_id();
-        // A year found only in the text is not a publication day: keep the year alone.
-        let day_known = page.date_source != Some(DateSource::TextYear);
-        let date = page
-            .date
-            .filter(|_| day_known)
-            .map(|d| d.format("%Y-%m-%d").to_string());
-        let year = page.date.map(|d| chrono::Datelike::year(&d));
-        let canonical = page
-            .canonical_url
-            .as_ref()
-            .filter(|c| **c != meta.url)
-            .map(|c| c.to_string());
-        let article = Article {
+        let mut prov = Provenance {
             id,
-            url: meta.url.to_string(),
-            domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
-            title: page.title.clone().unwrap_or_default(),
-            date,
-            date_source: page.date_source.map(|s| s.as_str().to_string()),
-            year,
-            text: page.text.clone(),
-            keywords: page.keywords.clone(),
             fetched_at: crate::date::format_utc(Utc::now()),
-            lang: page.lang.clone(),
-            canonical_url: canonical,
-            byline: page.byline.clone(),
             run_id: Some(self.run_id.clone()),
             robots_hash: (meta.robots_hash != 0)
                 .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
-            relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
+            extracted_on: self.today.format("%Y-%m-%d").to_string(),
+            warc_file: None,
+            warc_offset: None,
         };
+        if let Some(captured) = self.sets.captured.take() {
+            self.archive(&captured, Some(&mut prov));
+        }
+        let article =
+            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
         self.sets.pending_hits.push(url::seen_hash(&meta.url));
         if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
             self.sets.pending_hits.push(url::seen_hash(&job.url));

@@ -32,6 +32,7 @@ pub struct Columns {
     ai_reserved: BooleanBuilder,
     relevance_score: Float64Builder,
     markdown: LargeStringBuilder,
+    extractor_version: StringBuilder,
 }
 
 impl Columns {
@@ -58,6 +59,7 @@ impl Columns {
             ai_reserved: BooleanBuilder::with_capacity(rows),
             relevance_score: Float64Builder::with_capacity(rows),
             markdown: LargeStringBuilder::with_capacity(rows, markdown),
+            extractor_version: StringBuilder::with_capacity(rows, rows * 12),
         }
     }
 
@@ -101,6 +103,8 @@ impl Columns {
         self.ai_reserved.append_option(r.ai_reserved);
         self.relevance_score.append_option(r.relevance_score);
         self.markdown.append_option(r.markdown.as_deref());
+        self.extractor_version
+            .append_option(r.extractor_version.as_deref());
     }
 
     /// The rows pushed so far as a batch; the builders start again empty,
@@ -141,6 +145,7 @@ impl Columns {
         arrays.push(Arc::new(self.ai_reserved.finish()));
         arrays.push(Arc::new(self.relevance_score.finish()));
         arrays.push(Arc::new(self.markdown.finish()));
+        arrays.push(Arc::new(self.extractor_version.finish()));
         RecordBatch::try_new(schema.clone(), arrays)
     }
 }

@@ -46,6 +46,28 @@ pub struct Meta {
     /// Index of the text's MinHash signature in [`Scan::sigs`], or
     /// [`near::NONE`] (no words, or rejected by the relevance rule).
     pub sig: u32,
+    /// The code part of the record's `extractor_version` (0: none), for
+    /// picking the newest extraction of an id.
+    pub version: u16,
+    /// Why `scraper reextract` withdrew the record ([`Withdrawn`]), 0 if it did not.
+    pub withdrawn: u8,
+}
+
+/// [`Meta::withdrawn`]'s values.
+pub struct Withdrawn;
+
+impl Withdrawn {
+    pub const NOT_ARTICLE: u8 = 1;
+    pub const NOT_RELEVANT: u8 = 2;
+
+    fn of(r: Option<crate::record::Rejection>) -> u8 {
+        use crate::record::Rejection;
+        match r {
+            None => 0,
+            Some(Rejection::NotRelevant) => Withdrawn::NOT_RELEVANT,
+            Some(_) => Withdrawn::NOT_ARTICLE,
+        }
+    }
 }
 
 impl Meta {
@@ -245,6 +267,9 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 relevant,
                 score,
                 sig,
+                version: crate::extract::version::code_of(row.extractor_version.as_deref())
+                    .min(u32::from(u16::MAX)) as u16,
+                withdrawn: Withdrawn::of(row.withdrawn),
             });
         }
     }

@@ -17,6 +17,7 @@ const DICTIONARY: &[&str] = &[
     "run_id",
     "robots_hash",
     "crawler",
+    "extractor_version",
     "keywords.list.item",
     "ai_signals.list.item",
 ];
@@ -57,6 +58,8 @@ pub fn schema() -> SchemaRef {
         Field::new("ai_reserved", DataType::Boolean, true),
         Field::new("relevance_score", DataType::Float64, true),
         Field::new("markdown", DataType::LargeUtf8, true),
+        // Which extractor made the record (see `crate::extract::version`).
+        optional("extractor_version"),
     ]))
 }
 
@@ -124,9 +127,12 @@ mod tests {
     fn every_column_always_present() {
         let s = schema();
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(names.len(), 20);
+        assert_eq!(names.len(), 21);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
-        assert_eq!(&names[18..], &["relevance_score", "markdown"]);
+        assert_eq!(
+            &names[18..],
+            &["relevance_score", "markdown", "extractor_version"]
+        );
         for f in s.fields().iter().skip(10) {
             assert!(f.is_nullable(), "{}", f.name());
         }

@@ -18,9 +18,11 @@ pub mod dom;
 pub mod lang;
 pub mod meta;
 pub mod prepass;
+pub mod record;
 mod render;
 pub mod text;
 pub mod title;
+pub mod version;
 
 use chrono::NaiveDate;
 use serde::Serialize;

@@ -257,6 +257,10 @@ pub(crate) mod tests {
             relevance_score: None,
             crawler: None,
             markdown: None,
+            extractor_version: None,
+            warc_file: None,
+            warc_offset: None,
+            withdrawn: None,
         }
     }
 

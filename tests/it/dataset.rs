@@ -93,6 +93,10 @@ fn article(id: i64) -> Article {
         relevance_score: None,
         crawler: None,
         markdown: None,
+        extractor_version: None,
+        warc_file: None,
+        warc_offset: None,
+        withdrawn: None,
     }
 }
 
@@ -278,6 +282,10 @@ fn round_trip_field_by_field() {
                             .value(i)
                             .to_string()
                     }),
+                extractor_version: opt_str(b, "extractor_version", i),
+                warc_file: None,
+                warc_offset: None,
+                withdrawn: None,
             });
         }
     }

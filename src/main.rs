@@ -216,7 +216,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )?;
             println!(
-                "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged,                  {} written ({} no longer an article, {} no longer relevant), {} unreadable;                  extractor {}{}",
+                "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged, \
+                 {} written ({} no longer an article, {} no longer relevant), {} unreadable; \
+                 extractor {}{}",
                 s.files,
                 s.torn_files,
                 s.records,

@@ -507,6 +507,7 @@ fn dedup_keeps_the_lowest_id() {
         same_text: 1,
         same_id: 1,
         near_text: 0,
+        ..Removed::default()
     };
     assert_eq!(s.removed, want);
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();

@@ -24,4 +24,5 @@ mod partition;
 mod partition_daily;
 mod relevance;
 mod store;
+mod warc;
 mod web;

@@ -215,23 +215,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     all: a.all,
                 },
             )?;
-            println!(
-                "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged, \
-                 {} written ({} no longer an article, {} no longer relevant), {} unreadable; \
-                 extractor {}{}",
-                s.files,
-                s.torn_files,
-                s.records,
-                s.unchanged,
-                s.written,
-                s.withdrawn_not_article,
-                s.withdrawn_not_relevant,
-                s.unreadable,
-                s.version,
-                s.shard
-                    .map(|p| format!("; shard {}", p.display()))
-                    .unwrap_or_default()
-            );
+            print_reextract(&s);
             Ok(ExitCode::SUCCESS)
         }
         Command::Renumber(a) => {
@@ -281,4 +265,26 @@ mod tests {
         assert!(!colour(true, Some("1".into())));
         assert!(!colour(false, None));
     }
+}
+
+/// The one-line report of `scraper reextract`.
+fn print_reextract(s: &scraper::reextract::Summary) {
+    println!(
+        "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged, \
+         {} written ({} no longer an article, {} no longer relevant), {} unreadable; \
+         extractor {}{}",
+        s.files,
+        s.torn_files,
+        s.records,
+        s.unchanged,
+        s.written,
+        s.withdrawn_not_article,
+        s.withdrawn_not_relevant,
+        s.unreadable,
+        s.version,
+        s.shard
+            .as_ref()
+            .map(|p| format!("; shard {}", p.display()))
+            .unwrap_or_default()
+    );
 }

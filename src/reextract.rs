@@ -98,9 +98,9 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
         let scan = warc::read_records(&file, |rec| match rec.header("WARC-Type") {
             Some("response") => response = Some(rec),
             Some("metadata") => {
-                let Some(resp) = response.take_if(|r| {
-                    r.header("WARC-Record-ID") == rec.header("WARC-Concurrent-To")
-                }) else {
+                let Some(resp) = response
+                    .take_if(|r| r.header("WARC-Record-ID") == rec.header("WARC-Concurrent-To"))
+                else {
                     return;
                 };
                 let Some(prov) = warc::parse_provenance(&rec.block) else {
@@ -160,10 +160,12 @@ impl Extractor {
                 .map(|(_, v)| v.as_str())
         };
         let body = crate::net::decode_body(header("content-encoding"), payload, self.cap)?;
-        let (_, charset) = header("content-type").map_or((None, None), crate::net::parse_media_type);
+        let (_, charset) =
+            header("content-type").map_or((None, None), crate::net::parse_media_type);
         let today = chrono::NaiveDate::parse_from_str(&prov.extracted_on, "%Y-%m-%d")
             .map_err(|_| "metadata without a readable extracted-on day")?;
-        let page = crate::extract::extract(&body, charset.as_deref(), Some(&url), &self.rule, today);
+        let page =
+            crate::extract::extract(&body, charset.as_deref(), Some(&url), &self.rule, today);
         prov.warc_file = Some(file.to_string());
         prov.warc_offset = Some(resp.offset);
         let mut a = crate::extract::record::article(&page, &url, &prov, &self.version);

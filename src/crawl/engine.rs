@@ -663,13 +663,18 @@ impl Engine {
                     }
                     None => self.close(&job, None),
                 }
-                // Not stored: archived without a metadata record under `all`.
-                if let Some(c) = self.sets.captured.take()
-                    && self.config.crawl.archive == crate::config::Archive::All
-                {
-                    self.archive(&c, None);
-                }
+                self.archive_unstored();
             }
+        }
+    }
+
+    /// A captured exchange that was not stored: archived without a metadata
+    /// record under `all`, dropped otherwise.
+    fn archive_unstored(&mut self) {
+        if let Some(c) = self.sets.captured.take()
+            && self.config.crawl.archive == crate::config::Archive::All
+        {
+            self.archive(&c, None);
         }
     }
 

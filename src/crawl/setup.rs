@@ -243,7 +243,10 @@ fn recover_unfinished(
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let stem = name.trim_end_matches(".jsonl.zst");
         // A `scraper reextract` shard is no run: its URLs are another shard's.
-        if history.finished(stem) || stem == run_id || stem.starts_with(crate::reextract::SHARD_PREFIX) {
+        if history.finished(stem)
+            || stem == run_id
+            || stem.starts_with(crate::reextract::SHARD_PREFIX)
+        {
             continue;
         }
         let mut urls = 0u64;

@@ -12,7 +12,6 @@ use chrono::NaiveDate;
 
 use super::signals;
 use crate::config::{Archive, Scope};
-use crate::store::warc::Captured;
 use crate::consent::Signals;
 use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
@@ -20,6 +19,7 @@ use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
 use crate::record::TdmOutcome;
 use crate::relevance::Rule;
+use crate::store::warc::Captured;
 use crate::url::{SourceScope, Url, host_matches};
 
 /// What every worker shares (read-only).
@@ -250,9 +250,7 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
             (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
             _ => false,
         };
-        let captured = wire
-            .filter(|_| keep)
-            .map(|w| Box::new(capture(&resp, &w)));
+        let captured = wire.filter(|_| keep).map(|w| Box::new(capture(&resp, &w)));
         (body, captured)
     })
     .await;
@@ -262,8 +260,8 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
             (meta, body)
         }
         Err(e) => {
-            let cause =
-                super::workers::panic_message(e).unwrap_or_else(|| "the parse was cancelled".into());
+            let cause = super::workers::panic_message(e)
+                .unwrap_or_else(|| "the parse was cancelled".into());
             (meta, Body::Panicked(cause))
         }
     }

@@ -49,6 +49,21 @@ pub struct Card<'a> {
     pub commit: Option<String>,
 }
 
+/// What `scraper reextract` changed: older extractions replaced, records withdrawn.
+fn extraction_notes(s: &mut String, r: &Removed) {
+    let _ = writeln!(
+        s,
+        "- Older extractions replaced by a newer one (`scraper reextract`): {}",
+        r.superseded
+    );
+    let _ = writeln!(
+        s,
+        "- Removed because the newest extraction is no longer an article: {}; \
+         no longer relevant: {}",
+        r.withdrawn_not_article, r.withdrawn_not_relevant
+    );
+}
+
 /// A YAML (and JSON) double-quoted scalar.
 fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -374,17 +389,7 @@ impl Card<'_> {
             r.near_text
         );
         let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
-        let _ = writeln!(
-            s,
-            "- Older extractions replaced by a newer one (`scraper reextract`): {}",
-            r.superseded
-        );
-        let _ = writeln!(
-            s,
-            "- Removed because the newest extraction is no longer an article: {}; \
-             no longer relevant: {}",
-            r.withdrawn_not_article, r.withdrawn_not_relevant
-        );
+        extraction_notes(s, r);
         let _ = writeln!(
             s,
             "- Broken input skipped: {} malformed JSON, {} invalid UTF-8, {} missing a \

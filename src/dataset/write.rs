@@ -507,7 +507,11 @@ impl FileStats {
             }
         }
         let version = row.extractor_version.as_deref();
-        match self.versions.iter_mut().find(|(v, _)| v.as_deref() == version) {
+        match self
+            .versions
+            .iter_mut()
+            .find(|(v, _)| v.as_deref() == version)
+        {
             Some((_, n)) => *n += 1,
             None => {
                 self.versions.insert(version.map(str::to_string), 1);
@@ -701,6 +705,8 @@ mod tests {
             relevant: true,
             score: super::super::scan::NO_SCORE,
             sig: super::super::near::NONE,
+            version: 0,
+            withdrawn: 0,
         }
     }
 

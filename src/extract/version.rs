@@ -71,7 +71,10 @@ mod tests {
             let mut a = super::super::record::article(&page, &url, &prov, "");
             a.extractor_version = None;
             out.push_str(&serde_json::to_string(&a).unwrap());
-            out.push_str(&format!(" {} {}\n", page.is_article, page.relevance.relevant));
+            out.push_str(&format!(
+                " {} {}\n",
+                page.is_article, page.relevance.relevant
+            ));
         }
         out
     }

@@ -52,6 +52,24 @@ pub(super) struct WireHop {
     pub sent_utc: chrono::DateTime<chrono::Utc>,
 }
 
+impl WireHop {
+    fn new(
+        request_headers: HeaderMap,
+        resp: &reqwest::Response,
+        conn: Option<(std::net::SocketAddr, std::net::SocketAddr)>,
+        sent_utc: chrono::DateTime<chrono::Utc>,
+    ) -> Box<WireHop> {
+        let remote = conn.map(|(_, remote)| remote);
+        let version = resp.version();
+        Box::new(WireHop {
+            request_headers,
+            version,
+            remote,
+            sent_utc,
+        })
+    }
+}
+
 /// How to read a body.
 pub(super) struct BodyLimits {
     pub raw: u64,
@@ -306,12 +324,7 @@ impl Net {
         self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let wire = Box::new(WireHop {
-            request_headers,
-            version: resp.version(),
-            remote: conn.map(|(_, remote)| remote),
-            sent_utc,
-        });
+        let wire = WireHop::new(request_headers, &resp, conn, sent_utc);
         let mut retry_after = None;
         if status == 429 || status == 503 {
             retry_after = headers
@@ -403,23 +416,8 @@ impl Net {
         loop {
             let now = Instant::now();
             let read_until = (now + self.inner.limits.read_timeout).min(hop.deadline);
-            let chunk = match tokio::time::timeout_at(read_until, hop.resp.chunk()).await {
-                Err(_) => {
-                    tracing::debug!(%url, wire, "body: timed out");
-                    self.inner.gate.failure(&host);
-                    return Err(FetchError::Timeout);
-                }
-                Ok(Err(e)) => {
-                    let err = match classify(&e) {
-                        FetchError::Timeout => FetchError::Timeout,
-                        other => FetchError::Body(other.to_string()),
-                    };
-                    tracing::debug!(%url, error = %err, "body: read failed");
-                    self.inner.gate.failure(&host);
-                    return Err(err);
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(c))) => c,
+            let Some(chunk) = self.next_chunk(&mut hop, read_until, url, &host).await? else {
+                break;
             };
             wire += chunk.len() as u64;
             let room = limits.raw.saturating_sub(wire - chunk.len() as u64) as usize;
@@ -478,6 +476,34 @@ impl Net {
 }
 
 impl Net {
+    /// The next chunk of a body (`None` at its end), or the failure that
+    /// ends the read (the host's failure counted).
+    async fn next_chunk(
+        &self,
+        hop: &mut Hop,
+        until: Instant,
+        url: &Url,
+        host: &str,
+    ) -> Result<Option<impl std::ops::Deref<Target = [u8]>>, FetchError> {
+        match tokio::time::timeout_at(until, hop.resp.chunk()).await {
+            Err(_) => {
+                tracing::debug!(%url, "body: timed out");
+                self.inner.gate.failure(host);
+                Err(FetchError::Timeout)
+            }
+            Ok(Err(e)) => {
+                let err = match classify(&e) {
+                    FetchError::Timeout => FetchError::Timeout,
+                    other => FetchError::Body(other.to_string()),
+                };
+                tracing::debug!(%url, error = %err, "body: read failed");
+                self.inner.gate.failure(host);
+                Err(err)
+            }
+            Ok(Ok(chunk)) => Ok(chunk),
+        }
+    }
+
     /// Make `lease` cover `held` bytes of body buffer, or fail the fetch as
     /// a timeout when the budget has no room before the read deadline.
     async fn cover(

@@ -311,10 +311,7 @@ impl Net {
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,
-                bodies: budget::BodyBudget::new(
-                    cfg.max_body_bytes_in_flight,
-                    body_cap(cfg),
-                ),
+                bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight, body_cap(cfg)),
                 docs: Mutex::new(doc_cache::DocMap::new()),
                 today: AtomicU64::new(0),
             }),

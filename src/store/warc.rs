@@ -67,7 +67,6 @@ impl std::fmt::Debug for Captured {
 /// A [`Provenance`] as `application/warc-fields` (its WARC location aside:
 /// that is where the record is).
 fn provenance_fields(p: &Provenance) -> String {
-
     let mut s = String::new();
     let mut field = |k: &str, v: &str| {
         s.push_str(k);
@@ -98,7 +97,6 @@ fn provenance_fields(p: &Provenance) -> String {
 
 /// A metadata record's block read back; `None` without a record id.
 pub fn parse_provenance(block: &[u8]) -> Option<Provenance> {
-
     let text = std::str::from_utf8(block).ok()?;
     let mut p = Provenance::default();
     let mut id = None;
@@ -628,7 +626,10 @@ mod tests {
             assert_eq!(base32(input.as_bytes()), want, "{input}");
         }
         // sha1("abc") = a9993e36...; its base32 as WARC tools write it.
-        assert_eq!(sha1(&[b"a", b"bc"]), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+        assert_eq!(
+            sha1(&[b"a", b"bc"]),
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
     }
 
     #[test]
@@ -653,18 +654,33 @@ mod tests {
         let path = w.finish().unwrap().unwrap();
         let mut got = Vec::new();
         let scan = read_records(&path, |r| got.push(r)).unwrap();
-        assert_eq!(scan, WarcScan { records: 6, truncated_bytes: 0 });
+        assert_eq!(
+            scan,
+            WarcScan {
+                records: 6,
+                truncated_bytes: 0
+            }
+        );
         let types: Vec<&str> = got.iter().map(|r| r.header("WARC-Type").unwrap()).collect();
         assert_eq!(
             types,
-            ["warcinfo", "response", "request", "metadata", "response", "request"]
+            [
+                "warcinfo", "response", "request", "metadata", "response", "request"
+            ]
         );
         let resp = &got[1];
         assert_eq!(resp.offset, first);
         let (status, headers, payload) = resp.http().unwrap();
         assert_eq!((status, payload), (200, &b"<p>hello</p>"[..]));
-        assert!(headers.iter().any(|(k, _)| k == "x-crawler-transfer-encoding"));
-        assert_eq!(resp.header("WARC-Payload-Digest").unwrap(), sha1(&[payload]));
+        assert!(
+            headers
+                .iter()
+                .any(|(k, _)| k == "x-crawler-transfer-encoding")
+        );
+        assert_eq!(
+            resp.header("WARC-Payload-Digest").unwrap(),
+            sha1(&[payload])
+        );
         assert_eq!(resp.header("WARC-IP-Address"), Some("192.0.2.7"));
         assert_eq!(parse_provenance(&got[3].block), Some(prov));
         assert_eq!(
@@ -697,8 +713,17 @@ mod tests {
         let at = w.append(&[&c.members]).unwrap();
         let path = w.finish().unwrap().unwrap();
         let scan = read_records(&path, |_| {}).unwrap();
-        assert_eq!(scan, WarcScan { records: 5, truncated_bytes: 0 });
-        assert_eq!(read_at(&path, at).unwrap().unwrap().header("WARC-Type"), Some("response"));
+        assert_eq!(
+            scan,
+            WarcScan {
+                records: 5,
+                truncated_bytes: 0
+            }
+        );
+        assert_eq!(
+            read_at(&path, at).unwrap().unwrap().header("WARC-Type"),
+            Some("response")
+        );
     }
 
     #[test]

@@ -170,13 +170,20 @@ for p in sys.argv[1:]:
         .args(&files)
         .output()
         .expect("python3 with warcio (or SCRAPER_SKIP_PY=1)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let (path, n) = line.rsplit_once(' ').unwrap();
         let n: u64 = n.parse().unwrap();
         // warcio may yield a torn last member's head before failing on its body.
         let ours = counts[path];
-        assert!(n == ours || n == ours + 1, "{path}: warcio read {n}, we read {ours}");
+        assert!(
+            n == ours || n == ours + 1,
+            "{path}: warcio read {n}, we read {ours}"
+        );
     }
     true
 }
@@ -274,23 +281,42 @@ fn sigkill_while_archiving_keeps_every_warc_readable() {
     for trial in 0..8 {
         let had = warcs();
         let mut child = ws
-            .command(&["crawl", "--data", "data", "--proxy", &ws.proxy, "--max-duration", "30s"])
+            .command(&[
+                "crawl",
+                "--data",
+                "data",
+                "--proxy",
+                &ws.proxy,
+                "--max-duration",
+                "30s",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn scraper");
         let until = Instant::now() + Duration::from_secs(20);
-        while warcs() == had && Instant::now() < until && child.try_wait().ok().flatten().is_none() {
+        while warcs() == had && Instant::now() < until && child.try_wait().ok().flatten().is_none()
+        {
             std::thread::sleep(Duration::from_millis(5));
         }
         std::thread::sleep(Duration::from_millis(rng.next() % 400));
         child.kill().expect("SIGKILL");
         let _ = child.wait();
         let after = check(&ws.data());
-        assert!(before.is_subset(&after.urls), "trial {trial}: a stored article was lost");
-        assert_eq!(after.warc_refs, after.records, "every record names its WARC record");
+        assert!(
+            before.is_subset(&after.urls),
+            "trial {trial}: a stored article was lost"
+        );
+        assert_eq!(
+            after.warc_refs, after.records,
+            "every record names its WARC record"
+        );
         torn = torn.max(after.torn_warcs);
-        eprintln!("trial {trial}: {} records, {} WARC files", after.records, after.warc_records.len());
+        eprintln!(
+            "trial {trial}: {} records, {} WARC files",
+            after.records,
+            after.warc_records.len()
+        );
         before = after.urls;
     }
     let out = ws.crawl(&["--max-duration", "40s"]);

@@ -138,7 +138,10 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
     assert!(records.len() >= 20, "{} records", records.len());
     let files = warc_files(&ws.data());
     assert_eq!(files.len(), 1, "one WARC file per run");
-    let version = records[0]["extractor_version"].as_str().unwrap().to_string();
+    let version = records[0]["extractor_version"]
+        .as_str()
+        .unwrap()
+        .to_string();
     for r in &records {
         assert_eq!(r["warc_file"].as_str(), files[0].rsplit('/').next());
         assert!(r["warc_offset"].as_u64().is_some(), "{r}");
@@ -169,7 +172,9 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
         assert_eq!(metadata.len(), records.len());
         for r in &records {
             let url = r["url"].as_str().unwrap();
-            let resp = by_uri.get(url).unwrap_or_else(|| panic!("no response for {url}"));
+            let resp = by_uri
+                .get(url)
+                .unwrap_or_else(|| panic!("no response for {url}"));
             let meta = metadata
                 .iter()
                 .find(|m| m["to"] == resp["id"])
@@ -189,7 +194,10 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
     // Unchanged code and rule: every record again, byte for byte.
     let before = lines(&ws);
     let said = run(&ws, &["reextract", "--data", "data"]);
-    assert!(said.contains(&format!("{} unchanged, 0 written", records.len())), "{said}");
+    assert!(
+        said.contains(&format!("{} unchanged, 0 written", records.len())),
+        "{said}"
+    );
     assert_eq!(lines(&ws), before, "nothing written when nothing changed");
     run(&ws, &["reextract", "--data", "data", "--all"]);
     let after = lines(&ws);
@@ -211,7 +219,10 @@ fn a_changed_rule_gives_new_versions_that_the_build_keeps() {
     let records = ws.records();
     let n = records.len();
     assert!(n >= 20);
-    let old_version = records[0]["extractor_version"].as_str().unwrap().to_string();
+    let old_version = records[0]["extractor_version"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(!records[0]["keywords"].to_string().contains("benchmarks"));
 
     // The build before: every row from the crawl's extractor.
@@ -229,29 +240,49 @@ fn a_changed_rule_gives_new_versions_that_the_build_keeps() {
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, text.replace("research]", "research, benchmarks]")).unwrap();
     let said = run(&ws, &["reextract", "--data", "data"]);
-    assert!(said.contains(&format!("0 unchanged, {n} written")), "{said}");
-    let newest: Vec<serde_json::Value> = ws
-        .records()
-        .into_iter()
-        .skip(n)
-        .collect();
+    assert!(
+        said.contains(&format!("0 unchanged, {n} written")),
+        "{said}"
+    );
+    let newest: Vec<serde_json::Value> = ws.records().into_iter().skip(n).collect();
     assert_eq!(newest.len(), n);
     let new_version = newest[0]["extractor_version"].as_str().unwrap().to_string();
     assert_ne!(new_version, old_version);
     for (a, b) in records.iter().zip(&newest) {
-        assert_eq!((&a["id"], &a["url"], &a["fetched_at"]), (&b["id"], &b["url"], &b["fetched_at"]));
-        assert_eq!((&a["run_id"], &a["ai_signals"], &a["warc_offset"]), (&b["run_id"], &b["ai_signals"], &b["warc_offset"]));
+        assert_eq!(
+            (&a["id"], &a["url"], &a["fetched_at"]),
+            (&b["id"], &b["url"], &b["fetched_at"])
+        );
+        assert_eq!(
+            (&a["run_id"], &a["ai_signals"], &a["warc_offset"]),
+            (&b["run_id"], &b["ai_signals"], &b["warc_offset"])
+        );
         assert!(b["keywords"].to_string().contains("benchmarks"), "{b}");
     }
     run(&ws, &["build", "--data", "data", "--out", "dist"]);
     let card = std::fs::read_to_string(ws.dir.path().join("dist/README.md")).unwrap();
-    assert!(card.contains(&format!("| {new_version} | {rows} |")), "{card}");
-    assert!(!card.contains(&old_version), "only the newest extraction is in the build");
-    assert!(card.contains(&format!("replaced by a newer one (`scraper reextract`): {n}")), "{card}");
+    assert!(
+        card.contains(&format!("| {new_version} | {rows} |")),
+        "{card}"
+    );
+    assert!(
+        !card.contains(&old_version),
+        "only the newest extraction is in the build"
+    );
+    assert!(
+        card.contains(&format!(
+            "replaced by a newer one (`scraper reextract`): {n}"
+        )),
+        "{card}"
+    );
 
     // A stricter rule: no article is relevant any more; all are withdrawn.
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, text.replace("min_strong_mentions: 2", "min_strong_mentions: 500")).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("min_strong_mentions: 2", "min_strong_mentions: 500"),
+    )
+    .unwrap();
     let said = run(&ws, &["reextract", "--data", "data"]);
     assert!(said.contains(&format!("{n} no longer relevant")), "{said}");
     let out = ws
@@ -260,5 +291,8 @@ fn a_changed_rule_gives_new_versions_that_the_build_keeps() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let card = std::fs::read_to_string(ws.dir.path().join("dist/README.md")).unwrap();
-    assert!(card.contains(&format!("no longer an article: 0; no longer relevant: {n}")), "{card}");
+    assert!(
+        card.contains(&format!("no longer an article: 0; no longer relevant: {n}")),
+        "{card}"
+    );
 }

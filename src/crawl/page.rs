@@ -89,6 +89,8 @@ impl Engine {
             None
         };
         if reason == Some(Rejection::WithheldAiUse) {
+            // Not archived either, whatever `crawl.archive` says.
+            self.sets.captured = None;
             let labels = meta.signals.labels();
             self.host(&job.host).withheld();
             let domain = url::domain(meta.url.host_str().unwrap_or(""));

@@ -246,6 +246,10 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
         // under `articles`, a page that is a relevant article. The raw
         // bytes are dropped with `resp` as this task ends.
         let keep = match (&body, ctx.archive) {
+            (Body::Page(p), _) if noarchive(p, &resp.x_robots_tag) => {
+                tracing::debug!(url = %resp.url, "noarchive: not archived");
+                false
+            }
             (_, Archive::All) => true,
             (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
             _ => false,
@@ -265,6 +269,19 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
             (meta, Body::Panicked(cause))
         }
     }
+}
+
+/// The publisher asks that the page not be archived (`noarchive` or `none`
+/// in a robots meta tag or an `X-Robots-Tag`, for any agent).
+fn noarchive(page: &Page, x_robots_tag: &[String]) -> bool {
+    page.robots_meta
+        .iter()
+        .any(|d| d == "noarchive" || d == "none")
+        || x_robots_tag.iter().any(|v| {
+            v.to_ascii_lowercase()
+                .split([',', ':', ' '])
+                .any(|d| d == "noarchive" || d == "none")
+        })
 }
 
 /// The WARC members of a response; they keep its body's lease until written.

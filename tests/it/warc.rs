@@ -90,9 +90,14 @@ fn python(code: &str, args: &[String], stdin: &str) -> Option<serde_json::Value>
 }
 
 /// The standard web, with lab.test's articles sent gzip-encoded (so both
-/// an identity and an encoded body are archived).
-fn web() -> crate::web::Web {
-    news_web_with(|r: &Req| {
+/// an identity and an encoded body are archived), and one news.test story
+/// whose publisher asks for no archive (`X-Robots-Tag: noarchive`) when `noarchive`.
+fn web(noarchive: bool) -> crate::web::Web {
+    news_web_with(move |r: &Req| {
+        if noarchive && r.host == "news.test" && r.path == crate::fixture::article_path(3) {
+            let html = crate::fixture::article_html("news.test", 3, &crate::fixture::day(3));
+            return Some(Reply::html(html).header("X-Robots-Tag", "noarchive"));
+        }
         if r.host == "lab.test" && r.path.contains("/story-") {
             let n: usize = r.path.rsplit("story-").next()?.parse().ok()?;
             let html = crate::fixture::article_html("lab.test", n, &crate::fixture::day(n));
@@ -130,7 +135,7 @@ fn warc_files(data: &Path) -> Vec<String> {
 
 #[test]
 fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
-    let web = web();
+    let web = web(true);
     let ws = Workspace::new(&web, SOURCES, "archive: articles");
     let out = ws.crawl(&["--max-duration", "30s"]);
     assert!(out.status.success(), "crawl failed: {}", stderr(&out));
@@ -142,6 +147,12 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
         .as_str()
         .unwrap()
         .to_string();
+    let noarchive = format!("http://news.test{}", crate::fixture::article_path(3));
+    let (records, held): (Vec<_>, Vec<_>) = records
+        .into_iter()
+        .partition(|r| r["url"].as_str() != Some(noarchive.as_str()));
+    assert_eq!(held.len(), 1, "the noarchive page is stored");
+    assert!(held[0]["warc_file"].is_null(), "but not archived");
     for r in &records {
         assert_eq!(r["warc_file"].as_str(), files[0].rsplit('/').next());
         assert!(r["warc_offset"].as_u64().is_some(), "{r}");
@@ -204,6 +215,8 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
     assert_eq!(after.len(), 2);
     assert!(after[1].0.starts_with("reextract-"), "{}", after[1].0);
     let mut old = before[0].1.clone();
+    let held = format!("\"url\":\"{noarchive}\"");
+    old.retain(|l| !String::from_utf8_lossy(l).contains(&held));
     let mut new = after[1].1.clone();
     old.sort();
     new.sort();
@@ -212,7 +225,7 @@ fn archived_crawl_reads_in_warcio_and_reextracts_byte_for_byte() {
 
 #[test]
 fn a_changed_rule_gives_new_versions_that_the_build_keeps() {
-    let web = web();
+    let web = web(false);
     let ws = Workspace::new(&web, SOURCES, "archive: articles");
     let out = ws.crawl(&["--max-duration", "30s"]);
     assert!(out.status.success(), "crawl failed: {}", stderr(&out));

@@ -254,19 +254,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::colour;
-
-    #[test]
-    fn colour_only_on_a_terminal_without_no_color() {
-        assert!(colour(true, None));
-        assert!(colour(true, Some("".into())));
-        assert!(!colour(true, Some("1".into())));
-        assert!(!colour(false, None));
-    }
-}
-
 /// The one-line report of `scraper reextract`.
 fn print_reextract(s: &scraper::reextract::Summary) {
     println!(
@@ -287,4 +274,17 @@ fn print_reextract(s: &scraper::reextract::Summary) {
             .map(|p| format!("; shard {}", p.display()))
             .unwrap_or_default()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some("".into())));
+        assert!(!colour(true, Some("1".into())));
+        assert!(!colour(false, None));
+    }
 }

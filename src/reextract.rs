@@ -150,18 +150,14 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
 impl Extractor {
     /// The record made again from one archived response.
     fn article(&self, resp: &Record, mut prov: Provenance, file: &str) -> Result<Article, String> {
-        let (_, headers, payload) = resp.http().ok_or("not an HTTP response")?;
+        let http = resp.http().ok_or("not an HTTP response")?;
         let target = resp.header("WARC-Target-URI").ok_or("no WARC-Target-URI")?;
         let url = crate::url::parse(target).ok_or("WARC-Target-URI is not an http(s) URL")?;
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.as_str())
-        };
-        let body = crate::net::decode_body(header("content-encoding"), payload, self.cap)?;
-        let (_, charset) =
-            header("content-type").map_or((None, None), crate::net::parse_media_type);
+        let encoding = http.header("content-encoding");
+        let body = crate::net::decode_body(encoding, http.payload, self.cap)?;
+        let (_, charset) = http
+            .header("content-type")
+            .map_or((None, None), crate::net::parse_media_type);
         let today = chrono::NaiveDate::parse_from_str(&prov.extracted_on, "%Y-%m-%d")
             .map_err(|_| "metadata without a readable extracted-on day")?;
         let page =

@@ -441,7 +441,7 @@ impl Record {
 
     /// The HTTP status, headers (names lower-cased) and payload of a
     /// `response` block; `None` when it is not an HTTP response.
-    pub fn http(&self) -> Option<(u16, Vec<(String, String)>, &[u8])> {
+    pub fn http(&self) -> Option<Http<'_>> {
         let end = memchr::memmem::find(&self.block, b"\r\n\r\n")?;
         let head = std::str::from_utf8(&self.block[..end]).ok()?;
         let mut lines = head.split("\r\n");
@@ -450,7 +450,31 @@ impl Record {
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
             .collect();
-        Some((status, headers, &self.block[end + 4..]))
+        Some(Http {
+            status,
+            headers,
+            payload: &self.block[end + 4..],
+        })
+    }
+}
+
+/// An archived HTTP response, as [`Record::http`] reads it.
+#[derive(Debug)]
+pub struct Http<'a> {
+    pub status: u16,
+    /// Names lower-cased, values trimmed.
+    pub headers: Vec<(String, String)>,
+    /// The body as received (still content-encoded).
+    pub payload: &'a [u8],
+}
+
+impl Http<'_> {
+    /// A header's first value (`name` lower-case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -670,13 +694,10 @@ mod tests {
         );
         let resp = &got[1];
         assert_eq!(resp.offset, first);
-        let (status, headers, payload) = resp.http().unwrap();
-        assert_eq!((status, payload), (200, &b"<p>hello</p>"[..]));
-        assert!(
-            headers
-                .iter()
-                .any(|(k, _)| k == "x-crawler-transfer-encoding")
-        );
+        let http = resp.http().unwrap();
+        let payload = http.payload;
+        assert_eq!((http.status, payload), (200, &b"<p>hello</p>"[..]));
+        assert_eq!(http.header("x-crawler-transfer-encoding"), Some("chunked"));
         assert_eq!(
             resp.header("WARC-Payload-Digest").unwrap(),
             sha1(&[payload])
@@ -688,7 +709,7 @@ mod tests {
             resp.header("WARC-Record-ID")
         );
         // The encoded body is stored raw.
-        assert_eq!(got[4].http().unwrap().2, b"\x1f\x8b-raw");
+        assert_eq!(got[4].http().unwrap().payload, b"\x1f\x8b-raw");
         assert_eq!(read_at(&path, second).unwrap().unwrap().offset, second);
         // A kill mid-write: the last member cut short.
         let full = std::fs::read(&path).unwrap();

@@ -59,6 +59,22 @@ impl StoreError {
     }
 }
 
+/// The files in `dir` whose names end in `suffix`, sorted by name (run ids
+/// sort by time); none when `dir` does not exist.
+pub(crate) fn list_files(dir: &Path, suffix: &str) -> io::Result<Vec<PathBuf>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(e),
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(suffix)))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
 /// Name of the lock file inside `state/`.
 pub const LOCK_FILE: &str = ".lock";
 

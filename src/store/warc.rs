@@ -591,22 +591,10 @@ pub fn read_at(path: &Path, offset: u64) -> Result<Option<Record>, WarcError> {
 
 /// All `*.warc.gz` files under `dir`, sorted by name (run ids sort by time).
 pub fn list(dir: &Path) -> Result<Vec<PathBuf>, WarcError> {
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(source) => {
-            return Err(WarcError::Read {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".warc.gz")))
-        .collect();
-    out.sort();
-    Ok(out)
+    super::list_files(dir, ".warc.gz").map_err(|source| WarcError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

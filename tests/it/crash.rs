@@ -188,6 +188,23 @@ for p in sys.argv[1:]:
     true
 }
 
+/// A 30-second crawl with its output thrown away, to be killed.
+fn spawn_quiet(ws: &Workspace) -> std::process::Child {
+    ws.command(&[
+        "crawl",
+        "--data",
+        "data",
+        "--proxy",
+        &ws.proxy,
+        "--max-duration",
+        "30s",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn scraper")
+}
+
 #[cfg(unix)]
 #[test]
 fn sigkill_at_random_moments_loses_nothing() {
@@ -205,20 +222,7 @@ fn sigkill_at_random_moments_loses_nothing() {
     for trial in 0..20 {
         let wait = Duration::from_millis(50 + rng.next() % 751);
         moments.push(wait.as_millis());
-        let mut child = ws
-            .command(&[
-                "crawl",
-                "--data",
-                "data",
-                "--proxy",
-                &ws.proxy,
-                "--max-duration",
-                "30s",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn scraper");
+        let mut child = spawn_quiet(&ws);
         std::thread::sleep(wait);
         child.kill().expect("SIGKILL");
         let _ = child.wait();
@@ -280,20 +284,7 @@ fn sigkill_while_archiving_keeps_every_warc_readable() {
     let mut torn = 0;
     for trial in 0..8 {
         let had = warcs();
-        let mut child = ws
-            .command(&[
-                "crawl",
-                "--data",
-                "data",
-                "--proxy",
-                &ws.proxy,
-                "--max-duration",
-                "30s",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn scraper");
+        let mut child = spawn_quiet(&ws);
         let until = Instant::now() + Duration::from_secs(20);
         while warcs() == had && Instant::now() < until && child.try_wait().ok().flatten().is_none()
         {

@@ -215,7 +215,8 @@ fn round_trip_field_by_field() {
             "ai_signals",
             "ai_reserved",
             "relevance_score",
-            "markdown"
+            "markdown",
+            "extractor_version"
         ],
         "every column, always, in a fixed order"
     );
@@ -312,6 +313,7 @@ fn round_trip_field_by_field() {
             "run_id",
             "robots_hash",
             "crawler",
+            "extractor_version",
             "keywords.list.item",
             "ai_signals.list.item",
         ];

@@ -78,7 +78,7 @@ fn card_and_files_load_in_python() {
          names = [f['name'] for f in d['dataset_info']['features']]\n\
          assert names[:3] == ['id', 'url', 'domain'], names\n\
          assert d['dataset_info']['splits'][0]['num_examples'] == 20, d\n\
-         assert names[-2:] == ['relevance_score', 'markdown'], names\n",
+         assert names[-3:] == ['relevance_score', 'markdown', 'extractor_version'], names\n",
         &[&out.join("README.md")],
     );
     python(
@@ -98,7 +98,7 @@ fn card_and_files_load_in_python() {
          files = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]))\n\
          ds = load_dataset('parquet', data_files=files, split='train', cache_dir=sys.argv[2])\n\
          assert ds.num_rows == 20, ds\n\
-         assert ds.column_names[-2:] == ['relevance_score', 'markdown'], ds.column_names\n\
+         assert ds.column_names[-3:] == ['relevance_score', 'markdown', 'extractor_version'], ds.column_names\n\
          assert str(ds.features['relevance_score'].dtype) == 'float64', ds.features\n\
          assert ds[0]['markdown'] is None and ds[0]['id'] == 1\n\
          assert ds[1]['markdown'] == '## Heading\\n\\n- *item*', ds[1]\n",
@@ -111,7 +111,7 @@ fn card_and_files_load_in_python() {
          count(DISTINCT lang) FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()\n\
          assert rows == [(20, 1, 0, 1)], rows\n\
          cols = [c[0] for c in duckdb.sql(f\"DESCRIBE SELECT * FROM read_parquet('{sys.argv[1]}/*.parquet')\").fetchall()]\n\
-         assert cols[-2:] == ['relevance_score', 'markdown'], cols\n",
+         assert cols[-3:] == ['relevance_score', 'markdown', 'extractor_version'], cols\n",
         &[&files],
     );
     // `dataset_size` is the bytes the rows take in Arrow, as `datasets`

@@ -1,6 +1,6 @@
 //! WARC archiving cost (issue 29): `cargo bench --bench archive`.
 //!
-//! A local web of 8 hosts x 250 articles of realistic weight (about 60-80 KB
+//! A local web of 8 hosts x 250 articles of realistic weight (about 35 KB
 //! of HTML each: inline style and scripts, a navigation of 120 links, ten
 //! paragraphs of varied prose; six hosts send gzip as most servers do, two
 //! identity) is crawled to the end by the release binary, once with
@@ -226,7 +226,7 @@ fn config(path: &Path, archive: &str) {
         .map(|h| format!("  - {{host: h{h}.test, seeds: [http://h{h}.test/]}}\n"))
         .collect();
     let text = format!(
-        "keywords:\n  strong_targets: [AI, OpenAI, DeepMind, large language model, machine learning, artificial intelligence]\n\
+        "keywords:\n  targets: [model, training, data, compute, research]\n  strong_targets: [AI, OpenAI, DeepMind, large language model, machine learning, artificial intelligence]\n\
          sources:\n{sources}crawl:\n  concurrency: 16\n  min_host_gap: 1ms\n  archive: {archive}\n  \
          user_agent: \"scraper-bench/0.1 (+http://example.invalid)\"\n"
     );
@@ -338,7 +338,7 @@ fn main() {
         warc as f64 / shard.max(1) as f64
     );
     println!(
-        "a day of archives on this web (one run: {} pages of ~70 KB, 2,000 articles): {:.1} MB compressed",
+        "a day of archives on this web (one run: {} pages of ~35 KB, 2,000 articles): {:.1} MB compressed",
         HOSTS * (PER_HOST + 1),
         warc as f64 / 1e6
     );

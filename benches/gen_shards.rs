@@ -230,6 +230,10 @@ fn original(v: &Vocab, id: i64) -> Article {
         date_modified: None,
         updated: false,
         accessible_for_free: None,
+        extractor_version: None,
+        warc_file: None,
+        warc_offset: None,
+        withdrawn: None,
     }
 }
 

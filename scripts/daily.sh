@@ -30,6 +30,8 @@
 #   BUILD_DATASET=1    run `scraper build` into DIST_DIR after the crawl
 #   PUBLISH=1          then upload DIST_DIR with scripts/publish.sh (needs HF_TOKEN;
 #                      the Hub repo from HF_REPO or dataset.hub_repo in the config)
+#   UPLOAD_ARCHIVE=1   upload this run's WARC file (crawl.archive, never committed)
+#                      to raw/ of that Hub repo with scripts/upload-archive.sh
 #   COMMIT_AUTHOR="Name <email>"  or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL: who
 #                      commits (default: git config, else "scraper daily")
 #   REMOTE=origin  BRANCH=<current>  PUSH_RETRIES=5  PUSH_BACKOFF=2 (seconds,
@@ -423,6 +425,18 @@ local_only() {
 	done
 }
 
+# This run's WARC file (crawl.archive) to the Hub's raw/ folder with
+# UPLOAD_ARCHIVE=1; it is never committed. A failed upload keeps the file in
+# DATA_DIR/warc and never fails the run.
+upload_archive() {
+	local warc="$DATA_DIR/warc/$1.warc.gz"
+	[ -n "$1" ] && [ -f "$warc" ] || return 0
+	write_output warc "$warc"
+	is_on "${UPLOAD_ARCHIVE-}" || return 0
+	SCRAPER_CONFIG=$CONFIG "$CODE_DIR/scripts/upload-archive.sh" "$warc" </dev/null ||
+		log "archive upload failed; $warc stays on this machine"
+}
+
 # Sources that `scraper health` calls broken or degraded after this run, in
 # the log (and as warnings on GitHub). A failure here never fails the run.
 report_health() {
@@ -516,6 +530,7 @@ main() {
 	esac
 	report_health
 	write_output run_id "$(json_field "$DATA_DIR/state/last_run.json" run_id)"
+	upload_archive "$(json_field "$DATA_DIR/state/last_run.json" run_id)"
 	write_output shard "$(json_field "$DATA_DIR/state/last_run.json" shard)"
 
 	if is_on "${COMMIT-}"; then

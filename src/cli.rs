@@ -49,6 +49,9 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Merge every shard into deduplicated Parquet files plus a dataset card.
     Build(BuildArgs),
+    /// Make the stored records again from the WARC archives (`crawl.archive`)
+    /// with the current extractor and rule, into a new shard (takes the run lock).
+    Reextract(ReextractArgs),
     /// Serve a live progress page that follows the crawl log.
     Dashboard(DashboardArgs),
     /// Merge the per-run seen-set segments into compacted files, and the per-run
@@ -164,6 +167,15 @@ pub struct BuildArgs {
     /// Fail when any input line or frame is broken.
     #[arg(long)]
     pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReextractArgs {
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Write every record, also those equal to the newest stored version of their id.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

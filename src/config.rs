@@ -345,6 +345,19 @@ pub enum PaywalledText {
     Skip,
 }
 
+/// `crawl.archive`: which fetched responses are kept as WARC records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Archive {
+    /// Nothing (the default: raw HTML is large, and only `scraper reextract` needs it).
+    #[default]
+    None,
+    /// The response of every stored article.
+    Articles,
+    /// Every fetched page, feed and sitemap (the final hop's answer, any status).
+    All,
+}
+
 /// A duration written as `90s`, `40m`, `1h30m`, `250ms` or a bare number of seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Span(pub Duration);
@@ -545,6 +558,8 @@ pub struct Crawl {
     pub ai_use_policy: AiUsePolicy,
     /// Pages not free to read: `store`, `flag` or `skip` (see [`PaywalledText`]).
     pub paywalled_text: PaywalledText,
+    /// Which raw responses go to `data/warc/<run-id>.warc.gz` (see `crate::store::warc`).
+    pub archive: Archive,
     /// How often the shard writer closes a zstd frame, at the latest.
     pub flush_every: Span,
     /// Limits against crawler traps (see `crate::url::trap`).
@@ -669,6 +684,7 @@ impl Default for Crawl {
             first_id: 0,
             ai_use_policy: AiUsePolicy::Respect,
             paywalled_text: PaywalledText::Store,
+            archive: Archive::None,
             flush_every: Span::secs(5),
             traps: Traps::default(),
         }

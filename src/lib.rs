@@ -17,6 +17,7 @@ pub mod health;
 pub mod net;
 pub mod partition;
 pub mod record;
+pub mod reextract;
 pub mod relevance;
 pub mod report;
 pub mod store;

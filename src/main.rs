@@ -213,6 +213,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Reextract(a) => {
+            let config = load_config(&cli)?;
+            let s = scraper::reextract::reextract(
+                &config,
+                &scraper::reextract::Options {
+                    data: a.data.clone(),
+                    all: a.all,
+                },
+            )?;
+            print_reextract(&s);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Renumber(a) => {
             let config = load_config(&cli)?;
             let data = scraper::store::DataDir::open(&a.data)?;
@@ -279,6 +291,28 @@ fn keys(cli: &Cli, generate: Option<&std::path::Path>) -> anyhow::Result<()> {
     };
     println!("{}", serde_json::to_string_pretty(&signer.directory())?);
     Ok(())
+}
+
+/// The one-line report of `scraper reextract`.
+fn print_reextract(s: &scraper::reextract::Summary) {
+    println!(
+        "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged, \
+         {} written ({} no longer an article, {} no longer relevant), {} unreadable; \
+         extractor {}{}",
+        s.files,
+        s.torn_files,
+        s.records,
+        s.unchanged,
+        s.written,
+        s.withdrawn_not_article,
+        s.withdrawn_not_relevant,
+        s.unreadable,
+        s.version,
+        s.shard
+            .as_ref()
+            .map(|p| format!("; shard {}", p.display()))
+            .unwrap_or_default()
+    );
 }
 
 #[cfg(test)]

@@ -94,4 +94,38 @@ pub struct Article {
     /// a page that is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accessible_for_free: Option<bool>,
+    /// The extractor that made this record from the page
+    /// (`crate::extract::version`): it changes whenever extraction output can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extractor_version: Option<String>,
+    /// The WARC file under `data/warc/` holding the page as fetched
+    /// (`crawl.archive`), and the offset of its `response` record's gzip member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_offset: Option<u64>,
+    /// Set only by `scraper reextract`: the current extractor no longer makes
+    /// an article of the archived page, or the current rule no longer finds it
+    /// relevant; `scraper build` drops the record (and counts it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<Rejection>,
+}
+
+/// What the crawl knew of a stored record that the page does not say: the
+/// part of an [`Article`] that `scraper reextract` keeps while it extracts
+/// the rest again. A WARC `metadata` record carries it (`crate::store::warc`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    pub id: i64,
+    pub fetched_at: String,
+    pub run_id: Option<String>,
+    pub robots_hash: Option<String>,
+    pub ai_signals: Vec<String>,
+    pub ai_reserved: Option<bool>,
+    pub crawler: Option<String>,
+    /// The day the crawl's extractor took as today (`yyyy-mm-dd`).
+    pub extracted_on: String,
+    /// Where the page is archived (not written in the metadata record: that is where it is).
+    pub warc_file: Option<String>,
+    pub warc_offset: Option<u64>,
 }

@@ -46,6 +46,10 @@ fn article(id: i64) -> Article {
         date_modified: None,
         updated: false,
         accessible_for_free: None,
+        extractor_version: None,
+        warc_file: None,
+        warc_offset: None,
+        withdrawn: None,
     }
 }
 

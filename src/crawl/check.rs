@@ -120,6 +120,7 @@ async fn fetch(net: &Net, u: &Url) -> anyhow::Result<Response> {
         accept: Accept::Any,
         etag: None,
         last_modified: None,
+        keep_raw: false,
     };
     let resp = net
         .fetch(u, &req, &|_: &Url| true)

@@ -79,6 +79,8 @@ pub struct Engine {
     pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
     pub fetch_secs: f64,
+    /// `extractor_version` of the records this run stores.
+    pub extractor_version: String,
 }
 
 /// What the run writes under `data/` (the event log aside).
@@ -91,6 +93,8 @@ pub struct Persist {
     pub listings: Listings,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
+    /// This run's WARC file (`crawl.archive`; `None` when off).
+    pub warc: Option<crate::store::warc::WarcWriter>,
 }
 
 /// The sets this run keeps, all empty at the start.
@@ -128,6 +132,9 @@ pub struct RunSets {
     pub listing_obs: HashMap<String, super::listing::ListingObs>,
     /// Stored records not yet in a closed frame: seen hash and text fingerprint.
     pub pending_prints: Vec<(u64, u32)>,
+    /// The WARC members of the job being handled (`crawl.archive`), until
+    /// it is stored or its turn is over.
+    pub captured: Option<crate::store::warc::Captured>,
 }
 
 /// The run's counters: totals and the per-host funnel.
@@ -190,6 +197,7 @@ impl Engine {
             counts: Counters::default(),
             answers: Some(start.answers),
             fetch_secs: 1.0,
+            extractor_version: crate::extract::version::version(&config.keywords),
             config,
         }
     }
@@ -569,6 +577,11 @@ impl Engine {
 
     /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
     pub fn flush(&mut self) {
+        // The archive first: a shard line never points at a WARC record that is not on disk.
+        if let Some(Err(e)) = self.store.warc.as_mut().map(|w| w.sync()) {
+            tracing::error!(error = %e, "WARC sync failed; the shard frame waits");
+            return;
+        }
         match self.store.shard.flush() {
             Ok(_) => self.mark_hits(),
             Err(e) => tracing::error!(error = %e, "shard flush failed"),
@@ -654,7 +667,8 @@ impl Engine {
                 }
                 self.failed(&job, e)
             }
-            Ok((meta, body)) => {
+            Ok((mut meta, body)) => {
+                self.sets.captured = meta.captured.take().map(|c| *c);
                 self.reach.answered(&host, meta.status);
                 if !job.freed {
                     self.frontier
@@ -707,7 +721,46 @@ impl Engine {
                     }
                     None => self.close(&job, None),
                 }
+                self.archive_unstored();
             }
+        }
+    }
+
+    /// A captured exchange that was not stored: archived without a metadata
+    /// record under `all`, dropped otherwise.
+    fn archive_unstored(&mut self) {
+        if let Some(c) = self.sets.captured.take()
+            && self.config.crawl.archive == crate::config::Archive::All
+        {
+            self.archive(&c, None);
+        }
+    }
+
+    /// Append a captured exchange to the run's WARC file, with the metadata
+    /// record of a stored record (`prov`, which learns where it went). A
+    /// failed write is logged and the record is stored without its archive.
+    pub(super) fn archive(
+        &mut self,
+        captured: &crate::store::warc::Captured,
+        prov: Option<&mut crate::record::Provenance>,
+    ) {
+        let Some(warc) = self.store.warc.as_mut() else {
+            return;
+        };
+        let meta = prov
+            .as_deref()
+            .map(|p| crate::store::warc::metadata(captured, p));
+        let parts: Vec<&[u8]> = std::iter::once(captured.members.as_slice())
+            .chain(meta.as_deref())
+            .collect();
+        match warc.append(&parts) {
+            Ok(offset) => {
+                if let Some(p) = prov {
+                    p.warc_file = Some(warc.name().to_string());
+                    p.warc_offset = Some(offset);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, url = %captured.target, "WARC write failed"),
         }
     }
 

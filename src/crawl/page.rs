@@ -11,7 +11,7 @@ use crate::config::PaywalledText;
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
-use crate::record::{Article, DateSource, Rejection};
+use crate::record::{DateSource, Provenance, Rejection};
 use crate::store::seen::flag;
 use crate::url;
 
@@ -101,6 +101,8 @@ impl Engine {
             None
         };
         if reason == Some(Rejection::WithheldAiUse) {
+            // Not archived either, whatever `crawl.archive` says.
+            self.sets.captured = None;
             let labels = meta.signals.labels();
             self.host(&job.host).withheld();
             let domain = url::domain(meta.url.host_str().unwrap_or(""));
@@ -177,59 +179,41 @@ impl Engine {
 
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let id = self.store.ids.next_id();
-        // A year found only in the text is not a publication day: keep the year alone.
-        let day_known = page.date_source != Some(DateSource::TextYear);
-        let date = page
-            .date
-            .filter(|_| day_known)
-            .map(|d| d.format("%Y-%m-%d").to_string());
-        let year = page.date.map(|d| chrono::Datelike::year(&d));
-        let canonical = page
-            .canonical_url
-            .as_ref()
-            .filter(|c| **c != meta.url)
-            .map(|c| c.to_string());
-        // `paywalled_text: flag`: only what a reader without a subscription sees.
-        let (text, markdown) = match &page.free_part {
-            Some((t, md)) if self.config.crawl.paywalled_text == PaywalledText::Flag => (t, md),
-            _ => (&page.text, &page.markdown),
-        };
-        let article = Article {
+        let mut prov = Provenance {
             id,
-            url: meta.url.to_string(),
-            domain: url::domain(meta.url.host_str().unwrap_or("")).to_string(),
-            title: page.title.clone().unwrap_or_default(),
-            date,
-            date_source: page.date_source.map(|s| s.as_str().to_string()),
-            year,
-            text: text.clone(),
-            keywords: page.keywords.clone(),
             fetched_at: crate::date::format_utc(Utc::now()),
-            lang: page.lang.clone(),
-            canonical_url: canonical,
-            byline: page.byline.clone(),
             run_id: Some(self.run_id.clone()),
             robots_hash: (meta.robots_hash != 0)
                 .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
-            relevance_score: Some(page.relevance.score),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            markdown: (!markdown.is_empty()).then(|| markdown.clone()),
-            date_modified: page
-                .date_modified
-                .map(|d| d.format("%Y-%m-%d").to_string())
-                .or_else(|| {
-                    job.entry
-                        .lastmod
-                        .as_deref()
-                        .filter(|_| job.entry.update)
-                        .map(|l| l.chars().take(10).collect())
-                }),
-            updated: job.entry.update,
-            accessible_for_free: page.accessible_for_free,
+            extracted_on: self.today.format("%Y-%m-%d").to_string(),
+            warc_file: None,
+            warc_offset: None,
         };
+        if let Some(captured) = self.sets.captured.take() {
+            self.archive(&captured, Some(&mut prov));
+        }
+        let mut article =
+            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
+        // `paywalled_text: flag`: only what a reader without a subscription sees.
+        if let Some((t, md)) = &page.free_part
+            && self.config.crawl.paywalled_text == PaywalledText::Flag
+        {
+            article.text = t.clone();
+            article.markdown = (!md.is_empty()).then(|| md.clone());
+        }
         if job.entry.update {
+            // A new version of a stored article: the listing's date when the page gives none.
+            article.updated = true;
+            if article.date_modified.is_none() {
+                article.date_modified = job
+                    .entry
+                    .lastmod
+                    .as_deref()
+                    .map(|l| l.chars().take(10).collect());
+            }
             self.host(&job.host).updated += 1;
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
         }

@@ -83,6 +83,8 @@ pub(super) fn open_store(
         validators,
         listings,
         consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
+        warc: (config.crawl.archive != crate::config::Archive::None)
+            .then(|| crate::store::warc::WarcWriter::new(&data.warc_dir(), run_id)),
     })
 }
 
@@ -126,6 +128,7 @@ pub(super) fn worker_context(
         limits: Limits::default(),
         parses: tokio::sync::Semaphore::new(config.crawl.parse_concurrency),
         answered: Some(answered_tx),
+        archive: config.crawl.archive,
     });
     Ok((ctx, seeds, answered_rx))
 }
@@ -261,7 +264,11 @@ fn recover_unfinished(
     for path in shard::list(&data.articles)? {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let stem = name.trim_end_matches(".jsonl.zst");
-        if history.finished(stem) || stem == run_id {
+        // A `scraper reextract` shard is no run: its URLs are another shard's.
+        if history.finished(stem)
+            || stem == run_id
+            || stem.starts_with(crate::reextract::SHARD_PREFIX)
+        {
             continue;
         }
         let mut urls = 0u64;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 
 use super::signals;
-use crate::config::Scope;
+use crate::config::{Archive, Scope};
 use crate::consent::Signals;
 use crate::discover::{self, Limits, Parsed};
 use crate::extract::{self, Page};
@@ -19,6 +19,7 @@ use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
 use crate::record::TdmOutcome;
 use crate::relevance::Rule;
+use crate::store::warc::Captured;
 use crate::url::{SourceScope, Url, host_matches};
 
 /// What every worker shares (read-only).
@@ -37,6 +38,8 @@ pub struct Ctx {
     pub parses: tokio::sync::Semaphore,
     /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
     pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
+    /// Which responses are captured for the WARC archive.
+    pub archive: Archive,
 }
 
 /// A job's request was answered and its body read; parsing follows.
@@ -112,6 +115,9 @@ pub struct Meta {
     pub signals: Signals,
     /// xxh3 of the robots.txt the final URL was fetched under (0: none).
     pub robots_hash: u64,
+    /// The exchange as WARC members, when `crawl.archive` keeps this
+    /// response (under `articles`: only a page that is a relevant article).
+    pub captured: Option<Box<Captured>>,
 }
 
 /// A finished job.
@@ -153,6 +159,11 @@ pub async fn work(ctx: Arc<Ctx>, mut job: Job) -> Done {
         },
         etag: job.etag.clone(),
         last_modified: job.last_modified.clone(),
+        keep_raw: match ctx.archive {
+            Archive::None => false,
+            Archive::Articles => job.entry.kind == Kind::Page,
+            Archive::All => true,
+        },
     };
     let c = ctx.clone();
     let in_scope = move |u: &Url| c.redirect_in_scope(u);
@@ -183,8 +194,9 @@ pub async fn work(ctx: Arc<Ctx>, mut job: Job) -> Done {
     }
 }
 
-async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
-    let meta = Meta {
+async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body) {
+    let wire = resp.wire.take();
+    let mut meta = Meta {
         url: resp.url.clone(),
         status: resp.status,
         redirects: resp.redirects.clone(),
@@ -198,6 +210,7 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         x_robots_tag: resp.x_robots_tag.clone(),
         signals: signals::from_headers(&ctx.net, &resp),
         robots_hash: 0,
+        captured: None,
     };
     if resp.status == 304 {
         return (meta, Body::NotModified);
@@ -207,7 +220,15 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
         return (meta, Body::Turned(t));
     }
     if !(200..300).contains(&resp.status) {
-        return (meta, Body::Status(resp.status));
+        if ctx.archive == Archive::All
+            && let Some(w) = &wire
+        {
+            meta.captured = Some(Box::new(capture(&resp, w)));
+        }
+        return match resp.status {
+            304 => (meta, Body::NotModified),
+            s => (meta, Body::Status(s)),
+        };
     }
     let sniffed = discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body);
     let kind = match (sniffed, job.entry.kind) {
@@ -217,31 +238,75 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, resp: Response) -> (Meta, Body) {
     // Never closed, so `acquire` only fails if it were: then parse anyway.
     let _slot = ctx.parses.acquire().await.ok();
     let ctx = ctx.clone();
-    let body = tokio::task::spawn_blocking(move || match kind {
-        Kind::Feed | Kind::Sitemap => {
-            match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
-                Ok(parsed) => Body::Listing(parsed),
-                Err(e) => Body::BadListing(e.to_string()),
+    let parsed = tokio::task::spawn_blocking(move || {
+        let body = match kind {
+            Kind::Feed | Kind::Sitemap => {
+                match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
+                    Ok(parsed) => Body::Listing(parsed),
+                    Err(e) => Body::BadListing(e.to_string()),
+                }
             }
-        }
-        Kind::Page => {
-            let page = extract::extract(
-                &resp.body,
-                resp.charset.as_deref(),
-                Some(&resp.url),
-                &ctx.rule,
-                ctx.today,
-            );
-            Body::Page(Box::new(page))
-        }
+            Kind::Page => {
+                let page = extract::extract(
+                    &resp.body,
+                    resp.charset.as_deref(),
+                    Some(&resp.url),
+                    &ctx.rule,
+                    ctx.today,
+                );
+                Body::Page(Box::new(page))
+            }
+        };
+        // Captured here, off the engine, and only what will be archived:
+        // under `articles`, a page that is a relevant article. The raw
+        // bytes are dropped with `resp` as this task ends.
+        let keep = match (&body, ctx.archive) {
+            (Body::Page(p), _) if noarchive(p, &resp.x_robots_tag) => {
+                tracing::debug!(url = %resp.url, "noarchive: not archived");
+                false
+            }
+            (_, Archive::All) => true,
+            (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
+            _ => false,
+        };
+        let captured = wire.filter(|_| keep).map(|w| Box::new(capture(&resp, &w)));
+        (body, captured)
     })
-    .await
-    .unwrap_or_else(|e| {
-        Body::Panicked(
-            super::workers::panic_message(e).unwrap_or_else(|| "the parse was cancelled".into()),
-        )
-    });
-    (meta, body)
+    .await;
+    match parsed {
+        Ok((body, captured)) => {
+            meta.captured = captured;
+            (meta, body)
+        }
+        Err(e) => {
+            let cause = super::workers::panic_message(e)
+                .unwrap_or_else(|| "the parse was cancelled".into());
+            (meta, Body::Panicked(cause))
+        }
+    }
+}
+
+/// The publisher asks that the page not be archived (`noarchive` or `none`
+/// in a robots meta tag or an `X-Robots-Tag`, for any agent).
+fn noarchive(page: &Page, x_robots_tag: &[String]) -> bool {
+    page.robots_meta
+        .iter()
+        .any(|d| d == "noarchive" || d == "none")
+        || x_robots_tag.iter().any(|v| {
+            v.to_ascii_lowercase()
+                .split([',', ':', ' '])
+                .any(|d| d == "noarchive" || d == "none")
+        })
+}
+
+/// The WARC members of a response; they keep its body's lease until written.
+fn capture(resp: &Response, wire: &crate::net::Wire) -> Captured {
+    let mut c = crate::store::warc::capture(resp.url.as_str(), wire, &resp.body);
+    c.hold = resp
+        .body_lease
+        .clone()
+        .map(|l| Box::new(l) as Box<dyn std::any::Any + Send + Sync>);
+    c
 }
 
 /// The AI-use signals of a fetched page beyond its headers: robots.txt

@@ -37,6 +37,8 @@ pub struct Card<'a> {
     pub domains: &'a HashMap<String, u64>,
     /// Rows per `lang` (`None`: not recorded).
     pub langs: &'a HashMap<Option<String>, u64>,
+    /// Rows per `extractor_version` (`None`: not recorded).
+    pub versions: &'a BTreeMap<Option<String>, u64>,
     /// Pages withheld because the publisher reserves AI training: distinct
     /// URLs per domain over every run's `state/consent/` file, not in the dataset.
     pub withheld: &'a BTreeMap<String, u64>,
@@ -46,6 +48,21 @@ pub struct Card<'a> {
     pub revision: &'a Revision,
     pub build_secs: f64,
     pub commit: Option<String>,
+}
+
+/// What `scraper reextract` changed: older extractions replaced, records withdrawn.
+fn extraction_notes(s: &mut String, r: &Removed) {
+    let _ = writeln!(
+        s,
+        "- Older extractions replaced by a newer one (`scraper reextract`): {}",
+        r.superseded
+    );
+    let _ = writeln!(
+        s,
+        "- Removed because the newest extraction is no longer an article: {}; \
+         no longer relevant: {}",
+        r.withdrawn_not_article, r.withdrawn_not_relevant
+    );
 }
 
 /// A YAML (and JSON) double-quoted scalar.
@@ -127,6 +144,7 @@ impl Card<'_> {
         self.fields(s);
         self.counts(s);
         self.languages(s);
+        self.extractors(s);
         self.revision(s);
         self.withheld(s);
         self.rule(s);
@@ -163,6 +181,10 @@ impl Card<'_> {
                 }
                 "relevance_score" => {
                     "the relevance rule's score in [0, 1] when the crawl recorded it"
+                }
+                "extractor_version" => {
+                    "the extractor that made the row from the page: its code version and a \
+                     hash of the keyword rule"
                 }
                 "markdown" => {
                     "the text with its structure as Markdown: headings, lists, quotes, code, \
@@ -218,6 +240,19 @@ impl Card<'_> {
         langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (lang, n) in langs {
             let _ = writeln!(s, "| {} | {n} |", lang.as_deref().unwrap_or("unknown"));
+        }
+        s.push('\n');
+    }
+
+    fn extractors(&self, s: &mut String) {
+        s.push_str(
+            "## Extractor versions\n\nThe extractor that made each row (`extractor_version`: \
+             code version, then a hash of the keyword rule). `scraper reextract` rebuilds \
+             records from the archived pages whenever the extractor improves; a build keeps \
+             the newest extraction of each record.\n\n| extractor_version | articles |\n|---|---:|\n",
+        );
+        for (v, n) in self.versions {
+            let _ = writeln!(s, "| {} | {n} |", v.as_deref().unwrap_or("not recorded"));
         }
         s.push('\n');
     }
@@ -375,6 +410,7 @@ impl Card<'_> {
             r.near_text
         );
         let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
+        extraction_notes(s, r);
         let _ = writeln!(
             s,
             "- Broken input skipped: {} malformed JSON, {} invalid UTF-8, {} missing a \

@@ -34,6 +34,7 @@ pub struct Columns {
     markdown: LargeStringBuilder,
     date_modified: Date32Builder,
     accessible_for_free: BooleanBuilder,
+    extractor_version: StringBuilder,
 }
 
 impl Columns {
@@ -62,6 +63,7 @@ impl Columns {
             markdown: LargeStringBuilder::with_capacity(rows, markdown),
             date_modified: Date32Builder::with_capacity(rows),
             accessible_for_free: BooleanBuilder::with_capacity(rows),
+            extractor_version: StringBuilder::with_capacity(rows, rows * 12),
         }
     }
 
@@ -108,6 +110,8 @@ impl Columns {
         self.date_modified.append_option(p.modified_days);
         self.accessible_for_free
             .append_option(r.accessible_for_free);
+        self.extractor_version
+            .append_option(r.extractor_version.as_deref());
     }
 
     /// The rows pushed so far as a batch; the builders start again empty,
@@ -150,6 +154,7 @@ impl Columns {
         arrays.push(Arc::new(self.markdown.finish()));
         arrays.push(Arc::new(self.date_modified.finish()));
         arrays.push(Arc::new(self.accessible_for_free.finish()));
+        arrays.push(Arc::new(self.extractor_version.finish()));
         RecordBatch::try_new(schema.clone(), arrays)
     }
 }

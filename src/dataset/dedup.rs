@@ -3,6 +3,13 @@
 //! 0. A record stored as a new version of an article (`updated`: its
 //!    publisher changed it) replaces the earlier records of its URL: of a
 //!    URL with such versions, only the latest version takes part.
+//! 0. One record per id and URL: the newest extraction ([`newest_extraction`]).
+//!    `scraper reextract` writes a record again under its id and URL; the one
+//!    of the highest extractor code version wins, then the one written last
+//!    (shard order, then position). The others are `superseded`. (Two records
+//!    of one id with different URLs are an id collision, left to rule 2.) A winner that
+//!    reextract withdrew (no longer an article, or no longer relevant) is
+//!    removed and counted, and the older versions of it go with it.
 //! 1. Records the relevance rule rejects are removed (unless the filter is off);
 //!    they take no part in what follows.
 //! 2. The rest are taken in id order (ties: shard name, then position in the
@@ -27,7 +34,7 @@ use std::hash::BuildHasherDefault;
 
 use super::minhash::Signature;
 use super::near;
-use super::scan::Meta;
+use super::scan::{Meta, Withdrawn};
 use crate::url::IdentityHasher;
 
 /// How many records each rule removed.
@@ -42,6 +49,46 @@ pub struct Removed {
     /// Near-duplicate texts (estimated Jaccard similarity of word 5-grams at
     /// or above [`super::minhash::THRESHOLD`]).
     pub near_text: u64,
+    /// Older extractions of an id that `scraper reextract` wrote again.
+    pub superseded: u64,
+    /// Ids whose newest extraction is no longer an article...
+    pub withdrawn_not_article: u64,
+    /// ... or no longer relevant (by the rule `scraper reextract` applied).
+    pub withdrawn_not_relevant: u64,
+}
+
+/// Step 0: keep per id and URL only its newest extraction (highest extractor code
+/// version, then last written), and drop ids whose newest extraction was
+/// withdrawn. Runs before everything else, so an old version never stands in
+/// for a newer one that another rule removes.
+pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
+    // Newest first within an id: code version, then shard order and position, descending.
+    metas.sort_unstable_by_key(|m| {
+        (
+            m.id,
+            m.url_key,
+            std::cmp::Reverse((m.version, m.frame, m.line)),
+        )
+    });
+    let mut last = None;
+    metas.retain(|m| {
+        if last == Some((m.id, m.url_key)) {
+            removed.superseded += 1;
+            return false;
+        }
+        last = Some((m.id, m.url_key));
+        match m.withdrawn {
+            0 => true,
+            Withdrawn::NOT_RELEVANT => {
+                removed.withdrawn_not_relevant += 1;
+                false
+            }
+            _ => {
+                removed.withdrawn_not_article += 1;
+                false
+            }
+        }
+    });
 }
 
 /// Keys are already hashes: use them as they are.
@@ -55,10 +102,9 @@ pub fn survivors(
     relevance_filter: bool,
     jobs: usize,
 ) -> (Vec<Meta>, Removed) {
-    let mut removed = Removed {
-        updated: keep_latest_versions(&mut metas),
-        ..Removed::default()
-    };
+    let mut removed = Removed::default();
+    newest_extraction(&mut metas, &mut removed);
+    removed.updated = keep_latest_versions(&mut metas);
     if relevance_filter {
         let before = metas.len();
         metas.retain(|m| m.relevant);
@@ -148,6 +194,8 @@ mod tests {
             score: crate::dataset::scan::NO_SCORE,
             sig: near::NONE,
             updated: false,
+            version: 0,
+            withdrawn: 0,
         }
     }
 
@@ -168,6 +216,38 @@ mod tests {
         let ids: Vec<i64> = kept.iter().map(|m| m.id).collect();
         assert_eq!(ids, vec![20, 50]);
         assert_eq!((removed.updated, removed.same_url), (2, 1));
+    }
+
+    #[test]
+    fn the_newest_extraction_of_an_id_stands_for_it() {
+        let v = |id, frame, version, withdrawn, text| Meta {
+            version,
+            withdrawn,
+            ..meta(id, frame, id as u64, None, text)
+        };
+        let metas = vec![
+            v(10, 0, 1, 0, 100), // crawled
+            v(10, 5, 2, 0, 101), // re-extracted by a newer extractor: wins
+            v(10, 3, 2, 0, 102), // an earlier re-extraction by the same one
+            v(20, 0, 2, 0, 200),
+            v(20, 4, 1, 0, 201), // an older extractor run later: loses
+            v(30, 0, 1, 0, 300),
+            v(30, 6, 1, Withdrawn::NOT_ARTICLE, 301),
+            v(40, 0, 1, 0, 400),
+            v(40, 6, 1, Withdrawn::NOT_RELEVANT, 401),
+        ];
+        let (kept, removed) = survivors(metas, &[], false, 1);
+        let got: Vec<(i64, u128)> = kept.iter().map(|m| (m.id, m.text_key)).collect();
+        assert_eq!(got, vec![(10, 101), (20, 200)]);
+        assert_eq!(
+            (
+                removed.superseded,
+                removed.withdrawn_not_article,
+                removed.withdrawn_not_relevant,
+                removed.same_id
+            ),
+            (5, 1, 1, 0)
+        );
     }
 
     #[test]
@@ -193,6 +273,7 @@ mod tests {
                 same_text: 1,
                 same_id: 1,
                 near_text: 0,
+                ..Removed::default()
             }
         );
     }

@@ -245,6 +245,7 @@ fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
         years: &totals.years,
         domains: &totals.domains,
         langs: &totals.langs,
+        versions: &totals.versions,
         withheld: &withheld(&b.opts.data, &b.picked.rows),
         reports: b.reports,
         read: b.read,

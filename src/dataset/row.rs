@@ -77,6 +77,18 @@ pub struct Row<'a> {
     /// Whether the article is free to read, when the page said.
     #[serde(default)]
     pub accessible_for_free: Option<bool>,
+    pub extractor_version: Option<Cow<'a, str>>,
+    /// Read to be checked; not a column.
+    #[serde(default)]
+    #[expect(dead_code, reason = "read only to be checked, as `Keys` checks it")]
+    warc_file: Option<Checked>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "read only to be checked, as `Keys` checks it")]
+    warc_offset: Option<u64>,
+    /// Set by `scraper reextract` on a record the build drops (pass 1 reads it).
+    #[serde(default)]
+    #[expect(dead_code, reason = "read only to be checked, as `Keys` checks it")]
+    withdrawn: Option<crate::record::Rejection>,
 }
 
 /// A string that borrows from the line when it has no escapes (serde only
@@ -180,6 +192,14 @@ pub struct Keys<'a> {
     #[serde(default)]
     pub updated: bool,
     accessible_for_free: Option<bool>,
+    #[serde(default, borrow, deserialize_with = "opt_str")]
+    pub extractor_version: Option<Cow<'a, str>>,
+    #[serde(default)]
+    warc_file: Option<Checked>,
+    #[serde(default)]
+    warc_offset: Option<u64>,
+    #[serde(default)]
+    pub withdrawn: Option<crate::record::Rejection>,
 }
 
 impl Keys<'_> {
@@ -495,7 +515,9 @@ mod tests {
             "date_source":"jsonld","year":2024,"text":"One.\nTwo.","keywords":["ai","ml"],
             "fetched_at":"2026-10-09T18:12:33Z","lang":"en","canonical_url":"https://ex.com/a",
             "byline":"B","run_id":"r","robots_hash":"h","crawler":"c","ai_signals":["x"],
-            "ai_reserved":false,"relevance_score":0.5,"markdown":"# T\n\nOne."}"##,
+            "ai_reserved":false,"relevance_score":0.5,"markdown":"# T\n\nOne.",
+            "extractor_version":"1.k00000000","warc_file":"r.warc.gz","warc_offset":123,
+            "withdrawn":"not relevant"}"##,
         )
         .unwrap();
         let wrong = [
@@ -535,7 +557,7 @@ mod tests {
                 cases += 1;
             }
         }
-        assert!(cases >= 20 * wrong.len());
+        assert!(cases >= 24 * wrong.len());
     }
 
     #[test]

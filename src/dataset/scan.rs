@@ -48,6 +48,28 @@ pub struct Meta {
     pub sig: u32,
     /// A new version of an earlier record of the same URL (`updated`).
     pub updated: bool,
+    /// The code part of the record's `extractor_version` (0: none), for
+    /// picking the newest extraction of an id.
+    pub version: u16,
+    /// Why `scraper reextract` withdrew the record ([`Withdrawn`]), 0 if it did not.
+    pub withdrawn: u8,
+}
+
+/// [`Meta::withdrawn`]'s values.
+pub struct Withdrawn;
+
+impl Withdrawn {
+    pub const NOT_ARTICLE: u8 = 1;
+    pub const NOT_RELEVANT: u8 = 2;
+
+    fn of(r: Option<crate::record::Rejection>) -> u8 {
+        use crate::record::Rejection;
+        match r {
+            None => 0,
+            Some(Rejection::NotRelevant) => Withdrawn::NOT_RELEVANT,
+            Some(_) => Withdrawn::NOT_ARTICLE,
+        }
+    }
 }
 
 impl Meta {
@@ -249,6 +271,9 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 score,
                 sig,
                 updated: row.updated,
+                version: crate::extract::version::code_of(row.extractor_version.as_deref())
+                    .min(u32::from(u16::MAX)) as u16,
+                withdrawn: Withdrawn::of(row.withdrawn),
             });
         }
     }

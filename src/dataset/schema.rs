@@ -17,6 +17,7 @@ const DICTIONARY: &[&str] = &[
     "run_id",
     "robots_hash",
     "crawler",
+    "extractor_version",
     "keywords.list.item",
     "ai_signals.list.item",
 ];
@@ -59,6 +60,8 @@ pub fn schema() -> SchemaRef {
         Field::new("markdown", DataType::LargeUtf8, true),
         Field::new("date_modified", DataType::Date32, true),
         Field::new("accessible_for_free", DataType::Boolean, true),
+        // Which extractor made the record (see `crate::extract::version`).
+        optional("extractor_version"),
     ]))
 }
 
@@ -126,11 +129,17 @@ mod tests {
     fn every_column_always_present() {
         let s = schema();
         let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(names.len(), 22);
+        assert_eq!(names.len(), 23);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
         assert_eq!(
             &names[18..],
-            &["relevance_score", "markdown", "date_modified", "accessible_for_free"]
+            &[
+                "relevance_score",
+                "markdown",
+                "date_modified",
+                "accessible_for_free",
+                "extractor_version"
+            ]
         );
         for f in s.fields().iter().skip(10) {
             assert!(f.is_nullable(), "{}", f.name());

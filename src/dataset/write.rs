@@ -55,6 +55,8 @@ pub struct FileStats {
     pub domains: HashMap<String, u64>,
     /// Rows per `lang` (`None`: no language recorded).
     pub langs: HashMap<Option<String>, u64>,
+    /// Rows per `extractor_version` (`None`: records from before it was recorded).
+    pub versions: BTreeMap<Option<String>, u64>,
 }
 
 /// Consecutive ranges of `rows`, each about `limit` bytes of JSON (at least one row).
@@ -504,6 +506,17 @@ impl FileStats {
                 self.langs.insert(lang.map(str::to_string), 1);
             }
         }
+        let version = row.extractor_version.as_deref();
+        match self
+            .versions
+            .iter_mut()
+            .find(|(v, _)| v.as_deref() == version)
+        {
+            Some((_, n)) => *n += 1,
+            None => {
+                self.versions.insert(version.map(str::to_string), 1);
+            }
+        }
     }
 
     /// Add the counts of `other` (of a row group, or of another file) to these.
@@ -520,6 +533,9 @@ impl FileStats {
         }
         for (l, n) in other.langs {
             *self.langs.entry(l).or_default() += n;
+        }
+        for (v, n) in other.versions {
+            *self.versions.entry(v).or_default() += n;
         }
     }
 }
@@ -690,6 +706,8 @@ mod tests {
             score: super::super::scan::NO_SCORE,
             sig: super::super::near::NONE,
             updated: false,
+            version: 0,
+            withdrawn: 0,
         }
     }
 

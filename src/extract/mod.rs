@@ -24,10 +24,12 @@ pub mod meta;
 pub mod payload;
 pub mod paywall;
 pub mod prepass;
+pub mod record;
 mod render;
 pub mod stream;
 pub mod text;
 pub mod title;
+pub mod version;
 
 use chrono::NaiveDate;
 use serde::Serialize;

@@ -14,7 +14,7 @@ use super::headers::{
     accept_header, accepts, conditional, header_list, media_type, parse_retry_after,
 };
 use super::polite::Permit;
-use super::{Accept, FetchError, Net, Request, Response};
+use super::{ACCEPT_ENCODING, FetchError, Net, Request, Response, Wire};
 use crate::url::{self, Url};
 
 /// An answered request whose body has not been read yet.
@@ -26,6 +26,8 @@ pub(super) struct Hop {
     pub deadline: Instant,
     pub gap_wait: Duration,
     pub retry_after: Option<Duration>,
+    /// What a WARC record needs of the exchange besides the body.
+    pub wire: Box<WireHop>,
     /// Held until the body is read: the host's concurrency slot.
     _permit: Permit,
 }
@@ -39,6 +41,32 @@ impl Hop {
             let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };
             let _ = tokio::time::timeout_at(until, drain).await;
         }
+    }
+}
+
+/// The request as sent and the answer's first line, for WARC records.
+pub(super) struct WireHop {
+    pub request_headers: HeaderMap,
+    pub version: reqwest::Version,
+    pub remote: Option<std::net::SocketAddr>,
+    pub sent_utc: chrono::DateTime<chrono::Utc>,
+}
+
+impl WireHop {
+    fn new(
+        request_headers: HeaderMap,
+        resp: &reqwest::Response,
+        conn: Option<(std::net::SocketAddr, std::net::SocketAddr)>,
+        sent_utc: chrono::DateTime<chrono::Utc>,
+    ) -> Box<WireHop> {
+        let remote = conn.map(|(_, remote)| remote);
+        let version = resp.version();
+        Box::new(WireHop {
+            request_headers,
+            version,
+            remote,
+            sent_utc,
+        })
     }
 }
 
@@ -111,7 +139,7 @@ impl Net {
                 // A redirect without a usable Location is answered as it is.
             }
             return self
-                .finish(hop, current, redirects, req.accept, gap_wait, first_sent)
+                .finish(hop, current, redirects, req, gap_wait, first_sent)
                 .await;
         }
     }
@@ -122,10 +150,11 @@ impl Net {
         hop: Hop,
         url: Url,
         redirects: Vec<Url>,
-        accept: Accept,
+        req: &Request,
         gap_wait: Duration,
         first_sent: Option<Instant>,
     ) -> Result<Response, FetchError> {
+        let accept = req.accept;
         let (content_type, charset) = media_type(&hop.headers);
         let wanted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
         let success = (200..300).contains(&hop.status);
@@ -145,8 +174,10 @@ impl Net {
             truncate: false,
         };
         let mut lease = self.inner.bodies.lease(&url);
+        let mut wire = req.keep_raw.then(|| self.wire(&url, &hop));
+        let raw = wire.as_mut().map(|w| &mut w.raw_body);
         let (body, wire_bytes) = if wanted && status != 304 {
-            self.read_body_leased(hop, &url, &limits, &mut lease)
+            self.read_body_raw(hop, &url, &limits, &mut lease, raw)
                 .await?
         } else {
             self.inner.gate.success(&url::host_key(&url));
@@ -182,7 +213,67 @@ impl Net {
             wire_bytes,
             gap_wait,
             body_lease: Some(std::sync::Arc::new(lease)),
+            wire: wire.map(Box::new),
         })
+    }
+
+    /// The exchange as a WARC record shows it (the body comes later): the
+    /// request as sent (the client's default headers and `Host` added, as
+    /// hyper writes them), the answer's version, reason and raw header bytes.
+    fn wire(&self, url: &Url, hop: &Hop) -> Wire {
+        let mut request = Vec::new();
+        let host = match url.port() {
+            Some(p) => format!("{}:{p}", url.host_str().unwrap_or("")),
+            None => url.host_str().unwrap_or("").to_string(),
+        };
+        request.push(("host".to_string(), host.into_bytes()));
+        request.push((
+            "user-agent".to_string(),
+            self.inner.user_agent.clone().into_bytes(),
+        ));
+        request.push((
+            "accept-encoding".to_string(),
+            ACCEPT_ENCODING.as_bytes().to_vec(),
+        ));
+        for (k, v) in &hop.wire.request_headers {
+            request.push((k.as_str().to_string(), v.as_bytes().to_vec()));
+        }
+        let headers = hop
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().to_vec()))
+            .collect();
+        let code = reqwest::StatusCode::from_u16(hop.status).ok();
+        // hyper keeps only non-standard reason phrases; the standard one is written.
+        let reason = code
+            .and_then(|c| c.canonical_reason())
+            .unwrap_or_default()
+            .to_string();
+        Wire {
+            date: hop.wire.sent_utc,
+            // Through a proxy the peer is the proxy, not the publisher.
+            ip: if self.inner.proxied {
+                None
+            } else {
+                hop.wire.remote.map(|a| a.ip())
+            },
+            version: match hop.wire.version {
+                reqwest::Version::HTTP_09 => "HTTP/0.9",
+                reqwest::Version::HTTP_10 => "HTTP/1.0",
+                reqwest::Version::HTTP_2 => "HTTP/2",
+                reqwest::Version::HTTP_3 => "HTTP/3",
+                _ => "HTTP/1.1",
+            },
+            status: hop.status,
+            reason,
+            request_target: match url.query() {
+                Some(q) => format!("{}?{q}", url.path()),
+                None => url.path().to_string(),
+            },
+            request_headers: request,
+            headers,
+            raw_body: Vec::new(),
+        }
     }
 
     /// Send one request: budget, politeness slot, then `send()` with the
@@ -211,7 +302,9 @@ impl Net {
             signer.sign(url, &mut headers, std::time::SystemTime::now());
         }
         let sent_at = Instant::now();
+        let sent_utc = chrono::Utc::now();
         let deadline = sent_at + self.inner.limits.request_timeout;
+        let request_headers = headers.clone();
         let request = self.inner.client.get(url.as_str()).headers(headers).send();
         let resp = match tokio::time::timeout_at(deadline, request).await {
             Err(_) => Err(FetchError::Timeout),
@@ -235,6 +328,7 @@ impl Net {
         self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
+        let wire = WireHop::new(request_headers, &resp, conn, sent_utc);
         let mut retry_after = None;
         if status == 429 || status == 503 {
             retry_after = headers
@@ -264,6 +358,7 @@ impl Net {
             deadline,
             gap_wait,
             retry_after,
+            wire,
             _permit: permit,
         })
     }
@@ -286,10 +381,25 @@ impl Net {
     /// blow far past it). Returns the decoded bytes and the bytes on the wire.
     pub(super) async fn read_body_leased(
         &self,
+        hop: Hop,
+        url: &Url,
+        limits: &BodyLimits,
+        lease: &mut super::budget::Lease,
+    ) -> Result<(Vec<u8>, u64), FetchError> {
+        self.read_body_raw(hop, url, limits, lease, None).await
+    }
+
+    /// [`Net::read_body_leased`], keeping a copy of the bytes as they came
+    /// off the wire in `raw` when the body is content-encoded (an identity
+    /// body is its own raw copy: `raw` stays empty). The lease covers both
+    /// buffers.
+    async fn read_body_raw(
+        &self,
         mut hop: Hop,
         url: &Url,
         limits: &BodyLimits,
         lease: &mut super::budget::Lease,
+        mut raw: Option<&mut Vec<u8>>,
     ) -> Result<(Vec<u8>, u64), FetchError> {
         let too_large = |what: &str| {
             tracing::debug!(%url, what, "skip: body over the cap");
@@ -310,23 +420,8 @@ impl Net {
         loop {
             let now = Instant::now();
             let read_until = (now + self.inner.limits.read_timeout).min(hop.deadline);
-            let chunk = match tokio::time::timeout_at(read_until, hop.resp.chunk()).await {
-                Err(_) => {
-                    tracing::debug!(%url, wire, "body: timed out");
-                    self.inner.gate.failure(&host);
-                    return Err(FetchError::Timeout);
-                }
-                Ok(Err(e)) => {
-                    let err = match classify(&e) {
-                        FetchError::Timeout => FetchError::Timeout,
-                        other => FetchError::Body(other.to_string()),
-                    };
-                    tracing::debug!(%url, error = %err, "body: read failed");
-                    self.inner.gate.failure(&host);
-                    return Err(err);
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(c))) => c,
+            let Some(chunk) = self.next_chunk(&mut hop, read_until, url, &host).await? else {
+                break;
             };
             wire += chunk.len() as u64;
             let room = limits.raw.saturating_sub(wire - chunk.len() as u64) as usize;
@@ -346,6 +441,13 @@ impl Net {
                 if decoder.is_identity() {
                     let next = decoder.held_after(part.len());
                     self.cover(lease, next, read_until, url, &host).await?;
+                } else if let Some(raw) = raw.as_deref_mut() {
+                    // The raw copy of an encoded body: covered before it grows.
+                    let grown = raw_growth(raw, part.len(), limits.raw);
+                    self.cover(lease, decoder.held() + grown, read_until, url, &host)
+                        .await?;
+                    raw.reserve_exact(grown - raw.len());
+                    raw.extend_from_slice(part);
                 }
                 match decoder.push(part) {
                     Ok(()) => {}
@@ -357,7 +459,8 @@ impl Net {
                     Err(DecodeError::Corrupt(m)) => return Err(FetchError::Body(m)),
                 }
                 // Compressed: one small decode step may have grown it.
-                self.cover(lease, decoder.held(), read_until, url, &host)
+                let kept = raw.as_deref().map_or(0, Vec::capacity);
+                self.cover(lease, decoder.held() + kept, read_until, url, &host)
                     .await?;
             }
             if over_raw {
@@ -377,6 +480,34 @@ impl Net {
 }
 
 impl Net {
+    /// The next chunk of a body (`None` at its end), or the failure that
+    /// ends the read (the host's failure counted).
+    async fn next_chunk(
+        &self,
+        hop: &mut Hop,
+        until: Instant,
+        url: &Url,
+        host: &str,
+    ) -> Result<Option<impl std::ops::Deref<Target = [u8]>>, FetchError> {
+        match tokio::time::timeout_at(until, hop.resp.chunk()).await {
+            Err(_) => {
+                tracing::debug!(%url, "body: timed out");
+                self.inner.gate.failure(host);
+                Err(FetchError::Timeout)
+            }
+            Ok(Err(e)) => {
+                let err = match classify(&e) {
+                    FetchError::Timeout => FetchError::Timeout,
+                    other => FetchError::Body(other.to_string()),
+                };
+                tracing::debug!(%url, error = %err, "body: read failed");
+                self.inner.gate.failure(host);
+                Err(err)
+            }
+            Ok(Ok(chunk)) => Ok(chunk),
+        }
+    }
+
     /// Make `lease` cover `held` bytes of body buffer, or fail the fetch as
     /// a timeout when the budget has no room before the read deadline.
     async fn cover(
@@ -394,6 +525,18 @@ impl Net {
         self.inner.gate.failure(host);
         Err(FetchError::Timeout)
     }
+}
+
+/// The capacity a raw copy grows to when `more` bytes join it: doubling
+/// from 64 KiB, never past `cap` (the raw cap), so the lease can cover it
+/// before it grows.
+fn raw_growth(raw: &Vec<u8>, more: usize, cap: u64) -> usize {
+    let needed = raw.len() + more;
+    if needed <= raw.capacity() {
+        return raw.capacity();
+    }
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    needed.max(raw.capacity().saturating_mul(2).max(64 << 10).min(cap))
 }
 
 /// Raw bytes of a compressed body decoded at a time: gzip and deflate expand

@@ -51,12 +51,17 @@ pub(super) fn accepts(accept: Accept, ct: &str) -> bool {
 
 /// (`text/html`, `utf-8`) from `Content-Type: text/html; charset="UTF-8"`.
 pub(super) fn media_type(headers: &HeaderMap) -> (Option<String>, Option<String>) {
-    let Some(raw) = headers
+    match headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-    else {
-        return (None, None);
-    };
+    {
+        Some(raw) => parse_media_type(raw),
+        None => (None, None),
+    }
+}
+
+/// A `Content-Type` value's media type and `charset`, both lower-cased.
+pub fn parse_media_type(raw: &str) -> (Option<String>, Option<String>) {
     let mut parts = raw.split(';');
     let mime = parts
         .next()

@@ -36,6 +36,7 @@ use crate::url::Url;
 
 pub use error::FetchError;
 pub use guard::is_public;
+pub use headers::parse_media_type;
 pub use polite::Gate;
 pub use robots::{Robots, RobotsOutcome, agent_token};
 pub use tdmrep::TdmRep;
@@ -60,6 +61,51 @@ pub struct Request {
     pub etag: Option<String>,
     /// Validator from an earlier fetch: sent as `If-Modified-Since`.
     pub last_modified: Option<String>,
+    /// Keep what a WARC record needs ([`Response::wire`]): the raw bytes of
+    /// an encoded body, the request as sent, the answer's first line.
+    pub keep_raw: bool,
+}
+
+/// The `Accept-Encoding` every request sends (bodies are decoded by `decode`).
+pub(crate) const ACCEPT_ENCODING: &str = "gzip, deflate, br, zstd";
+
+/// One exchange as a WARC record keeps it (see `crate::store::warc`).
+#[derive(Clone)]
+pub struct Wire {
+    /// When the request was sent.
+    pub date: chrono::DateTime<chrono::Utc>,
+    /// The server's address; `None` through a proxy (the peer is the proxy).
+    pub ip: Option<std::net::IpAddr>,
+    /// `HTTP/1.1`, `HTTP/2`, ...
+    pub version: &'static str,
+    pub status: u16,
+    pub reason: String,
+    /// Path and query of the request line.
+    pub request_target: String,
+    /// The request headers as sent, names lower-cased (as hyper writes them).
+    pub request_headers: Vec<(String, Vec<u8>)>,
+    /// The answer's headers, names lower-cased, values as received.
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// The body as received when it was content-encoded; empty when it was
+    /// not (then [`Response::body`] is the raw body).
+    pub raw_body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wire")
+            .field("status", &self.status)
+            .field("raw_body", &self.raw_body.len())
+            .finish()
+    }
+}
+
+/// Decode a body stored with its `Content-Encoding` (an archived response),
+/// under the same cap as a fetched one.
+pub fn decode_body(encoding: Option<&str>, raw: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+    let mut d = decode::Decoder::new(encoding, cap).map_err(|e| format!("{e:?}"))?;
+    d.push(raw).map_err(|e| format!("{e:?}"))?;
+    d.finish().map_err(|e| format!("{e:?}"))
 }
 
 impl Request {
@@ -109,6 +155,8 @@ pub struct Response {
     /// The body's share of `max_body_bytes_in_flight`, given back when the
     /// last clone of this response is dropped.
     pub body_lease: Option<Arc<budget::Lease>>,
+    /// The exchange for a WARC record, when [`Request::keep_raw`] asked for it.
+    pub wire: Option<Box<Wire>>,
 }
 
 impl Response {
@@ -141,6 +189,11 @@ struct Inner {
     limits: Limits,
     /// robots.txt product token (`scraper` from `scraper/0.1 (+...)`).
     agent: String,
+    /// The whole User-Agent header (for WARC request records).
+    user_agent: String,
+    /// Requests may go through a proxy (`--proxy` or the proxy variables):
+    /// the peer's address is then not the publisher's.
+    proxied: bool,
     gate: Arc<Gate>,
     /// One cell per origin: concurrent callers share one fetch.
     robots: Mutex<HashMap<String, RobotsCell>>,
@@ -175,6 +228,23 @@ impl std::fmt::Debug for Net {
     }
 }
 
+/// The most one body's lease covers: one decoded body, plus its raw copy
+/// when responses are archived (an encoded body is then held twice).
+fn body_cap(cfg: &config::Crawl) -> u64 {
+    let decoded = cfg.max_body_bytes.max(cfg.max_robots_bytes);
+    match cfg.archive {
+        config::Archive::None => decoded,
+        _ => decoded + cfg.max_raw_bytes,
+    }
+}
+
+/// Is a proxy configured through the environment (reqwest honours these)?
+fn proxy_env() -> bool {
+    ["http_proxy", "https_proxy", "all_proxy"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some() || std::env::var_os(v.to_uppercase()).is_some())
+}
+
 static CRYPTO: Once = Once::new();
 
 fn install_crypto_provider() {
@@ -194,7 +264,7 @@ impl Net {
         let mut defaults = reqwest::header::HeaderMap::new();
         defaults.insert(
             reqwest::header::ACCEPT_ENCODING,
-            reqwest::header::HeaderValue::from_static("gzip, deflate, br, zstd"),
+            reqwest::header::HeaderValue::from_static(ACCEPT_ENCODING),
         );
         let mut builder = reqwest::Client::builder()
             .user_agent(cfg.user_agent.clone())
@@ -247,16 +317,15 @@ impl Net {
                     max_retry_after: cfg.max_retry_after.0,
                 },
                 agent: agent_token(&cfg.user_agent),
+                user_agent: cfg.user_agent.clone(),
+                proxied: proxy.is_some() || proxy_env(),
                 gate: Arc::new(gate),
                 robots: Mutex::new(HashMap::new()),
                 tdmrep: Mutex::new(HashMap::new()),
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_pages),
                 allow_private,
-                bodies: budget::BodyBudget::new(
-                    cfg.max_body_bytes_in_flight,
-                    cfg.max_body_bytes.max(cfg.max_robots_bytes),
-                ),
+                bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight, body_cap(cfg)),
                 docs: Mutex::new(doc_cache::DocMap::new()),
                 today: AtomicU64::new(0),
                 signer,

@@ -173,7 +173,15 @@ impl Tally {
 pub fn collect(data: &Path) -> anyhow::Result<Stats> {
     let articles = data.join("articles");
     let state = data.join("state");
-    let paths = shard::list(&articles)?;
+    // `scraper reextract` shards hold records stored already (new extractions of them).
+    let paths: Vec<_> = shard::list(&articles)?
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_none_or(|n| !n.starts_with(crate::reextract::SHARD_PREFIX))
+        })
+        .collect();
     let (tally, shards) = scan(&paths);
 
     let mut stats = Stats {

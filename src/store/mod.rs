@@ -13,6 +13,7 @@
 //!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
 //! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
+//! * [`warc`]: the per-run WARC archives `warc/<run-id>.warc.gz` (`crawl.archive`).
 //! * [`state`]: the small state files (`next_id`, `last_run.json`,
 //!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
 
@@ -24,6 +25,7 @@ pub mod renumber;
 pub mod seen;
 pub mod shard;
 pub mod state;
+pub mod warc;
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io;
@@ -55,6 +57,22 @@ impl StoreError {
             source,
         }
     }
+}
+
+/// The files in `dir` whose names end in `suffix`, sorted by name (run ids
+/// sort by time); none when `dir` does not exist.
+pub(crate) fn list_files(dir: &Path, suffix: &str) -> io::Result<Vec<PathBuf>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(e),
+    };
+    let mut out: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(suffix)))
+        .collect();
+    out.sort();
+    Ok(out)
 }
 
 /// Name of the lock file inside `state/`.
@@ -119,6 +137,11 @@ impl DataDir {
     /// Does this handle hold the run lock?
     pub fn is_locked(&self) -> bool {
         self._lock.is_some()
+    }
+
+    /// The folder of the WARC archives: `warc/`.
+    pub fn warc_dir(&self) -> PathBuf {
+        self.root.join("warc")
     }
 
     /// The shard path for a run: `articles/<run-id>.jsonl.zst`.

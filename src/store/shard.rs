@@ -213,22 +213,10 @@ pub fn read_lines(path: &Path, mut on_line: impl FnMut(&[u8])) -> Result<ShardSc
 
 /// All `*.jsonl.zst` shards under `articles_dir`, sorted by name (run ids sort by time).
 pub fn list(articles_dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
-    let rd = match std::fs::read_dir(articles_dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(source) => {
-            return Err(ShardError::Read {
-                path: articles_dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let mut out: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".jsonl.zst")))
-        .collect();
-    out.sort();
-    Ok(out)
+    super::list_files(articles_dir, ".jsonl.zst").map_err(|source| ShardError::Read {
+        path: articles_dir.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -260,6 +248,10 @@ pub(crate) mod tests {
             date_modified: None,
             updated: false,
             accessible_for_free: None,
+            extractor_version: None,
+            warc_file: None,
+            warc_offset: None,
+            withdrawn: None,
         }
     }
 

@@ -97,6 +97,10 @@ fn article(id: i64) -> Article {
         updated: false,
         // Null, false and true all occur.
         accessible_for_free: [None, Some(false), Some(true)][(id % 3) as usize],
+        extractor_version: None,
+        warc_file: None,
+        warc_offset: None,
+        withdrawn: None,
     }
 }
 
@@ -217,7 +221,8 @@ fn round_trip_field_by_field() {
             "relevance_score",
             "markdown",
             "date_modified",
-            "accessible_for_free"
+            "accessible_for_free",
+            "extractor_version"
         ],
         "every column, always, in a fixed order"
     );
@@ -304,6 +309,10 @@ fn round_trip_field_by_field() {
                         .as_boolean();
                     c.is_valid(i).then(|| c.value(i))
                 },
+                extractor_version: opt_str(b, "extractor_version", i),
+                warc_file: None,
+                warc_offset: None,
+                withdrawn: None,
             });
         }
     }
@@ -330,6 +339,7 @@ fn round_trip_field_by_field() {
             "run_id",
             "robots_hash",
             "crawler",
+            "extractor_version",
             "keywords.list.item",
             "ai_signals.list.item",
         ];
@@ -526,6 +536,7 @@ fn dedup_keeps_the_lowest_id() {
         same_text: 1,
         same_id: 1,
         near_text: 0,
+        ..Removed::default()
     };
     assert_eq!(s.removed, want);
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();

@@ -30,5 +30,6 @@ mod relevance;
 mod relevance_ml;
 mod store;
 mod turned;
+mod warc;
 mod web;
 mod web_bot_auth;

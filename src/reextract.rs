@@ -1,0 +1,204 @@
+//! `scraper reextract`: the stored records made again from the archived
+//! pages (`data/warc/*.warc.gz`, see [`crate::store::warc`]) with the
+//! current extractor and relevance rule.
+//!
+//! Each `response` record with our `metadata` record beside it is decoded
+//! (its `Content-Encoding`, its charset), extracted with the day the crawl
+//! extracted it on, and made into a record with the same `id`, `url`,
+//! `fetched_at` and provenance, a new `extractor_version`, and the same
+//! `warc_file` / `warc_offset`. A page the extractor no longer calls an
+//! article, or the rule no longer finds relevant, gives a record with
+//! `withdrawn` set; the build drops it. Records are appended to a new shard
+//! `articles/reextract-<run-id>.jsonl.zst` (append-only, as always);
+//! records whose bytes equal the newest stored version of their id are not
+//! written again unless `--all` asks for every one. Unchanged code gives
+//! byte-identical records.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::config::Config;
+use crate::record::{Article, Provenance, Rejection};
+use crate::relevance::Rule;
+use crate::store::DataDir;
+use crate::store::shard::{self, ShardWriter};
+use crate::store::warc::{self, Record};
+
+/// Shard names of `scraper reextract` start with this (crawl shards with a run id).
+pub const SHARD_PREFIX: &str = "reextract-";
+
+/// What `scraper reextract` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub data: PathBuf,
+    /// Write every record, also those equal to the newest stored version.
+    pub all: bool,
+}
+
+/// What a re-extraction did.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// WARC files read, and those with a torn tail.
+    pub files: usize,
+    pub torn_files: usize,
+    /// Responses with our metadata record (stored records).
+    pub records: u64,
+    /// Of those: equal to the newest stored version of their id.
+    pub unchanged: u64,
+    /// Written to the new shard (changed ones, or all with `--all`).
+    pub written: u64,
+    /// Written as withdrawn: no longer an article (or no title) / not relevant.
+    pub withdrawn_not_article: u64,
+    pub withdrawn_not_relevant: u64,
+    /// Archived responses that could not be decoded or read as HTTP.
+    pub unreadable: u64,
+    /// The new shard (none when nothing was written).
+    pub shard: Option<PathBuf>,
+    /// The `extractor_version` of the new records.
+    pub version: String,
+}
+
+/// What the extractor needs besides the archive.
+struct Extractor {
+    rule: Rule,
+    version: String,
+    /// Decoded-body cap, as for a fetch.
+    cap: u64,
+}
+
+/// Run `scraper reextract` (takes the run lock: no crawl writes meanwhile).
+pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
+    let data = DataDir::open(&opts.data)?;
+    let newest = newest_stored(&data)?;
+    let run_id = crate::store::state::new_run_id(chrono::Utc::now());
+    let path = data
+        .articles
+        .join(format!("{SHARD_PREFIX}{run_id}.jsonl.zst"));
+    let mut out = ShardWriter::create(&path, config.crawl.flush_every.0)?;
+    let ex = Extractor {
+        rule: Rule::new(&config.keywords),
+        version: crate::extract::version::version(&config.keywords),
+        cap: config.crawl.max_body_bytes,
+    };
+    let mut sum = Summary {
+        version: ex.version.clone(),
+        ..Summary::default()
+    };
+    for file in warc::list(&data.warc_dir())? {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let mut response: Option<Record> = None;
+        let mut write_err = None;
+        let scan = warc::read_records(&file, |rec| match rec.header("WARC-Type") {
+            Some("response") => response = Some(rec),
+            Some("metadata") => {
+                let Some(resp) = response
+                    .take_if(|r| r.header("WARC-Record-ID") == rec.header("WARC-Concurrent-To"))
+                else {
+                    return;
+                };
+                let Some(prov) = warc::parse_provenance(&rec.block) else {
+                    return;
+                };
+                sum.records += 1;
+                let article = match ex.article(&resp, prov, &name) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::warn!(file = %name, offset = resp.offset, error = %e, "archived response not readable");
+                        sum.unreadable += 1;
+                        return;
+                    }
+                };
+                let line = serde_json::to_vec(&article).expect("an Article always serialises");
+                if newest.get(&article.id) == Some(&xxh3_64(&line)) {
+                    sum.unchanged += 1;
+                    if !opts.all {
+                        return;
+                    }
+                }
+                match article.withdrawn {
+                    Some(Rejection::NotRelevant) => sum.withdrawn_not_relevant += 1,
+                    Some(_) => sum.withdrawn_not_article += 1,
+                    None => {}
+                }
+                sum.written += 1;
+                if let Err(e) = out.append(&article) {
+                    write_err.get_or_insert(e);
+                }
+            }
+            _ => {}
+        })?;
+        if let Some(e) = write_err {
+            return Err(e).context("writing the re-extracted records");
+        }
+        sum.files += 1;
+        if scan.truncated_bytes > 0 {
+            sum.torn_files += 1;
+            tracing::warn!(file = %name, bytes = scan.truncated_bytes, "WARC file with a torn tail (a killed run): read up to its last whole record");
+        }
+    }
+    sum.shard = out.finish()?;
+    Ok(sum)
+}
+
+impl Extractor {
+    /// The record made again from one archived response.
+    fn article(&self, resp: &Record, mut prov: Provenance, file: &str) -> Result<Article, String> {
+        let http = resp.http().ok_or("not an HTTP response")?;
+        let target = resp.header("WARC-Target-URI").ok_or("no WARC-Target-URI")?;
+        let url = crate::url::parse(target).ok_or("WARC-Target-URI is not an http(s) URL")?;
+        let encoding = http.header("content-encoding");
+        let body = crate::net::decode_body(encoding, http.payload, self.cap)?;
+        let (_, charset) = http
+            .header("content-type")
+            .map_or((None, None), crate::net::parse_media_type);
+        let today = chrono::NaiveDate::parse_from_str(&prov.extracted_on, "%Y-%m-%d")
+            .map_err(|_| "metadata without a readable extracted-on day")?;
+        let page =
+            crate::extract::extract(&body, charset.as_deref(), Some(&url), &self.rule, today);
+        prov.warc_file = Some(file.to_string());
+        prov.warc_offset = Some(resp.offset);
+        let mut a = crate::extract::record::article(&page, &url, &prov, &self.version);
+        // The crawl's storing decision, for what the page alone decides.
+        a.withdrawn = if crate::discover::kind_from_url(&url).is_some() || !page.is_article {
+            Some(Rejection::NotArticle)
+        } else if !page.relevance.relevant {
+            Some(Rejection::NotRelevant)
+        } else if a.title.trim().is_empty() {
+            Some(Rejection::NoTitle)
+        } else {
+            None
+        };
+        Ok(a)
+    }
+}
+
+/// Per id, the xxh3 of the line of its newest stored version (highest
+/// extractor code, then last in shard order), to skip unchanged records.
+fn newest_stored(data: &DataDir) -> anyhow::Result<HashMap<i64, u64>> {
+    #[derive(serde::Deserialize)]
+    struct Min<'a> {
+        id: i64,
+        #[serde(default, borrow)]
+        extractor_version: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut best: HashMap<i64, (u32, u64)> = HashMap::new();
+    for path in shard::list(&data.articles)? {
+        shard::read_lines(&path, |line| {
+            if let Ok(m) = serde_json::from_slice::<Min>(line) {
+                let code = crate::extract::version::code_of(m.extractor_version.as_deref());
+                let e = best.entry(m.id).or_insert((code, 0));
+                if code >= e.0 {
+                    *e = (code, xxh3_64(line));
+                }
+            }
+        })?;
+    }
+    Ok(best.into_iter().map(|(id, (_, h))| (id, h)).collect())
+}

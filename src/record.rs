@@ -128,4 +128,9 @@ pub struct Provenance {
     /// Where the page is archived (not written in the metadata record: that is where it is).
     pub warc_file: Option<String>,
     pub warc_offset: Option<u64>,
+    /// Stored as a new version of a changed article ([`Article::updated`]).
+    pub updated: bool,
+    /// The listing's date for a changed article, `yyyy-mm-dd`: its
+    /// `date_modified` when the page gives none.
+    pub listed_modified: Option<String>,
 }

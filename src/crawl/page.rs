@@ -191,6 +191,14 @@ impl Engine {
             extracted_on: self.today.format("%Y-%m-%d").to_string(),
             warc_file: None,
             warc_offset: None,
+            updated: job.entry.update,
+            // A changed article's listing date, for when the page gives none.
+            listed_modified: job
+                .entry
+                .lastmod
+                .as_deref()
+                .filter(|_| job.entry.update)
+                .map(|l| l.chars().take(10).collect()),
         };
         if let Some(captured) = self.sets.captured.take() {
             self.archive(&captured, Some(&mut prov));
@@ -205,15 +213,6 @@ impl Engine {
             article.markdown = (!md.is_empty()).then(|| md.clone());
         }
         if job.entry.update {
-            // A new version of a stored article: the listing's date when the page gives none.
-            article.updated = true;
-            if article.date_modified.is_none() {
-                article.date_modified = job
-                    .entry
-                    .lastmod
-                    .as_deref()
-                    .map(|l| l.chars().take(10).collect());
-            }
             self.host(&job.host).updated += 1;
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
         }

@@ -42,8 +42,11 @@ pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Arti
         relevance_score: Some(page.relevance.score),
         crawler: prov.crawler.clone(),
         markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
-        date_modified: page.date_modified.map(|d| d.format("%Y-%m-%d").to_string()),
-        updated: false,
+        date_modified: page
+            .date_modified
+            .map(|d| d.format("%Y-%m-%d").to_string())
+            .or_else(|| prov.listed_modified.clone()),
+        updated: prov.updated,
         accessible_for_free: page.accessible_for_free,
         extractor_version: Some(version.to_string()),
         warc_file: prov.warc_file.clone(),

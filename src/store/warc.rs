@@ -92,6 +92,12 @@ fn provenance_fields(p: &Provenance) -> String {
     for a in &p.ai_signals {
         field("ai-signal", a);
     }
+    if p.updated {
+        field("updated", "true");
+    }
+    if let Some(m) = &p.listed_modified {
+        field("listed-modified", m);
+    }
     s
 }
 
@@ -113,6 +119,8 @@ pub fn parse_provenance(block: &[u8]) -> Option<Provenance> {
             "robots-hash" => p.robots_hash = Some(v.to_string()),
             "ai-reserved" => p.ai_reserved = Some(v == "true"),
             "ai-signal" => p.ai_signals.push(v.to_string()),
+            "updated" => p.updated = v == "true",
+            "listed-modified" => p.listed_modified = Some(v.to_string()),
             _ => {}
         }
     }

@@ -110,8 +110,6 @@ impl Engine {
         let key = job.url.as_str().to_string();
         let previous = self.store.listings.get(&key).and_then(|s| s.read);
         let cutoff = self.cutoff.for_listing(previous);
-        // What counts as new today: listed since the host was last read.
-        let fresh_since = self.fresh_since(&job.host);
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             Listing::Sitemap { urls, sitemaps } => {
@@ -126,60 +124,9 @@ impl Engine {
             }
         };
         let total = pages.len() + children.len();
-        let (mut queued, mut too_old, mut fresh, mut oldest) = (0, 0, 0u32, None);
-        let (mut stored, mut updates) = (0usize, Vec::new());
-        for item in pages {
-            if let (Some(cut), Some(lm)) = (cutoff, item.lastmod)
-                && lm.with_timezone(&Utc) < cut
-            {
-                too_old += 1;
-                continue;
-            }
-            if let Some(lm) = item.lastmod {
-                let lm = lm.with_timezone(&Utc);
-                oldest = Some(oldest.map_or(lm, |o: chrono::DateTime<Utc>| o.min(lm)));
-            }
-            if item.url == meta.url || item.url == job.url || !self.in_scope(&item.url, true) {
-                continue;
-            }
-            let backlog = item
-                .lastmod
-                .is_some_and(|lm| lm.with_timezone(&Utc) < fresh_since);
-            let mut entry = self.listed_entry(job, &item, Kind::Page);
-            entry.backlog = backlog;
-            match self.changed_since_stored(&item) {
-                Some(true) => {
-                    stored += 1;
-                    entry.update = true;
-                    updates.push((item.url, entry));
-                    continue;
-                }
-                Some(false) => stored += 1,
-                None => {}
-            }
-            // A new URL counts for the listing's rate; an update of a stored one does not.
-            if self.enqueue(&item.url, entry) {
-                queued += 1;
-                fresh += u32::from(!backlog);
-            }
-        }
-        queued += self.queue_updates(job, stored, updates);
-        for (item, backlog) in children {
-            let mut entry = self.listed_entry(job, &item, Kind::Sitemap);
-            entry.backlog = backlog;
-            let parent_lastmod = item.lastmod.map(|d| d.to_rfc3339());
-            if self.enqueue(&item.url, entry) {
-                queued += 1;
-                self.sets.listing_obs.insert(
-                    item.url.to_string(),
-                    ListingObs {
-                        parent: Some(key.clone()),
-                        parent_lastmod,
-                        ..ListingObs::default()
-                    },
-                );
-            }
-        }
+        let read = self.queue_pages(job, meta, pages, cutoff);
+        let queued = read.queued + self.queue_children(&key, job, children);
+        let (too_old, fresh, oldest) = (read.too_old, read.fresh, read.oldest);
         // A feed whose every entry is new, or whose oldest entry is newer than
         // our last read, may have dropped items we never saw: read the host's
         // other listings today.
@@ -201,6 +148,78 @@ impl Engine {
             queued,
             too_old,
         }));
+    }
+
+    /// Queue a listing's pages (those at or after its `cutoff`, in scope, new
+    /// or changed since stored), and say what they were.
+    fn queue_pages(
+        &mut self,
+        job: &Job,
+        meta: &Meta,
+        pages: Vec<Listed>,
+        cutoff: Option<chrono::DateTime<Utc>>,
+    ) -> PagesRead {
+        let fresh_since = self.fresh_since(&job.host);
+        let mut read = PagesRead::default();
+        let (mut stored, mut updates) = (0usize, Vec::new());
+        for item in pages {
+            let lastmod = item.lastmod.map(|lm| lm.with_timezone(&Utc));
+            if let (Some(cut), Some(lm)) = (cutoff, lastmod)
+                && lm < cut
+            {
+                read.too_old += 1;
+                continue;
+            }
+            if let Some(lm) = lastmod {
+                read.oldest = Some(read.oldest.map_or(lm, |o| o.min(lm)));
+            }
+            if item.url == meta.url || item.url == job.url || !self.in_scope(&item.url, true) {
+                continue;
+            }
+            let backlog = lastmod.is_some_and(|lm| lm < fresh_since);
+            let mut entry = self.listed_entry(job, &item, Kind::Page);
+            entry.backlog = backlog;
+            match self.changed_since_stored(&item) {
+                Some(true) => {
+                    stored += 1;
+                    entry.update = true;
+                    updates.push((item.url, entry));
+                    continue;
+                }
+                Some(false) => stored += 1,
+                None => {}
+            }
+            // A new URL counts for the listing's rate; an update of a stored one does not.
+            if self.enqueue(&item.url, entry) {
+                read.queued += 1;
+                read.fresh += u32::from(!backlog);
+            }
+        }
+        read.queued += self.queue_updates(job, stored, updates);
+        read
+    }
+
+    /// Queue an index's chosen children, each remembering its parent (`key`)
+    /// and the `<lastmod>` the parent gave it. Returns how many were queued.
+    fn queue_children(&mut self, key: &str, job: &Job, children: Vec<(Listed, bool)>) -> usize {
+        let mut queued = 0;
+        for (item, backlog) in children {
+            let mut entry = self.listed_entry(job, &item, Kind::Sitemap);
+            entry.backlog = backlog;
+            let parent_lastmod = item.lastmod.map(|d| d.to_rfc3339());
+            if self.enqueue(&item.url, entry) {
+                queued += 1;
+                self.sets.listing_obs.insert(
+                    item.url.to_string(),
+                    ListingObs {
+                        parent: Some(key.to_string()),
+                        parent_lastmod,
+                        ..ListingObs::default()
+                    },
+                );
+            }
+        }
+        queued
     }
 
     /// The children of a sitemap index worth asking for, each with whether it
@@ -346,6 +365,18 @@ impl Engine {
         self.host(&host).listing_not_due();
         true
     }
+}
+
+/// What [`Engine::queue_pages`] did with a listing's pages.
+#[derive(Debug, Default)]
+struct PagesRead {
+    queued: usize,
+    /// Dated before the listing's cut-off.
+    too_old: usize,
+    /// New URLs no other listing had queued, dated since the host's fresh line.
+    fresh: u32,
+    /// The oldest date among the entries kept.
+    oldest: Option<chrono::DateTime<Utc>>,
 }
 
 /// What this run learned of one listing.

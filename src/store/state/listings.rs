@@ -183,24 +183,9 @@ impl Listings {
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
         write_atomic(
             &dir.join(format!("{run_id}.json")),
-            render(&self.changed).as_bytes(),
+            super::validators::render(&self.changed).as_bytes(),
         )
     }
-}
-
-/// One URL per line, sorted, so git diffs stay small.
-fn render(map: &BTreeMap<String, ListingState>) -> String {
-    let mut out = String::with_capacity(map.len() * 160 + 4);
-    out.push('{');
-    for (i, (url, s)) in map.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        // Invariant: strings, numbers and times always serialise.
-        out.push_str(&serde_json::to_string(url).expect("a string serialises"));
-        out.push_str(": ");
-        out.push_str(&serde_json::to_string(s).expect("a ListingState serialises"));
-    }
-    out.push_str("\n}\n");
-    out
 }
 
 /// Fold every per-run listings file into one, `listings/<name>.json`, and
@@ -210,7 +195,7 @@ pub fn compact(state_dir: &Path, name: &str) -> Result<usize, StoreError> {
     let none = state_dir.join("listings.json");
     super::run_files::fold(&dir, &none, name, || {
         let all = Listings::load(state_dir)?;
-        Ok(render(&all.map).into_bytes())
+        Ok(super::validators::render(&all.map).into_bytes())
     })
 }
 

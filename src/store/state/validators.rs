@@ -152,8 +152,9 @@ impl Validators {
     }
 }
 
-/// One URL per line, sorted, so git diffs stay small.
-fn render(map: &BTreeMap<String, Validator>) -> String {
+/// One URL per line, sorted, so git diffs stay small (also the listings'
+/// files, `super::listings`).
+pub(super) fn render<T: Serialize>(map: &BTreeMap<String, T>) -> String {
     let mut out = String::with_capacity(map.len() * 120 + 4);
     out.push('{');
     for (i, (url, v)) in map.iter().enumerate() {
@@ -161,7 +162,7 @@ fn render(map: &BTreeMap<String, Validator>) -> String {
         // Invariant: strings and numbers always serialise.
         out.push_str(&serde_json::to_string(url).expect("a string serialises"));
         out.push_str(": ");
-        out.push_str(&serde_json::to_string(v).expect("a Validator serialises"));
+        out.push_str(&serde_json::to_string(v).expect("a state entry serialises"));
     }
     out.push_str("\n}\n");
     out

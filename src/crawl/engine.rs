@@ -218,11 +218,7 @@ impl Engine {
     /// items, served before the archive's backlog): the host's watermark
     /// (minus the overlap), or on its first run the overlap before now.
     pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
-        let own = match self.cutoff.hosts.get(host) {
-            Some(own) => *own,
-            None => self.cutoff.default,
-        };
-        own.unwrap_or_else(|| {
+        self.cutoff.watermark(host).unwrap_or_else(|| {
             self.started_at
                 - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0)
                     .unwrap_or_default()

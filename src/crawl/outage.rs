@@ -156,11 +156,16 @@ impl Cutoff {
     /// The cut-off for URLs linked from `host`'s pages: its own watermark,
     /// or the run-wide one, never below the floor.
     pub fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
-        let own = match self.hosts.get(host) {
+        self.watermark(host).max(self.floor)
+    }
+
+    /// The host's own watermark minus the overlap, or the run-wide one
+    /// (`None`: never read successfully), the floor aside.
+    pub fn watermark(&self, host: &str) -> Option<DateTime<Utc>> {
+        match self.hosts.get(host) {
             Some(own) => *own,
             None => self.default,
-        };
-        own.max(self.floor)
+        }
     }
 
     /// The cut-off for the entries of a listing last read in full at

@@ -7,29 +7,8 @@ set -u
 # shellcheck source=tests/scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# The action as a user's workflow downloads it: its own folder, apart from the workspace.
-A=$T/action
-mkdir -p "$A"
-cp -R "$ROOT/action.yml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" "$ROOT/src" "$ROOT/scripts" "$A/"
-
-# emulate NAME [input=value ...]: run the action in $REPO; outputs in $W/NAME.json.
-# The binary cache hits with the fake scraper unless CACHED names another
-# file (empty: a miss); GH holds extra github context (`action_ref=v1`).
-emulate() {
-	local name=$1
-	shift
-	set -- "$@"
-	local a=()
-	for kv in "$@"; do a+=(--input "$kv"); done
-	if [ -n "${CACHED-$FAKE}" ]; then a+=(--cache "scraper-bin-=${CACHED-$FAKE}"); fi
-	for kv in ${GH-}; do a+=(--github "$kv"); done
-	RC=0
-	(cd "$REPO" && "$PY" "$ROOT/tests/scripts/gha_emulate.py" "$A/action.yml" --workspace "$REPO" \
-		--summary "$W/summary.md" --steps-json "$W/$name.steps" "${a[@]}") \
-		>"$W/$name.json" 2>"$W/$name.log" || RC=$?
-}
-out() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$W/$1.json" "$2"; }
-step_out() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]["outputs"].get(sys.argv[3], ""))' "$W/$1.steps" "$2" "$3"; }
+# The action as a user's workflow downloads it (lib.sh: copy_action, emulate, out, step_out).
+copy_action
 
 # --- 1. a crawl that commits: outputs, summary, cache, queue
 new_world run

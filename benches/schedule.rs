@@ -37,7 +37,7 @@
 //! `cargo bench --profile dev --bench schedule` (debug build) or
 //! `cargo bench --bench schedule` (release). Takes well under 2 minutes.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod fixture;

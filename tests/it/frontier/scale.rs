@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use scraper::frontier::{Entry, Frontier, Kind, Next, Origin, Outcome, Params};
 
-use super::sim::Rng;
+use crate::support::sim::Rng;
 
 /// CPU time of this thread (Linux schedstat), so a busy machine does not
 /// inflate the figures.

@@ -42,7 +42,11 @@ fn lock_is_held_across_processes_and_freed_by_sigkill() {
     let root = tmp.path().join("data");
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
-            "store::lock_holder_child",
+            // This module's path without the crate's: the name the harness filters on.
+            &format!(
+                "{}::lock_holder_child",
+                module_path!().split_once("::").unwrap().1
+            ),
             "--exact",
             "--ignored",
             "--quiet",

@@ -31,8 +31,8 @@ mod support {
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use support::fixture::{self, Workspace, listing_html, stderr};
-use support::web::{self, Reply, Req, Web};
+use support::fixture::{Workspace, listing_html, stderr};
+use support::web::{Reply, Req, Web};
 
 const SLOTS: usize = 4;
 const LATENCY: Duration = Duration::from_millis(100);

@@ -48,7 +48,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use support::fixture::{Workspace, read_jsonl, stderr};
-use support::web::{self, Reply, Req, Web};
+use support::web::{Reply, Req, Web};
 
 const HOSTS: usize = 12;
 const PRODUCTIVE: usize = 4;

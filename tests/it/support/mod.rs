@@ -8,6 +8,7 @@ pub mod git;
 pub mod many_hosts;
 pub mod news_web;
 pub mod policy;
+pub mod rng;
 pub mod sim;
 pub mod sim_engine;
 pub mod tool;

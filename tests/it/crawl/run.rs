@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use crate::support::fixture::{ARTICLES, Workspace, article_path, news_web, news_web_with, stderr};
+use crate::support::fixture::{
+    ARTICLES, Workspace, article_path, news_web, news_web_with, read_jsonl, stderr,
+};
 use crate::support::web::Reply;
 
 const SOURCES: &str = "  - {host: news.test, seeds: [http://news.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}\n  - {host: down.test, seeds: [http://down.test/]}";
@@ -81,6 +83,8 @@ fn polite_crawl_of_the_fixture_web() {
         "redirect target not stored"
     );
     assert_eq!(got.len(), records.len(), "a URL was stored twice");
+    // Nothing else: both sources' articles and the redirect target.
+    assert_eq!(records.len(), 2 * ARTICLES + 1, "{got:?}");
     let ids: HashSet<i64> = records.iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids.len(), records.len(), "ids are not unique");
     for r in &records {
@@ -119,7 +123,8 @@ fn second_run_is_incremental_and_ids_never_repeat() {
     let out = ws.crawl(&["--max-duration", "25s"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let first = ws.records();
-    assert!(!first.is_empty());
+    // Both sources' articles and the redirect target, as in the polite crawl.
+    assert_eq!(first.len(), 2 * ARTICLES + 1);
     let max_id = first
         .iter()
         .map(|r| r["id"].as_i64().unwrap())
@@ -166,9 +171,31 @@ fn max_pages_is_a_budget_on_every_request() {
     );
     let last = ws.events().last().cloned().unwrap();
     assert_eq!(last["stopped_by"], "max_pages");
-    // The queue left over is saved for --resume.
-    let left = std::fs::read_to_string(ws.data().join("state/frontier.jsonl")).unwrap();
-    assert!(left.lines().count() > 0);
+    // The queue left over is saved for --resume: every article the home page
+    // listed is either stored or saved, never both, none lost.
+    assert_eq!(
+        web.count_exact("news.test", "/"),
+        1,
+        "the home page was read"
+    );
+    let left = read_jsonl(&ws.data().join("state/frontier.jsonl"));
+    let saved: HashSet<&str> = left.iter().filter_map(|e| e["url"].as_str()).collect();
+    let stored: HashSet<String> = urls(&ws.records()).into_iter().collect();
+    let mut kept = 0;
+    for n in 0..ARTICLES {
+        let url = format!("http://news.test{}", article_path(n));
+        let (is_stored, is_saved) = (stored.contains(&url), saved.contains(url.as_str()));
+        assert!(
+            is_stored != is_saved,
+            "article {n}: stored {is_stored}, saved {is_saved}"
+        );
+        kept += usize::from(is_saved);
+    }
+    // Six requests, robots.txt and the home page among them, store at most four.
+    assert!(
+        kept >= ARTICLES - 4,
+        "{kept} of {ARTICLES} saved for a budget of 6"
+    );
 }
 
 #[test]
@@ -272,10 +299,19 @@ fn concurrent_run_is_refused_and_sigint_saves_state_for_resume() {
     let status = first.wait().unwrap();
     assert_eq!(status.code(), Some(130), "Ctrl-C exit status");
     assert_eq!(ws.events().last().unwrap()["stopped_by"], "interrupted");
-    let queue = std::fs::read_to_string(ws.data().join("state/frontier.jsonl")).unwrap();
-    assert!(queue.lines().count() > 0, "no queue saved");
+    // Stored and saved add up to what the two sources list: nothing lost.
+    let queue = read_jsonl(&ws.data().join("state/frontier.jsonl"));
+    let saved: HashSet<&str> = queue.iter().filter_map(|e| e["url"].as_str()).collect();
     let before = ws.records();
-    assert!(!before.is_empty());
+    let stored: HashSet<String> = urls(&before).into_iter().collect();
+    assert!(!stored.is_empty(), "nothing stored before the interrupt");
+    for n in 0..ARTICLES {
+        let url = format!("http://news.test{}", article_path(n));
+        assert!(
+            stored.contains(&url) || saved.contains(url.as_str()),
+            "news article {n} neither stored nor saved for --resume"
+        );
+    }
 
     let out = ws.crawl(&["--resume", "--max-duration", "30s"]);
     assert!(out.status.success(), "{}", stderr(&out));

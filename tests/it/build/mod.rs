@@ -2,7 +2,7 @@
 //! `ShardWriter`, built, read back with the parquet crate), the dataset card
 //! (checked by `huggingface_hub` when Python has it), and `scripts/publish.sh`.
 //!
-//! The card, Python and publish checks are in `dataset/card.rs`.
+//! The card, Python and publish checks are in `card.rs`.
 
 use std::fs::File;
 use std::io::Write;

@@ -1,4 +1,4 @@
-//! A week of daily runs on the evolving web (`daily_web.rs`): every day's
+//! A week of daily runs on the evolving web (`support/daily_web.rs`): every day's
 //! new articles are found that day, no child sitemap is asked again when
 //! its index says it has not changed, the first run's backlog completes, a
 //! host cut off on its first day keeps `crawl.min_lastmod` as its cut-off,

@@ -1,5 +1,5 @@
 //! A simulated web, crawled in virtual time by a small deterministic event loop
-//! (`engine.rs`).
+//! (`sim_engine.rs`).
 //!
 //! Hosts differ in yield (the chance a page is a hit), latency, Crawl-delay,
 //! link fan-out, and faults (errors, hangs until a timeout, 429 with

@@ -72,16 +72,7 @@ fn a_million_urls_over_a_thousand_hosts() {
         let u = url(&hosts[h], i);
         text_bytes += u.len();
         let origin = [Origin::Listed, Origin::Relevant, Origin::Other][(i % 3) as usize];
-        let e = Entry {
-            url: u,
-            kind: Kind::Page,
-            origin,
-            depth: (i % 4) as u32,
-            lastmod: None,
-            value: scraper::frontier::NEUTRAL as f32,
-            backlog: false,
-            update: false,
-        };
+        let e = Entry::new(u, Kind::Page, origin, (i % 4) as u32);
         assert!(f.push(&hosts[h], e), "push {i}");
     }
     let push = cpu() - start;
@@ -154,16 +145,7 @@ fn pushing_past_max_queue() {
         .map(|i| {
             let h = (rng.below(1000) * rng.below(1000) / 1000) as usize;
             let origin = [Origin::Listed, Origin::Relevant, Origin::Other][(i % 3) as usize];
-            let e = Entry {
-                url: url(&hosts[h], i),
-                kind: Kind::Page,
-                origin,
-                depth: (i % 4) as u32,
-                lastmod: None,
-                value: scraper::frontier::NEUTRAL as f32,
-                backlog: false,
-                update: false,
-            };
+            let e = Entry::new(url(&hosts[h], i), Kind::Page, origin, (i % 4) as u32);
             (h, e)
         })
         .collect();

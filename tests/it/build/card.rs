@@ -21,7 +21,7 @@ fn python(module: &str, code: &str, args: &[&Path]) -> bool {
     if !Tool::Python.need(
         &what,
         || python_imports(module),
-        &format!("pip install {module}"),
+        &format!("pip install {module}, as .ci/run does"),
     ) {
         return false;
     }

@@ -134,7 +134,7 @@ fn browser(args: &[String], scratch: &Path, deadline: Instant) -> String {
 fn missing_browser() -> ! {
     Tool::Browser.missing(
         &format!("the dashboard browser test (`{}` not found)", chromium()),
-        "apt-get install -y chromium",
+        "apt-get install -y chromium, as .ci/run does",
     )
 }
 

@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::support::tool::{Tool, runs};
 
 const WHAT_NODE: &str = "the dashboard page's script under node";
-const NODE_HOW: &str = "apt-get install -y nodejs";
+const NODE_HOW: &str = "apt-get install -y nodejs, as .ci/run does";
 
 const DOMAINS: [&str; 5] = ["a.com", "b.org", "c.net", "d.io", "e.ai"];
 

@@ -64,7 +64,7 @@ fn python(code: &str, args: &[String], stdin: &str) -> Option<serde_json::Value>
     if !Tool::Python.need(
         "the warcio check",
         || python_imports("warcio"),
-        "pip install warcio",
+        "pip install warcio, as .ci/run does",
     ) {
         return None;
     }

@@ -127,17 +127,19 @@ fn plain_reading_holds_on_fixture_pages() {
     assert!(n > 45);
 }
 
-/// The shared evaluation set, next to the repository (or `SCRAPER_EVAL`).
+/// The shared evaluation set: `SCRAPER_EVAL` when set, else next to the
+/// repository; `None` when the folder has no `manifest.json`.
 fn eval_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("SCRAPER_EVAL") {
-        return Some(PathBuf::from(dir));
-    }
-    [
-        root().join("../shared/eval"),
-        root().join("../../shared/eval"),
-    ]
-    .into_iter()
-    .find(|d| d.join("manifest.json").is_file())
+    let candidates = match std::env::var_os("SCRAPER_EVAL") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => vec![
+            root().join("../shared/eval"),
+            root().join("../../shared/eval"),
+        ],
+    };
+    candidates
+        .into_iter()
+        .find(|d| d.join("manifest.json").is_file())
 }
 
 fn read_page(path: &Path) -> Vec<u8> {
@@ -185,7 +187,7 @@ fn eval_part(part: usize) {
         return;
     }
     let Some(dir) = eval_dir() else {
-        Tool::Eval.missing(what, "no ../shared/eval: set SCRAPER_EVAL to its folder")
+        Tool::Eval.missing(what, "no manifest.json in SCRAPER_EVAL or ../shared/eval: set SCRAPER_EVAL to the set's folder")
     };
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();

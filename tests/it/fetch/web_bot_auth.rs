@@ -23,7 +23,7 @@ const SIGNATURE_HEADERS: [&str; 3] = ["signature-agent", "signature-input", "sig
 /// `web_bot_auth.py ARGS...`; `None` under SCRAPER_SKIP_PY=1.
 fn python(args: &[&str]) -> Option<String> {
     let present = || python_imports("http_message_signatures, cryptography");
-    let how = "pip install http-message-signatures";
+    let how = "pip install http-message-signatures, as .ci/run does";
     if !Tool::Python.need("the Web Bot Auth check", present, how) {
         return None;
     }

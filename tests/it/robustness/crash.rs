@@ -156,7 +156,11 @@ fn check(data: &Path) -> Check {
 /// records). `false` when SCRAPER_SKIP_PY=1.
 fn warcio_agrees(counts: &HashMap<String, u64>) -> bool {
     let what = "the warcio read of the torn archives";
-    if !Tool::Python.need(what, || python_imports("warcio"), "pip install warcio") {
+    if !Tool::Python.need(
+        what,
+        || python_imports("warcio"),
+        "pip install warcio, as .ci/run does",
+    ) {
         return false;
     }
     let code = r#"

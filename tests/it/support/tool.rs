@@ -35,6 +35,17 @@ impl Tool {
         }
     }
 
+    /// What the tool is, for the failure message.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Python => "python3 with a module",
+            Tool::Node => "node",
+            Tool::Browser => "Chromium",
+            Tool::Eval => "the shared evaluation set",
+            Tool::Mount => "a tmpfs mount",
+        }
+    }
+
     /// `true` when the variable is `1`: the caller skips `what`, said on stderr.
     pub fn skipped(self, what: &str) -> bool {
         let skip = std::env::var_os(self.var()).is_some_and(|v| v == "1");
@@ -47,8 +58,8 @@ impl Tool {
     /// Fail the test: `what` needs this tool, which is missing; `how` gets it.
     pub fn missing(self, what: &str, how: &str) -> ! {
         panic!(
-            "{what} needs {self:?}, which is missing ({how}; .ci/run installs it); \
-             set {}=1 to skip it",
+            "{what} needs {}, which is missing ({how}); set {}=1 to skip it",
+            self.name(),
             self.var()
         )
     }

@@ -14,7 +14,7 @@
 //! `DIR/on.yml` and `DIR/off.yml`, prints the proxy URL and serves until
 //! killed, so an outside timer can run the two crawls itself.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod web;

@@ -11,7 +11,7 @@
 //!    the child's peak RSS against the peak RSS of a run on an empty web, and
 //!    the difference per queued URL.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod web;

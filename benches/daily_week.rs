@@ -1,5 +1,5 @@
 //! The everyday run (issue 24): seven consecutive daily runs on an evolving
-//! local web (`tests/it/daily_web.rs`): 10 hosts with monthly sitemap
+//! local web (`tests/it/support/daily_web.rs`): 10 hosts with monthly sitemap
 //! archives back to 2024, an RSS feed of the newest 10, 3 new articles per
 //! host per day; `crawl.min_lastmod` 2025-06-01 is the floor of
 //! `--min-lastmod auto`; the first run's budget (500) cannot cover the
@@ -18,7 +18,7 @@
 //! `cargo bench --bench daily_week` (release) or `cargo bench --profile dev
 //! --bench daily_week`. `DAILY_HOSTS`, `DAILY_DAYS` change the size.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod daily_web;
@@ -26,10 +26,8 @@ mod support {
     pub mod web;
 }
 
-// `daily_web` and `fixture` name their siblings as `crate::...`.
-use support::{fixture, web};
-
 use support::daily_web::{self, Plan, day};
+use support::{fixture, web};
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -1,6 +1,6 @@
 //! Discovery benchmark (issue 4): what a daily `--min-lastmod auto` run costs.
 //!
-//! A generated web of 30 hosts x 300 articles (`tests/it/discovery/site.rs`):
+//! A generated web of 30 hosts x 300 articles (`tests/it/support/news_web.rs`):
 //! each host has robots.txt naming a sitemap index (3 gzip children of 100
 //! URLs, a news sitemap), an RSS feed of the newest 10, and articles that link
 //! to the two before them, a year archive and a tag page. A first run reads it
@@ -22,12 +22,11 @@
 //! `DISCOVERY_BENCH_ARTICLES` change the size of the second part;
 //! `DISCOVERY_BENCH_DAY2_ONLY=1` runs only the day-2 part.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod fixture;
-    #[path = "discovery/site.rs"]
-    pub mod site;
+    pub mod news_web;
     pub mod web;
 }
 
@@ -35,7 +34,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use support::fixture::{Workspace, stderr};
-use support::site::Site;
+use support::news_web::Site;
 use support::web;
 use support::web::{Reply, Req};
 

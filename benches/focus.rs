@@ -1,5 +1,5 @@
 //! Focused-crawl benchmark (issue 15), on the local web of
-//! `tests/it/frontier_web.rs`: 24 hosts whose share of AI stories runs from
+//! `tests/it/support/focus_web.rs`: 24 hosts whose share of AI stories runs from
 //! none to 90% (outlets with section hubs and feeds, two portals of thousands
 //! of directory pages, a lab blog, a host that answers 429 now and then).
 //!
@@ -21,11 +21,11 @@
 //! `cargo bench --bench focus` (release; about 3 minutes) or
 //! `cargo bench --profile dev --bench focus`.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod fixture;
-    pub mod frontier_web;
+    pub mod focus_web;
     pub mod web;
 }
 
@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use support::fixture::{self, Workspace, stderr};
-use support::frontier_web::{self as fw, Site};
+use support::focus_web::{self as fw, Site};
 use support::web;
 
 struct Figures {

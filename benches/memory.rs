@@ -21,7 +21,7 @@
 //! `cargo bench --bench memory` (release), or `cargo bench --profile dev
 //! --bench memory` for a debug build. Prints one line per run and the ratio.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod fixture;

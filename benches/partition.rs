@@ -20,21 +20,19 @@
 //! `cargo bench --profile dev --bench partition` (debug build) or
 //! `cargo bench --bench partition` (release). Takes about a minute.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code, unused_imports)]
 mod support {
     pub mod fixture;
-    pub mod partition;
+    pub mod many_hosts;
     pub mod web;
 }
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-// `self` makes `crate::fixture` / `crate::web` resolve inside the shared modules.
-use support::fixture::{self, Workspace, listing_html, stderr};
-// `self` makes `crate::web` resolve inside the shared fixture module.
-use support::web::{self, Reply, Req, Web};
+use support::fixture::{Workspace, listing_html, stderr};
+use support::web::{Reply, Req, Web};
 
 const SLOTS: usize = 4;
 const LATENCY: Duration = Duration::from_millis(100);
@@ -43,7 +41,7 @@ const BOX_S: u64 = 12;
 
 fn story(host: &str, n: usize) -> String {
     // Distinct wording per story (no near duplicates), relevant by the rule.
-    support::partition::unique_article(host, n)
+    support::many_hosts::unique_article(host, n)
 }
 
 fn start_web(stories: usize) -> Web {

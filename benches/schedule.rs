@@ -37,7 +37,7 @@
 //! `cargo bench --profile dev --bench schedule` (debug build) or
 //! `cargo bench --bench schedule` (release). Takes well under 2 minutes.
 
-#[path = "../tests/it"]
+#[path = "../tests/it/support"]
 #[allow(dead_code)]
 mod support {
     pub mod fixture;
@@ -48,7 +48,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use support::fixture::{Workspace, read_jsonl, stderr};
-use support::web::{self, Reply, Req, Web};
+use support::web::{Reply, Req, Web};
 
 const HOSTS: usize = 12;
 const PRODUCTIVE: usize = 4;

@@ -1,35 +1,22 @@
-//! The one integration-test binary (as ripgrep does): every area is a submodule,
-//! so the suite links once. Network tests talk only to servers on 127.0.0.1.
+//! The one integration-test binary (as ripgrep does): the suite links once.
+//! Helpers live in `support/`; every other folder is one capability of the
+//! crawler, and its tests assert what a user of that capability sees. Network
+//! tests talk only to servers on 127.0.0.1.
+//!
+//! A test that needs a tool outside Rust (Python modules, node, Chromium, the
+//! shared eval set, a tmpfs mount) fails when it is missing, unless its
+//! `SCRAPER_SKIP_<TOOL>=1` variable says skip (`support/tool.rs`).
 
-mod check_url;
-mod consent;
-mod crash;
+mod support;
+
+mod automation;
+mod build;
+mod commands;
 mod crawl;
-mod daily;
-mod daily_web;
-mod daily_week;
-mod dashboard;
-mod dataset;
-mod discover;
 mod discovery;
-mod extract;
-mod faults;
-mod fixture;
+mod extraction;
+mod fetch;
 mod frontier;
-mod frontier_web;
-mod fuzz;
-mod hard_pages;
-mod health;
-mod markdown;
-mod net;
-mod outage;
-mod partition;
-mod partition_daily;
-mod paywall;
 mod relevance;
-mod relevance_ml;
-mod store;
-mod turned;
-mod warc;
-mod web;
-mod web_bot_auth;
+mod robustness;
+mod state;

@@ -101,7 +101,7 @@ if [ -n "${SCRAPER_REAL_BIN-}" ]; then
 	export PATH=$PATH_BEFORE
 	unset SCRAPER_DOWNLOAD_BASE http_proxy no_proxy
 else
-	note "SCRAPER_REAL_BIN not set (tests/automation.rs sets it): the real-binary run is skipped"
+	note "SCRAPER_REAL_BIN not set (tests/it/automation/mod.rs sets it): the real-binary run is skipped"
 fi
 
 summary

@@ -7,8 +7,8 @@
 
 use scraper::frontier::{Frontier, Params, Policy};
 
-use super::engine::run;
-use super::sim::{HostSpec, Report, SimConfig, params};
+use crate::support::sim::{HostSpec, Report, SimConfig, params};
+use crate::support::sim_engine::run;
 
 /// 24 hosts from 90% hits to none, most of them general sites with few hits
 /// (as on the shipped config's web), each with a seed and five listed pages;

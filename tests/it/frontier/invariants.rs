@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use scraper::frontier::{Frontier, Next, Origin, Outcome, Params};
 
-use super::sim::{Rng, entry};
+use crate::support::sim::{Rng, entry};
 
 #[derive(Default)]
 struct Model {

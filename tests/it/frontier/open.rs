@@ -4,8 +4,8 @@
 use scraper::frontier::{Frontier, OpenScope, ScopeParams};
 use scraper::url::SourceScope;
 
-use super::engine::{Open, run_open};
-use super::sim::{HostSpec, Report, SimConfig, params};
+use crate::support::sim::{HostSpec, Report, SimConfig, params};
+use crate::support::sim_engine::{Open, run_open};
 
 const PROBATION: u64 = 15;
 const CAP: u64 = 60;

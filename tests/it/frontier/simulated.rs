@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use scraper::frontier::{Frontier, Origin, Params};
 
-use super::engine::run;
-use super::policy::{Fifo, Flat, Scheduler};
-use super::sim::{HostSpec, Report, SimConfig, params, round_robin};
+use crate::support::policy::{Fifo, Flat, Scheduler};
+use crate::support::sim::{HostSpec, Report, SimConfig, params, round_robin};
+use crate::support::sim_engine::run;
 
 /// 30 hosts, a third of which produce most of the hits; some have a Crawl-delay.
 fn skewed_web() -> Vec<HostSpec> {

@@ -351,6 +351,10 @@ impl WarcWriter {
             path: path.to_path_buf(),
             source,
         };
+        let mut group = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for p in parts {
+            group.extend_from_slice(p);
+        }
         if self.file.is_none() {
             if let Some(dir) = self.path.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| err(&self.path, e))?;
@@ -360,22 +364,24 @@ impl WarcWriter {
                 .create_new(true)
                 .open(&self.path)
                 .map_err(|e| err(&self.path, e))?;
-            let info = self.warcinfo();
-            if let Err(e) = f.write_all(&info) {
+            // The `warcinfo` record and the first group go in one write, so a
+            // run killed at any moment never leaves a file without a group.
+            let mut first = self.warcinfo();
+            let info_len = first.len() as u64;
+            first.extend_from_slice(&group);
+            if let Err(e) = f.write_all(&first) {
                 drop(f);
                 let _ = std::fs::remove_file(&self.path);
                 return Err(err(&self.path, e));
             }
-            self.len = info.len() as u64;
             self.file = Some(f);
+            self.len = first.len() as u64;
+            self.unsynced = true;
+            return Ok(info_len);
         }
         let Some(file) = self.file.as_mut() else {
-            unreachable!("opened just above");
+            unreachable!("checked just above");
         };
-        let mut group = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
-        for p in parts {
-            group.extend_from_slice(p);
-        }
         if let Err(e) = file.write_all(&group) {
             let _ = file.set_len(self.len);
             let _ = file.seek(SeekFrom::Start(self.len));

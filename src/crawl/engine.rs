@@ -1,7 +1,7 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
 //! state: the frontier, the seen-set, the shard writer, the id counter and the
-//! counters. Workers get a [`Job`] and hand back a [`Done`] through
-//! [`Workers`]; no locks on the hot path.
+//! counters. Tasks get a [`Job`] and hand back a [`Done`] through
+//! [`Tasks`]; no locks on the hot path.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -11,9 +11,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use tokio::sync::mpsc;
 
 use super::events::EventLog;
-use super::outage::{Cutoff, Reach};
+use super::handover::Handover;
+use super::interrupt::Interrupt;
+use super::reach::{Cutoff, Reach};
+use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Body, Ctx, Done, Job, Meta};
-use super::workers::{Lost, Workers};
 use crate::config::{Config, Scope};
 use crate::frontier::{
     Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
@@ -23,6 +25,7 @@ use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
 use crate::record::{HostCounters, StopReason};
 use crate::store::ids::IdBlocks;
+use crate::store::outbox::Inbox;
 use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::ShardWriter;
 use crate::store::state::{Listings, RunSummary, Validator, Validators};
@@ -32,15 +35,6 @@ use crate::url::{self, Url};
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
 pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
-
-/// Signals from outside the loop.
-#[derive(Debug, Clone, Copy)]
-pub enum Signal {
-    /// First Ctrl-C / SIGTERM: finish in-flight fetches, save, exit.
-    Stop,
-    /// Second: abandon in-flight fetches, save, exit.
-    Abort,
-}
 
 /// Everything the loop owns, in parts: what the run was started with, the
 /// scheduling state, what goes to disk ([`Persist`]), the sets of this run
@@ -74,8 +68,8 @@ pub struct Engine {
     pub sets: RunSets,
     pub counts: Counters,
     /// What this run saw of each source (`state/health/<run-id>.json`).
-    pub health: super::health::Tally,
-    /// Workers' [`Answered`] messages (taken by `run` while it runs).
+    pub health: super::tally::Tally,
+    /// Tasks' [`Answered`] messages (taken by `run` while it runs).
     pub answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
     pub fetch_secs: f64,
@@ -114,7 +108,7 @@ pub struct RunSets {
     /// How often each URL (seen hash) was requeued after a Retry-After.
     pub requeued: HashMap<u64, u8>,
     /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
-    pub handover: super::partition::Handover,
+    pub handover: super::handover::Handover,
     /// URLs found by links this run, per host and URL pattern (trap cap).
     pub patterns: PatternCount,
     /// Work this run could not do for a transient reason (robots.txt
@@ -173,7 +167,8 @@ impl Engine {
         start: Start,
     ) -> Engine {
         let c = &config.crawl;
-        let health = super::health::Tally::new(&config, &start.run_id, start.started_at);
+        let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
+        let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
             health,
             frontier: Frontier::new(Params::from_config(c)),
@@ -193,7 +188,10 @@ impl Engine {
             reach: Reach::default(),
             last: start.last,
             seeds: start.seeds,
-            sets: RunSets::default(),
+            sets: RunSets {
+                handover,
+                ..RunSets::default()
+            },
             counts: Counters::default(),
             answers: Some(start.answers),
             fetch_secs: 1.0,
@@ -237,8 +235,8 @@ impl Engine {
     /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
     /// cap counts only links between pages of one pattern).
     pub fn enqueue_from(&mut self, url: &Url, entry: Entry, from: Option<&Url>) -> bool {
-        if !self.ctx.partition.owns(url) {
-            self.hand_over(url, entry);
+        if !self.sets.handover.owns(url) {
+            self.sets.handover.route(url, entry);
             return false;
         }
         let hash = url::seen_hash(url);
@@ -325,6 +323,19 @@ impl Engine {
         }));
     }
 
+    /// Queue what other partitions left in this partition's outbox.
+    pub fn take_inbox(&mut self, inbox: &Inbox) -> usize {
+        let mut queued = 0;
+        for entry in &inbox.entries {
+            if let Some(u) = url::parse(&entry.url)
+                && self.enqueue(&u, entry.clone())
+            {
+                queued += 1;
+            }
+        }
+        queued
+    }
+
     /// Queue the configured seeds (at the start, on reseed and on resume).
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {
@@ -340,8 +351,8 @@ impl Engine {
         }
     }
 
-    /// Run until a limit, a signal, or no work is left.
-    pub async fn run(&mut self, signals: mpsc::UnboundedReceiver<Signal>) -> StopReason {
+    /// Run until a limit, an interrupt, or no work is left.
+    pub async fn run(&mut self, interrupts: mpsc::UnboundedReceiver<Interrupt>) -> StopReason {
         let (_keep, mut answers) = match self.answers.take() {
             Some(rx) => (None, rx),
             // Without workers' messages every slot is freed by its `Done`.
@@ -350,7 +361,7 @@ impl Engine {
                 (Some(tx), rx)
             }
         };
-        let stop = self.run_with(signals, &mut answers).await;
+        let stop = self.run_with(interrupts, &mut answers).await;
         self.answers = Some(answers);
         stop
     }
@@ -400,14 +411,14 @@ impl Engine {
 
     async fn run_with(
         &mut self,
-        mut signals: mpsc::UnboundedReceiver<Signal>,
+        mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
         answers: &mut Answers,
     ) -> StopReason {
         let c = self.config.crawl.clone();
         let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
         let mut next_reseed = self.started + reseed;
-        let mut tasks = Workers::default();
+        let mut tasks = Tasks::default();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let stop = loop {
@@ -457,35 +468,35 @@ impl Engine {
             tokio::select! {
                 Some(ended) = tasks.next(), if !tasks.is_empty() => self.ended(ended, answers),
                 Some(a) = answers.recv() => self.take_answer(a),
-                sig = signals.recv() => {
+                sig = interrupts.recv() => {
                     if let Some(sig) = sig {
                         tracing::warn!(?sig, "stop requested");
-                        return self.wind_down(tasks, signals, answers, StopReason::Interrupted, Some(sig)).await;
+                        return self.wind_down(tasks, interrupts, answers, StopReason::Interrupted, Some(sig)).await;
                     }
                 }
                 _ = tokio::time::sleep(sleep) => {}
                 _ = tick.tick() => self.maybe_flush(),
             }
         };
-        self.wind_down(tasks, signals, answers, stop, None).await
+        self.wind_down(tasks, interrupts, answers, stop, None).await
     }
 
     /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
     /// for limits, unbounded until a second signal for Ctrl-C), then return.
     async fn wind_down(
         &mut self,
-        mut tasks: Workers,
-        mut signals: mpsc::UnboundedReceiver<Signal>,
+        mut tasks: Tasks,
+        mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
         answers: &mut Answers,
         stop: StopReason,
-        signal: Option<Signal>,
+        interrupt: Option<Interrupt>,
     ) -> StopReason {
         tracing::info!(
             stopped_by = stop.as_str(),
             in_flight = tasks.len(),
             "stopping"
         );
-        if matches!(signal, Some(Signal::Abort)) {
+        if matches!(interrupt, Some(Interrupt::Abort)) {
             tasks.abort_all();
         }
         let grace = match stop {
@@ -501,7 +512,7 @@ impl Engine {
                     Some(ended) => self.ended(ended, answers),
                     None => break,
                 },
-                sig = signals.recv() => {
+                sig = interrupts.recv() => {
                     if sig.is_some() {
                         tracing::warn!("second stop request: abandoning in-flight fetches");
                         tasks.abort_all();
@@ -516,7 +527,7 @@ impl Engine {
         stop
     }
 
-    pub(super) fn dispatch(&mut self, tasks: &mut Workers, host: String, entry: Entry) {
+    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
         let Some(u) = url::parse(&entry.url) else {
             self.frontier.finished(&host, Outcome::Error, self.now());
             return;
@@ -819,14 +830,13 @@ impl Engine {
                 self.host(&host).disallowed();
                 self.close(job, Some(Outcome::Miss));
             }
-            FetchError::OutOfScope(target) if !self.ctx.partition.owns(target) => {
+            FetchError::OutOfScope(target) if !self.sets.handover.owns(target) => {
                 // A redirect to another partition's host: its owner fetches it.
                 let entry = Entry {
                     url: target.to_string(),
                     ..job.entry.clone()
                 };
-                let target = target.clone();
-                self.hand_over(&target, entry);
+                self.sets.handover.route(target, entry);
                 self.close(job, Some(Outcome::Miss));
             }
             FetchError::Rested => {

@@ -279,8 +279,7 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
             (meta, body)
         }
         Err(e) => {
-            let cause = super::workers::panic_message(e)
-                .unwrap_or_else(|| "the parse was cancelled".into());
+            let cause = panic_message(e).unwrap_or_else(|| "the parse was cancelled".into());
             (meta, Body::Panicked(cause))
         }
     }
@@ -324,5 +323,44 @@ async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<F
         Some(TdmOutcome::Budget) => Some(FetchError::Budget),
         Some(TdmOutcome::Rested) => Some(FetchError::Rested),
         _ => None,
+    }
+}
+
+/// The message a panicked task left, `None` for a cancelled one.
+pub fn panic_message(e: tokio::task::JoinError) -> Option<String> {
+    let payload = e.try_into_panic().ok()?;
+    Some(if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_keeps_its_message_and_a_cancel_has_none() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let panicked = tokio::spawn(async { panic!("boom at {}", 3) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("boom at 3")
+            );
+            let panicked = tokio::spawn(async { std::panic::panic_any(7_u8) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("a panic without a message")
+            );
+            let slow = tokio::spawn(std::future::pending::<()>());
+            slow.abort();
+            assert_eq!(panic_message(slow.await.unwrap_err()), None);
+        });
     }
 }

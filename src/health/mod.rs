@@ -3,7 +3,7 @@
 //! [`crate::store::health`]) and the rules that turn a short history of those
 //! records into a status with a reason ([`rules`], pure).
 //!
-//! The crawl fills a [`RunHealth`] as it goes (`crawl::health::Tally`);
+//! The crawl fills a [`RunHealth`] as it goes (`crawl::tally::Tally`);
 //! `scraper health` reads the last runs and judges each source ([`assess`]).
 
 mod answer;

@@ -13,17 +13,19 @@ use tokio::sync::mpsc;
 use super::events::EventLog;
 use super::handover::Handover;
 use super::interrupt::Interrupt;
-use super::reach::{Cutoff, Reach};
+use super::outcome::{self, ErrorPlan, StatusPlan};
+use super::reach::{Cause, Cutoff, Reach};
 use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Body, Ctx, Done, Job, Meta};
 use crate::config::{Config, Scope};
+use crate::extract::Page;
 use crate::frontier::{
     Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
 };
 use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
-use crate::record::{HostCounters, StopReason};
+use crate::record::{Answer, ErrorClass, HostCounters, StopReason};
 use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Failure, Seen, SeenSet, day_stamp, flag};
@@ -202,10 +204,6 @@ impl Engine {
 }
 
 type Answers = mpsc::UnboundedReceiver<Answered>;
-
-/// Times one URL is requeued after a 429/503 with Retry-After in one run;
-/// after that it counts as an error and waits for the next run.
-const MAX_REQUEUES: u8 = 3;
 
 impl Engine {
     pub(super) fn now(&self) -> Duration {
@@ -640,97 +638,116 @@ impl Engine {
         };
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
         self.counts.errors += 1;
-        self.host(&lost.host).failed(PANIC);
+        self.host(&lost.host).record(Answer::Panicked);
         self.close_host(&lost.host, Some(Outcome::Error));
+        self.log_failure(&lost.url, Answer::Panicked, cause);
+    }
+
+    /// An `error` event: the URL, its class, what went wrong.
+    fn log_failure(&mut self, url: &Url, answer: Answer, error: String) {
+        let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
         self.log.emit(Event::Error(event::Failure {
-            url: lost.url.to_string(),
-            class: PANIC.to_string(),
-            error: cause,
+            url: url.to_string(),
+            class,
+            error,
         }));
     }
 
+    /// A finished job: classified once ([`outcome::classify`]), recorded by
+    /// the health tally, the host's counters and the reach tracker, then
+    /// acted on.
     pub(super) fn handle(&mut self, done: Done) {
-        self.health.observe(&done);
+        let answer = outcome::classify(&done);
+        self.health.observe(&done, answer);
         let Done {
             job,
             robots,
             result,
         } = done;
-        let now = self.now();
         let host = job.host.clone();
         if let Some(r) = &robots
             && self.sets.robots_seen.insert(host.clone())
         {
             self.take_robots(&host, r);
         }
-        if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
+        if job.entry.reads_source() {
             self.reach.source(&host);
         }
+        self.host(&host).record(answer);
+        let status = result.as_ref().ok().map(|(meta, _)| meta.status);
+        self.reach.record(&host, status, answer);
         match result {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
                     // Refused because robots.txt could not be read today: kept.
                     self.sets.kept.push(job.entry.clone());
                 }
-                self.failed(&job, e)
+                self.failed(&job, e, answer)
             }
-            Ok((mut meta, body)) => {
-                self.sets.captured = meta.captured.take().map(|c| *c);
-                self.reach.answered(&host, meta.status);
-                if !job.freed {
-                    self.frontier
-                        .sent(&host, meta.sent_at.saturating_duration_since(self.started));
-                }
-                self.counts.fetched += 1;
-                self.host(&host).fetched(meta.wire_bytes, meta.gap_wait);
-                self.host(&host).answered(job.entry.kind != Kind::Page);
-                self.log.emit(Event::Fetch(event::Fetch {
-                    url: job.url.to_string(),
-                    final_url: meta.url.to_string(),
-                    status: meta.status,
-                    ms: meta.elapsed.as_millis() as u64,
-                    bytes: meta.wire_bytes,
-                    redirects: meta.redirects.len(),
-                }));
-                if let Some(ra) = meta.retry_after {
-                    let until = now + ra.min(self.config.crawl.max_retry_after.0);
-                    self.frontier.pause(&host, until);
-                }
-                if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
-                    self.keep_validator(&job, &meta);
-                }
-                if job.entry.kind != Kind::Page {
-                    self.sets.listings_read.insert(url::seen_hash(&job.url));
-                }
-                match self.body(&job, &meta, body) {
-                    Some(outcome) => {
-                        self.close(&job, Some(outcome));
-                        if self.config.crawl.scope == Scope::Open {
-                            let verdict = self.open.record(&self.ctx.scope, &host, outcome);
-                            let reason = match verdict {
-                                Verdict::Keep => None,
-                                Verdict::Capped => Some(event::RestReason::Capped),
-                                Verdict::FailedProbation => {
-                                    Some(event::RestReason::FailedProbation)
-                                }
-                            };
-                            if let Some(reason) = reason {
-                                let dropped = self.frontier.drop_host(&host);
-                                tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
-                                self.log.emit(Event::HostRested(event::HostRested {
-                                    host: host.clone(),
-                                    reason: Some(reason),
-                                    dropped,
-                                    kept: false,
-                                }));
-                            }
-                        }
-                    }
-                    None => self.close(&job, None),
-                }
-                self.archive_unstored();
-            }
+            Ok((meta, body)) => self.answered(&job, meta, body, answer),
         }
+    }
+
+    /// A job that came back with an answer: counted and logged, its
+    /// Retry-After and validators kept, its body acted on, its slot closed.
+    fn answered(&mut self, job: &Job, mut meta: Meta, body: Body, answer: Answer) {
+        let host = &job.host;
+        self.sets.captured = meta.captured.take().map(|c| *c);
+        if !job.freed {
+            self.frontier
+                .sent(host, meta.sent_at.saturating_duration_since(self.started));
+        }
+        self.counts.fetched += 1;
+        self.host(host).fetched(meta.wire_bytes, meta.gap_wait);
+        self.host(host).answered(job.entry.kind != Kind::Page);
+        self.log.emit(Event::Fetch(event::Fetch {
+            url: job.url.to_string(),
+            final_url: meta.url.to_string(),
+            status: meta.status,
+            ms: meta.elapsed.as_millis() as u64,
+            bytes: meta.wire_bytes,
+            redirects: meta.redirects.len(),
+        }));
+        if let Some(ra) = meta.retry_after {
+            let until = self.now() + ra.min(self.config.crawl.max_retry_after.0);
+            self.frontier.pause(host, until);
+        }
+        if job.entry.reads_source() {
+            self.keep_validator(job, &meta);
+        }
+        if job.entry.kind != Kind::Page {
+            self.sets.listings_read.insert(url::seen_hash(&job.url));
+        }
+        match self.body(job, &meta, body, answer) {
+            Some(outcome) => {
+                self.close(job, Some(outcome));
+                self.open_verdict(host, outcome);
+            }
+            None => self.close(job, None),
+        }
+        self.archive_unstored();
+    }
+
+    /// Open scope: a host outside the sources leaves the crawl when it
+    /// reaches its cap or fails its probation.
+    fn open_verdict(&mut self, host: &str, outcome: Outcome) {
+        if self.config.crawl.scope != Scope::Open {
+            return;
+        }
+        let verdict = self.open.record(&self.ctx.scope, host, outcome);
+        let reason = match verdict {
+            Verdict::Keep => return,
+            Verdict::Capped => event::RestReason::Capped,
+            Verdict::FailedProbation => event::RestReason::FailedProbation,
+        };
+        let dropped = self.frontier.drop_host(host);
+        tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
+        self.log.emit(Event::HostRested(event::HostRested {
+            host: host.to_string(),
+            reason: Some(reason),
+            dropped,
+            kept: false,
+        }));
     }
 
     /// A captured exchange that was not stored: archived without a metadata
@@ -810,189 +827,101 @@ impl Engine {
         }
     }
 
-    pub(super) fn failed(&mut self, job: &Job, e: FetchError) {
-        let class = e.class();
+    /// Rest `host` for the rest of the run and keep its queue for the next
+    /// (`reason`: why, when not a rested fetch). Returns how many entries were kept.
+    pub(super) fn rest_host(&mut self, host: &str, reason: Option<event::RestReason>) -> usize {
+        let kept = self.frontier.take_host(host);
+        let n = kept.len();
+        self.sets.kept.extend(kept);
+        self.log.emit(Event::HostRested(event::HostRested {
+            host: host.to_string(),
+            reason,
+            dropped: n,
+            kept: true,
+        }));
+        n
+    }
+
+    /// A transient failure of `job` (a network failure, a 429 or 5xx, a bot
+    /// challenge): a seed, feed or sitemap keeps its host's cut-off (the
+    /// host is troubled); a page is kept for the next run.
+    fn transient(&mut self, job: &Job, cause: Cause) {
+        if job.entry.reads_source() {
+            self.reach.trouble(&job.host, cause);
+        } else {
+            // Not remembered in the seen-set: tried again next run.
+            self.sets.kept.push(job.entry.clone());
+        }
+    }
+
+    pub(super) fn failed(&mut self, job: &Job, e: FetchError, answer: Answer) {
         let host = job.host.clone();
         if job.entry.kind != Kind::Page && !matches!(e, FetchError::Budget) {
             self.wake_listings(&host, "a listing failed");
         }
-        self.host(&host).failed(class.as_str());
-        match &e {
-            FetchError::Budget => {
+        let plan = outcome::error_plan(&e, |u| self.sets.handover.owns(u));
+        self.counts.errors += u64::from(plan.counts_as_error());
+        match &plan {
+            ErrorPlan::PutBack => {
                 // Not sent: put it back for --resume.
-                self.close(job, Some(Outcome::Miss));
+                self.close(job, Some(plan.outcome()));
                 self.sets.this_run.remove(&url::seen_hash(&job.url));
                 self.frontier.push(&host, job.entry.clone());
                 return;
             }
-            FetchError::RobotsDisallowed(_) => {
-                tracing::debug!(url = %job.url, "disallowed by robots.txt");
-                self.host(&host).disallowed();
-                self.close(job, Some(Outcome::Miss));
-            }
-            FetchError::OutOfScope(target) if !self.sets.handover.owns(target) => {
+            ErrorPlan::Disallowed => tracing::debug!(url = %job.url, "disallowed by robots.txt"),
+            ErrorPlan::HandOver(target) => {
                 // A redirect to another partition's host: its owner fetches it.
                 let entry = Entry {
                     url: target.to_string(),
                     ..job.entry.clone()
                 };
                 self.sets.handover.route(target, entry);
-                self.close(job, Some(Outcome::Miss));
             }
-            FetchError::Rested => {
+            ErrorPlan::Rest => {
                 // Rested for repeated failures or a long Retry-After: its
                 // work waits for the next run, and its cut-off stays.
-                let kept = self.frontier.take_host(&host);
-                let dropped = kept.len();
-                self.sets.kept.extend(kept);
+                self.rest_host(&host, None);
                 self.sets.kept.push(job.entry.clone());
-                self.reach.trouble(&host, "rested");
-                self.close(job, Some(Outcome::Error));
-                self.log.emit(Event::HostRested(event::HostRested {
-                    host: host.clone(),
-                    reason: None,
-                    dropped,
-                    kept: true,
-                }));
+                self.reach.trouble(&host, Cause::Rested);
             }
-            FetchError::RedirectLoop
-            | FetchError::TooManyRedirects
-            | FetchError::TooLarge
-            | FetchError::NotHtml(_) => {
-                self.counts.errors += 1;
-                let failure = match &e {
-                    FetchError::RedirectLoop => Failure::RedirectLoop,
-                    FetchError::TooManyRedirects => Failure::TooManyRedirects,
-                    FetchError::TooLarge => Failure::TooLarge,
-                    _ => Failure::NotHtml,
-                };
+            ErrorPlan::Remember(failure) => {
                 // Will not go away by tomorrow: remembered with its class.
-                self.store.seen.record(
-                    url::seen_hash(&job.url),
-                    Seen {
-                        day: self.day,
-                        flags: failure.flags(),
-                    },
-                );
-                self.close(job, Some(Outcome::Error));
+                let seen = Seen {
+                    day: self.day,
+                    flags: failure.flags(),
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
             }
-            _ => {
-                self.counts.errors += 1;
-                if e.is_network() {
-                    self.reach.failed(class.as_str());
-                    if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
-                        self.reach.trouble(&host, format!("{class} on {}", job.url));
-                    } else {
-                        // Not remembered in the seen-set: tried again next run.
-                        self.sets.kept.push(job.entry.clone());
-                    }
-                }
-                self.close(job, Some(Outcome::Error));
+            ErrorPlan::Network => {
+                let class = e.class();
+                let url = job.url.clone();
+                self.transient(job, Cause::Failed { class, url });
             }
+            ErrorPlan::Other => {}
         }
-        self.log.emit(Event::Error(event::Failure {
-            url: job.url.to_string(),
-            class: class.to_string(),
-            error: e.to_string(),
-        }));
+        self.close(job, Some(plan.outcome()));
+        self.log_failure(&job.url, answer, e.to_string());
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
     /// Act on a fetched body; returns the scheduler outcome (`None`: a feed,
     /// sitemap or 304, which says nothing about the host's yield).
-    pub(super) fn body(&mut self, job: &Job, meta: &Meta, body: Body) -> Option<Outcome> {
-        let day = self.day;
-        let final_hash = url::seen_hash(&meta.url);
-        let req_hash = url::seen_hash(&job.url);
+    fn body(&mut self, job: &Job, meta: &Meta, body: Body, answer: Answer) -> Option<Outcome> {
         match body {
             Body::NotModified => {
-                tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
-                self.host(&job.host).not_modified();
-                // A stored article asked again keeps its hit flags and text print.
-                let flags = match self.store.seen.get(req_hash) {
-                    Some(s) if job.entry.update => s.flags,
-                    _ => flag::MISS,
-                };
-                self.store.seen.record(req_hash, Seen { day, flags });
-                if job.entry.kind != Kind::Page {
-                    let read_before = self
-                        .store
-                        .listings
-                        .get(job.url.as_str())
-                        .is_some_and(|s| s.read.is_some());
-                    let obs = self
-                        .sets
-                        .listing_obs
-                        .entry(job.url.to_string())
-                        .or_default();
-                    obs.answered = true;
-                    obs.full = read_before;
-                }
+                self.not_modified(job);
                 None
             }
-            Body::Status(code) => {
-                self.host(&job.host).failed(status_class(code));
-                if job.entry.kind != Kind::Page {
-                    self.wake_listings(&job.host, "a listing failed");
-                }
-                if (code == 429 || code == 503)
-                    && meta
-                        .retry_after
-                        .is_some_and(|ra| ra <= self.config.crawl.max_retry_after.0)
-                {
-                    let tries = self.sets.requeued.entry(req_hash).or_default();
-                    if *tries < MAX_REQUEUES {
-                        // Asked to come back later: keep the URL; the host is paused.
-                        *tries += 1;
-                        tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = *tries, "backing off; URL requeued");
-                        self.frontier.requeue(&job.host, job.entry.clone());
-                        return Some(Outcome::Error);
-                    }
-                    tracing::debug!(url = %job.url, code, "backing off again; URL left for the next run");
-                }
-                // A transient answer (429, 5xx) is not remembered, like a
-                // timeout: the next run tries the URL again instead of
-                // waiting `revisit_after_days` (a failed seed or listing
-                // keeps its host's cut-off; a page is kept for that run).
-                if code == 429 || code >= 500 {
-                    if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
-                        self.reach
-                            .trouble(&job.host, format!("{code} on {}", job.url));
-                    } else {
-                        self.sets.kept.push(job.entry.clone());
-                    }
-                } else {
-                    // 404 and 410 are gone for good; other 4xx are revisited.
-                    let flags = if matches!(code, 404 | 410) {
-                        Failure::Gone.flags()
-                    } else {
-                        flag::MISS
-                    };
-                    self.store.seen.record(req_hash, Seen { day, flags });
-                    if final_hash != req_hash {
-                        self.store.seen.record(final_hash, Seen { day, flags });
-                    }
-                }
-                Some(if code >= 500 || code == 429 {
-                    Outcome::Error
-                } else {
-                    Outcome::Miss
-                })
-            }
-            Body::Turned(t) => Some(self.turned_away(job, meta, t)),
+            Body::Status(code) => Some(self.status(job, meta, code)),
+            Body::Turned(t) => Some(self.turned_away(job, meta, t, answer)),
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
                 self.counts.errors += 1;
-                self.host(&job.host).failed(PANIC);
-                self.log.emit(Event::Error(event::Failure {
-                    url: job.url.to_string(),
-                    class: PANIC.to_string(),
-                    error: cause,
-                }));
+                self.log_failure(&job.url, answer, cause);
                 None
             }
             Body::BadListing(reason) => {
-                self.host(&job.host).bad_listing();
                 self.wake_listings(&job.host, "a listing is malformed");
                 self.log.emit(Event::Warning(event::Warning {
                     url: job.url.to_string(),
@@ -1004,47 +933,121 @@ impl Engine {
                 None
             }
             Body::Listing(listing) => {
-                self.store.seen.record(
-                    req_hash,
-                    Seen {
-                        day,
-                        flags: flag::MISS,
-                    },
-                );
+                let seen = Seen {
+                    day: self.day,
+                    flags: flag::MISS,
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
                 self.listing(job, meta, listing);
                 None
             }
-            Body::Page(page) => {
-                let hit = self.page(job, meta, &page);
-                let flags = if hit { 0 } else { flag::MISS };
-                if !hit && !page.is_article && job.entry.origin != Origin::Seed {
-                    // A listing page (home, section, tag) is revisited: ask conditionally then.
-                    self.keep_validator(job, meta);
+            Body::Page(page) => Some(self.page_done(job, meta, &page)),
+        }
+    }
+
+    /// A 304: nothing new. A stored article asked again keeps its hit flags
+    /// and text print; a listing read in full before still is.
+    fn not_modified(&mut self, job: &Job) {
+        tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
+        let req_hash = url::seen_hash(&job.url);
+        let flags = match self.store.seen.get(req_hash) {
+            Some(s) if job.entry.update => s.flags,
+            _ => flag::MISS,
+        };
+        self.store.seen.record(
+            req_hash,
+            Seen {
+                day: self.day,
+                flags,
+            },
+        );
+        if job.entry.kind != Kind::Page {
+            let read_before = self
+                .store
+                .listings
+                .get(job.url.as_str())
+                .is_some_and(|s| s.read.is_some());
+            let obs = self
+                .sets
+                .listing_obs
+                .entry(job.url.to_string())
+                .or_default();
+            obs.answered = true;
+            obs.full = read_before;
+        }
+    }
+
+    /// A status that is neither 2xx nor 304 (see [`outcome::status_plan`]).
+    fn status(&mut self, job: &Job, meta: &Meta, code: u16) -> Outcome {
+        if job.entry.kind != Kind::Page {
+            self.wake_listings(&job.host, "a listing failed");
+        }
+        let req_hash = url::seen_hash(&job.url);
+        let max = self.config.crawl.max_retry_after.0;
+        let tries = self.sets.requeued.get(&req_hash).copied().unwrap_or(0);
+        let plan = outcome::status_plan(code, meta.retry_after, max, tries);
+        match plan {
+            StatusPlan::Requeue => {
+                // Asked to come back later: keep the URL; the host is paused.
+                *self.sets.requeued.entry(req_hash).or_default() += 1;
+                tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = tries + 1, "backing off; URL requeued");
+                self.frontier.requeue(&job.host, job.entry.clone());
+            }
+            StatusPlan::Transient => {
+                if outcome::may_requeue(code, meta.retry_after, max) {
+                    tracing::debug!(url = %job.url, code, "backing off again; URL left for the next run");
                 }
-                if !hit {
-                    self.store.seen.record(req_hash, Seen { day, flags });
-                    if final_hash != req_hash {
-                        self.store.seen.record(final_hash, Seen { day, flags });
-                    }
-                }
-                Some(if hit { Outcome::Hit } else { Outcome::Miss })
+                // Not remembered, like a timeout: the next run tries the URL
+                // again instead of waiting `revisit_after_days`.
+                let url = job.url.clone();
+                self.transient(job, Cause::Status { code, url });
+            }
+            StatusPlan::Gone | StatusPlan::Miss => {
+                // 404 and 410 are gone for good; other 4xx are revisited.
+                let flags = match plan {
+                    StatusPlan::Gone => Failure::Gone.flags(),
+                    _ => flag::MISS,
+                };
+                self.remember(job, meta, flags);
             }
         }
+        plan.outcome()
+    }
+
+    /// The request's URL and the final one, as seen today with `flags`.
+    fn remember(&mut self, job: &Job, meta: &Meta, flags: u32) {
+        let seen = Seen {
+            day: self.day,
+            flags,
+        };
+        let (req_hash, final_hash) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
+        self.store.seen.record(req_hash, seen);
+        if final_hash != req_hash {
+            self.store.seen.record(final_hash, seen);
+        }
+    }
+
+    /// An extracted page: links followed and stored or not ([`Engine::page`]);
+    /// one that was not stored is remembered as seen today.
+    fn page_done(&mut self, job: &Job, meta: &Meta, page: &Page) -> Outcome {
+        let hit = self.page(job, meta, page);
+        if hit {
+            return Outcome::Hit;
+        }
+        if !page.is_article && job.entry.origin != Origin::Seed {
+            // A listing page (home, section, tag) is revisited: ask conditionally then.
+            self.keep_validator(job, meta);
+        }
+        self.remember(job, meta, flag::MISS);
+        Outcome::Miss
     }
 
     /// A bot challenge or a `402 Payment Required`: counted under its own
     /// class and logged; never stored, its links never followed.
-    fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned) -> Outcome {
-        let class = t.class();
+    fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned, answer: Answer) -> Outcome {
         self.counts.errors += 1;
-        self.host(&job.host).failed(class.as_str());
-        self.log.emit(Event::Error(event::Failure {
-            url: job.url.to_string(),
-            class: class.to_string(),
-            error: t.describe(),
-        }));
+        self.log_failure(&job.url, answer, t.describe());
         tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
-        let listing_or_seed = job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed;
         match t {
             Turned::Payment { .. } => {
                 // The publisher reserves the page (like an AI-use signal):
@@ -1060,12 +1063,9 @@ impl Engine {
             Turned::Challenge { .. } => {
                 // Not the page: tried again next run (the wall may be lifted,
                 // or the run made from another address); the source's cut-off stays.
-                if listing_or_seed {
-                    self.reach
-                        .trouble(&job.host, format!("{class} on {}", job.url));
-                } else {
-                    self.sets.kept.push(job.entry.clone());
-                }
+                let class = t.class();
+                let url = job.url.clone();
+                self.transient(job, Cause::Failed { class, url });
                 Outcome::Error
             }
         }
@@ -1094,16 +1094,4 @@ fn http_day(day: u32) -> String {
 /// robots.txt could not be read (network failure, 5xx, 429): nothing was allowed today.
 fn robots_down(r: &Robots) -> bool {
     matches!(r.outcome, RobotsOutcome::DisallowAll(_))
-}
-
-/// The failure class of a worker or parser that panicked.
-const PANIC: &str = "panic";
-
-fn status_class(code: u16) -> &'static str {
-    match code {
-        429 => "429",
-        400..=499 => "4xx",
-        500..=599 => "5xx",
-        _ => "other_status",
-    }
 }

@@ -8,6 +8,7 @@ pub mod events;
 pub mod handover;
 mod interrupt;
 mod listing;
+mod outcome;
 mod page;
 pub mod probe;
 pub mod reach;

@@ -7,17 +7,13 @@ pub mod engine;
 pub mod events;
 pub mod handover;
 mod interrupt;
-mod listing;
 mod outcome;
-mod page;
 pub mod probe;
 pub mod reach;
-mod save;
 mod setup;
 mod signals;
 pub mod tally;
 mod tasks;
-mod value;
 pub mod worker;
 
 use std::collections::BTreeMap;
@@ -125,7 +121,9 @@ pub async fn run(
     let inbox = setup::read_inbox(&mut engine, &data)?;
     engine.queue_seeds();
     let stop = engine.run(interrupt::listen()).await;
-    save::finish(engine, &data, stop, started_at, &run_id, &inbox).await
+    engine
+        .finish(&data, stop, started_at, &run_id, &inbox)
+        .await
 }
 
 /// The run's start: now, or the RFC 3339 time in `SCRAPER_NOW` (for tests

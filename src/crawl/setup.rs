@@ -167,7 +167,7 @@ pub(super) fn announce(
 /// feed and sitemap entries it listed but could not fetch (so the
 /// `--min-lastmod auto` watermark can move on without losing them).
 pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> anyhow::Result<()> {
-    let leftover = state::load_frontier(&data.state, engine.ctx.partition)?;
+    let leftover = state::load_frontier(&data.state, engine.partition())?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
             bad_lines = leftover.bad_lines,
@@ -202,7 +202,7 @@ pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> a
 
 /// What other partitions found for this one (open scope), queued.
 pub(super) fn read_inbox(engine: &mut Engine, data: &DataDir) -> anyhow::Result<Inbox> {
-    let inbox = Inbox::read(&data.state, engine.ctx.partition)?;
+    let inbox = Inbox::read(&data.state, engine.partition())?;
     if inbox.bad_lines > 0 {
         tracing::warn!(
             bad_lines = inbox.bad_lines,

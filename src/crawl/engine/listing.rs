@@ -4,8 +4,8 @@
 
 use chrono::Utc;
 
-use super::engine::{Engine, MAX_SITEMAP_DEPTH};
-use super::worker::{Job, Meta};
+use super::{Engine, MAX_SITEMAP_DEPTH};
+use crate::crawl::worker::{Job, Meta};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event, ListingWarning};

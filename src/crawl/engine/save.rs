@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
-use super::RunEnd;
-use super::engine::{Counters, Engine};
-use super::events::EventLog;
-use super::reach::{self, Cutoff, Reach};
-use super::tally::Tally;
+use super::{Counters, Engine};
+use crate::crawl::RunEnd;
+use crate::crawl::events::EventLog;
+use crate::crawl::reach::{self, Cutoff, Reach};
+use crate::crawl::tally::Tally;
 use crate::frontier::{Entry, Kind};
 use crate::record::StopReason;
 use crate::record::event::{self, Event};
@@ -124,7 +124,7 @@ fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
     for o in obs.values().filter(|o| o.fresh > 0) {
         let mut parent = o.parent.as_deref();
         // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
-        for _ in 0..super::engine::MAX_SITEMAP_DEPTH + 1 {
+        for _ in 0..super::MAX_SITEMAP_DEPTH + 1 {
             let Some(p) = parent else { break };
             *credit.entry(p).or_default() += o.fresh;
             parent = obs.get(p).and_then(|x| x.parent.as_deref());

@@ -148,10 +148,7 @@ pub fn may_requeue(code: u16, retry_after: Option<Duration>, max_retry_after: Du
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use super::*;
-    use crate::consent::Signals;
     use crate::crawl::worker::{Job, Meta};
     use crate::discover::{Listing, Parsed};
     use crate::frontier::Entry;
@@ -164,22 +161,7 @@ mod tests {
 
     fn done(kind: Kind, origin: Origin, result: Result<Body, FetchError>) -> Done {
         let u = url("https://a.test/x");
-        let meta = Meta {
-            url: u.clone(),
-            status: 200,
-            redirects: vec![],
-            etag: None,
-            last_modified: None,
-            retry_after: None,
-            sent_at: Instant::now(),
-            elapsed: Duration::ZERO,
-            wire_bytes: 0,
-            gap_wait: Duration::ZERO,
-            x_robots_tag: vec![],
-            signals: Signals::default(),
-            robots_hash: 0,
-            captured: None,
-        };
+        let meta = Meta::answered(u.clone(), 200);
         Done {
             job: Job {
                 host: "a.test".into(),

@@ -105,7 +105,7 @@ impl Tally {
     /// A page that is not a seed counts for its source's pages and
     /// articles, by population (listed by a feed or sitemap, or linked).
     fn page(&mut self, key: &str, job: &Job, page: &Page) {
-        if job.entry.origin == Origin::Seed || job.entry.kind != Kind::Page {
+        if job.entry.reads_source() {
             return;
         }
         let s = self.run.sources.entry(key.to_string()).or_default();

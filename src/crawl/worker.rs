@@ -120,6 +120,29 @@ pub struct Meta {
     pub captured: Option<Box<Captured>>,
 }
 
+#[cfg(test)]
+impl Meta {
+    /// The metadata of a plain answer from `url` with `status` (for tests of the engine).
+    pub(crate) fn answered(url: Url, status: u16) -> Meta {
+        Meta {
+            url,
+            status,
+            redirects: vec![],
+            etag: None,
+            last_modified: None,
+            retry_after: None,
+            sent_at: Instant::now(),
+            elapsed: Duration::ZERO,
+            wire_bytes: 0,
+            gap_wait: Duration::ZERO,
+            x_robots_tag: vec![],
+            signals: Signals::default(),
+            robots_hash: 0,
+            captured: None,
+        }
+    }
+}
+
 /// A finished job.
 #[derive(Debug)]
 pub struct Done {

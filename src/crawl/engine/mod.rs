@@ -17,6 +17,9 @@ mod queue;
 mod save;
 mod value;
 
+#[cfg(test)]
+mod tests;
+
 use super::events::EventLog;
 use super::handover::Handover;
 use super::interrupt::Interrupt;

@@ -55,7 +55,9 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             .join(", ")
     };
     for (host, h) in hosts {
-        let (errors, caps) = (list(&h.errors), list(&h.caps));
+        let errors: BTreeMap<String, u64> =
+            h.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let (errors, caps) = (list(&errors), list(&h.caps));
         out.push_str(&format!(
             "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} |\n",
             h.discovered,

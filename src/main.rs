@@ -91,9 +91,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(cause) = &end.outage {
                 eprintln!(
                     "outage: {cause}; nothing saved (watermark, queue and state unchanged), exit {}",
-                    scraper::crawl::outage::EXIT_OUTAGE
+                    scraper::crawl::reach::EXIT_OUTAGE
                 );
-                return Ok(ExitCode::from(scraper::crawl::outage::EXIT_OUTAGE));
+                return Ok(ExitCode::from(scraper::crawl::reach::EXIT_OUTAGE));
             }
             Ok(if end.interrupted {
                 ExitCode::from(130)

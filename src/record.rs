@@ -1,10 +1,11 @@
 //! The schema of what the crawl writes and the reports read: the stored
 //! article (one JSON object per line in `data/articles/<run-id>.jsonl.zst`),
 //! the event log's [`Event`]s, the header of per-run files ([`RunHeader`]), the per-host [`HostCounters`] of
-//! `last_run.json`, the consent log's lines, and the closed sets of outcomes ([`StopReason`],
+//! `last_run.json`, the consent log's lines, and the closed sets of outcomes ([`Answer`], [`ErrorClass`], [`StopReason`],
 //! [`DateSource`], [`FailureClass`], [`TdmOutcome`], [`RobotsAccess`], [`Rejection`]). Writers and readers use
 //! these same types.
 
+mod answer;
 pub mod consent;
 pub mod event;
 mod host;
@@ -13,8 +14,9 @@ mod run;
 
 use serde::{Deserialize, Serialize};
 
+pub use answer::Answer;
 pub use event::Event;
-pub use host::HostCounters;
+pub use host::{ErrorClass, HostCounters};
 pub use outcome::{
     DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, StopReason, TdmOutcome,
 };

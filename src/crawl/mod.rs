@@ -5,27 +5,23 @@
 pub mod check;
 pub mod engine;
 pub mod events;
-pub mod health;
-mod listing;
-pub mod outage;
-mod page;
-pub mod partition;
+pub mod handover;
+mod interrupt;
+mod outcome;
 pub mod probe;
-mod save;
+pub mod reach;
 mod setup;
 mod signals;
-mod value;
+pub mod tally;
+mod tasks;
 pub mod worker;
-mod workers;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use chrono::Utc;
-use tokio::sync::mpsc;
-
 pub use check::check_url;
-use engine::{Engine, Signal, Start};
+use chrono::Utc;
+use engine::{Engine, Start};
 use events::EventLog;
 
 use crate::config::Config;
@@ -47,8 +43,8 @@ pub struct Options {
 pub struct RunEnd {
     pub run_id: String,
     pub interrupted: bool,
-    /// No host could be reached (see [`outage`]): the one-line cause. Nothing
-    /// was saved; the binary exits with [`outage::EXIT_OUTAGE`].
+    /// No host could be reached (see [`reach`]): the one-line cause. Nothing
+    /// was saved; the binary exits with [`reach::EXIT_OUTAGE`].
     pub outage: Option<String>,
     pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,
@@ -124,8 +120,10 @@ pub async fn run(
     setup::carry_over(&mut engine, &data, opts.resume)?;
     let inbox = setup::read_inbox(&mut engine, &data)?;
     engine.queue_seeds();
-    let stop = engine.run(spawn_signals()).await;
-    save::finish(engine, &data, stop, started_at, &run_id, &inbox).await
+    let stop = engine.run(interrupt::listen()).await;
+    engine
+        .finish(&data, stop, started_at, &run_id, &inbox)
+        .await
 }
 
 /// The run's start: now, or the RFC 3339 time in `SCRAPER_NOW` (for tests
@@ -141,37 +139,4 @@ fn run_clock() -> anyhow::Result<chrono::DateTime<Utc>> {
             }),
         _ => Ok(Utc::now()),
     }
-}
-
-/// Ctrl-C or SIGTERM once: [`Signal::Stop`]; again: [`Signal::Abort`].
-fn spawn_signals() -> mpsc::UnboundedReceiver<Signal> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let mut count = 0;
-        loop {
-            #[cfg(unix)]
-            let got = tokio::select! {
-                r = tokio::signal::ctrl_c() => r.is_ok(),
-                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => true,
-            };
-            #[cfg(not(unix))]
-            let got = tokio::signal::ctrl_c().await.is_ok();
-            if !got {
-                break;
-            }
-            count += 1;
-            let sig = if count == 1 {
-                Signal::Stop
-            } else {
-                Signal::Abort
-            };
-            if tx.send(sig).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }

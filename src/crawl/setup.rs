@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::engine::{Engine, Persist};
 use super::events::EventLog;
-use super::{Options, outage, worker};
+use super::{Options, reach, worker};
 use crate::config::Config;
 use crate::discover::{self, Limits};
 use crate::frontier::{Entry, Kind, Origin};
@@ -28,15 +28,15 @@ use crate::store::state::{self, RunHistory, RunSummary, Validators};
 use crate::url::{self, SourceScope};
 
 /// `--min-lastmod`: a date, a time, `auto` (per host: the start of the last
-/// run that read it successfully, minus the overlap; see [`outage::Cutoff`]),
+/// run that read it successfully, minus the overlap; see [`reach::Cutoff`]),
 /// or none.
 pub(super) fn resolve_cutoff(
     config: &Config,
     last: Option<&RunSummary>,
     now: DateTime<Utc>,
-) -> anyhow::Result<outage::Cutoff> {
+) -> anyhow::Result<reach::Cutoff> {
     let Some(text) = config.crawl.min_lastmod.as_deref() else {
-        return Ok(outage::Cutoff::fixed(None));
+        return Ok(reach::Cutoff::fixed(None));
     };
     if text.trim() == "auto" {
         let overlap =
@@ -52,10 +52,10 @@ pub(super) fn resolve_cutoff(
             Some(l) => (l.last_success_started_at, &l.host_watermarks),
             None => (None, &empty),
         };
-        return Ok(outage::Cutoff::auto(global, hosts, overlap, floor));
+        return Ok(reach::Cutoff::auto(global, hosts, overlap, floor));
     }
     crate::date::parse_cutoff(text, now)
-        .map(outage::Cutoff::fixed)
+        .map(reach::Cutoff::fixed)
         .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
 }
 
@@ -139,7 +139,7 @@ pub(super) fn announce(
     config: &Config,
     opts: &Options,
     run_id: &str,
-    cutoff: &outage::Cutoff,
+    cutoff: &reach::Cutoff,
     seeds: usize,
     store: &Persist,
 ) {
@@ -167,7 +167,7 @@ pub(super) fn announce(
 /// feed and sitemap entries it listed but could not fetch (so the
 /// `--min-lastmod auto` watermark can move on without losing them).
 pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> anyhow::Result<()> {
-    let leftover = state::load_frontier(&data.state, engine.ctx.partition)?;
+    let leftover = state::load_frontier(&data.state, engine.partition())?;
     if leftover.bad_lines > 0 {
         tracing::warn!(
             bad_lines = leftover.bad_lines,
@@ -202,7 +202,7 @@ pub(super) fn carry_over(engine: &mut Engine, data: &DataDir, resume: bool) -> a
 
 /// What other partitions found for this one (open scope), queued.
 pub(super) fn read_inbox(engine: &mut Engine, data: &DataDir) -> anyhow::Result<Inbox> {
-    let inbox = Inbox::read(&data.state, engine.ctx.partition)?;
+    let inbox = Inbox::read(&data.state, engine.partition())?;
     if inbox.bad_lines > 0 {
         tracing::warn!(
             bad_lines = inbox.bad_lines,

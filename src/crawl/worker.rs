@@ -120,6 +120,29 @@ pub struct Meta {
     pub captured: Option<Box<Captured>>,
 }
 
+#[cfg(test)]
+impl Meta {
+    /// The metadata of a plain answer from `url` with `status` (for tests of the engine).
+    pub(crate) fn answered(url: Url, status: u16) -> Meta {
+        Meta {
+            url,
+            status,
+            redirects: vec![],
+            etag: None,
+            last_modified: None,
+            retry_after: None,
+            sent_at: Instant::now(),
+            elapsed: Duration::ZERO,
+            wire_bytes: 0,
+            gap_wait: Duration::ZERO,
+            x_robots_tag: vec![],
+            signals: Signals::default(),
+            robots_hash: 0,
+            captured: None,
+        }
+    }
+}
+
 /// A finished job.
 #[derive(Debug)]
 pub struct Done {
@@ -196,22 +219,7 @@ pub async fn work(ctx: Arc<Ctx>, mut job: Job) -> Done {
 
 async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body) {
     let wire = resp.wire.take();
-    let mut meta = Meta {
-        url: resp.url.clone(),
-        status: resp.status,
-        redirects: resp.redirects.clone(),
-        etag: resp.etag.clone(),
-        last_modified: resp.last_modified.clone(),
-        retry_after: resp.retry_after,
-        sent_at: resp.sent_at,
-        elapsed: resp.elapsed,
-        wire_bytes: resp.wire_bytes,
-        gap_wait: resp.gap_wait,
-        x_robots_tag: resp.x_robots_tag.clone(),
-        signals: signals::from_headers(&ctx.net, &resp),
-        robots_hash: 0,
-        captured: None,
-    };
+    let mut meta = meta_of(ctx, &resp);
     if resp.status == 304 {
         return (meta, Body::NotModified);
     }
@@ -238,52 +246,79 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
     // Never closed, so `acquire` only fails if it were: then parse anyway.
     let _slot = ctx.parses.acquire().await.ok();
     let ctx = ctx.clone();
-    let parsed = tokio::task::spawn_blocking(move || {
-        let body = match kind {
-            Kind::Feed | Kind::Sitemap => {
-                match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
-                    Ok(parsed) => Body::Listing(parsed),
-                    Err(e) => Body::BadListing(e.to_string()),
-                }
-            }
-            Kind::Page => {
-                let page = extract::extract(
-                    &resp.body,
-                    resp.charset.as_deref(),
-                    Some(&resp.url),
-                    &ctx.rule,
-                    ctx.today,
-                );
-                Body::Page(Box::new(page))
-            }
-        };
-        // Captured here, off the engine, and only what will be archived:
-        // under `articles`, a page that is a relevant article. The raw
-        // bytes are dropped with `resp` as this task ends.
-        let keep = match (&body, ctx.archive) {
-            (Body::Page(p), _) if noarchive(p, &resp.x_robots_tag) => {
-                tracing::debug!(url = %resp.url, "noarchive: not archived");
-                false
-            }
-            (_, Archive::All) => true,
-            (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
-            _ => false,
-        };
-        let captured = wire.filter(|_| keep).map(|w| Box::new(capture(&resp, &w)));
-        (body, captured)
-    })
-    .await;
+    let parsed = tokio::task::spawn_blocking(move || parse(&ctx, kind, &resp, wire)).await;
     match parsed {
         Ok((body, captured)) => {
             meta.captured = captured;
             (meta, body)
         }
         Err(e) => {
-            let cause = super::workers::panic_message(e)
-                .unwrap_or_else(|| "the parse was cancelled".into());
+            let cause = panic_message(e).unwrap_or_else(|| "the parse was cancelled".into());
             (meta, Body::Panicked(cause))
         }
     }
+}
+
+/// The response's metadata the engine needs, with the AI-use signals of its headers.
+fn meta_of(ctx: &Ctx, resp: &Response) -> Meta {
+    Meta {
+        url: resp.url.clone(),
+        status: resp.status,
+        redirects: resp.redirects.clone(),
+        etag: resp.etag.clone(),
+        last_modified: resp.last_modified.clone(),
+        retry_after: resp.retry_after,
+        sent_at: resp.sent_at,
+        elapsed: resp.elapsed,
+        wire_bytes: resp.wire_bytes,
+        gap_wait: resp.gap_wait,
+        x_robots_tag: resp.x_robots_tag.clone(),
+        signals: signals::from_headers(&ctx.net, resp),
+        robots_hash: 0,
+        captured: None,
+    }
+}
+
+/// Parse a 2xx body as `kind` (on the blocking pool), and capture the
+/// exchange for the archive when it will be kept.
+fn parse(
+    ctx: &Ctx,
+    kind: Kind,
+    resp: &Response,
+    wire: Option<Box<crate::net::Wire>>,
+) -> (Body, Option<Box<Captured>>) {
+    let body = match kind {
+        Kind::Feed | Kind::Sitemap => {
+            match discover::parse(kind, &resp.url, &resp.body, &ctx.limits) {
+                Ok(parsed) => Body::Listing(parsed),
+                Err(e) => Body::BadListing(e.to_string()),
+            }
+        }
+        Kind::Page => {
+            let page = extract::extract(
+                &resp.body,
+                resp.charset.as_deref(),
+                Some(&resp.url),
+                &ctx.rule,
+                ctx.today,
+            );
+            Body::Page(Box::new(page))
+        }
+    };
+    // Captured here, off the engine, and only what will be archived:
+    // under `articles`, a page that is a relevant article. The raw
+    // bytes are dropped with `resp` as this task ends.
+    let keep = match (&body, ctx.archive) {
+        (Body::Page(p), _) if noarchive(p, &resp.x_robots_tag) => {
+            tracing::debug!(url = %resp.url, "noarchive: not archived");
+            false
+        }
+        (_, Archive::All) => true,
+        (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
+        _ => false,
+    };
+    let captured = wire.filter(|_| keep).map(|w| Box::new(capture(resp, &w)));
+    (body, captured)
 }
 
 /// The publisher asks that the page not be archived (`noarchive` or `none`
@@ -324,5 +359,44 @@ async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<F
         Some(TdmOutcome::Budget) => Some(FetchError::Budget),
         Some(TdmOutcome::Rested) => Some(FetchError::Rested),
         _ => None,
+    }
+}
+
+/// The message a panicked task left, `None` for a cancelled one.
+pub fn panic_message(e: tokio::task::JoinError) -> Option<String> {
+    let payload = e.try_into_panic().ok()?;
+    Some(if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_keeps_its_message_and_a_cancel_has_none() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let panicked = tokio::spawn(async { panic!("boom at {}", 3) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("boom at 3")
+            );
+            let panicked = tokio::spawn(async { std::panic::panic_any(7_u8) }).await;
+            assert_eq!(
+                panic_message(panicked.unwrap_err()).as_deref(),
+                Some("a panic without a message")
+            );
+            let slow = tokio::spawn(std::future::pending::<()>());
+            slow.abort();
+            assert_eq!(panic_message(slow.await.unwrap_err()), None);
+        });
     }
 }

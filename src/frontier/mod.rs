@@ -148,6 +148,14 @@ impl Entry {
             update: false,
         }
     }
+
+    /// Does fetching it read its host as a source (a seed, feed or
+    /// sitemap), rather than one more page? A source-level failure keeps
+    /// the host's cut-off (`crawl::reach`); a page's failure is kept for the
+    /// next run.
+    pub fn reads_source(&self) -> bool {
+        self.kind != Kind::Page || self.origin == Origin::Seed
+    }
 }
 
 /// Scheduling knobs (from `config.crawl`).

@@ -3,10 +3,9 @@
 //! [`crate::store::health`]) and the rules that turn a short history of those
 //! records into a status with a reason ([`rules`], pure).
 //!
-//! The crawl fills a [`RunHealth`] as it goes (`crawl::health::Tally`);
+//! The crawl fills a [`RunHealth`] as it goes (`crawl::tally::Tally`);
 //! `scraper health` reads the last runs and judges each source ([`assess`]).
 
-mod answer;
 pub mod rules;
 
 use std::collections::BTreeMap;
@@ -19,7 +18,7 @@ use crate::frontier::Kind;
 use crate::record::{RobotsAccess, RunHeader};
 use crate::url::{self, Url};
 
-pub use answer::Answer;
+pub use crate::record::Answer;
 pub use rules::{Finding, Problem, Status, Verdict, judge};
 
 /// One run's health records: what it saw of every source it touched.

@@ -2,10 +2,15 @@
 //! wrong: counted by the engine through the methods below, written into
 //! `last_run.json` (under `hosts`) and the end-of-run table.
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Answer, FailureClass};
 
 /// Per-host counters of one run. Field order is `last_run.json`'s key order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -20,7 +25,7 @@ pub struct HostCounters {
     /// Pages that passed the relevance rule.
     pub relevant: u64,
     /// Failures by class (`timeout`, `4xx`, `robots`, `budget`, ...).
-    pub errors: BTreeMap<String, u64>,
+    pub errors: BTreeMap<ErrorClass, u64>,
     /// Bytes received on the wire.
     pub bytes: u64,
     /// Time requests waited for the host's politeness gap (`wait_ms` read
@@ -81,14 +86,20 @@ impl HostCounters {
         self.politeness_wait_ms += waited.as_millis() as u64;
     }
 
-    /// A request failed (or was not sent) under `class`.
-    pub fn failed(&mut self, class: &str) {
-        *self.errors.entry(class.to_string()).or_default() += 1;
-    }
-
-    /// robots.txt disallowed a URL (counted under `failed("robots")` too).
-    pub fn disallowed(&mut self) {
-        self.disallowed += 1;
+    /// How a request went (the one classification of a finished job):
+    /// a failure counts under its [`ErrorClass`] (a robots.txt refusal as
+    /// `disallowed` too), a 304 as `not_modified`, a feed or sitemap that
+    /// could not be parsed as a bad listing; a success counts nothing here.
+    pub fn record(&mut self, answer: Answer) {
+        match answer {
+            Answer::NotModified => self.not_modified += 1,
+            Answer::BadListing => self.bad_listings += 1,
+            Answer::ROBOTS => self.disallowed += 1,
+            _ => {}
+        }
+        if let Some(class) = ErrorClass::of(answer) {
+            *self.errors.entry(class).or_default() += 1;
+        }
     }
 
     /// A request was answered: for a feed or sitemap, or for a page.
@@ -108,10 +119,7 @@ impl HostCounters {
         self.listings_not_due += 1;
     }
 
-    pub fn not_modified(&mut self) {
-        self.not_modified += 1;
-    }
-
+    /// A feed or sitemap was read only in part, or its children not at all.
     pub fn bad_listing(&mut self) {
         self.bad_listings += 1;
     }
@@ -151,9 +159,179 @@ impl HostCounters {
     }
 }
 
+/// The class a failed request is counted under in a host's `errors`:
+/// written as the keys `last_run.json` has always held (`timeout`,
+/// `robots`, `challenge`, ... for a [`FailureClass`]; `429`, `4xx`, `5xx`,
+/// `other_status` for an HTTP status; `panic`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// No answer, or one refused before or after it was read.
+    Failed(FailureClass),
+    /// `429 Too Many Requests`.
+    TooManyRequests,
+    /// Any other 4xx.
+    ClientError,
+    /// Any 5xx.
+    ServerError,
+    /// A status outside 4xx and 5xx that is no success (an unfollowed 3xx).
+    OtherStatus,
+    /// The worker or the parser panicked.
+    Panic,
+    /// A key this version does not know (written by a newer one): kept.
+    Unknown(String),
+}
+
+impl ErrorClass {
+    /// The class of an HTTP status that is not a success.
+    pub fn of_status(code: u16) -> ErrorClass {
+        match code {
+            429 => ErrorClass::TooManyRequests,
+            400..=499 => ErrorClass::ClientError,
+            500..=599 => ErrorClass::ServerError,
+            _ => ErrorClass::OtherStatus,
+        }
+    }
+
+    /// The class of an answer that is a failure (`None`: a success, a 304,
+    /// a listing that answered at all).
+    pub fn of(answer: Answer) -> Option<ErrorClass> {
+        match answer {
+            Answer::Status(code) => Some(ErrorClass::of_status(code)),
+            Answer::Failed(class) => Some(ErrorClass::Failed(class)),
+            Answer::Panicked => Some(ErrorClass::Panic),
+            Answer::Success | Answer::NotModified | Answer::NotAListing | Answer::BadListing => {
+                None
+            }
+        }
+    }
+
+    /// The written form.
+    pub fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(match self {
+            ErrorClass::Failed(class) => class.as_str(),
+            ErrorClass::TooManyRequests => "429",
+            ErrorClass::ClientError => "4xx",
+            ErrorClass::ServerError => "5xx",
+            ErrorClass::OtherStatus => "other_status",
+            ErrorClass::Panic => "panic",
+            ErrorClass::Unknown(name) => name,
+        })
+    }
+
+    /// The class written as `name` (the inverse of [`ErrorClass::name`]).
+    pub fn from_name(name: &str) -> ErrorClass {
+        match name {
+            "429" => ErrorClass::TooManyRequests,
+            "4xx" => ErrorClass::ClientError,
+            "5xx" => ErrorClass::ServerError,
+            "other_status" => ErrorClass::OtherStatus,
+            "panic" => ErrorClass::Panic,
+            _ => FailureClass::from_name(name)
+                .map_or_else(|| ErrorClass::Unknown(name.to_string()), ErrorClass::Failed),
+        }
+    }
+}
+
+impl From<&str> for ErrorClass {
+    fn from(name: &str) -> ErrorClass {
+        ErrorClass::from_name(name)
+    }
+}
+
+impl fmt::Display for ErrorClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// By the written form, so `errors` keeps the key order of the files.
+impl Ord for ErrorClass {
+    fn cmp(&self, other: &ErrorClass) -> Ordering {
+        self.name().cmp(&other.name())
+    }
+}
+
+impl PartialOrd for ErrorClass {
+    fn partial_cmp(&self, other: &ErrorClass) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Serialize for ErrorClass {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorClass {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ErrorClass, D::Error> {
+        Ok(ErrorClass::from_name(&Cow::<'de, str>::deserialize(d)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each answer counts under today's key, and the keys read back.
+    #[test]
+    fn error_keys_are_the_old_strings() {
+        let table = [
+            (Answer::Status(429), Some("429")),
+            (Answer::Status(404), Some("4xx")),
+            (Answer::Status(403), Some("4xx")),
+            (Answer::Status(503), Some("5xx")),
+            (Answer::Status(301), Some("other_status")),
+            (Answer::Failed(FailureClass::Timeout), Some("timeout")),
+            (Answer::ROBOTS, Some("robots")),
+            (Answer::Failed(FailureClass::Challenge), Some("challenge")),
+            (Answer::Failed(FailureClass::Budget), Some("budget")),
+            (Answer::Panicked, Some("panic")),
+            (Answer::Success, None),
+            (Answer::NotModified, None),
+            (Answer::NotAListing, None),
+            (Answer::BadListing, None),
+        ];
+        for (answer, key) in table {
+            let class = ErrorClass::of(answer);
+            assert_eq!(
+                class.as_ref().map(|c| c.to_string()).as_deref(),
+                key,
+                "{answer}"
+            );
+            if let Some(c) = class {
+                let v = serde_json::to_value(&c).unwrap();
+                assert_eq!(serde_json::from_value::<ErrorClass>(v).unwrap(), c);
+            }
+        }
+        let newer: ErrorClass = serde_json::from_str(r#""from_the_future""#).unwrap();
+        assert_eq!(newer, ErrorClass::Unknown("from_the_future".into()));
+        assert_eq!(
+            serde_json::to_string(&newer).unwrap(),
+            r#""from_the_future""#
+        );
+    }
+
+    /// `record` counts each answer where the old engine did.
+    #[test]
+    fn record_counts_failures_refusals_and_304s() {
+        let mut h = HostCounters::default();
+        for a in [
+            Answer::Success,
+            Answer::NotModified,
+            Answer::ROBOTS,
+            Answer::BadListing,
+            Answer::Status(503),
+            Answer::Status(500),
+            Answer::Status(429),
+            Answer::Failed(FailureClass::Dns),
+        ] {
+            h.record(a);
+        }
+        assert_eq!((h.not_modified, h.bad_listings, h.disallowed), (1, 1, 1));
+        let text = serde_json::to_string(&h.errors).unwrap();
+        assert_eq!(text, r#"{"429":1,"5xx":2,"dns":1,"robots":1}"#);
+    }
 
     /// `last_run.json` keeps its key names and order.
     #[test]
@@ -161,8 +339,8 @@ mod tests {
         let mut h = HostCounters::default();
         h.queued();
         h.fetched(1200, Duration::from_millis(350));
-        h.failed("timeout");
-        h.failed("timeout");
+        h.record(Answer::Failed(FailureClass::Timeout));
+        h.record(Answer::Failed(FailureClass::Timeout));
         h.page(true, false);
         h.stored();
         let text = serde_json::to_string(&h).unwrap();

@@ -181,6 +181,19 @@ impl FailureClass {
     pub fn from_name(name: &str) -> Option<FailureClass> {
         FailureClass::ALL.into_iter().find(|c| c.as_str() == name)
     }
+
+    /// Did the network fail (as `FetchError::is_network` says), rather
+    /// than a policy refusal or the answer?
+    pub fn is_network(self) -> bool {
+        matches!(
+            self,
+            FailureClass::Timeout
+                | FailureClass::Connect
+                | FailureClass::Dns
+                | FailureClass::Tls
+                | FailureClass::Body
+        )
+    }
 }
 
 impl fmt::Display for FailureClass {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{LAST_RUN_FILE, RUNS_DIR, write_atomic};
-use crate::crawl::partition::HandoverCounts;
+use crate::crawl::handover::HandoverCounts;
 use crate::health::Answer;
 use crate::partition::Partition;
 use crate::record::{HostCounters, RunHeader};
@@ -74,7 +74,7 @@ pub struct RunSummary {
     /// Per host: the start of the latest run that read it in full as a
     /// source (`null`: never). `--min-lastmod auto` takes a host's own entry,
     /// and `last_success_started_at` for hosts without one. A run carries the
-    /// entries of hosts it did not touch over unchanged (see `crawl::outage`).
+    /// entries of hosts it did not touch over unchanged (see `crawl::reach`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub host_watermarks: BTreeMap<String, Option<DateTime<Utc>>>,
     #[serde(default)]

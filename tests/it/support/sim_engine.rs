@@ -1,6 +1,11 @@
-//! The simulated engine: a deterministic event loop in virtual time that drives
-//! a [`Scheduler`] over a simulated web the way the crawl engine drives the
-//! frontier, and checks politeness from the times requests went out.
+//! The scheduling simulator: a deterministic event loop in virtual time that
+//! drives a [`Scheduler`] (the frontier, or a baseline policy) over a
+//! simulated web, hands out work, reports each request's outcome as `Hit`,
+//! `Miss` or `Error`, and checks politeness from the times requests went out.
+//! It measures scheduling policies; it is not the crawl engine, and it holds
+//! none of the engine's result handling: what the engine does with a failed
+//! fetch or a status is `scraper`'s own `crawl::outcome` (`error_plan`,
+//! `status_plan`), unit-tested there.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};

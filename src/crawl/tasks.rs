@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tokio::task::{Id, JoinError, JoinSet};
+use tokio::task::{Id, JoinSet};
 
-use super::worker::{self, Ctx, Done, Job};
+use super::worker::{self, Ctx, Done, Job, panic_message};
 use crate::url::Url;
 
 /// A task that ended without a [`Done`].
@@ -20,12 +20,12 @@ pub struct Lost {
 }
 
 #[derive(Default)]
-pub struct Workers {
+pub struct Tasks {
     set: JoinSet<Done>,
     jobs: HashMap<Id, (String, Url)>,
 }
 
-impl Workers {
+impl Tasks {
     pub fn len(&self) -> usize {
         self.set.len()
     }
@@ -66,44 +66,5 @@ impl Workers {
     /// Abandon every task in flight (they end as [`Lost`] without a panic).
     pub fn abort_all(&mut self) {
         self.set.abort_all();
-    }
-}
-
-/// The message a panicked task left, `None` for a cancelled one.
-pub fn panic_message(e: JoinError) -> Option<String> {
-    let payload = e.try_into_panic().ok()?;
-    Some(if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_string()
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panic_keeps_its_message_and_a_cancel_has_none() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let panicked = tokio::spawn(async { panic!("boom at {}", 3) }).await;
-            assert_eq!(
-                panic_message(panicked.unwrap_err()).as_deref(),
-                Some("boom at 3")
-            );
-            let panicked = tokio::spawn(async { std::panic::panic_any(7_u8) }).await;
-            assert_eq!(
-                panic_message(panicked.unwrap_err()).as_deref(),
-                Some("a panic without a message")
-            );
-            let slow = tokio::spawn(std::future::pending::<()>());
-            slow.abort();
-            assert_eq!(panic_message(slow.await.unwrap_err()), None);
-        });
     }
 }

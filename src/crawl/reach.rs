@@ -23,20 +23,51 @@
 //!   `last_success_started_at` (files written before per-host watermarks).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use chrono::{DateTime, Utc};
+
+use crate::record::{Answer, FailureClass};
+use crate::url::Url;
 
 /// Exit status of a run in which no host could be reached
 /// (sysexits' `EX_UNAVAILABLE`): nothing saved, nothing to commit.
 pub const EXIT_OUTAGE: u8 = 69;
 
+/// Why today's reading of a host as a source failed (written, as its
+/// `Display`, into the `source_down` event and the log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cause {
+    /// The host was rested (repeated failures, a Retry-After too long).
+    Rested,
+    /// A seed, feed or sitemap failed under this class (a network
+    /// failure, a bot challenge): `timeout on <url>`.
+    Failed { class: FailureClass, url: Url },
+    /// A seed, feed or sitemap answered a transient status (429, 5xx): `503 on <url>`.
+    Status { code: u16, url: Url },
+    /// robots.txt could not be read (why, as `RobotsOutcome::DisallowAll` says).
+    Robots(String),
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Rested => f.write_str("rested"),
+            Cause::Failed { class, url } => write!(f, "{class} on {url}"),
+            Cause::Status { code, url } => write!(f, "{code} on {url}"),
+            Cause::Robots(why) => write!(f, "robots.txt: {why}"),
+        }
+    }
+}
+
 /// Which hosts this run reached, and which it could not read as sources.
 #[derive(Debug, Clone, Default)]
 pub struct Reach {
     reached: BTreeSet<String>,
-    /// Host -> the first cause, e.g. `robots: dns`.
-    troubled: BTreeMap<String, String>,
-    /// Requests that failed for a network reason (or an unreachable robots.txt), by class.
+    /// Host -> the first cause.
+    troubled: BTreeMap<String, Cause>,
+    /// Requests that failed for a network reason (or an unreachable
+    /// robots.txt), by the name of their class (`dns`, `robots 503`).
     failures: BTreeMap<String, u64>,
     /// Hosts with a seed, feed or sitemap fetched or tried.
     sources: BTreeSet<String>,
@@ -61,16 +92,37 @@ impl Reach {
         }
     }
 
-    /// A request to `host` failed for a network reason of class `class`.
-    pub fn failed(&mut self, class: &str) {
-        *self.failures.entry(class.to_string()).or_default() += 1;
+    /// A finished request of `host`: `status`, the HTTP status when one
+    /// came back; `answer`, how it went (a network failure counts towards
+    /// an outage).
+    pub fn record(&mut self, host: &str, status: Option<u16>, answer: Answer) {
+        if let Some(status) = status {
+            self.answered(host, status);
+        }
+        if let Answer::Failed(class) = answer
+            && class.is_network()
+        {
+            self.failed(class.as_str());
+        }
+    }
+
+    /// `host`'s robots.txt could not be read (`why`; `error`: the request's
+    /// failure, if it failed): a failure, and the host is troubled.
+    pub fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
+        match error {
+            Some(class) => self.failed(class.as_str()),
+            None => self.failed(&format!("robots {why}")),
+        }
+        self.trouble(host, Cause::Robots(why.to_string()));
+    }
+
+    fn failed(&mut self, name: &str) {
+        *self.failures.entry(name.to_string()).or_default() += 1;
     }
 
     /// Today's reading of `host` as a source failed (`cause` says how).
-    pub fn trouble(&mut self, host: &str, cause: impl Into<String>) {
-        self.troubled
-            .entry(host.to_string())
-            .or_insert_with(|| cause.into());
+    pub fn trouble(&mut self, host: &str, cause: Cause) {
+        self.troubled.entry(host.to_string()).or_insert(cause);
     }
 
     pub fn is_reached(&self, host: &str) -> bool {
@@ -82,7 +134,7 @@ impl Reach {
     }
 
     /// The troubled hosts and why.
-    pub fn troubled(&self) -> &BTreeMap<String, String> {
+    pub fn troubled(&self) -> &BTreeMap<String, Cause> {
         &self.troubled
     }
 
@@ -226,23 +278,46 @@ mod tests {
 
     #[test]
     fn outage_only_when_nothing_answered_and_something_failed() {
+        let dns = Some(FailureClass::Dns);
         let mut r = Reach::default();
         assert_eq!(r.outage(), None, "a run that tried nothing");
-        r.failed("dns");
-        r.trouble("a.test", "robots: dns");
-        r.failed("dns");
-        r.trouble("b.test", "robots: dns");
+        r.robots_down("a.test", "dns", dns);
+        r.robots_down("b.test", "dns", dns);
         r.answered("c.test", 503);
-        r.trouble("c.test", "robots: 503");
+        r.robots_down("c.test", "503", None);
+        // A challenge is no network failure; a timeout is.
+        r.record("d.test", None, Answer::Failed(FailureClass::Challenge));
         let why = r.outage().expect("an outage");
-        assert!(why.contains("3 hosts") && why.contains("dns 2"), "{why}");
-        r.answered("c.test", 404);
+        assert_eq!(
+            why,
+            "no host could be reached (3 hosts tried; failures: dns 2, robots 503 1)"
+        );
+        r.record("d.test", None, Answer::Failed(FailureClass::Timeout));
+        assert!(r.outage().unwrap().ends_with("robots 503 1, timeout 1)"));
+        r.record("c.test", Some(404), Answer::Status(404));
         assert_eq!(r.outage(), None, "a 404 is an answer");
         assert!(r.is_reached("c.test") && !r.is_reached("a.test"));
         assert!(r.is_troubled("a.test"));
-        // The first cause is kept.
-        r.trouble("a.test", "later");
-        assert_eq!(r.troubled()["a.test"], "robots: dns");
+        // The first cause is kept, and written as before.
+        r.trouble("a.test", Cause::Rested);
+        assert_eq!(r.troubled()["a.test"].to_string(), "robots.txt: dns");
+        let u = crate::url::parse("https://e.test/feed").unwrap();
+        for (cause, text) in [
+            (Cause::Rested, "rested"),
+            (
+                Cause::Failed {
+                    class: FailureClass::Timeout,
+                    url: u.clone(),
+                },
+                "timeout on https://e.test/feed",
+            ),
+            (
+                Cause::Status { code: 503, url: u },
+                "503 on https://e.test/feed",
+            ),
+        ] {
+            assert_eq!(cause.to_string(), text);
+        }
     }
 
     #[test]

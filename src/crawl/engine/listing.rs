@@ -4,8 +4,8 @@
 
 use chrono::Utc;
 
-use super::engine::{Engine, MAX_SITEMAP_DEPTH};
-use super::worker::{Job, Meta};
+use super::{Engine, MAX_SITEMAP_DEPTH};
+use crate::crawl::worker::{Job, Meta};
 use crate::discover::{self, Listed, Listing, Parsed};
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event, ListingWarning};
@@ -57,22 +57,11 @@ impl Engine {
             crate::net::RobotsOutcome::DisallowAll(why) => {
                 // Unreachable today: the host's queue is kept for the next run
                 // and its cut-off stays where it was.
-                let kept = self.frontier.take_host(host);
-                let dropped = kept.len();
-                self.sets.kept.extend(kept);
-                let failure = match &robots.error {
-                    Some(e) => e.class().to_string(),
-                    None => format!("robots {why}"),
-                };
-                self.reach.failed(&failure);
-                self.reach.trouble(host, format!("robots.txt: {why}"));
-                tracing::info!(%host, %why, kept = dropped, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
-                self.log.emit(Event::HostRested(event::HostRested {
-                    host: host.to_string(),
-                    reason: Some(event::RestReason::Robots(why.clone())),
-                    dropped,
-                    kept: true,
-                }));
+                let error = robots.error.as_ref().map(crate::net::FetchError::class);
+                self.reach.robots_down(host, why, error);
+                let reason = event::RestReason::Robots(why.clone());
+                let kept = self.rest_host(host, Some(reason));
+                tracing::info!(%host, %why, kept, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
                 return;
             }
         }

@@ -2,17 +2,19 @@
 //! an article older than the cut-off), then decide whether to store it and
 //! append the record to the shard.
 
+use std::time::{Duration, Instant};
+
 use chrono::Utc;
 
-use super::engine::Engine;
-use super::signals::AiDecision;
-use super::worker::{Job, Meta};
+use super::Engine;
 use crate::config::PaywalledText;
+use crate::crawl::signals::AiDecision;
+use crate::crawl::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::record::{DateSource, Provenance, Rejection};
-use crate::store::seen::flag;
+use crate::store::seen::{Seen, flag};
 use crate::url;
 
 impl Engine {
@@ -41,49 +43,74 @@ impl Engine {
                 .iter()
                 .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
-                // An article's own comment feed lists comments, not articles.
-                let feeds = page.feeds.iter().filter(|f| {
-                    !(page.is_article && crate::discover::is_comment_feed(&meta.url, f))
-                });
-                let anchors = page.anchors.iter().map(Some).chain(std::iter::repeat(None));
-                let links = page.links.iter().zip(anchors);
-                for (link, anchor) in links.chain(feeds.map(|f| (f, None))) {
-                    if !self.in_scope(link, relevant) {
-                        continue;
-                    }
-                    let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
-                    let origin = if relevant {
-                        Origin::Relevant
-                    } else {
-                        Origin::Other
-                    };
-                    let value = if kind == Kind::Page {
-                        self.link_value(link, anchor.map(String::as_str), relevant)
-                    } else {
-                        crate::frontier::NEUTRAL as f32
-                    };
-                    let entry = Entry {
-                        url: link.to_string(),
-                        kind,
-                        origin,
-                        depth: job.entry.depth + 1,
-                        lastmod: None,
-                        value,
-                        backlog: false,
-                        update: false,
-                    };
-                    self.enqueue_from(link, entry, Some(&meta.url));
-                }
+                self.follow_links(job, meta, page);
             }
         }
         // Then the storing decision.
-        let reason = if job.entry.kind != Kind::Page
-            || crate::discover::kind_from_url(&meta.url).is_some()
-        {
+        match self.rejection(job, meta, page) {
+            Some(Rejection::WithheldAiUse) => {
+                self.withhold(job, meta);
+                false
+            }
+            Some(reason) => {
+                tracing::debug!(url = %meta.url, %reason, "not stored");
+                self.log.emit(Event::Rejected(event::Rejected {
+                    url: meta.url.to_string(),
+                    reason,
+                    signals: None,
+                }));
+                false
+            }
+            None => self.store(job, meta, page),
+        }
+    }
+
+    /// Queue the page's links and feeds that are in scope, valued by their clues.
+    fn follow_links(&mut self, job: &Job, meta: &Meta, page: &Page) {
+        let relevant = page.relevance.relevant;
+        // An article's own comment feed lists comments, not articles.
+        let feeds = page
+            .feeds
+            .iter()
+            .filter(|f| !(page.is_article && crate::discover::is_comment_feed(&meta.url, f)));
+        let anchors = page.anchors.iter().map(Some).chain(std::iter::repeat(None));
+        let links = page.links.iter().zip(anchors);
+        for (link, anchor) in links.chain(feeds.map(|f| (f, None))) {
+            if !self.in_scope(link, relevant) {
+                continue;
+            }
+            let kind = crate::discover::kind_from_url(link).unwrap_or(Kind::Page);
+            let origin = if relevant {
+                Origin::Relevant
+            } else {
+                Origin::Other
+            };
+            let value = if kind == Kind::Page {
+                self.link_value(link, anchor.map(String::as_str), relevant)
+            } else {
+                crate::frontier::NEUTRAL as f32
+            };
+            let entry = Entry {
+                url: link.to_string(),
+                kind,
+                origin,
+                depth: job.entry.depth + 1,
+                lastmod: None,
+                value,
+                backlog: false,
+                update: false,
+            };
+            self.enqueue_from(link, entry, Some(&meta.url));
+        }
+    }
+
+    /// Why the page is not stored, in this order; `None`: it is.
+    fn rejection(&mut self, job: &Job, meta: &Meta, page: &Page) -> Option<Rejection> {
+        if job.entry.kind != Kind::Page || crate::discover::kind_from_url(&meta.url).is_some() {
             Some(Rejection::Listing)
         } else if !page.is_article {
             Some(Rejection::NotArticle)
-        } else if !relevant {
+        } else if !page.relevance.relevant {
             Some(Rejection::NotRelevant)
         } else if page.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
             Some(Rejection::NoTitle)
@@ -99,34 +126,25 @@ impl Engine {
             Some(Rejection::WithheldAiUse)
         } else {
             None
-        };
-        if reason == Some(Rejection::WithheldAiUse) {
-            // Not archived either, whatever `crawl.archive` says.
-            self.sets.captured = None;
-            let labels = meta.signals.labels();
-            self.host(&job.host).withheld();
-            let domain = url::domain(meta.url.host_str().unwrap_or(""));
-            self.store
-                .consent
-                .withheld(meta.url.as_str(), domain, &labels);
-            tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-            self.log.emit(Event::Rejected(event::Rejected {
-                url: meta.url.to_string(),
-                reason: Rejection::WithheldAiUse,
-                signals: Some(labels),
-            }));
-            return false;
         }
-        if let Some(reason) = reason {
-            tracing::debug!(url = %meta.url, %reason, "not stored");
-            self.log.emit(Event::Rejected(event::Rejected {
-                url: meta.url.to_string(),
-                reason,
-                signals: None,
-            }));
-            return false;
-        }
-        self.store(job, meta, page)
+    }
+
+    /// The publisher reserves AI training: not stored, not archived
+    /// (whatever `crawl.archive` says), noted in the consent log.
+    fn withhold(&mut self, job: &Job, meta: &Meta) {
+        self.sets.captured = None;
+        let labels = meta.signals.labels();
+        self.host(&job.host).withheld();
+        let domain = url::domain(meta.url.host_str().unwrap_or(""));
+        self.store
+            .consent
+            .withheld(meta.url.as_str(), domain, &labels);
+        tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
+        self.log.emit(Event::Rejected(event::Rejected {
+            url: meta.url.to_string(),
+            reason: Rejection::WithheldAiUse,
+            signals: Some(labels),
+        }));
     }
 
     /// Stored before: for an article asked again because its listing says it
@@ -249,5 +267,71 @@ impl Engine {
             date_source: article.date_source.clone(),
         }));
         true
+    }
+
+    /// Close a frame when it is due; then mark its records as hits.
+    pub fn maybe_flush(&mut self) {
+        let queued = self.frontier.len();
+        let requests = self.ctx.net.requests();
+        self.progress.update(crate::crawl::Totals {
+            fetched: self.counts.fetched,
+            stored: self.counts.stored,
+            queued,
+            requests,
+        });
+        if self.progress_at.elapsed() >= Duration::from_secs(10) {
+            self.progress_at = Instant::now();
+            self.log.emit(Event::Progress(event::Progress {
+                queue: queued,
+                requests,
+                fetched: self.counts.fetched,
+                stored: self.counts.stored,
+                errors: self.counts.errors,
+                elapsed_s: self.started.elapsed().as_secs(),
+            }));
+        }
+        if self.store.shard.due() {
+            self.flush();
+        } else {
+            self.log.flush();
+        }
+    }
+
+    /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
+    pub fn flush(&mut self) {
+        // The archive first: a shard line never points at a WARC record that is not on disk.
+        if let Some(Err(e)) = self.store.warc.as_mut().map(|w| w.sync()) {
+            tracing::error!(error = %e, "WARC sync failed; the shard frame waits");
+            return;
+        }
+        match self.store.shard.flush() {
+            Ok(_) => self.mark_hits(),
+            Err(e) => tracing::error!(error = %e, "shard flush failed"),
+        }
+        if let Err(e) = self.store.seen.flush(&self.state_dir, &self.run_id) {
+            tracing::error!(error = %e, "seen-set flush failed");
+        }
+        self.log.flush();
+    }
+
+    pub(super) fn mark_hits(&mut self) {
+        for hash in std::mem::take(&mut self.sets.pending_hits) {
+            self.store.seen.record(
+                hash,
+                Seen {
+                    day: self.day,
+                    flags: flag::HIT,
+                },
+            );
+        }
+        for (hash, print) in std::mem::take(&mut self.sets.pending_prints) {
+            self.store.seen.record(
+                hash,
+                Seen {
+                    day: self.day,
+                    flags: flag::HIT | (print << flag::TEXT_SHIFT),
+                },
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::engine::Engine;
+use super::Engine;
 use crate::discover::Listed;
 use crate::frontier::{Clues, NEUTRAL, Policy, slug_words, url_value};
 use crate::url::Url;

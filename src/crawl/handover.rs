@@ -4,24 +4,33 @@
 //! its own seeds) and handed to their owner through `state/outbox/` in `open`
 //! scope. Everything is counted in the run summary.
 
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
-use super::engine::Engine;
-use crate::config::Scope;
 use crate::frontier::{Entry, Origin};
-use crate::store::outbox::{Inbox, Outbox};
+use crate::partition::Partition;
+use crate::store::StoreError;
+use crate::store::outbox::Outbox;
 use crate::url::{self, Url};
 
 /// What happened to other partitions' URLs in this run.
 #[derive(Debug, Default)]
 pub struct Handover {
-    pub outbox: Outbox,
+    /// The hosts this runner owns.
+    partition: Partition,
+    /// Open scope: other partitions' URLs are handed over, not dropped.
+    open: bool,
+    outbox: Outbox,
+    /// Seeds of other partitions' hosts already counted (seen hashes).
+    seeds: HashSet<u64>,
     /// Seeds of hosts this runner does not own.
-    pub seeds_skipped: u64,
+    seeds_skipped: u64,
     /// Links and listing entries dropped (domains scope, or a full outbox).
-    pub dropped: u64,
+    dropped: u64,
     /// Entries written to another partition's outbox.
-    pub handed_over: u64,
+    handed_over: u64,
 }
 
 /// The counters as the run summary shows them.
@@ -33,45 +42,49 @@ pub struct HandoverCounts {
     pub inbox: usize,
 }
 
-impl Engine {
+impl Handover {
+    /// The handover of a runner of `partition`; `open`: open scope.
+    pub fn new(partition: Partition, open: bool) -> Handover {
+        Handover {
+            partition,
+            open,
+            ..Handover::default()
+        }
+    }
+
+    /// Does this runner own `url`'s host?
+    pub fn owns(&self, url: &Url) -> bool {
+        self.partition.owns(url)
+    }
+
     /// `url`'s host belongs to another partition: skip, drop or hand it over.
-    pub(super) fn hand_over(&mut self, url: &Url, entry: Entry) {
-        let owner = self.ctx.partition.owner_of(url);
+    pub fn route(&mut self, url: &Url, entry: Entry) {
+        let owner = self.partition.owner_of(url);
+        let hash = url::seen_hash(url);
         if entry.origin == Origin::Seed {
             // Seeds are queued again at every reseed: count them once.
-            if self.sets.this_run.insert(url::seen_hash(url)) {
-                self.sets.handover.seeds_skipped += 1;
+            if self.seeds.insert(hash) {
+                self.seeds_skipped += 1;
                 tracing::debug!(%url, %owner, "seed of another partition's host: left to it");
             }
             return;
         }
-        let h = &mut self.sets.handover;
-        if self.config.crawl.scope == Scope::Open {
-            if h.outbox.add(owner, url::seen_hash(url), entry) {
-                h.handed_over += 1;
+        if self.open {
+            if self.outbox.add(owner, hash, entry) {
+                self.handed_over += 1;
                 tracing::debug!(%url, %owner, "another partition's host: handed over through its outbox");
             }
             return;
         }
-        h.dropped += 1;
+        self.dropped += 1;
         tracing::debug!(%url, %owner, "another partition's host: dropped (domains scope; its owner crawls it)");
     }
 
-    /// Queue what other partitions left in this partition's outbox.
-    pub fn take_inbox(&mut self, inbox: &Inbox) -> usize {
-        let mut queued = 0;
-        for entry in &inbox.entries {
-            if let Some(u) = url::parse(&entry.url)
-                && self.enqueue(&u, entry.clone())
-            {
-                queued += 1;
-            }
-        }
-        queued
+    /// Write this run's outbox files for the other partitions.
+    pub fn save(&self, state_dir: &Path, run_id: &str) -> Result<Vec<PathBuf>, StoreError> {
+        self.outbox.save(state_dir, run_id)
     }
-}
 
-impl Handover {
     pub fn counts(&self, inbox: usize) -> HandoverCounts {
         let h = self;
         HandoverCounts {

@@ -1,6 +1,8 @@
-//! [`Answer`]: how one request of a source went, as the health records count
-//! it (`answers` keys, a seed's `answer`, `scraper probe`'s listings, and
-//! `seed_problems` in `last_run.json`). Written as the strings these files
+//! [`Answer`]: how one request went, classified once per finished job
+//! (`crawl::outcome`) and recorded by the host counters (as an
+//! [`ErrorClass`](super::ErrorClass)), the health tally and the reach
+//! tracker; the health records count it (`answers` keys, a seed's `answer`,
+//! `scraper probe`'s listings, and `seed_problems` in `last_run.json`). Written as the strings these files
 //! have always held: `2xx`, `304`, any other status (`404`), a failure
 //! class (`timeout`, `robots`, ...), `not_a_listing`, `bad_listing`, `panic`.
 
@@ -10,7 +12,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::record::FailureClass;
+use super::FailureClass;
 
 /// How one request went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

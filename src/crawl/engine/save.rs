@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
-use super::RunEnd;
-use super::engine::{Counters, Engine};
-use super::events::EventLog;
-use super::health::Tally;
-use super::outage::{self, Cutoff, Reach};
+use super::{Counters, Engine};
+use crate::crawl::RunEnd;
+use crate::crawl::events::EventLog;
+use crate::crawl::reach::{self, Cutoff, Reach};
+use crate::crawl::tally::Tally;
 use crate::frontier::{Entry, Kind};
 use crate::record::StopReason;
 use crate::record::event::{self, Event};
@@ -52,7 +52,7 @@ pub(super) async fn finish(
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
     // queue file it just saved, like any other link).
-    engine.sets.handover.outbox.save(&data.state, run_id)?;
+    engine.sets.handover.save(&data.state, run_id)?;
     inbox.remove()?;
     engine.store.validators.save(&data.state, run_id)?;
     engine.store.listings.save(&data.state, run_id)?;
@@ -124,7 +124,7 @@ fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
     for o in obs.values().filter(|o| o.fresh > 0) {
         let mut parent = o.parent.as_deref();
         // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
-        for _ in 0..super::engine::MAX_SITEMAP_DEPTH + 1 {
+        for _ in 0..super::MAX_SITEMAP_DEPTH + 1 {
             let Some(p) = parent else { break };
             *credit.entry(p).or_default() += o.fresh;
             parent = obs.get(p).and_then(|x| x.parent.as_deref());
@@ -281,7 +281,7 @@ fn set_watermarks(
         .map(str::to_string)
         .chain(left.unread_hosts.iter().cloned())
         .collect();
-    summary.host_watermarks = outage::next_watermarks(
+    summary.host_watermarks = reach::next_watermarks(
         &previous
             .map(|p| p.host_watermarks.clone())
             .unwrap_or_default(),

@@ -6,13 +6,15 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::worker::{Body, Done};
+use super::worker::{Body, Done, Job};
 use crate::config::Config;
 use crate::discover::Listing;
+use crate::extract::Page;
 use crate::frontier::{Kind, Origin};
-use crate::health::{Answer, RobotsSeen, RunHealth, SeedAnswer, SourceIndex};
+use crate::health::{RobotsSeen, RunHealth, SeedAnswer, SourceIndex};
+use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots};
-use crate::record::StopReason;
+use crate::record::{Answer, FailureClass, StopReason};
 use crate::url::Url;
 
 /// Collects one run's [`RunHealth`].
@@ -34,8 +36,9 @@ impl Tally {
         }
     }
 
-    /// Count a finished job against its source.
-    pub fn observe(&mut self, done: &Done) {
+    /// Count a finished job against its source; `answer` is its one
+    /// classification (`crawl::outcome::classify`).
+    pub fn observe(&mut self, done: &Done, answer: Answer) {
         let job = &done.job;
         if let Some(r) = &done.robots {
             self.robots(&job.url, r);
@@ -44,73 +47,47 @@ impl Tally {
             return;
         };
         let s = self.run.sources.entry(key.clone()).or_default();
-        let seed = job.entry.origin == Origin::Seed;
-        let (answer, kind, entries, moved_to) = match &done.result {
-            Err(FetchError::Budget | FetchError::Rested) => return,
-            Err(FetchError::RobotsDisallowed(_)) => (Answer::ROBOTS, job.entry.kind, None, None),
-            Err(e) => {
-                s.requests += 1;
-                let moved = match e {
-                    FetchError::OutOfScope(to) => Some(to.to_string()),
-                    _ => None,
-                };
-                (Answer::Failed(e.class()), job.entry.kind, None, moved)
-            }
+        // Not sent: the budget is spent or the host rested (the source is listed all the same).
+        if matches!(
+            answer,
+            Answer::Failed(FailureClass::Budget | FailureClass::Rested)
+        ) {
+            return;
+        }
+        // A URL robots.txt kept the crawler from is not a request.
+        s.requests += u64::from(answer != Answer::ROBOTS);
+        let (mut kind, mut entries, mut moved_to) = (job.entry.kind, None, None);
+        match &done.result {
+            Err(FetchError::OutOfScope(to)) => moved_to = Some(to.to_string()),
+            Err(_) => {}
             Ok((meta, body)) => {
-                s.requests += 1;
-                let moved = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
+                moved_to = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
                 match body {
-                    Body::NotModified => (Answer::NotModified, job.entry.kind, None, moved),
-                    Body::Status(code) => (Answer::status(*code), job.entry.kind, None, moved),
-                    Body::Turned(t) => {
-                        if let crate::net::turned::Turned::Payment { price: Some(p) } = t {
-                            s.price = Some(p.clone());
-                        }
-                        (Answer::Failed(t.class()), job.entry.kind, None, moved)
-                    }
-                    Body::BadListing(_) => (Answer::BadListing, job.entry.kind, None, moved),
-                    Body::Panicked(_) => (Answer::Panicked, job.entry.kind, None, moved),
+                    Body::Turned(Turned::Payment { price: Some(p) }) => s.price = Some(p.clone()),
                     Body::Listing(parsed) => {
-                        let kind = match parsed.listing {
+                        kind = match parsed.listing {
                             Listing::Feed(_) => Kind::Feed,
                             Listing::Sitemap { .. } => Kind::Sitemap,
                         };
-                        let n = parsed.listing.len() as u64;
-                        (Answer::Success, kind, Some(n), moved)
+                        entries = Some(parsed.listing.len() as u64);
                     }
                     Body::Page(page) => {
-                        if !seed && job.entry.kind == Kind::Page {
-                            let listed = job.entry.origin == Origin::Listed;
-                            let article = u64::from(page.is_article);
-                            if listed {
-                                s.pages += 1;
-                                s.articles += article;
-                                s.relevant += u64::from(page.is_article && page.relevance.relevant);
-                            } else {
-                                s.linked_pages += 1;
-                                s.linked_articles += article;
-                            }
-                            self.texts
-                                .entry((key.clone(), listed))
-                                .or_default()
-                                .push(page.text.chars().count() as u64);
+                        if answer == Answer::Success {
+                            kind = Kind::Page;
                         }
-                        if seed && job.entry.kind != Kind::Page {
-                            // A feed or sitemap that now answers with a page (moved, gone to the home page).
-                            (Answer::NotAListing, job.entry.kind, None, moved)
-                        } else {
-                            (Answer::Success, Kind::Page, None, moved)
-                        }
+                        self.page(&key, job, page);
                     }
+                    _ => {}
                 }
             }
-        };
+        }
+        let s = self.run.sources.entry(key).or_default();
         // A seed that is not a listing but answered a listing still counts as one answer.
         s.answer(match answer {
             Answer::NotAListing | Answer::BadListing => Answer::Success,
             a => a,
         });
-        if seed {
+        if job.entry.origin == Origin::Seed {
             let a = SeedAnswer {
                 url: job.url.to_string(),
                 kind,
@@ -123,6 +100,29 @@ impl Tally {
                 None => s.seeds.push(a),
             }
         }
+    }
+
+    /// A page that is not a seed counts for its source's pages and
+    /// articles, by population (listed by a feed or sitemap, or linked).
+    fn page(&mut self, key: &str, job: &Job, page: &Page) {
+        if job.entry.reads_source() {
+            return;
+        }
+        let s = self.run.sources.entry(key.to_string()).or_default();
+        let listed = job.entry.origin == Origin::Listed;
+        let article = u64::from(page.is_article);
+        if listed {
+            s.pages += 1;
+            s.articles += article;
+            s.relevant += u64::from(page.is_article && page.relevance.relevant);
+        } else {
+            s.linked_pages += 1;
+            s.linked_articles += article;
+        }
+        self.texts
+            .entry((key.to_string(), listed))
+            .or_default()
+            .push(page.text.chars().count() as u64);
     }
 
     /// The first robots.txt seen on a host, for every source on it.

@@ -1,0 +1,444 @@
+//! What the engine does with a finished job: classified once
+//! (`crawl::outcome`), recorded by the health tally, the host's counters and
+//! the reach tracker, then acted on: a failed fetch by its plan, a status by
+//! its plan, a body by its kind (listings in `listing.rs`, pages in
+//! `page.rs`); its slot closed, its exchange archived.
+
+use super::Engine;
+use crate::config::Scope;
+use crate::crawl::outcome::{self, ErrorPlan, StatusPlan};
+use crate::crawl::reach::Cause;
+use crate::crawl::tasks::Lost;
+use crate::crawl::worker::{Body, Done, Job, Meta};
+use crate::extract::Page;
+use crate::frontier::{Entry, Kind, Origin, Outcome, Verdict};
+use crate::net::turned::Turned;
+use crate::net::{FetchError, Robots, RobotsOutcome};
+use crate::record::event::{self, Event, ListingWarning};
+use crate::record::{Answer, ErrorClass};
+use crate::store::seen::{Failure, Seen, flag};
+use crate::store::state::Validator;
+use crate::url::{self, Url};
+
+impl Engine {
+    pub(super) fn lost(&mut self, lost: Lost) {
+        let Some(cause) = lost.panic else {
+            tracing::debug!(url = %lost.url, "fetch abandoned");
+            self.close_host(&lost.host, None);
+            return;
+        };
+        tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
+        self.counts.errors += 1;
+        self.host(&lost.host).record(Answer::Panicked);
+        self.close_host(&lost.host, Some(Outcome::Error));
+        self.log_failure(&lost.url, Answer::Panicked, cause);
+    }
+
+    /// An `error` event: the URL, its class, what went wrong.
+    fn log_failure(&mut self, url: &Url, answer: Answer, error: String) {
+        let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
+        self.log.emit(Event::Error(event::Failure {
+            url: url.to_string(),
+            class,
+            error,
+        }));
+    }
+
+    /// A finished job: classified once ([`outcome::classify`]), recorded by
+    /// the health tally, the host's counters and the reach tracker, then
+    /// acted on.
+    pub(super) fn handle(&mut self, done: Done) {
+        let answer = outcome::classify(&done);
+        self.health.observe(&done, answer);
+        let Done {
+            job,
+            robots,
+            result,
+        } = done;
+        let host = job.host.clone();
+        if let Some(r) = &robots
+            && self.sets.robots_seen.insert(host.clone())
+        {
+            self.take_robots(&host, r);
+        }
+        if job.entry.reads_source() {
+            self.reach.source(&host);
+        }
+        self.host(&host).record(answer);
+        let status = result.as_ref().ok().map(|(meta, _)| meta.status);
+        self.reach.record(&host, status, answer);
+        match result {
+            Err(e) => {
+                if robots.as_deref().is_some_and(robots_down) {
+                    // Refused because robots.txt could not be read today: kept.
+                    self.sets.kept.push(job.entry.clone());
+                }
+                self.failed(&job, e, answer)
+            }
+            Ok((meta, body)) => self.answered(&job, meta, body, answer),
+        }
+    }
+
+    /// A job that came back with an answer: counted and logged, its
+    /// Retry-After and validators kept, its body acted on, its slot closed.
+    fn answered(&mut self, job: &Job, mut meta: Meta, body: Body, answer: Answer) {
+        let host = &job.host;
+        self.sets.captured = meta.captured.take().map(|c| *c);
+        if !job.freed {
+            self.frontier
+                .sent(host, meta.sent_at.saturating_duration_since(self.started));
+        }
+        self.counts.fetched += 1;
+        self.host(host).fetched(meta.wire_bytes, meta.gap_wait);
+        self.host(host).answered(job.entry.kind != Kind::Page);
+        self.log.emit(Event::Fetch(event::Fetch {
+            url: job.url.to_string(),
+            final_url: meta.url.to_string(),
+            status: meta.status,
+            ms: meta.elapsed.as_millis() as u64,
+            bytes: meta.wire_bytes,
+            redirects: meta.redirects.len(),
+        }));
+        if let Some(ra) = meta.retry_after {
+            let until = self.now() + ra.min(self.config.crawl.max_retry_after.0);
+            self.frontier.pause(host, until);
+        }
+        if job.entry.reads_source() {
+            self.keep_validator(job, &meta);
+        }
+        if job.entry.kind != Kind::Page {
+            self.sets.listings_read.insert(url::seen_hash(&job.url));
+        }
+        match self.body(job, &meta, body, answer) {
+            Some(outcome) => {
+                self.close(job, Some(outcome));
+                self.open_verdict(host, outcome);
+            }
+            None => self.close(job, None),
+        }
+        self.archive_unstored();
+    }
+
+    /// Open scope: a host outside the sources leaves the crawl when it
+    /// reaches its cap or fails its probation.
+    fn open_verdict(&mut self, host: &str, outcome: Outcome) {
+        if self.config.crawl.scope != Scope::Open {
+            return;
+        }
+        let verdict = self.open.record(&self.ctx.scope, host, outcome);
+        let reason = match verdict {
+            Verdict::Keep => return,
+            Verdict::Capped => event::RestReason::Capped,
+            Verdict::FailedProbation => event::RestReason::FailedProbation,
+        };
+        let dropped = self.frontier.drop_host(host);
+        tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
+        self.log.emit(Event::HostRested(event::HostRested {
+            host: host.to_string(),
+            reason: Some(reason),
+            dropped,
+            kept: false,
+        }));
+    }
+
+    /// A captured exchange that was not stored: archived without a metadata
+    /// record under `all`, dropped otherwise.
+    fn archive_unstored(&mut self) {
+        if let Some(c) = self.sets.captured.take()
+            && self.config.crawl.archive == crate::config::Archive::All
+        {
+            self.archive(&c, None);
+        }
+    }
+
+    /// Append a captured exchange to the run's WARC file, with the metadata
+    /// record of a stored record (`prov`, which learns where it went). A
+    /// failed write is logged and the record is stored without its archive.
+    pub(super) fn archive(
+        &mut self,
+        captured: &crate::store::warc::Captured,
+        prov: Option<&mut crate::record::Provenance>,
+    ) {
+        let Some(warc) = self.store.warc.as_mut() else {
+            return;
+        };
+        let meta = prov
+            .as_deref()
+            .map(|p| crate::store::warc::metadata(captured, p));
+        let parts: Vec<&[u8]> = std::iter::once(captured.members.as_slice())
+            .chain(meta.as_deref())
+            .collect();
+        match warc.append(&parts) {
+            Ok(offset) => {
+                if let Some(p) = prov {
+                    p.warc_file = Some(warc.name().to_string());
+                    p.warc_offset = Some(offset);
+                }
+            }
+            Err(e) => tracing::error!(error = %e, url = %captured.target, "WARC write failed"),
+        }
+    }
+
+    /// Remember the response's ETag / Last-Modified for the next request of this URL.
+    pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
+        if meta.etag.is_some() || meta.last_modified.is_some() {
+            self.store.validators.set(
+                job.url.as_str(),
+                Validator {
+                    etag: meta.etag.clone(),
+                    last_modified: meta.last_modified.clone(),
+                    day: self.day,
+                },
+            );
+        }
+    }
+
+    /// Rest `host` for the rest of the run and keep its queue for the next
+    /// (`reason`: why, when not a rested fetch). Returns how many entries were kept.
+    pub(super) fn rest_host(&mut self, host: &str, reason: Option<event::RestReason>) -> usize {
+        let kept = self.frontier.take_host(host);
+        let n = kept.len();
+        self.sets.kept.extend(kept);
+        self.log.emit(Event::HostRested(event::HostRested {
+            host: host.to_string(),
+            reason,
+            dropped: n,
+            kept: true,
+        }));
+        n
+    }
+
+    /// A transient failure of `job` (a network failure, a 429 or 5xx, a bot
+    /// challenge): a seed, feed or sitemap keeps its host's cut-off (the
+    /// host is troubled); a page is kept for the next run.
+    fn transient(&mut self, job: &Job, cause: Cause) {
+        if job.entry.reads_source() {
+            self.reach.trouble(&job.host, cause);
+        } else {
+            // Not remembered in the seen-set: tried again next run.
+            self.sets.kept.push(job.entry.clone());
+        }
+    }
+
+    pub(super) fn failed(&mut self, job: &Job, e: FetchError, answer: Answer) {
+        let host = job.host.clone();
+        if job.entry.kind != Kind::Page && !matches!(e, FetchError::Budget) {
+            self.wake_listings(&host, "a listing failed");
+        }
+        let plan = outcome::error_plan(&e, |u| self.sets.handover.owns(u));
+        self.counts.errors += u64::from(plan.counts_as_error());
+        match &plan {
+            ErrorPlan::PutBack => {
+                // Not sent: put it back for --resume.
+                self.close(job, Some(plan.outcome()));
+                self.sets.this_run.remove(&url::seen_hash(&job.url));
+                self.frontier.push(&host, job.entry.clone());
+                return;
+            }
+            ErrorPlan::Disallowed => tracing::debug!(url = %job.url, "disallowed by robots.txt"),
+            ErrorPlan::HandOver(target) => {
+                // A redirect to another partition's host: its owner fetches it.
+                let entry = Entry {
+                    url: target.to_string(),
+                    ..job.entry.clone()
+                };
+                self.sets.handover.route(target, entry);
+            }
+            ErrorPlan::Rest => {
+                // Rested for repeated failures or a long Retry-After: its
+                // work waits for the next run, and its cut-off stays.
+                self.rest_host(&host, None);
+                self.sets.kept.push(job.entry.clone());
+                self.reach.trouble(&host, Cause::Rested);
+            }
+            ErrorPlan::Remember(failure) => {
+                // Will not go away by tomorrow: remembered with its class.
+                let seen = Seen {
+                    day: self.day,
+                    flags: failure.flags(),
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
+            }
+            ErrorPlan::Network => {
+                let class = e.class();
+                let url = job.url.clone();
+                self.transient(job, Cause::Failed { class, url });
+            }
+            ErrorPlan::Other => {}
+        }
+        self.close(job, Some(plan.outcome()));
+        self.log_failure(&job.url, answer, e.to_string());
+        tracing::debug!(url = %job.url, error = %e, "fetch failed");
+    }
+
+    /// Act on a fetched body; returns the scheduler outcome (`None`: a feed,
+    /// sitemap or 304, which says nothing about the host's yield).
+    fn body(&mut self, job: &Job, meta: &Meta, body: Body, answer: Answer) -> Option<Outcome> {
+        match body {
+            Body::NotModified => {
+                self.not_modified(job);
+                None
+            }
+            Body::Status(code) => Some(self.status(job, meta, code)),
+            Body::Turned(t) => Some(self.turned_away(job, meta, t, answer)),
+            Body::Panicked(cause) => {
+                tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
+                self.counts.errors += 1;
+                self.log_failure(&job.url, answer, cause);
+                None
+            }
+            Body::BadListing(reason) => {
+                self.wake_listings(&job.host, "a listing is malformed");
+                self.log.emit(Event::Warning(event::Warning {
+                    url: job.url.to_string(),
+                    what: ListingWarning::Malformed {
+                        reason: reason.clone(),
+                    },
+                }));
+                tracing::warn!(url = %job.url, %reason, "malformed feed or sitemap");
+                None
+            }
+            Body::Listing(listing) => {
+                let seen = Seen {
+                    day: self.day,
+                    flags: flag::MISS,
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.listing(job, meta, listing);
+                None
+            }
+            Body::Page(page) => Some(self.page_done(job, meta, &page)),
+        }
+    }
+
+    /// A 304: nothing new. A stored article asked again keeps its hit flags
+    /// and text print; a listing read in full before still is.
+    fn not_modified(&mut self, job: &Job) {
+        tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
+        let req_hash = url::seen_hash(&job.url);
+        let flags = match self.store.seen.get(req_hash) {
+            Some(s) if job.entry.update => s.flags,
+            _ => flag::MISS,
+        };
+        self.store.seen.record(
+            req_hash,
+            Seen {
+                day: self.day,
+                flags,
+            },
+        );
+        if job.entry.kind != Kind::Page {
+            let read_before = self
+                .store
+                .listings
+                .get(job.url.as_str())
+                .is_some_and(|s| s.read.is_some());
+            let obs = self
+                .sets
+                .listing_obs
+                .entry(job.url.to_string())
+                .or_default();
+            obs.answered = true;
+            obs.full = read_before;
+        }
+    }
+
+    /// A status that is neither 2xx nor 304 (see [`outcome::status_plan`]).
+    fn status(&mut self, job: &Job, meta: &Meta, code: u16) -> Outcome {
+        if job.entry.kind != Kind::Page {
+            self.wake_listings(&job.host, "a listing failed");
+        }
+        let req_hash = url::seen_hash(&job.url);
+        let max = self.config.crawl.max_retry_after.0;
+        let tries = self.sets.requeued.get(&req_hash).copied().unwrap_or(0);
+        let plan = outcome::status_plan(code, meta.retry_after, max, tries);
+        match plan {
+            StatusPlan::Requeue => {
+                // Asked to come back later: keep the URL; the host is paused.
+                *self.sets.requeued.entry(req_hash).or_default() += 1;
+                tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = tries + 1, "backing off; URL requeued");
+                self.frontier.requeue(&job.host, job.entry.clone());
+            }
+            StatusPlan::Transient => {
+                if outcome::may_requeue(code, meta.retry_after, max) {
+                    tracing::debug!(url = %job.url, code, "backing off again; URL left for the next run");
+                }
+                // Not remembered, like a timeout: the next run tries the URL
+                // again instead of waiting `revisit_after_days`.
+                let url = job.url.clone();
+                self.transient(job, Cause::Status { code, url });
+            }
+            StatusPlan::Gone | StatusPlan::Miss => {
+                // 404 and 410 are gone for good; other 4xx are revisited.
+                let flags = match plan {
+                    StatusPlan::Gone => Failure::Gone.flags(),
+                    _ => flag::MISS,
+                };
+                self.remember(job, meta, flags);
+            }
+        }
+        plan.outcome()
+    }
+
+    /// The request's URL and the final one, as seen today with `flags`.
+    fn remember(&mut self, job: &Job, meta: &Meta, flags: u32) {
+        let seen = Seen {
+            day: self.day,
+            flags,
+        };
+        let (req_hash, final_hash) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
+        self.store.seen.record(req_hash, seen);
+        if final_hash != req_hash {
+            self.store.seen.record(final_hash, seen);
+        }
+    }
+
+    /// An extracted page: links followed and stored or not ([`Engine::page`]);
+    /// one that was not stored is remembered as seen today.
+    fn page_done(&mut self, job: &Job, meta: &Meta, page: &Page) -> Outcome {
+        let hit = self.page(job, meta, page);
+        if hit {
+            return Outcome::Hit;
+        }
+        if !page.is_article && job.entry.origin != Origin::Seed {
+            // A listing page (home, section, tag) is revisited: ask conditionally then.
+            self.keep_validator(job, meta);
+        }
+        self.remember(job, meta, flag::MISS);
+        Outcome::Miss
+    }
+
+    /// A bot challenge or a `402 Payment Required`: counted under its own
+    /// class and logged; never stored, its links never followed.
+    fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned, answer: Answer) -> Outcome {
+        self.counts.errors += 1;
+        self.log_failure(&job.url, answer, t.describe());
+        tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
+        match t {
+            Turned::Payment { .. } => {
+                // The publisher reserves the page (like an AI-use signal):
+                // not transient, asked again after `retry_failed_after_days`.
+                let seen = Seen {
+                    day: self.day,
+                    flags: Failure::PaymentRequired.flags(),
+                };
+                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.store.seen.record(url::seen_hash(&meta.url), seen);
+                Outcome::Miss
+            }
+            Turned::Challenge { .. } => {
+                // Not the page: tried again next run (the wall may be lifted,
+                // or the run made from another address); the source's cut-off stays.
+                let class = t.class();
+                let url = job.url.clone();
+                self.transient(job, Cause::Failed { class, url });
+                Outcome::Error
+            }
+        }
+    }
+}
+
+/// robots.txt could not be read (network failure, 5xx, 429): nothing was allowed today.
+fn robots_down(r: &Robots) -> bool {
+    matches!(r.outcome, RobotsOutcome::DisallowAll(_))
+}

@@ -1,0 +1,493 @@
+//! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
+//! state: the frontier, the seen-set, the shard writer, the id counter and the
+//! counters. Tasks get a [`Job`] and hand back a [`Done`] through
+//! [`Tasks`]; no locks on the hot path.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use tokio::sync::mpsc;
+
+mod finished;
+mod listing;
+mod page;
+mod queue;
+mod save;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+use super::events::EventLog;
+use super::handover::Handover;
+use super::interrupt::Interrupt;
+use super::reach::{Cutoff, Reach};
+use super::tasks::{Lost, Tasks};
+use super::worker::{Answered, Ctx, Done, Job};
+use crate::config::{Config, Scope};
+use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace, Params, ScopeParams};
+use crate::record::{HostCounters, StopReason};
+use crate::store::ids::IdBlocks;
+use crate::store::outbox::Inbox;
+use crate::store::seen::{SeenSet, day_stamp};
+use crate::store::shard::ShardWriter;
+use crate::store::state::{Listings, RunSummary, Validators};
+use crate::url;
+use crate::url::trap::PatternCount;
+
+/// Levels of sitemaps read below (and counting) a seed or a robots.txt
+/// `Sitemap:` line: the children of an index at the last level are not read.
+pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
+
+/// Everything the loop owns, in parts: what the run was started with, the
+/// scheduling state, what goes to disk ([`Persist`]), the sets of this run
+/// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
+pub struct Engine {
+    config: Config,
+    ctx: Arc<Ctx>,
+    frontier: Frontier,
+    store: Persist,
+    log: EventLog,
+    run_id: String,
+    state_dir: std::path::PathBuf,
+    /// Per host: listing entries older than its cut-off are skipped, links
+    /// on its older pages not followed.
+    cutoff: Cutoff,
+    /// Which hosts answered, which could not be read as sources (outages).
+    reach: Reach,
+    /// The previous run's summary.
+    last: Option<RunSummary>,
+    seeds: Vec<Entry>,
+    today: NaiveDate,
+    day: u32,
+    /// The run's start on the calendar (see `crawl::run_clock`).
+    started_at: DateTime<Utc>,
+    started: Instant,
+    /// Admission, page caps and probation for hosts outside the sources.
+    open: OpenScope,
+    progress: Box<dyn super::Progress>,
+    /// When the last `progress` event was written.
+    progress_at: Instant,
+    sets: RunSets,
+    counts: Counters,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    health: super::tally::Tally,
+    /// Tasks' [`Answered`] messages (taken by `run` while it runs).
+    answers: Option<mpsc::UnboundedReceiver<Answered>>,
+    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
+    fetch_secs: f64,
+    /// `extractor_version` of the records this run stores.
+    extractor_version: String,
+}
+
+/// What the run writes under `data/` (the event log aside).
+pub struct Persist {
+    pub seen: SeenSet,
+    pub shard: ShardWriter,
+    pub ids: IdBlocks,
+    pub validators: Validators,
+    /// What is known of every feed and sitemap (`state/listings/`).
+    pub listings: Listings,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    pub consent: crate::store::consent::ConsentLog,
+    /// This run's WARC file (`crawl.archive`; `None` when off).
+    pub warc: Option<crate::store::warc::WarcWriter>,
+}
+
+/// The sets this run keeps, all empty at the start.
+#[derive(Default)]
+pub struct RunSets {
+    /// URLs queued or fetched in this run (seen hashes).
+    this_run: HashSet<u64>,
+    /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
+    robots_seen: HashSet<String>,
+    /// Child sitemaps queued since the last reseed (seen hashes): a reseed
+    /// forgets them from `this_run`, so a re-read index can list them again.
+    listed_sitemaps: HashSet<u64>,
+    /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
+    listings_read: HashSet<u64>,
+    /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
+    pending_hits: Vec<u64>,
+    /// How often each URL (seen hash) was requeued after a Retry-After.
+    requeued: HashMap<u64, u8>,
+    /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
+    handover: super::handover::Handover,
+    /// URLs found by links this run, per host and URL pattern (trap cap).
+    patterns: PatternCount,
+    /// Work this run could not do for a transient reason (robots.txt
+    /// unreachable, host rested, a network failure or 5xx): saved with the
+    /// queue for the next run.
+    kept: Vec<Entry>,
+    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
+    early_freed: HashMap<String, u32>,
+    /// Listings not due today by their learned rate, per host: queued at
+    /// once if another listing of the host fails or looks truncated.
+    deferred: HashMap<String, Vec<Entry>>,
+    /// Hosts whose held-back listings were woken (read today whatever their rate).
+    woken: HashSet<String>,
+    /// What this run learned of each listing it queued or asked, by URL.
+    listing_obs: HashMap<String, listing::ListingObs>,
+    /// Stored records not yet in a closed frame: seen hash and text fingerprint.
+    pending_prints: Vec<(u64, u32)>,
+    /// The WARC members of the job being handled (`crawl.archive`), until
+    /// it is stored or its turn is over.
+    captured: Option<crate::store::warc::Captured>,
+}
+
+/// The run's counters: totals and the per-host funnel.
+#[derive(Default)]
+pub struct Counters {
+    /// Responses received.
+    fetched: u64,
+    stored: u64,
+    errors: u64,
+    /// By host name (sorted, as `last_run.json` and the table list them).
+    hosts: BTreeMap<String, HostCounters>,
+}
+
+/// What a run starts from besides the config.
+pub struct Start {
+    pub run_id: String,
+    pub started_at: DateTime<Utc>,
+    pub state_dir: std::path::PathBuf,
+    pub cutoff: Cutoff,
+    pub last: Option<RunSummary>,
+    pub seeds: Vec<Entry>,
+    pub answers: mpsc::UnboundedReceiver<Answered>,
+    /// Where the run's totals are shown.
+    pub progress: Box<dyn super::Progress>,
+}
+
+impl Engine {
+    /// The engine of one run: frontier and open scope from `config`, the
+    /// rest as loaded or given (the progress display in `start`); sets and
+    /// counters empty.
+    pub fn new(
+        config: Config,
+        ctx: Arc<Ctx>,
+        store: Persist,
+        log: EventLog,
+        start: Start,
+    ) -> Engine {
+        let c = &config.crawl;
+        let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
+        let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
+        Engine {
+            health,
+            frontier: Frontier::new(Params::from_config(c)),
+            open: OpenScope::new(ScopeParams::from_config(c)),
+            progress: start.progress,
+            progress_at: Instant::now(),
+            day: day_stamp(start.started_at),
+            today: start.started_at.date_naive(),
+            started_at: start.started_at,
+            started: Instant::now(),
+            ctx,
+            store,
+            log,
+            run_id: start.run_id,
+            state_dir: start.state_dir,
+            cutoff: start.cutoff,
+            reach: Reach::default(),
+            last: start.last,
+            seeds: start.seeds,
+            sets: RunSets {
+                handover,
+                ..RunSets::default()
+            },
+            counts: Counters::default(),
+            answers: Some(start.answers),
+            fetch_secs: 1.0,
+            extractor_version: crate::extract::version::version(&config.keywords),
+            config,
+        }
+    }
+}
+
+type Answers = mpsc::UnboundedReceiver<Answered>;
+
+impl Engine {
+    pub(super) fn now(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Since when a listed URL of `host` counts as fresh (the day's new
+    /// items, served before the archive's backlog): the host's watermark
+    /// (minus the overlap), or on its first run the overlap before now.
+    pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
+        self.cutoff.watermark(host).unwrap_or_else(|| {
+            self.started_at
+                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0)
+                    .unwrap_or_default()
+        })
+    }
+
+    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
+        self.counts.hosts.entry(host.to_string()).or_default()
+    }
+
+    /// The hosts this runner crawls.
+    pub(super) fn partition(&self) -> crate::partition::Partition {
+        self.ctx.partition
+    }
+
+    /// Save everything after the loop stopped (`save.rs`; after an outage, nothing).
+    pub(super) async fn finish(
+        self,
+        data: &crate::store::DataDir,
+        stop: StopReason,
+        started_at: DateTime<Utc>,
+        run_id: &str,
+        inbox: &Inbox,
+    ) -> anyhow::Result<super::RunEnd> {
+        save::finish(self, data, stop, started_at, run_id, inbox).await
+    }
+
+    /// Run until a limit, an interrupt, or no work is left.
+    pub async fn run(&mut self, interrupts: mpsc::UnboundedReceiver<Interrupt>) -> StopReason {
+        let (_keep, mut answers) = match self.answers.take() {
+            Some(rx) => (None, rx),
+            // Without workers' messages every slot is freed by its `Done`.
+            None => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), rx)
+            }
+        };
+        let stop = self.run_with(interrupts, &mut answers).await;
+        self.answers = Some(answers);
+        stop
+    }
+
+    /// A worker's answer is in: the request's send time counts for the gap,
+    /// and the host's slot is free while the body is parsed.
+    fn take_answer(&mut self, a: Answered) {
+        let sent = a.sent_at.saturating_duration_since(self.started);
+        let took = Instant::now().saturating_duration_since(a.sent_at);
+        self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
+        self.frontier.sent(&a.host, sent);
+        // An open-scope host is capped by fetches with a verdict: it keeps its
+        // turn until the verdict, so no fetch goes past its cap.
+        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
+            return;
+        }
+        self.frontier.released(&a.host, self.now());
+        *self.sets.early_freed.entry(a.host).or_default() += 1;
+    }
+
+    fn drain_answers(&mut self, answers: &mut Answers) {
+        while let Ok(a) = answers.try_recv() {
+            self.take_answer(a);
+        }
+    }
+
+    /// Handle a finished job, after every answer sent before it.
+    fn handle_done(&mut self, done: Done, answers: &mut Answers) {
+        self.drain_answers(answers);
+        self.handle(done);
+    }
+
+    /// Tell the frontier what is left of the run (budget pacing).
+    fn pace(&mut self, deadline: Option<Instant>) {
+        let c = &self.config.crawl;
+        let (Some(d), true) = (deadline, c.max_pages > 0) else {
+            return;
+        };
+        let p = Pace {
+            budget_left: c.max_pages.saturating_sub(self.ctx.net.requests()),
+            time_left: d.saturating_duration_since(Instant::now()),
+            slot_rate: c.concurrency as f64 / self.fetch_secs.max(0.005),
+        };
+        let now = self.now();
+        self.frontier.pace(p, now);
+    }
+
+    async fn run_with(
+        &mut self,
+        mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
+        answers: &mut Answers,
+    ) -> StopReason {
+        let c = self.config.crawl.clone();
+        let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
+        let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
+        let mut next_reseed = self.started + reseed;
+        let mut tasks = Tasks::default();
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let stop = loop {
+            // Limits that stop the taking of new work.
+            if let Some(d) = deadline
+                && Instant::now() >= d
+            {
+                break StopReason::MaxDuration;
+            }
+            if c.max_hits > 0 && self.counts.stored >= c.max_hits {
+                break StopReason::MaxHits;
+            }
+            if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
+                break StopReason::MaxPages;
+            }
+            if Instant::now() >= next_reseed {
+                next_reseed = Instant::now() + reseed;
+                tracing::info!("reseeding");
+                for hash in std::mem::take(&mut self.sets.listed_sitemaps) {
+                    self.sets.this_run.remove(&hash);
+                }
+                self.queue_seeds();
+            }
+            // Fill free worker slots with ready URLs.
+            self.pace(deadline);
+            let mut wake = Duration::from_millis(250);
+            while tasks.len() < c.concurrency {
+                if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
+                    break;
+                }
+                match self.frontier.next(self.now()) {
+                    Next::Ready { host, entry } => self.dispatch(&mut tasks, host, entry),
+                    Next::Wait(at) => {
+                        wake = wake.min(at.saturating_sub(self.now()));
+                        break;
+                    }
+                    Next::Empty => break,
+                }
+            }
+            if tasks.is_empty() && self.frontier.is_empty() {
+                break StopReason::Exhausted;
+            }
+            let sleep = match deadline {
+                Some(d) => wake.min(d.saturating_duration_since(Instant::now())),
+                None => wake,
+            };
+            tokio::select! {
+                Some(ended) = tasks.next(), if !tasks.is_empty() => self.ended(ended, answers),
+                Some(a) = answers.recv() => self.take_answer(a),
+                sig = interrupts.recv() => {
+                    if let Some(sig) = sig {
+                        tracing::warn!(?sig, "stop requested");
+                        return self.wind_down(tasks, interrupts, answers, StopReason::Interrupted, Some(sig)).await;
+                    }
+                }
+                _ = tokio::time::sleep(sleep) => {}
+                _ = tick.tick() => self.maybe_flush(),
+            }
+        };
+        self.wind_down(tasks, interrupts, answers, stop, None).await
+    }
+
+    /// Stop taking work; let in-flight fetches finish (bounded by `stop_grace`
+    /// for limits, unbounded until a second signal for Ctrl-C), then return.
+    async fn wind_down(
+        &mut self,
+        mut tasks: Tasks,
+        mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
+        answers: &mut Answers,
+        stop: StopReason,
+        interrupt: Option<Interrupt>,
+    ) -> StopReason {
+        tracing::info!(
+            stopped_by = stop.as_str(),
+            in_flight = tasks.len(),
+            "stopping"
+        );
+        if matches!(interrupt, Some(Interrupt::Abort)) {
+            tasks.abort_all();
+        }
+        let grace = match stop {
+            StopReason::Interrupted => {
+                self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
+            }
+            _ => self.config.crawl.stop_grace.0,
+        };
+        let until = tokio::time::Instant::now() + grace;
+        while !tasks.is_empty() {
+            tokio::select! {
+                ended = tasks.next() => match ended {
+                    Some(ended) => self.ended(ended, answers),
+                    None => break,
+                },
+                sig = interrupts.recv() => {
+                    if sig.is_some() {
+                        tracing::warn!("second stop request: abandoning in-flight fetches");
+                        tasks.abort_all();
+                    }
+                }
+                _ = tokio::time::sleep_until(until) => {
+                    tracing::warn!(abandoned = tasks.len(), "grace period over: abandoning in-flight fetches");
+                    tasks.abort_all();
+                }
+            }
+        }
+        stop
+    }
+
+    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
+        let Some(u) = url::parse(&entry.url) else {
+            self.frontier.finished(&host, Outcome::Error, self.now());
+            return;
+        };
+        let (etag, mut last_modified) = match self.store.validators.get(u.as_str()) {
+            Some(v) => (v.etag.clone(), v.last_modified.clone()),
+            None => (None, None),
+        };
+        if entry.update
+            && let Some(seen) = self.store.seen.get(url::seen_hash(&u))
+        {
+            // Asked "changed since the day we stored it?".
+            last_modified = Some(http_day(seen.day));
+        }
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, "dispatch");
+        let job = Job {
+            host,
+            url: u,
+            entry,
+            etag,
+            last_modified,
+            freed: false,
+        };
+        tasks.spawn(self.ctx.clone(), job);
+    }
+
+    /// A worker task ended: its result, or the cause it was lost to (its
+    /// host's slot is given back either way).
+    fn ended(&mut self, ended: Result<Done, Lost>, answers: &mut Answers) {
+        match ended {
+            Ok(done) => self.handle_done(done, answers),
+            Err(lost) => {
+                self.drain_answers(answers);
+                self.lost(lost);
+            }
+        }
+    }
+
+    /// Close a job in the frontier: its verdict (if any), and its slot unless
+    /// an [`Answered`] freed it already (slots are counted per host: any of
+    /// the host's jobs may take one freed early).
+    pub(super) fn close(&mut self, job: &Job, outcome: Option<Outcome>) {
+        self.close_host(&job.host, outcome);
+    }
+
+    /// [`Engine::close`] for a job known by its host alone.
+    fn close_host(&mut self, host: &str, outcome: Option<Outcome>) {
+        let now = self.now();
+        let freed = match self.sets.early_freed.get_mut(host) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        };
+        match (freed, outcome) {
+            (false, Some(o)) => self.frontier.finished(host, o, now),
+            (false, None) => self.frontier.released(host, now),
+            (true, Some(o)) => self.frontier.verdict(host, o),
+            (true, None) => {}
+        }
+    }
+}
+
+/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
+fn http_day(day: u32) -> String {
+    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}

@@ -1,0 +1,151 @@
+//! What goes into the frontier: a URL queued if the seen-set, this run,
+//! the partition and the trap rules allow it; seeds, handed-over work, and
+//! the scope a link must be in.
+
+use super::Engine;
+use crate::config::Scope;
+use crate::frontier::{Entry, Kind, Origin};
+use crate::record::event::{self, Event};
+use crate::store::outbox::Inbox;
+use crate::store::seen::Failure;
+use crate::url::trap::Trap;
+use crate::url::{self, Url};
+
+impl Engine {
+    /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
+    pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
+        self.enqueue_from(url, entry, None)
+    }
+
+    /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
+    /// cap counts only links between pages of one pattern).
+    pub fn enqueue_from(&mut self, url: &Url, entry: Entry, from: Option<&Url>) -> bool {
+        if !self.sets.handover.owns(url) {
+            self.sets.handover.route(url, entry);
+            return false;
+        }
+        let hash = url::seen_hash(url);
+        if entry.origin != Origin::Seed {
+            if self.sets.this_run.contains(&hash) {
+                return false;
+            }
+            // Feeds and sitemaps a listing gave (an index's children) are read
+            // again every run, conditionally: an unchanged one costs a 304. Those
+            // found by links follow the revisit rule, like pages.
+            if !entry.update
+                && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
+                && let Some(seen) = self.store.seen.get(hash)
+                && !seen.due_after(
+                    self.day,
+                    self.config.crawl.revisit_after_days,
+                    self.config.crawl.retry_failed_after_days,
+                )
+            {
+                match Failure::from_flags(seen.flags) {
+                    Some(f) => {
+                        tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
+                        self.host(&url::host_key(url)).known_failure();
+                    }
+                    None => {
+                        tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
+                    }
+                }
+                return false;
+            }
+        }
+        let host = url::host_key(url);
+        if entry.origin != Origin::Seed {
+            let rules = self.config.crawl.traps.rules();
+            let today = self.today;
+            let trap = rules.check(url).or_else(|| {
+                // Only URLs found by links: listings and seeds name real pages.
+                let from =
+                    from.filter(|_| matches!(entry.origin, Origin::Relevant | Origin::Other))?;
+                self.sets
+                    .patterns
+                    .admit_link(&host, url, from, &rules, today)
+            });
+            if let Some(trap) = trap {
+                self.trapped(&host, url, hash, trap);
+                return false;
+            }
+        }
+        let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
+        if self.frontier.push(&host, entry) {
+            self.sets.this_run.insert(hash);
+            if child_sitemap {
+                self.sets.listed_sitemaps.insert(hash);
+            }
+            self.host(&host).queued();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A URL broke a trap rule: not queued, counted, logged (once per run:
+    /// it then counts as met in this run).
+    fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
+        self.sets.this_run.insert(hash);
+        self.host(host).trapped();
+        let shown: String = url.as_str().chars().take(300).collect();
+        tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
+        self.log.emit(Event::Trap(event::TrapMet {
+            host: host.to_string(),
+            url: shown,
+            kind: trap,
+            url_bytes: url.as_str().len(),
+        }));
+    }
+
+    /// A parsing limit cut a page or listing: counted for the host, logged.
+    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
+        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
+        self.host(host).capped(cause.as_str());
+        self.log.emit(Event::Capped(event::Capped {
+            url: url.as_str().chars().take(300).collect(),
+            cause,
+        }));
+    }
+
+    /// Queue what other partitions left in this partition's outbox.
+    pub fn take_inbox(&mut self, inbox: &Inbox) -> usize {
+        let mut queued = 0;
+        for entry in &inbox.entries {
+            if let Some(u) = url::parse(&entry.url)
+                && self.enqueue(&u, entry.clone())
+            {
+                queued += 1;
+            }
+        }
+        queued
+    }
+
+    /// Queue the configured seeds (at the start, on reseed and on resume).
+    pub fn queue_seeds(&mut self) {
+        for entry in self.seeds.clone() {
+            if let Some(u) = url::parse(&entry.url) {
+                self.log.emit(Event::Seed(event::Seed {
+                    url: u.to_string(),
+                    kind: entry.kind,
+                }));
+                if !self.defer_listing(&u, &entry) {
+                    self.enqueue(&u, entry);
+                }
+            }
+        }
+    }
+
+    /// May we fetch `u`? `from_relevant` says whether the link came from a relevant page (or a listing).
+    pub(super) fn in_scope(&self, u: &Url, from_relevant: bool) -> bool {
+        if self.ctx.scope.contains(u) {
+            return true;
+        }
+        if self.config.crawl.scope != Scope::Open {
+            return false;
+        }
+        let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
+        tracing::trace!(url = %u, ?admit, "open scope");
+        admit.is_yes()
+    }
+}

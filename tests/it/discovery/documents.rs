@@ -404,7 +404,6 @@ fn sixty_thousand_urls_give_the_first_fifty_thousand() {
         ));
     }
     xml.push_str("</urlset>");
-    let started = Instant::now();
     let parsed = discover::parse(
         Kind::Sitemap,
         &u("https://big.example/sitemap.xml"),
@@ -420,7 +419,6 @@ fn sixty_thousand_urls_give_the_first_fifty_thousand() {
     };
     assert_eq!(urls.len(), 50_000);
     assert_eq!(urls[49_999].url.as_str(), "https://big.example/p/49999");
-    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]

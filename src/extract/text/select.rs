@@ -317,15 +317,22 @@ fn story_wrapper(
 }
 
 /// Is `child` the only child of `parent` with text or an element kept?
+/// A row of links beside it (an ad or a teaser set beside one part of a
+/// split body) does not count: the part's wrapper is still just a wrapper.
 fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
     dom.children(parent).all(|c| {
         c == child
             || match &dom.nodes[c].kind {
                 Kind::Text(t) => t.trim().is_empty(),
-                Kind::Element => st.pruned[c] || st.text[c] == 0,
+                Kind::Element => st.pruned[c] || st.text[c] == 0 || link_row(st, c),
                 _ => true,
             }
     })
+}
+
+/// An element without paragraphs whose text is mostly links.
+fn link_row(st: &Stats, id: NodeId) -> bool {
+    st.paras[id] == 0 && link_density(st, id) >= 0.5
 }
 
 /// The text of the container `top` and of the siblings of its wrapper

@@ -36,7 +36,9 @@ const PRUNED_TAGS: &[&str] = &[
     "datalist",
     "map",
     "area",
-    "math",
+    // MathML stays (formulas are text); its TeX source does not.
+    "annotation",
+    "annotation-xml",
     "picture",
     "source",
     "img",

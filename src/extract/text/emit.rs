@@ -59,6 +59,10 @@ const BLOCK_TAGS: &[&str] = &[
     "nav",
 ];
 
+/// MathML token elements: each is a symbol, a number or a word of its own,
+/// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
+const MATH_TOKENS: &[&str] = &["mi", "mn", "mo", "mtext", "ms"];
+
 /// Short paragraphs that are cross-links or legal lines, not article text
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
 static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
@@ -292,6 +296,9 @@ pub(super) fn emit_marked(
                     matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
                 e.flush(label);
             }
+            if MATH_TOKENS.contains(&tag) {
+                e.text(" ");
+            }
             e.leave(tag);
             continue;
         }
@@ -310,6 +317,8 @@ pub(super) fn emit_marked(
                 }
                 if block {
                     e.flush(false);
+                } else if MATH_TOKENS.contains(&tag) {
+                    e.text(" ");
                 }
                 e.enter(dom, id, tag);
                 stack.push((id, false));

@@ -201,7 +201,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
         return false;
     }
-    let ci = dom.class_id(id);
+    let ci = role_names(dom, id);
     if ci.is_empty() {
         return false;
     }
@@ -209,7 +209,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
 }
 
 pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
-    let ci = dom.class_id(id);
+    let ci = role_names(dom, id);
     let mut w = 0.0;
     if NEGATIVE.is_match(&ci) {
         w -= 25.0;
@@ -218,4 +218,26 @@ pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
         w += 25.0;
     }
     w
+}
+
+/// Prefixes of class names that tell what an element has or lacks, not
+/// what it is: `no_caption`, `has-sidebar`, `with-comments`.
+const FEATURE_PREFIXES: &[&str] = &["no-", "no_", "has-", "has_", "with-", "with_", "without-", "without_"];
+
+/// The element's class names and id ([`Dom::class_id`]) less those that name
+/// a feature ([`FEATURE_PREFIXES`]): an article item `no_caption` is not a
+/// caption, a wrapper `has-sidebar` is not a sidebar.
+fn role_names(dom: &Dom, id: NodeId) -> String {
+    let ci = dom.class_id(id);
+    if !ci.split_ascii_whitespace().any(is_feature_name) {
+        return ci;
+    }
+    ci.split_ascii_whitespace()
+        .filter(|t| !is_feature_name(t))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_feature_name(name: &str) -> bool {
+    FEATURE_PREFIXES.iter().any(|p| name.starts_with(p))
 }

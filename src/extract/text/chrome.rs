@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::extract::dom::{Dom, NodeId};
+use crate::extract::dom::{Dom, Kind, NodeId};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -190,7 +190,7 @@ pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
 
 /// Chrome by landmark tag, ARIA role or class name.
 pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
-    LANDMARK_TAGS.contains(&dom.tag(id))
+    landmark(dom, id)
         || dom
             .attr(id, "role")
             .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
@@ -240,4 +240,25 @@ fn role_names(dom: &Dom, id: NodeId) -> String {
 
 fn is_feature_name(name: &str) -> bool {
     FEATURE_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// A landmark of page chrome by its tag ([`LANDMARK_TAGS`]), but for a
+/// `header` that holds a sentence of prose as its own text: the summary set
+/// at the top of an article body, not a site's or a story's heading block.
+pub(super) fn landmark(dom: &Dom, id: NodeId) -> bool {
+    let tag = dom.tag(id);
+    LANDMARK_TAGS.contains(&tag) && !(tag == "header" && holds_prose(dom, id))
+}
+
+/// Least length of the prose a `header` holds as its own text.
+const HEADER_PROSE_CHARS: usize = 80;
+
+fn holds_prose(dom: &Dom, id: NodeId) -> bool {
+    dom.children(id).any(|c| match &dom.nodes[c].kind {
+        Kind::Text(t) => {
+            let t = t.trim();
+            t.len() >= HEADER_PROSE_CHARS && (t.contains(". ") || t.ends_with('.'))
+        }
+        _ => false,
+    })
 }

@@ -27,7 +27,7 @@ mod select;
 mod stats;
 
 use cards::CardStats;
-use chrome::{LANDMARK_TAGS, body_box, chrome};
+use chrome::{body_box, chrome, landmark};
 pub use select::Content;
 use select::select;
 use stats::compute;
@@ -98,7 +98,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             &order,
             &|id| {
                 dropped[id]
-                    || (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id) || boxes[id])
+                    || (landmark(dom, id) || cards.is_grid(dom, id) || boxes[id])
                         && guard(id)
             },
             keep,

@@ -324,16 +324,28 @@ fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
         c == child
             || match &dom.nodes[c].kind {
                 Kind::Text(t) => t.trim().is_empty(),
-                Kind::Element => st.pruned[c] || st.text[c] == 0 || link_row(st, c),
+                Kind::Element => st.pruned[c] || st.text[c] == 0 || link_row(dom, st, c),
                 _ => true,
             }
     })
 }
 
-/// An element without paragraphs whose text is mostly links.
-fn link_row(st: &Stats, id: NodeId) -> bool {
-    st.paras[id] == 0 && link_density(st, id) >= 0.5
+/// A block without paragraphs whose text is mostly links, at least
+/// [`ROW_LINKS`] of them: a set of teasers or ads, not a linked headline
+/// or a tab's title.
+fn link_row(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    matches!(dom.tag(id), "div" | "section" | "aside" | "ul" | "ol")
+        && st.paras[id] == 0
+        && link_density(st, id) >= 0.5
+        && dom
+            .descendants(id)
+            .filter(|&d| dom.tag(d) == "a" && st.text[d] > 0)
+            .nth(ROW_LINKS - 1)
+            .is_some()
 }
+
+/// Least links in a [`link_row`].
+const ROW_LINKS: usize = 3;
 
 /// The text of the container `top` and of the siblings of its wrapper
 /// `outer` that [`joins`] keeps, in document order, with one flag per

@@ -222,7 +222,9 @@ pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
 
 /// Prefixes of class names that tell what an element has or lacks, not
 /// what it is: `no_caption`, `has-sidebar`, `with-comments`.
-const FEATURE_PREFIXES: &[&str] = &["no-", "no_", "has-", "has_", "with-", "with_", "without-", "without_"];
+const FEATURE_PREFIXES: &[&str] = &[
+    "no-", "no_", "has-", "has_", "with-", "with_", "without-", "without_",
+];
 
 /// The element's class names and id ([`Dom::class_id`]) less those that name
 /// a feature ([`FEATURE_PREFIXES`]): an article item `no_caption` is not a

@@ -11,14 +11,14 @@ use super::stats::Stats;
 use crate::extract::dom::{Dom, NodeId};
 
 static LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    // `lead` as a word or a prefix of one (`article-lead`, `leadtext`), not
-    // Tailwind's `leading-6` (line height) nor an ad's `leaderboard`.
-    Regex::new(r"lead($|[\s_-]|in($|[\s_-])|text|para)|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
+    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
         .expect("static regex")
 });
 
-static BYLINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"byline|author").expect("static regex"));
+static BYLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"byline|(^|[\s_-])authors?($|[\s_-])|author-?(bio|info|box|blurb|desc)")
+        .expect("static regex")
+});
 
 /// Levels above the container searched for a lead.
 const LEAD_LEVELS: usize = 4;
@@ -80,11 +80,13 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             in_header.push(id);
             continue;
         }
-        // A byline with the author's blurb is no lead, whatever its other names.
-        let named = !ci.is_empty()
-            && LEAD.is_match(&ci)
-            && !CHROME_STRONG.is_match(&ci)
-            && !BYLINE.is_match(&ci);
+        // A byline with the author's blurb is no lead, whatever its other
+        // names and wherever it sits.
+        if BYLINE.is_match(&ci) {
+            it.skip_children_of(id);
+            continue;
+        }
+        let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
         let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
         if !named && !headed {
             continue;

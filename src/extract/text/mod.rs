@@ -98,8 +98,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             &order,
             &|id| {
                 dropped[id]
-                    || (landmark(dom, id) || cards.is_grid(dom, id) || boxes[id])
-                        && guard(id)
+                    || (landmark(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id)
             },
             keep,
         );

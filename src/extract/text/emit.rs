@@ -201,7 +201,28 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
         return true;
     }
-    class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
+    class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2 || label_cloud(dom, st, id)
+}
+
+/// Least paragraphs in a [`label_cloud`].
+const CLOUD_PARAS: u32 = 8;
+/// Most characters per paragraph, on average, in a [`label_cloud`].
+const CLOUD_CHARS: u32 = 20;
+
+/// A chart drawn in HTML (exported from a graphics tool, each label a
+/// positioned paragraph: `$915`, `billion`, `’18`): many paragraphs, short
+/// on average, none of them a sentence.
+fn label_cloud(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let paras = st.paras[id];
+    paras >= CLOUD_PARAS
+        && st.text[id] < paras * CLOUD_CHARS
+        && !dom.descendants(id).any(|d| {
+            dom.tag(d) == "p" && !st.pruned[d] && {
+                let t = dom.text(d);
+                let t = t.trim();
+                t.contains(". ") || t.ends_with(['.', '!', '?', '。', '！', '？'])
+            }
+        })
 }
 
 /// Least text outside links, per item, of a list of sentences with links

@@ -158,53 +158,38 @@ mod tests {
         );
     }
 
-    fn prose(n: usize) -> String {
-        "<p>The council met on Tuesday to discuss the plan, which would add new routes, more buses and a later service on weekdays.</p>"
-            .repeat(n)
+    /// The paragraphs of `body` (a `<body>`'s inner HTML, `{}` standing for
+    /// four paragraphs of prose).
+    fn paragraphs(body: &str) -> Vec<String> {
+        let prose = "<p>The council met on Tuesday to discuss the plan, which would add new routes, more buses and a later service on weekdays.</p>"
+            .repeat(4);
+        let html = format!("<html><body>{}</body></html>", body.replace("{}", &prose));
+        extract(&Dom::parse(&html), None).paragraphs
     }
 
     #[test]
     fn mathml_reads_as_its_symbols_without_its_tex_source() {
-        let html = format!(
-            "<html><body><article>{}<p>The saving is <math><semantics><mrow><mi>S</mi><mo>=</mo><mi>n</mi><mn>2</mn></mrow><annotation encoding=\"application/x-tex\">S = n \\times 2</annotation></semantics></math> a year.</p></article></body></html>",
-            prose(4)
+        let p = paragraphs(
+            "<article>{}<p>The saving is <math><semantics><mrow><mi>S</mi><mo>=</mo><mi>n</mi><mn>2</mn></mrow><annotation encoding=\"application/x-tex\">S = n \\times 2</annotation></semantics></math> a year.</p></article>",
         );
-        let c = extract(&Dom::parse(&html), None);
-        let last = c.paragraphs.last().unwrap();
-        assert_eq!(last, "The saving is S = n 2 a year.", "{:?}", c.paragraphs);
+        assert_eq!(p.last().unwrap(), "The saving is S = n 2 a year.", "{p:?}");
     }
 
     #[test]
     fn class_names_of_what_an_element_lacks_do_not_prune_it() {
-        let html = format!(
-            "<html><body><article><div class=\"item no_caption\"><p>The first part of the story says what happened at the meeting, and who was there to vote on it.</p></div>{}</article></body></html>",
-            prose(4)
+        let p = paragraphs(
+            "<article><div class=\"item no_caption\"><p>The first part of the story says what happened at the meeting, and who was there to vote on it.</p></div>{}</article>",
         );
-        let c = extract(&Dom::parse(&html), None);
-        assert!(
-            c.paragraphs[0].starts_with("The first part"),
-            "{:?}",
-            c.paragraphs
-        );
+        assert!(p[0].starts_with("The first part"), "{p:?}");
     }
 
     #[test]
     fn a_header_holding_a_sentence_is_the_summary() {
-        let html = format!(
-            "<html><body><header><a href=\"/\">Site</a></header><div itemprop=\"articleBody\"><header>Most of what the brain does happens out of sight. New research looks at the moment an idea arrives.</header>{}</div></body></html>",
-            prose(4)
+        let p = paragraphs(
+            "<header><a href=\"/\">Site</a></header><div itemprop=\"articleBody\"><header>Most of what the brain does happens out of sight. New research looks at the moment an idea arrives.</header>{}</div>",
         );
-        let c = extract(&Dom::parse(&html), None);
-        assert!(
-            c.paragraphs[0].starts_with("Most of what"),
-            "{:?}",
-            c.paragraphs
-        );
-        assert!(
-            !c.paragraphs.iter().any(|p| p == "Site"),
-            "{:?}",
-            c.paragraphs
-        );
+        assert!(p[0].starts_with("Most of what"), "{p:?}");
+        assert!(!p.iter().any(|x| x == "Site"), "{p:?}");
     }
 
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`

@@ -38,7 +38,7 @@ const VOID: &[&str] = &[
 ];
 /// Elements dropped with their content.
 const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes", "math",
+    "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes",
 ];
 /// Elements whose content is raw text but which are kept.
 const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::extract::dom::{Dom, NodeId};
+use crate::extract::dom::{Dom, Kind, NodeId};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -36,7 +36,9 @@ const PRUNED_TAGS: &[&str] = &[
     "datalist",
     "map",
     "area",
-    "math",
+    // MathML stays (formulas are text); its TeX source does not.
+    "annotation",
+    "annotation-xml",
     "picture",
     "source",
     "img",
@@ -188,7 +190,7 @@ pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
 
 /// Chrome by landmark tag, ARIA role or class name.
 pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
-    LANDMARK_TAGS.contains(&dom.tag(id))
+    landmark(dom, id)
         || dom
             .attr(id, "role")
             .is_some_and(|r| PRUNED_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
@@ -199,7 +201,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
         return false;
     }
-    let ci = dom.class_id(id);
+    let ci = role_names(dom, id);
     if ci.is_empty() {
         return false;
     }
@@ -207,7 +209,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
 }
 
 pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
-    let ci = dom.class_id(id);
+    let ci = role_names(dom, id);
     let mut w = 0.0;
     if NEGATIVE.is_match(&ci) {
         w -= 25.0;
@@ -216,4 +218,49 @@ pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
         w += 25.0;
     }
     w
+}
+
+/// Prefixes of class names that tell what an element has or lacks, not
+/// what it is: `no_caption`, `has-sidebar`, `with-comments`.
+const FEATURE_PREFIXES: &[&str] = &[
+    "no-", "no_", "has-", "has_", "with-", "with_", "without-", "without_",
+];
+
+/// The element's class names and id ([`Dom::class_id`]) less those that name
+/// a feature ([`FEATURE_PREFIXES`]): an article item `no_caption` is not a
+/// caption, a wrapper `has-sidebar` is not a sidebar.
+fn role_names(dom: &Dom, id: NodeId) -> String {
+    let ci = dom.class_id(id);
+    if !ci.split_ascii_whitespace().any(is_feature_name) {
+        return ci;
+    }
+    ci.split_ascii_whitespace()
+        .filter(|t| !is_feature_name(t))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_feature_name(name: &str) -> bool {
+    FEATURE_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// A landmark of page chrome by its tag ([`LANDMARK_TAGS`]), but for a
+/// `header` that holds a sentence of prose as its own text: the summary set
+/// at the top of an article body, not a site's or a story's heading block.
+pub(super) fn landmark(dom: &Dom, id: NodeId) -> bool {
+    let tag = dom.tag(id);
+    LANDMARK_TAGS.contains(&tag) && !(tag == "header" && holds_prose(dom, id))
+}
+
+/// Least length of the prose a `header` holds as its own text.
+const HEADER_PROSE_CHARS: usize = 80;
+
+fn holds_prose(dom: &Dom, id: NodeId) -> bool {
+    dom.children(id).any(|c| match &dom.nodes[c].kind {
+        Kind::Text(t) => {
+            let t = t.trim();
+            t.len() >= HEADER_PROSE_CHARS && (t.contains(". ") || t.ends_with('.'))
+        }
+        _ => false,
+    })
 }

@@ -59,6 +59,10 @@ const BLOCK_TAGS: &[&str] = &[
     "nav",
 ];
 
+/// MathML token elements: each is a symbol, a number or a word of its own,
+/// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
+const MATH_TOKENS: &[&str] = &["mi", "mn", "mo", "mtext", "ms"];
+
 /// Short paragraphs that are cross-links or legal lines, not article text
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
 static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
@@ -197,7 +201,28 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
         return true;
     }
-    class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2
+    class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2 || label_cloud(dom, st, id)
+}
+
+/// Least paragraphs in a [`label_cloud`].
+const CLOUD_PARAS: u32 = 8;
+/// Most characters per paragraph, on average, in a [`label_cloud`].
+const CLOUD_CHARS: u32 = 20;
+
+/// A chart drawn in HTML (exported from a graphics tool, each label a
+/// positioned paragraph: `$915`, `billion`, `’18`): many paragraphs, short
+/// on average, none of them a sentence.
+fn label_cloud(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let paras = st.paras[id];
+    paras >= CLOUD_PARAS
+        && st.text[id] < paras * CLOUD_CHARS
+        && !dom.descendants(id).any(|d| {
+            dom.tag(d) == "p" && !st.pruned[d] && {
+                let t = dom.text(d);
+                let t = t.trim();
+                t.contains(". ") || t.ends_with(['.', '!', '?', '。', '！', '？'])
+            }
+        })
 }
 
 /// Least text outside links, per item, of a list of sentences with links
@@ -292,6 +317,9 @@ pub(super) fn emit_marked(
                     matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
                 e.flush(label);
             }
+            if MATH_TOKENS.contains(&tag) {
+                e.text(" ");
+            }
             e.leave(tag);
             continue;
         }
@@ -310,6 +338,8 @@ pub(super) fn emit_marked(
                 }
                 if block {
                     e.flush(false);
+                } else if MATH_TOKENS.contains(&tag) {
+                    e.text(" ");
                 }
                 e.enter(dom, id, tag);
                 stack.push((id, false));

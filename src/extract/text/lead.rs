@@ -15,6 +15,11 @@ static LEAD: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+static BYLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"byline|(^|[\s_-])authors?($|[\s_-])|author-?(bio|info|box|blurb|desc)")
+        .expect("static regex")
+});
+
 /// Levels above the container searched for a lead.
 const LEAD_LEVELS: usize = 4;
 
@@ -73,6 +78,12 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
         }
         if tag == "header" || tag == "hgroup" {
             in_header.push(id);
+            continue;
+        }
+        // A byline with the author's blurb is no lead, whatever its other
+        // names and wherever it sits.
+        if BYLINE.is_match(&ci) {
+            it.skip_children_of(id);
             continue;
         }
         let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);

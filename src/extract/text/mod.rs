@@ -27,7 +27,7 @@ mod select;
 mod stats;
 
 use cards::CardStats;
-use chrome::{LANDMARK_TAGS, body_box, chrome};
+use chrome::{body_box, chrome, landmark};
 pub use select::Content;
 use select::select;
 use stats::compute;
@@ -98,8 +98,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             &order,
             &|id| {
                 dropped[id]
-                    || (LANDMARK_TAGS.contains(&dom.tag(id)) || cards.is_grid(dom, id) || boxes[id])
-                        && guard(id)
+                    || (landmark(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id)
             },
             keep,
         );
@@ -157,6 +156,40 @@ mod tests {
             "{:?}",
             c.paragraphs
         );
+    }
+
+    /// The paragraphs of `body` (a `<body>`'s inner HTML, `{}` standing for
+    /// four paragraphs of prose).
+    fn paragraphs(body: &str) -> Vec<String> {
+        let prose = "<p>The council met on Tuesday to discuss the plan, which would add new routes, more buses and a later service on weekdays.</p>"
+            .repeat(4);
+        let html = format!("<html><body>{}</body></html>", body.replace("{}", &prose));
+        extract(&Dom::parse(&html), None).paragraphs
+    }
+
+    #[test]
+    fn mathml_reads_as_its_symbols_without_its_tex_source() {
+        let p = paragraphs(
+            "<article>{}<p>The saving is <math><semantics><mrow><mi>S</mi><mo>=</mo><mi>n</mi><mn>2</mn></mrow><annotation encoding=\"application/x-tex\">S = n \\times 2</annotation></semantics></math> a year.</p></article>",
+        );
+        assert_eq!(p.last().unwrap(), "The saving is S = n 2 a year.", "{p:?}");
+    }
+
+    #[test]
+    fn class_names_of_what_an_element_lacks_do_not_prune_it() {
+        let p = paragraphs(
+            "<article><div class=\"item no_caption\"><p>The first part of the story says what happened at the meeting, and who was there to vote on it.</p></div>{}</article>",
+        );
+        assert!(p[0].starts_with("The first part"), "{p:?}");
+    }
+
+    #[test]
+    fn a_header_holding_a_sentence_is_the_summary() {
+        let p = paragraphs(
+            "<header><a href=\"/\">Site</a></header><div itemprop=\"articleBody\"><header>Most of what the brain does happens out of sight. New research looks at the moment an idea arrives.</header>{}</div>",
+        );
+        assert!(p[0].starts_with("Most of what"), "{p:?}");
+        assert!(!p.iter().any(|x| x == "Site"), "{p:?}");
     }
 
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`

@@ -317,16 +317,35 @@ fn story_wrapper(
 }
 
 /// Is `child` the only child of `parent` with text or an element kept?
+/// A row of links beside it (an ad or a teaser set beside one part of a
+/// split body) does not count: the part's wrapper is still just a wrapper.
 fn only_child(dom: &Dom, st: &Stats, parent: NodeId, child: NodeId) -> bool {
     dom.children(parent).all(|c| {
         c == child
             || match &dom.nodes[c].kind {
                 Kind::Text(t) => t.trim().is_empty(),
-                Kind::Element => st.pruned[c] || st.text[c] == 0,
+                Kind::Element => st.pruned[c] || st.text[c] == 0 || link_row(dom, st, c),
                 _ => true,
             }
     })
 }
+
+/// A block without paragraphs whose text is mostly links, at least
+/// [`ROW_LINKS`] of them: a set of teasers or ads, not a linked headline
+/// or a tab's title.
+fn link_row(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    matches!(dom.tag(id), "div" | "section" | "aside" | "ul" | "ol")
+        && st.paras[id] == 0
+        && link_density(st, id) >= 0.5
+        && dom
+            .descendants(id)
+            .filter(|&d| dom.tag(d) == "a" && st.text[d] > 0)
+            .nth(ROW_LINKS - 1)
+            .is_some()
+}
+
+/// Least links in a [`link_row`].
+const ROW_LINKS: usize = 3;
 
 /// The text of the container `top` and of the siblings of its wrapper
 /// `outer` that [`joins`] keeps, in document order, with one flag per

@@ -1,7 +1,8 @@
 //! The hard-page fixtures (`tests/fixtures/hard-pages/`): pages whose
 //! article is streamed, hydrated, paywalled, hidden, split by ad and teaser
-//! rows, spread over slides or mixed with boxes that are not the article,
-//! and pages whose first date is a teaser's or a live blog's last update.
+//! rows (also inside each part's wrapper), spread over slides or mixed with
+//! boxes that are not the article (HTML-drawn charts among them), formulas
+//! in MathML, summaries in a body's `header`, and pages whose first date is a teaser's or a live blog's last update.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind
 //! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the

@@ -145,6 +145,7 @@ pub fn find(
     // The two strongest machine sources disagreeing by more than a day: the
     // date the page shows its readers decides between them.
     let live = live_start(m, PUBLISHED, &ok);
+    let is_live = live.is_some();
     let machine = match (published, jsonld) {
         _ if live.is_some() => live,
         (Some(p), Some(j)) if (p.0 - j.0).num_days().abs() > 1 => {
@@ -152,6 +153,12 @@ pub fn find(
             Some(if shown == Some(j.0) { j } else { p })
         }
         (p, j) => p.or(j),
+    };
+    let machine = match machine {
+        Some(found) if !is_live => Some(against_change(found, m, today, &visible, |d| {
+            visible::labels_as_change(dom, d, &ok)
+        })),
+        other => other,
     };
     let machine = machine
         .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)))
@@ -227,6 +234,42 @@ pub fn find(
         return (Some(d), Some(DateSource::TextYear));
     }
     (None, None)
+}
+
+/// The publication date weighed against the page's last change (never on
+/// a live blog, whose changes are its entries).
+///
+/// A story re-dated within days shows its readers the new date: when the
+/// date shown by the headline is the change's day, at most
+/// [`REDATED_DAYS`] after the machine publication, and the page does not
+/// label it as an update, the reader's date is the page's (the machine date
+/// is the first draft's). An older page refreshed later keeps its first
+/// publication, as do live blogs (never passed here).
+/// (A modification before the publication is not read as the first
+/// publication: sites re-stamp either, and the publication held on such
+/// pages of the eval set.)
+/// Most days between the machine publication and a re-dated story's change.
+const REDATED_DAYS: i64 = 7;
+
+fn against_change(
+    found: (NaiveDate, String, DateSource),
+    m: &Meta,
+    today: NaiveDate,
+    visible: &dyn Fn() -> Option<(NaiveDate, DateSource)>,
+    labels_as_change: impl Fn(NaiveDate) -> bool,
+) -> (NaiveDate, String, DateSource) {
+    let Some(changed) = modified(m, today) else {
+        return found;
+    };
+    let days = (changed - found.0).num_days();
+    if (1..=REDATED_DAYS).contains(&days)
+        && let Some((v, source)) = visible()
+        && v == changed
+        && !labels_as_change(v)
+    {
+        return (v, String::new(), source);
+    }
+    found
 }
 
 static OFFSET: LazyLock<Regex> = LazyLock::new(|| {

@@ -181,6 +181,21 @@ fn is_change_label(text: &str) -> bool {
     CHANGE_LABEL.is_match(text) && !written::has_published_label(text)
 }
 
+/// Does the page label `day` as a change ("Aktualisiert am 20.03.2021",
+/// "Updated March 20")? Read in short text nodes and byline-like elements.
+pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, ok: &dyn Fn(NaiveDate) -> bool) -> bool {
+    let dated = |t: &str| parse_labelled(t).filter(|&d| ok(d)) == Some(day);
+    (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
+        Kind::Text(t) if t.len() < 300 => {
+            // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
+            let up = dom.nodes[id].parent.and_then(|p| dom.text_within(p, 300));
+            let t = up.as_deref().unwrap_or(t);
+            CHANGE_LABEL.is_match(t) && dated(t)
+        }
+        _ => false,
+    })
+}
+
 /// How far into a long text node a dateline may start.
 const DATELINE_CHARS: usize = 40;
 

@@ -137,7 +137,7 @@ pub fn find(
     let shown = std::cell::OnceCell::new();
     let visible = || {
         *shown.get_or_init(|| {
-            byline_date(dom, content_root, &ok)
+            byline_date(dom, m, content_root, &ok)
                 .map(|d| (d, DateSource::Byline))
                 .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, DateSource::TextDate)))
         })

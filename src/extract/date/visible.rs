@@ -282,13 +282,63 @@ fn date_classed(dom: &Dom, id: NodeId) -> bool {
     !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }
 
+/// Text bytes after the headline in which [`headline_byline`] looks.
+const HEADLINE_REACH: usize = 600;
+
+/// The date in a byline-like element just after the headline, in the
+/// headline's own block: the page's byline, before any list or table of
+/// dated items (signatures, versions, events) that the content's container
+/// may also hold.
+fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+    let block = dom.nodes[h1].parent?;
+    if matches!(dom.tag(block), "body" | "html" | "") {
+        return None;
+    }
+    let (mut started, mut seen) = (false, 0usize);
+    let mut it = dom.descendants(block);
+    while let Some(id) = it.next() {
+        started |= id == h1;
+        if !started || id == h1 || dom.is_ancestor(h1, id) {
+            continue;
+        }
+        if let Kind::Text(t) = &dom.nodes[id].kind {
+            seen += t.trim().len();
+            if seen > HEADLINE_REACH {
+                break;
+            }
+            continue;
+        }
+        if is_chrome(dom, id) || super::live::in_teaser(dom, id) {
+            it.skip_children_of(id);
+            continue;
+        }
+        if !date_classed(dom, id) {
+            continue;
+        }
+        let Some(text) = dom.text_within(id, 400) else {
+            continue;
+        };
+        if !written::is_range(&text)
+            && let Some(d) = parse_labelled(&text).filter(|&d| ok(d))
+        {
+            return Some(d);
+        }
+    }
+    None
+}
+
 /// The first written date in a byline-like element (class or id naming a date,
-/// time, byline...), searched near the content first, then in the whole page.
+/// time, byline...): just after the headline, then near the content, then in
+/// the whole page.
 pub(super) fn byline_date(
     dom: &Dom,
+    m: &Meta,
     root: Option<NodeId>,
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
+    if let Some(d) = m.h1.first().and_then(|h| headline_byline(dom, h.0, ok)) {
+        return Some(d);
+    }
     let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
     for start in [scope, 0] {
         let mut it = dom.descendants(start);

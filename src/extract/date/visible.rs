@@ -171,8 +171,11 @@ pub(super) fn scan_text(
 /// Text bytes after a change date in which a publication date may follow.
 const CHANGE_REACH: usize = 300;
 
+/// Words that label a date as a change, in the languages of the pages we
+/// read (German, English, Spanish, French, Italian, Portuguese, Dutch, the
+/// Nordic languages, Finnish, Polish, Czech, Russian, Japanese and Chinese).
 static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|aggiornato)")
+    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|modifié le|aggiornato|atualizado|atualização|bijgewerkt|gewijzigd|uppdaterad|opdateret|oppdatert|päivitetty|aktualizacja|zaktualizowano|aktualizováno|обновлено|更新)")
         .expect("static regex")
 });
 

@@ -12,7 +12,7 @@
 //! | `time` | a `<time>` whose text is labelled as the publication, one marked `pubdate`/`datePublished` (while the marked times agree), or the first `<time datetime>` outside chrome |
 //! | `meta` | generic date `<meta>` names (`date`, `dc.date`), which CMSs often set to the day a page changed |
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
-//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
+//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`): just after the headline first, then near the content, comments and sidebars excluded |
 //! | `text_date` | the first written date after the main heading, outside chrome (else the nearest one just above it); a date labelled as a change gives way to one labelled as the publication |
 //! | `text_date` | a written date beside a link to the page itself (a list of recent posts that includes it) |
 //! | `meta` | any other meta name for a publication or an upload, in a site's own vocabulary (`prism.publicationDate`, `…:uploaded`) |
@@ -20,8 +20,10 @@
 //! | `text_date` | any written date on the page, chrome included |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |
 //!
-//! Two adjustments: when `published_time` and JSON-LD disagree by more than
-//! a day, the one the page shows its readers wins; and a UTC time
+//! Three adjustments: when `published_time` and JSON-LD disagree by more
+//! than a day, the one the page shows its readers wins; a story re-dated
+//! within a week (the date shown by the headline, unlabelled, is the day of
+//! its last change) takes the shown date; and a UTC time
 //! (`...Z`) is moved to the publisher's day by an offset written elsewhere
 //! on the page, or by a date one day off in the URL or a byline.
 //!
@@ -40,6 +42,8 @@ use super::meta::{self, Meta};
 use crate::record::DateSource;
 
 mod live;
+#[cfg(test)]
+mod rule_tests;
 mod visible;
 use live::{in_teaser, live_start};
 use visible::{

@@ -12,7 +12,7 @@
 //! | `time` | a `<time>` whose text is labelled as the publication, one marked `pubdate`/`datePublished` (while the marked times agree), or the first `<time datetime>` outside chrome |
 //! | `meta` | generic date `<meta>` names (`date`, `dc.date`), which CMSs often set to the day a page changed |
 //! | `url` | a date in the URL path (`/2024/03/04/`, `/2024-03-04-`, `/20240304/`, `/04-03-2024/`) |
-//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`), comments and sidebars excluded |
+//! | `byline` | a written date in a byline/date element (`March 4, 2024`, `4. März 2024`): just after the headline first, then near the content, comments and sidebars excluded |
 //! | `text_date` | the first written date after the main heading, outside chrome (else the nearest one just above it); a date labelled as a change gives way to one labelled as the publication |
 //! | `text_date` | a written date beside a link to the page itself (a list of recent posts that includes it) |
 //! | `meta` | any other meta name for a publication or an upload, in a site's own vocabulary (`prism.publicationDate`, `…:uploaded`) |
@@ -20,8 +20,10 @@
 //! | `text_date` | any written date on the page, chrome included |
 //! | `text_year` | the largest plausible year in the text (as 1 January) |
 //!
-//! Two adjustments: when `published_time` and JSON-LD disagree by more than
-//! a day, the one the page shows its readers wins; and a UTC time
+//! Three adjustments: when `published_time` and JSON-LD disagree by more
+//! than a day, the one the page shows its readers wins; a story re-dated
+//! within a week (the date shown by the headline, unlabelled, is the day of
+//! its last change) takes the shown date; and a UTC time
 //! (`...Z`) is moved to the publisher's day by an offset written elsewhere
 //! on the page, or by a date one day off in the URL or a byline.
 //!
@@ -40,6 +42,8 @@ use super::meta::{self, Meta};
 use crate::record::DateSource;
 
 mod live;
+#[cfg(test)]
+mod rule_tests;
 mod visible;
 use live::{in_teaser, live_start};
 use visible::{
@@ -137,7 +141,7 @@ pub fn find(
     let shown = std::cell::OnceCell::new();
     let visible = || {
         *shown.get_or_init(|| {
-            byline_date(dom, content_root, &ok)
+            byline_date(dom, m, content_root, &ok)
                 .map(|d| (d, DateSource::Byline))
                 .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, DateSource::TextDate)))
         })
@@ -145,6 +149,7 @@ pub fn find(
     // The two strongest machine sources disagreeing by more than a day: the
     // date the page shows its readers decides between them.
     let live = live_start(m, PUBLISHED, &ok);
+    let is_live = live.is_some();
     let machine = match (published, jsonld) {
         _ if live.is_some() => live,
         (Some(p), Some(j)) if (p.0 - j.0).num_days().abs() > 1 => {
@@ -152,6 +157,12 @@ pub fn find(
             Some(if shown == Some(j.0) { j } else { p })
         }
         (p, j) => p.or(j),
+    };
+    let machine = match machine {
+        Some(found) if !is_live => Some(against_change(found, m, today, &visible, |d| {
+            visible::labels_as_change(dom, d, &ok)
+        })),
+        other => other,
     };
     let machine = machine
         .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)))
@@ -227,6 +238,42 @@ pub fn find(
         return (Some(d), Some(DateSource::TextYear));
     }
     (None, None)
+}
+
+/// The publication date weighed against the page's last change (never on
+/// a live blog, whose changes are its entries).
+///
+/// A story re-dated within days shows its readers the new date: when the
+/// date shown by the headline is the change's day, at most
+/// [`REDATED_DAYS`] after the machine publication, and the page does not
+/// label it as an update, the reader's date is the page's (the machine date
+/// is the first draft's). An older page refreshed later keeps its first
+/// publication, as do live blogs (never passed here).
+/// (A modification before the publication is not read as the first
+/// publication: sites re-stamp either, and the publication held on such
+/// pages of the eval set.)
+/// Most days between the machine publication and a re-dated story's change.
+const REDATED_DAYS: i64 = 7;
+
+fn against_change(
+    found: (NaiveDate, String, DateSource),
+    m: &Meta,
+    today: NaiveDate,
+    visible: &dyn Fn() -> Option<(NaiveDate, DateSource)>,
+    labels_as_change: impl Fn(NaiveDate) -> bool,
+) -> (NaiveDate, String, DateSource) {
+    let Some(changed) = modified(m, today) else {
+        return found;
+    };
+    let days = (changed - found.0).num_days();
+    if (1..=REDATED_DAYS).contains(&days)
+        && let Some((v, source)) = visible()
+        && v == changed
+        && !labels_as_change(v)
+    {
+        return (v, String::new(), source);
+    }
+    found
 }
 
 static OFFSET: LazyLock<Regex> = LazyLock::new(|| {

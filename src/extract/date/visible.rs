@@ -171,14 +171,32 @@ pub(super) fn scan_text(
 /// Text bytes after a change date in which a publication date may follow.
 const CHANGE_REACH: usize = 300;
 
+/// Words that label a date as a change, in the languages of the pages we
+/// read (German, English, Spanish, French, Italian, Portuguese, Dutch, the
+/// Nordic languages, Finnish, Polish, Czech, Russian, Japanese and Chinese).
 static CHANGE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|aggiornato)")
+    Regex::new(r"(?i)(letzte änderung|geändert|aktualisiert|bearbeitet|updated|last modified|last edited|modified|actualizado|mis à jour|modifié le|aggiornato|atualizado|atualização|bijgewerkt|gewijzigd|uppdaterad|opdateret|oppdatert|päivitetty|aktualizacja|zaktualizowano|aktualizováno|обновлено|更新)")
         .expect("static regex")
 });
 
 /// Does the text label its date as a change rather than the publication?
 fn is_change_label(text: &str) -> bool {
     CHANGE_LABEL.is_match(text) && !written::has_published_label(text)
+}
+
+/// Does the page label `day` as a change ("Aktualisiert am 20.03.2021",
+/// "Updated March 20")? Read in short text nodes and byline-like elements.
+pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, ok: &dyn Fn(NaiveDate) -> bool) -> bool {
+    let dated = |t: &str| parse_labelled(t).filter(|&d| ok(d)) == Some(day);
+    (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
+        Kind::Text(t) if t.len() < 300 => {
+            // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
+            let up = dom.nodes[id].parent.and_then(|p| dom.text_within(p, 300));
+            let t = up.as_deref().unwrap_or(t);
+            CHANGE_LABEL.is_match(t) && dated(t)
+        }
+        _ => false,
+    })
 }
 
 /// How far into a long text node a dateline may start.
@@ -267,13 +285,63 @@ fn date_classed(dom: &Dom, id: NodeId) -> bool {
     !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }
 
+/// Text bytes after the headline in which [`headline_byline`] looks.
+const HEADLINE_REACH: usize = 600;
+
+/// The date in a byline-like element just after the headline, in the
+/// headline's own block: the page's byline, before any list or table of
+/// dated items (signatures, versions, events) that the content's container
+/// may also hold.
+fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+    let block = dom.nodes[h1].parent?;
+    if matches!(dom.tag(block), "body" | "html" | "") {
+        return None;
+    }
+    let (mut started, mut seen) = (false, 0usize);
+    let mut it = dom.descendants(block);
+    while let Some(id) = it.next() {
+        started |= id == h1;
+        if !started || id == h1 || dom.is_ancestor(h1, id) {
+            continue;
+        }
+        if let Kind::Text(t) = &dom.nodes[id].kind {
+            seen += t.trim().len();
+            if seen > HEADLINE_REACH {
+                break;
+            }
+            continue;
+        }
+        if is_chrome(dom, id) || super::live::in_teaser(dom, id) {
+            it.skip_children_of(id);
+            continue;
+        }
+        if !date_classed(dom, id) {
+            continue;
+        }
+        let Some(text) = dom.text_within(id, 400) else {
+            continue;
+        };
+        if !written::is_range(&text)
+            && let Some(d) = parse_labelled(&text).filter(|&d| ok(d))
+        {
+            return Some(d);
+        }
+    }
+    None
+}
+
 /// The first written date in a byline-like element (class or id naming a date,
-/// time, byline...), searched near the content first, then in the whole page.
+/// time, byline...): just after the headline, then near the content, then in
+/// the whole page.
 pub(super) fn byline_date(
     dom: &Dom,
+    m: &Meta,
     root: Option<NodeId>,
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
+    if let Some(d) = m.h1.first().and_then(|h| headline_byline(dom, h.0, ok)) {
+        return Some(d);
+    }
     let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
     for start in [scope, 0] {
         let mut it = dom.descendants(start);

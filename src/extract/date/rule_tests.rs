@@ -1,0 +1,91 @@
+//! The date rules on whole small pages: a re-dated story, an older page
+//! refreshed later, and a byline under the headline beside a table of
+//! dated rows.
+
+use chrono::NaiveDate;
+
+use crate::extract::{Page, extract};
+use crate::record::DateSource;
+use crate::relevance::Rule;
+
+fn page(html: &str) -> Page {
+    let rule = Rule::new(&crate::config::Keywords::default());
+    let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    extract(html.as_bytes(), None, None, &rule, today)
+}
+
+fn day(p: &Page) -> Option<String> {
+    p.date.map(|d| d.to_string())
+}
+
+const PROSE: &str = "<p>The council said the new line would carry more than ten thousand passengers a day once the last section opens, and that fares would stay as they are.</p>";
+
+/// A page with these machine dates and this line shown by the headline.
+fn dated(published: &str, modified: &str, shown: &str) -> String {
+    format!(
+        r#"<html><head><meta property="article:published_time" content="{published}T17:40:00+01:00">
+        <meta property="article:modified_time" content="{modified}T09:15:00+01:00"></head>
+        <body><article><h1>Tram line opens</h1><p class="date-time">{shown}</p>{}</article></body></html>"#,
+        PROSE.repeat(4)
+    )
+}
+
+#[test]
+fn a_story_redated_within_days_takes_the_day_it_shows() {
+    let p = page(&dated(
+        "2021-03-16",
+        "2021-03-20",
+        "20. März 2021 - 15:00 Uhr",
+    ));
+    assert_eq!(day(&p).as_deref(), Some("2021-03-20"));
+    assert_eq!(p.date_source, Some(DateSource::Byline));
+    // The change labelled as one, in any of several languages, leaves the
+    // first publication in place.
+    for shown in [
+        "Aktualisiert am 20. März 2021",
+        "Updated March 20, 2021",
+        "Atualizado em 20 de março de 2021",
+    ] {
+        let p = page(&dated("2021-03-16", "2021-03-20", shown));
+        assert_eq!(day(&p).as_deref(), Some("2021-03-16"), "{shown}");
+    }
+    // Shown day not the change's: the machine publication holds.
+    let p = page(&dated("2021-03-16", "2021-03-20", "18 March 2021"));
+    assert_eq!(day(&p).as_deref(), Some("2021-03-16"));
+}
+
+#[test]
+fn an_older_page_refreshed_later_keeps_its_first_publication() {
+    let p = page(&dated("2017-04-12", "2020-02-19", "Le 19 février 2020"));
+    assert_eq!(day(&p).as_deref(), Some("2017-04-12"));
+    assert_eq!(p.date_source, Some(DateSource::PublishedTime));
+}
+
+#[test]
+fn a_live_blog_is_not_redated_by_its_last_entry() {
+    let html = dated("2021-03-16", "2021-03-18", "18 March 2021").replacen(
+        "</head>",
+        r#"<script type="application/ld+json">{"@type":"LiveBlogPosting","coverageStartTime":"2021-03-16T07:00:00+01:00","datePublished":"2021-03-18T18:00:00+01:00"}</script></head>"#,
+        1,
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-16"));
+}
+
+#[test]
+fn the_byline_under_the_headline_beats_a_table_of_dated_rows() {
+    let rows: String = (1..=5)
+        .map(|i| format!(r#"<tr><td class="list-name">Name {i}</td><td class="list-date">Feb 1{i}, 2013</td></tr>"#))
+        .collect();
+    let html = format!(
+        r#"<html><body><div class="head"><h1>Island frees itself</h1><div class="meta"><div class="date">2. August 2012</div></div></div>
+        <div class="content"><div class="entry">{}</div><table>{rows}</table></div></body></html>"#,
+        PROSE.repeat(4)
+    );
+    let p = page(&html);
+    assert_eq!(day(&p).as_deref(), Some("2012-08-02"));
+    assert_eq!(p.date_source, Some(DateSource::Byline));
+    // Without a dated byline there, the headline's block gives nothing and
+    // the rows are still read (no date is lost).
+    let p = page(&html.replace("2. August 2012", "Staff writer"));
+    assert_eq!(day(&p).as_deref(), Some("2013-02-11"));
+}

@@ -48,7 +48,7 @@ pub struct RunEnd {
     pub run_id: String,
     pub interrupted: bool,
     /// No host could be reached (see [`outage`]): the one-line cause. Nothing
-    /// was saved; the binary exits with [`outage::EXIT_OUTAGE`].
+    /// was saved; the binary exits with 69.
     pub outage: Option<String>,
     pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,

@@ -51,7 +51,7 @@ pub fn crawl(config: &Path, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
 /// `scraper check-url URL`.
 pub fn check_url(config: &Path, a: &CheckUrlArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(config)?;
-    let report = runtime()?.block_on(scraper::crawl::check_url(
+    let report = runtime()?.block_on(scraper::inspect::check_url(
         &config,
         &a.url,
         a.proxy.as_deref(),
@@ -83,12 +83,12 @@ pub fn health(config: &Path, a: &HealthArgs) -> anyhow::Result<ExitCode> {
 /// `scraper probe URL|HOST`.
 pub fn probe(config: &Path, a: &ProbeArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(config)?;
-    let opts = scraper::crawl::probe::Options {
+    let opts = scraper::inspect::probe::Options {
         sample: a.sample,
         max_requests: a.max_requests,
         proxy: a.proxy.clone(),
     };
-    let p = runtime()?.block_on(scraper::crawl::probe::probe(&config, &a.target, &opts))?;
+    let p = runtime()?.block_on(scraper::inspect::probe::probe(&config, &a.target, &opts))?;
     print::probe::show(&p, a.json);
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,6 @@
 //! (`setup.rs`), drive the [`engine::Engine`] loop, and save everything when
 //! it stops (`save.rs`).
 
-pub mod check;
 pub mod engine;
 pub mod events;
 pub mod health;
@@ -10,10 +9,9 @@ mod listing;
 pub mod outage;
 mod page;
 pub mod partition;
-pub mod probe;
 mod save;
 mod setup;
-mod signals;
+pub mod signals;
 mod value;
 pub mod worker;
 mod workers;
@@ -24,7 +22,6 @@ use std::path::PathBuf;
 use chrono::Utc;
 use tokio::sync::mpsc;
 
-pub use check::check_url;
 use engine::{Engine, Signal, Start};
 use events::EventLog;
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use scraper::crawl::check::{AiDecision, Consent, ListingReport, PageReport, Report};
+use scraper::inspect::check_url::{AiDecision, Consent, ListingReport, PageReport, Report};
 
 /// Print the report on stdout.
 pub fn show(report: &Report, json: bool) {

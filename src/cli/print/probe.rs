@@ -1,7 +1,7 @@
 //! How the binary shows `scraper probe`: a readable layout on stdout, or one
 //! JSON object with `--json`.
 
-use scraper::crawl::probe::{FoundVia, Probe};
+use scraper::inspect::probe::{FoundVia, Probe};
 
 /// `scraper probe`.
 pub fn show(p: &Probe, json: bool) {

@@ -1,5 +1,5 @@
-//! A fetched page's AI-use signals, assembled one way for the crawl's worker
-//! and for `check-url`, so the two cannot drift: the response's headers
+//! A fetched page's AI-use signals, assembled one way for the crawl's worker,
+//! `check-url` and `probe`'s start page and sampled pages, so they cannot drift: the response's headers
 //! (`X-Robots-Tag`, `tdm-reservation`, `Content-Usage`), then the robots.txt
 //! `Content-Signal` lines and `Content-Usage` rule of the final URL's origin
 //! and path, the page's meta tags, and, when asked
@@ -46,6 +46,30 @@ pub async fn add_page_signals(
     ask_tdmrep: bool,
     signals: &mut Signals,
 ) -> PageConsent {
+    add_signals(net, url, Some(page), ask_tdmrep, signals).await
+}
+
+/// Add the signals of the site at `url` when no page was read there (the
+/// start URL `probe` could not read, or a feed): robots.txt's, and with
+/// `ask_tdmrep` the origin's `tdmrep.json` rule for its path.
+pub async fn add_site_signals(
+    net: &Net,
+    url: &Url,
+    ask_tdmrep: bool,
+    signals: &mut Signals,
+) -> PageConsent {
+    add_signals(net, url, None, ask_tdmrep, signals).await
+}
+
+/// The one order: robots.txt's Content-Signal and Content-Usage lines, the
+/// page's meta tags, then tdmrep.json.
+async fn add_signals(
+    net: &Net,
+    url: &Url,
+    page: Option<&Page>,
+    ask_tdmrep: bool,
+    signals: &mut Signals,
+) -> PageConsent {
     let robots = net.robots(url).await;
     let path = match url.query() {
         Some(q) => format!("{}?{q}", url.path()),
@@ -53,7 +77,9 @@ pub async fn add_page_signals(
     };
     signals.content_signals(&robots.content_signals);
     signals.content_usage_robots(&robots.content_usage, &path);
-    signals.meta(&page.consent_meta, net.agent());
+    if let Some(page) = page {
+        signals.meta(&page.consent_meta, net.agent());
+    }
     let tdmrep = if ask_tdmrep {
         let tdm = net.tdmrep(url).await;
         signals.tdmrep(&tdm.rules, &path);

@@ -5,9 +5,9 @@
 use chrono::Utc;
 
 use super::engine::Engine;
-use super::signals::AiDecision;
 use super::worker::{Job, Meta};
 use crate::config::PaywalledText;
+use crate::consent::AiDecision;
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};

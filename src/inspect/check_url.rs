@@ -7,9 +7,9 @@ use std::time::Duration;
 use chrono::Utc;
 
 use crate::config::Config;
+use crate::consent::AiDecision;
 use crate::consent::Signals;
 use crate::crawl::signals;
-pub use crate::crawl::signals::AiDecision;
 use crate::discover::{self, Limits, Listing};
 use crate::extract::{self, Page};
 use crate::frontier::Kind;

@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use scraper::inspect::check_url::{AiDecision, Consent, ListingReport, PageReport, Report};
+use scraper::consent::AiDecision;
+use scraper::inspect::check_url::{Consent, ListingReport, PageReport, Report};
 
 /// Print the report on stdout.
 pub fn show(report: &Report, json: bool) {

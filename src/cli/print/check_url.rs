@@ -63,7 +63,7 @@ fn page_text(p: &PageReport) -> String {
     if let Some(d) = p.crawl_delay {
         let _ = writeln!(s, "robots.txt Crawl-delay: {:.1}s", d.as_secs_f64());
     }
-    s.push_str(&scraper::extract::describe(&p.page, p.url.as_str()));
+    s.push_str(&super::page::describe(&p.page, p.url.as_str()));
     s.push_str(&ai_use_text(&p.consent));
     s
 }

@@ -5,6 +5,7 @@ pub mod build;
 pub mod check_url;
 pub mod crawl;
 pub mod health;
+pub mod page;
 pub mod probe;
 pub mod state;
 pub mod stats;

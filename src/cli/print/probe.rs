@@ -44,6 +44,25 @@ pub fn show(p: &Probe, json: bool) {
     if let Some(e) = &p.start_error {
         println!("start page: {e}");
     }
+    listings(p);
+    if !p.by_month.is_empty() || p.undated > 0 {
+        println!("\nlisted URLs by month ({} in all):", p.listed);
+        for (m, n) in &p.by_month {
+            println!("  {m}  {n}");
+        }
+        if p.undated > 0 {
+            println!("  undated  {}", p.undated);
+        }
+    }
+    sample(p);
+    println!("\nverdict: {}", p.verdict);
+    if let Some(entry) = &p.suggested {
+        println!("\nsuggested entry for config.yml (under `sources:`):\n{entry}");
+    }
+}
+
+/// The feeds and sitemaps found, and the common paths tried in vain.
+fn listings(p: &Probe) {
     println!(
         "\nfeeds and sitemaps ({} found):",
         p.listings.iter().filter(|l| l.entries.is_some()).count()
@@ -83,15 +102,10 @@ pub fn show(p: &Probe, json: bool) {
     if !missing.is_empty() {
         println!("  tried without success: {}", missing.join(", "));
     }
-    if !p.by_month.is_empty() || p.undated > 0 {
-        println!("\nlisted URLs by month ({} in all):", p.listed);
-        for (m, n) in &p.by_month {
-            println!("  {m}  {n}");
-        }
-        if p.undated > 0 {
-            println!("  undated  {}", p.undated);
-        }
-    }
+}
+
+/// The sampled pages with the extractor's and the relevance verdicts.
+fn sample(p: &Probe) {
     if !p.sample.is_empty() {
         println!("\nsample of listed pages:");
         for s in &p.sample {
@@ -119,9 +133,5 @@ pub fn show(p: &Probe, json: bool) {
                 ),
             }
         }
-    }
-    println!("\nverdict: {}", p.verdict);
-    if let Some(entry) = &p.suggested {
-        println!("\nsuggested entry for config.yml (under `sources:`):\n{entry}");
     }
 }

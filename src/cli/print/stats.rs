@@ -113,6 +113,26 @@ pub fn render(s: &Stats) -> String {
         let _ = writeln!(o, "  {year:<8} {:>10}  {}", count(*n), bar(*n, max));
     }
 
+    by_domain(&mut o, s);
+
+    shards(&mut o, s);
+
+    runs(&mut o, s);
+
+    let _ = writeln!(
+        o,
+        "\nOn disk: articles/ {}, state/ {}",
+        bytes(s.disk.articles_bytes),
+        bytes(s.disk.state_bytes)
+    );
+    for (f, n) in &s.disk.state_files {
+        let _ = writeln!(o, "  state/{f:<28} {:>10}", bytes(*n));
+    }
+    o
+}
+
+/// The `By domain` section: the largest domains, and what the rest hold.
+fn by_domain(o: &mut String, s: &Stats) {
     let mut domains: Vec<_> = s.by_domain.iter().collect();
     domains.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
     let _ = writeln!(o, "\nBy domain ({} domains)", count(domains.len() as u64));
@@ -135,7 +155,10 @@ pub fn render(s: &Stats) -> String {
             count(rest)
         );
     }
+}
 
+/// The `Shards` section: the newest shards, and any damage found in them.
+fn shards(o: &mut String, s: &Stats) {
     let _ = writeln!(o, "\nShards (newest last)");
     let skip = s.shards.len().saturating_sub(LAST_SHARDS);
     if skip > 0 {
@@ -159,10 +182,13 @@ pub fn render(s: &Stats) -> String {
             bytes(sh.bytes)
         );
     }
+}
 
+/// The last run, the latest run of each partition, the recent runs.
+fn runs(o: &mut String, s: &Stats) {
     let _ = writeln!(o, "\nLast run");
     match (&s.last_run, &s.last_run_error) {
-        (Some(r), _) => render_run(&mut o, r),
+        (Some(r), _) => render_run(o, r),
         (None, Some(e)) => {
             let _ = writeln!(o, "  not shown: {e}");
         }
@@ -174,7 +200,7 @@ pub fn render(s: &Stats) -> String {
         let _ = writeln!(o, "\nLatest run of each partition");
         for r in &s.partitions {
             let _ = writeln!(o, "  partition {}", r.partition.unwrap_or(Partition::WHOLE));
-            render_run(&mut o, r);
+            render_run(o, r);
         }
     }
 
@@ -199,17 +225,6 @@ pub fn render(s: &Stats) -> String {
             );
         }
     }
-
-    let _ = writeln!(
-        o,
-        "\nOn disk: articles/ {}, state/ {}",
-        bytes(s.disk.articles_bytes),
-        bytes(s.disk.state_bytes)
-    );
-    for (f, n) in &s.disk.state_files {
-        let _ = writeln!(o, "  state/{f:<28} {:>10}", bytes(*n));
-    }
-    o
 }
 
 fn render_run(o: &mut String, r: &RunSummary) {

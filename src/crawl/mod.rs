@@ -70,7 +70,7 @@ pub struct Totals {
 }
 
 /// Where a running crawl shows its progress: the binary's bar or status
-/// lines (`src/progress.rs`). The engine reports as often as it likes; the
+/// lines (`src/cli/progress.rs`). The engine reports as often as it likes; the
 /// display decides when to draw.
 pub trait Progress: Send {
     /// The current totals.

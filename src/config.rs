@@ -320,15 +320,8 @@ impl std::str::FromStr for Scope {
     }
 }
 
-/// What to do with publishers' AI-use reservations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum AiUsePolicy {
-    #[default]
-    Respect,
-    Record,
-    Ignore,
-}
+/// What to do with publishers' AI-use reservations (the consent rules' own type).
+pub use crate::consent::AiUsePolicy;
 
 /// What to do with the text of pages that are not free to read
 /// (`accessible_for_free: false`, see `extract::paywall`).

@@ -14,6 +14,7 @@ pub mod discover;
 pub mod extract;
 pub mod frontier;
 pub mod health;
+pub mod inspect;
 pub mod net;
 pub mod partition;
 pub mod record;

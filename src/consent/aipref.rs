@@ -117,7 +117,7 @@ pub struct UsageRules {
 impl UsageRules {
     /// Read the `Content-Usage` lines of a robots.txt body for `agent`.
     pub fn parse(robots_txt: &[u8], agent: &str) -> UsageRules {
-        let (group, global) = super::robots_lines(robots_txt, agent, "content-usage");
+        let (group, global) = super::robots::robots_lines(robots_txt, agent, "content-usage");
         let mut malformed = 0;
         let mut read = |lines: Vec<String>| -> Vec<UsageRule> {
             lines
@@ -174,13 +174,13 @@ fn parse_rule(value: &str) -> Option<UsageRule> {
 fn longest_match(rules: &[UsageRule], path: &str) -> Option<Vec<Usage>> {
     let best = rules
         .iter()
-        .filter(|r| super::location_matches(&r.path, path))
+        .filter(|r| super::robots::location_matches(&r.path, path))
         .map(|r| r.path.len())
         .max()?;
     let mut out: Vec<Usage> = Vec::new();
     for r in rules
         .iter()
-        .filter(|r| r.path.len() == best && super::location_matches(&r.path, path))
+        .filter(|r| r.path.len() == best && super::robots::location_matches(&r.path, path))
     {
         for u in &r.prefs {
             match out.iter_mut().find(|o| o.category == u.category) {

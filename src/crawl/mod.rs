@@ -2,16 +2,14 @@
 //! (`setup.rs`), drive the [`engine::Engine`] loop, and save everything when
 //! it stops (`save.rs`).
 
-pub mod check;
 pub mod engine;
 pub mod events;
 pub mod handover;
 mod interrupt;
 mod outcome;
-pub mod probe;
 pub mod reach;
 mod setup;
-mod signals;
+pub mod signals;
 pub mod tally;
 mod tasks;
 pub mod worker;
@@ -19,7 +17,6 @@ pub mod worker;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use check::check_url;
 use chrono::Utc;
 use engine::{Engine, Start};
 use events::EventLog;
@@ -44,7 +41,7 @@ pub struct RunEnd {
     pub run_id: String,
     pub interrupted: bool,
     /// No host could be reached (see [`reach`]): the one-line cause. Nothing
-    /// was saved; the binary exits with [`reach::EXIT_OUTAGE`].
+    /// was saved; the binary exits with 69.
     pub outage: Option<String>,
     pub stopped_by: StopReason,
     pub shard: Option<PathBuf>,
@@ -69,7 +66,7 @@ pub struct Totals {
 }
 
 /// Where a running crawl shows its progress: the binary's bar or status
-/// lines (`src/progress.rs`). The engine reports as often as it likes; the
+/// lines (`src/cli/progress.rs`). The engine reports as often as it likes; the
 /// display decides when to draw.
 pub trait Progress: Send {
     /// The current totals.

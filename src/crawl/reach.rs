@@ -14,7 +14,7 @@
 //! * The run is an **outage** when no host was reached and at least one
 //!   request failed for a network reason or an unreachable robots.txt: the
 //!   network, DNS, a proxy or every site is down. Such a run saves no state
-//!   (see `crawl::finish`) and the binary exits with [`EXIT_OUTAGE`].
+//!   (see `crawl::finish`) and the binary exits with 69 (`EX_UNAVAILABLE`).
 //! * Watermarks are per host (`host_watermarks` in `last_run.json`): a host
 //!   moves to this run's start only when it was reached, was not troubled and
 //!   has no seed, feed or sitemap left unread in the queue. Every other host
@@ -29,10 +29,6 @@ use chrono::{DateTime, Utc};
 
 use crate::record::{Answer, FailureClass};
 use crate::url::Url;
-
-/// Exit status of a run in which no host could be reached
-/// (sysexits' `EX_UNAVAILABLE`): nothing saved, nothing to commit.
-pub const EXIT_OUTAGE: u8 = 69;
 
 /// Why today's reading of a host as a source failed (written, as its
 /// `Display`, into the `source_down` event and the log).

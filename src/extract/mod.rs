@@ -38,7 +38,7 @@ use crate::record::DateSource;
 use crate::relevance::{Relevance, Rule};
 use crate::url::Url;
 
-pub use render::{describe, to_json};
+pub use render::to_json;
 
 /// Everything the extractor decided about one page.
 #[derive(Debug, Clone, Serialize)]

@@ -38,7 +38,7 @@ pub use error::FetchError;
 pub use guard::is_public;
 pub use headers::parse_media_type;
 pub use polite::Gate;
-pub use robots::{Robots, RobotsOutcome, agent_token};
+pub use robots::{Robots, RobotsOutcome};
 pub use tdmrep::TdmRep;
 
 /// Which content types a fetch reads; others are skipped from their headers.
@@ -316,7 +316,7 @@ impl Net {
                     request_timeout: cfg.request_timeout.0,
                     max_retry_after: cfg.max_retry_after.0,
                 },
-                agent: agent_token(&cfg.user_agent),
+                agent: crate::consent::agent_token(&cfg.user_agent),
                 user_agent: cfg.user_agent.clone(),
                 proxied: proxy.is_some() || proxy_env(),
                 gate: Arc::new(gate),

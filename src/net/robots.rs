@@ -200,21 +200,6 @@ impl Robots {
     }
 }
 
-/// The robots.txt product token from a User-Agent: `scraper/0.1 (+https://...)`
-/// gives `scraper`.
-pub fn agent_token(user_agent: &str) -> String {
-    let token: String = user_agent
-        .trim()
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .collect();
-    if token.is_empty() {
-        "*".to_string()
-    } else {
-        token.to_ascii_lowercase()
-    }
-}
-
 /// `scheme://host[:port]`: robots.txt applies per origin.
 fn origin(url: &Url) -> String {
     format!("{}://{}", url.scheme(), url::host_key(url))
@@ -337,13 +322,6 @@ mod tests {
 
     fn u(s: &str) -> Url {
         url::parse(s).unwrap()
-    }
-
-    #[test]
-    fn product_token() {
-        assert_eq!(agent_token("scraper/0.1 (+https://x.y)"), "scraper");
-        assert_eq!(agent_token("My-Bot"), "my-bot");
-        assert_eq!(agent_token(""), "*");
     }
 
     #[test]

@@ -172,24 +172,35 @@ impl Net {
                 }
                 return Ok(TdmRep::none(TdmOutcome::Status(status)));
             }
-            let headers = hop.headers.clone();
-            return Ok(match self.read_body(hop, &current, &limits).await {
-                Ok((body, _)) => match consent::parse_tdmrep(&body) {
-                    Ok(rules) => {
-                        self.remember_doc(&current, &headers, status, &body);
-                        TdmRep {
-                            outcome: TdmOutcome::Status(status),
-                            rules,
-                        }
-                    }
-                    Err(e) => {
-                        tracing::debug!(url = %current, error = %e, "tdmrep.json: unreadable");
-                        TdmRep::none(TdmOutcome::Malformed(e.to_string()))
-                    }
-                },
-                Err(e) => TdmRep::none(failed(&e)),
-            });
+            return Ok(self.read_tdmrep(hop, &current, &limits).await);
         }
         Ok(TdmRep::none(TdmOutcome::TooManyRedirects))
+    }
+
+    /// A 2xx answer's body: its rules (the file is remembered for the next
+    /// runs), or why it gave none.
+    async fn read_tdmrep(
+        &self,
+        hop: super::fetch::Hop,
+        current: &Url,
+        limits: &BodyLimits,
+    ) -> TdmRep {
+        let (status, headers) = (hop.status, hop.headers.clone());
+        match self.read_body(hop, current, limits).await {
+            Ok((body, _)) => match consent::parse_tdmrep(&body) {
+                Ok(rules) => {
+                    self.remember_doc(current, &headers, status, &body);
+                    TdmRep {
+                        outcome: TdmOutcome::Status(status),
+                        rules,
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!(url = %current, error = %e, "tdmrep.json: unreadable");
+                    TdmRep::none(TdmOutcome::Malformed(e.to_string()))
+                }
+            },
+            Err(e) => TdmRep::none(failed(&e)),
+        }
     }
 }

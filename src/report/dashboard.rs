@@ -319,14 +319,8 @@ fn health(shared: &Shared) -> Value {
     let Some(config) = &shared.config else {
         return json!({"sources": [], "error": "no config.yml: source health not judged"});
     };
-    match crate::store::health::load_recent(
-        &shared.state,
-        config.health.window * crate::health::FILES_PER_RUN,
-    ) {
-        Ok(loaded) => {
-            let report = crate::health::Report::new(config, &loaded.runs, loaded.unreadable);
-            serde_json::to_value(report.problems_only()).unwrap_or_default()
-        }
+    match crate::store::health::report(&shared.state, config) {
+        Ok(report) => serde_json::to_value(report.problems_only()).unwrap_or_default(),
         Err(e) => json!({"sources": [], "error": e.to_string()}),
     }
 }

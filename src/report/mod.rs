@@ -1,8 +1,8 @@
-//! What the crawl did and is doing: `scraper stats` ([`mod@stats`], rendered by
-//! [`text`]), the last run's summary ([`run`]), the live dashboard
-//! ([`mod@dashboard`], fed by [`log`] and folded by [`live`]). The binary
-//! prints the reports (`src/report_out.rs`) and shows a running crawl's
-//! progress (`src/progress.rs`).
+//! What the crawl did and is doing: `scraper stats` ([`mod@stats`]), the last
+//! run's summary ([`run`]), the live dashboard ([`mod@dashboard`], fed by
+//! [`log`] and folded by [`live`]). Values only: the binary renders and
+//! prints the reports (`src/cli/print/stats.rs`) and shows a running crawl's
+//! progress (`src/cli/progress.rs`).
 //!
 //! Everything here only reads `data/`; nothing writes to it.
 
@@ -11,4 +11,3 @@ pub mod live;
 pub mod log;
 pub mod run;
 pub mod stats;
-pub mod text;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::StoreError;
 use super::state::write_atomic;
-use crate::health::RunHealth;
+use crate::health::{FILES_PER_RUN, RunHealth};
 
 /// The folder inside `state/`.
 pub const HEALTH_DIR: &str = "health";
@@ -67,6 +67,21 @@ pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError
     let extra = out.runs.len().saturating_sub(window);
     out.runs.drain(..extra);
     Ok(out)
+}
+
+/// `config`'s sources judged over the health files of their window
+/// (`health.window` runs, [`FILES_PER_RUN`] files a run): what `scraper
+/// health` prints and the dashboard's health panel shows.
+pub fn report(
+    state_dir: &Path,
+    config: &crate::config::Config,
+) -> Result<crate::health::Report, StoreError> {
+    let loaded = load_recent(state_dir, config.health.window * FILES_PER_RUN)?;
+    Ok(crate::health::Report::new(
+        config,
+        &loaded.runs,
+        loaded.unreadable,
+    ))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use chrono::Utc;
 
 use super::Engine;
 use crate::config::PaywalledText;
-use crate::crawl::signals::AiDecision;
+use crate::consent::AiDecision;
 use crate::crawl::worker::{Job, Meta};
 use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};

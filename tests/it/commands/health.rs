@@ -566,3 +566,113 @@ fn probe_lists_feed_and_sitemap_counts_by_month_samples_pages_and_its_entry_craw
         assert!(text.contains(want), "{want} missing:\n{text}");
     }
 }
+
+/// Each sampled page carries one AI-use signal the crawl honours beyond the
+/// meta tags: a `tdm-reservation` header, a robots.txt `Content-Usage` rule
+/// for its path, a `tdmrep.json` rule for its path; one carries none.
+fn signals_web() -> Web {
+    Web::start(|r: &Req| {
+        let host = r.host.as_str();
+        let page = |n: usize| Reply::html(article_html(host, n, &day(n)));
+        match (host, r.path.as_str()) {
+            ("sig.test", "/robots.txt") => Reply::text(
+                "User-agent: *\nAllow: /\nContent-Usage: /usage/ train-ai=n\n\
+                 Sitemap: http://sig.test/sitemap.xml\n",
+            ),
+            ("sig.test", "/.well-known/tdmrep.json") => Reply::bytes(
+                "application/json",
+                r#"[{"location": "/tdm/*", "tdm-reservation": 1}]"#,
+            ),
+            ("sig.test", "/") => Reply::html(listing_html("Signals home", &[])),
+            ("sig.test", "/sitemap.xml") => {
+                let urls: String = ["open", "header", "usage", "tdm"]
+                    .iter()
+                    .enumerate()
+                    .map(|(n, dir)| {
+                        format!(
+                            "<url><loc>http://sig.test/{dir}/story-{n}</loc><lastmod>{}</lastmod></url>",
+                            day(n)
+                        )
+                    })
+                    .collect();
+                Reply::xml(format!(
+                    "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>"
+                ))
+            }
+            ("sig.test", "/header/story-1") => page(1).header("tdm-reservation", "1"),
+            ("sig.test", p) if p.contains("/story-") => page(
+                p.rsplit("story-")
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0),
+            ),
+            _ => Reply::not_found(),
+        }
+    })
+}
+
+#[test]
+fn probe_judges_sampled_pages_ai_use_as_the_crawl_does() {
+    let web = signals_web();
+    let ws = Workspace::new(
+        &web,
+        "  - {host: sig.test, seeds: [http://sig.test/sitemap.xml]}",
+        "ai_use_policy: record",
+    );
+    let out = ws
+        .command(&[
+            "probe",
+            "http://sig.test/",
+            "--json",
+            "--sample",
+            "4",
+            "--proxy",
+            &ws.proxy,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "probe failed: {}", stderr(&out));
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sampled: std::collections::BTreeMap<String, bool> = p["sample"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert_eq!(s["error"], Value::Null, "{s}");
+            (
+                s["url"].as_str().unwrap().to_string(),
+                s["ai_reserved"] == true,
+            )
+        })
+        .collect();
+    let want: std::collections::BTreeMap<String, bool> = [
+        ("open/story-0", false),
+        ("header/story-1", true),
+        ("usage/story-2", true),
+        ("tdm/story-3", true),
+    ]
+    .into_iter()
+    .map(|(path, reserved)| (format!("http://sig.test/{path}"), reserved))
+    .collect();
+    assert_eq!(sampled, want, "{p}");
+    // The start page itself reserves nothing.
+    assert_eq!(p["ai_reserved"], false, "{p}");
+    // tdmrep.json asked once for the origin, robots.txt once.
+    assert_eq!(web.count("sig.test", "/.well-known/tdmrep.json"), 1);
+    assert_eq!(web.count("sig.test", "/robots.txt"), 1);
+
+    // The crawl marks the same pages (ai_use_policy: record stores them all).
+    let out = ws.crawl(&["--max-duration", "20s"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let crawled: std::collections::BTreeMap<String, bool> = ws
+        .records()
+        .iter()
+        .map(|r| {
+            (
+                r["url"].as_str().unwrap().to_string(),
+                r["ai_reserved"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(crawled, want, "the crawl and the probe disagree");
+}

@@ -95,8 +95,8 @@ fn hard_pages_keep_their_whole_article_date_and_paywall_mark() {
             e.3 + date_ok as usize,
             e.4 + free_ok as usize,
         );
-        // What was read from hidden or streamed markup is named, and the
-        // `check-url` report says so.
+        // What was read from hidden or streamed markup is named (the
+        // `check-url` report shows it: `src/cli/print/page.rs`).
         let hidden = [
             "stream",
             "next",
@@ -111,8 +111,6 @@ fn hard_pages_keep_their_whole_article_date_and_paywall_mark() {
                 !page.hidden_parts.is_empty(),
                 "{name}: no hidden part named"
             );
-            let report = extract::describe(&page, name);
-            assert!(report.contains("Hidden text:  read "), "{name}: {report}");
         }
     }
     assert!(langs.len() >= 6, "{langs:?}");

@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use scraper::crawl::check::{AiDecision, Consent, ListingReport, PageReport, Report};
+use scraper::consent::AiDecision;
+use scraper::inspect::check_url::{Consent, ListingReport, PageReport, Report};
 
 /// Print the report on stdout.
 pub fn show(report: &Report, json: bool) {
@@ -62,7 +63,7 @@ fn page_text(p: &PageReport) -> String {
     if let Some(d) = p.crawl_delay {
         let _ = writeln!(s, "robots.txt Crawl-delay: {:.1}s", d.as_secs_f64());
     }
-    s.push_str(&scraper::extract::describe(&p.page, p.url.as_str()));
+    s.push_str(&super::page::describe(&p.page, p.url.as_str()));
     s.push_str(&ai_use_text(&p.consent));
     s
 }

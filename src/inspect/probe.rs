@@ -14,11 +14,12 @@ use serde::Serialize;
 
 use crate::config::{Config, Source};
 use crate::consent::{self, Signals};
+use crate::crawl::signals;
 use crate::discover::{self, Limits, Listed, Listing};
 use crate::extract;
 use crate::frontier::Kind;
 use crate::health::Answer;
-use crate::net::{Accept, FetchError, Net, Request};
+use crate::net::{Accept, FetchError, Net, Request, Robots};
 use crate::record::{FailureClass, RobotsAccess};
 use crate::relevance::Rule;
 use crate::url::{self, Url};
@@ -202,156 +203,241 @@ pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Res
     Ok(q)
 }
 
+/// What every step of one probe shares.
+struct Prober {
+    net: Net,
+    rule: Rule,
+    today: chrono::NaiveDate,
+}
+
+/// What the start URL gave: where the source is, its AI-use signals, and the
+/// feeds and sitemaps it named or was.
+struct StartPage {
+    /// The start URL after redirects (the start URL when it was not read).
+    origin: Url,
+    signals: Signals,
+    candidates: Vec<(Url, FoundVia)>,
+    listings: Vec<(ListingReport, Vec<Listed>)>,
+}
+
 /// Probe from one start URL.
 async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Result<Probe> {
-    let start = start.clone();
     let net = Net::new(&config.crawl, opts.proxy.as_deref())?;
     net.set_allow_private(config.crawl.allow_private_addresses);
     net.set_budget(opts.max_requests);
-    let rule = Rule::new(&config.keywords);
-    let today = Utc::now().date_naive();
-    let agent = net.agent().to_string();
-
-    let robots = net.robots(&start).await;
-    let (outcome, detail) = robots.outcome.access();
-    let mut p = Probe {
-        start_url: start.to_string(),
-        start_redirected_to: None,
-        start_error: None,
-        start_unreachable: false,
-        notes: Vec::new(),
-        requests: 0,
-        robots: RobotsReport {
-            outcome,
-            detail,
-            hash: (robots.hash != 0).then(|| crate::store::consent::hash_hex(robots.hash)),
-            crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
-            sitemaps: robots.sitemaps.iter().map(|u| u.to_string()).collect(),
-            allows_start: robots.allowed(&start),
-        },
-        ai_signals: Vec::new(),
-        ai_reserved: false,
-        listings: Vec::new(),
-        listed: 0,
-        by_month: BTreeMap::new(),
-        undated: 0,
-        sample: Vec::new(),
-        verdict: String::new(),
-        suggested_source: None,
-        suggested: None,
+    let pr = Prober {
+        net,
+        rule: Rule::new(&config.keywords),
+        today: Utc::now().date_naive(),
     };
-    let mut signals = Signals::default();
-    signals.content_signals(&robots.content_signals);
-    signals.content_usage_robots(&robots.content_usage, start.path());
-
+    let robots = pr.net.robots(start).await;
+    let mut p = Probe::new(start, &robots);
+    let mut found = pr.start_page(start, &mut p).await;
     // Candidates in the order they are tried: robots.txt, the start page's
     // feeds (or the start URL itself when it is a feed), common paths.
-    let mut candidates: Vec<(Url, FoundVia)> = robots
+    let mut queue: Vec<(Url, FoundVia)> = robots
         .sitemaps
         .iter()
         .map(|u| (u.clone(), FoundVia::Robots))
         .collect();
-    let mut origin = start.clone();
-    let mut listings: Vec<(ListingReport, Vec<Listed>)> = Vec::new();
-    match net
-        .fetch(
-            &start,
-            &Request {
-                accept: Accept::Html,
-                ..Request::default()
+    queue.append(&mut found.candidates);
+    let path = source_path(&found.origin);
+    queue.extend(common_candidates(&found.origin, path.as_deref()));
+    pr.read_listings(start, queue, &mut found.listings).await;
+    let pages = listed_pages(&found, path.as_deref());
+    p.count_by_month(&pages);
+    for u in sample_order(&pages).into_iter().take(opts.sample) {
+        let Some(u) = url::parse(u) else { continue };
+        p.sample.push(pr.sample_page(&u).await);
+    }
+    p.listings = found.listings.into_iter().map(|(r, _)| r).collect();
+    p.ai_signals = found.signals.labels();
+    p.ai_reserved = consent::reserves_ai_training(&found.signals);
+    p.requests = pr.net.requests();
+    p.verdict = verdict(&p);
+    if p.robots.allows_start && p.robots.outcome != RobotsAccess::Unreachable {
+        let source = suggest(&found.origin, path, &p);
+        p.suggested = Some(source.yaml_line());
+        p.suggested_source = Some(source);
+    }
+    Ok(p)
+}
+
+impl Probe {
+    /// A probe of `start` that has read robots.txt and nothing else yet.
+    fn new(start: &Url, robots: &Robots) -> Probe {
+        let (outcome, detail) = robots.outcome.access();
+        Probe {
+            start_url: start.to_string(),
+            start_redirected_to: None,
+            start_error: None,
+            start_unreachable: false,
+            notes: Vec::new(),
+            requests: 0,
+            robots: RobotsReport {
+                outcome,
+                detail,
+                hash: (robots.hash != 0).then(|| crate::store::consent::hash_hex(robots.hash)),
+                crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
+                sitemaps: robots.sitemaps.iter().map(|u| u.to_string()).collect(),
+                allows_start: robots.allowed(start),
             },
-            &|_: &Url| true,
-        )
-        .await
-    {
-        Err(e) => {
-            p.start_unreachable = e.is_network();
-            p.start_error = Some(e.to_string());
+            ai_signals: Vec::new(),
+            ai_reserved: false,
+            listings: Vec::new(),
+            listed: 0,
+            by_month: BTreeMap::new(),
+            undated: 0,
+            sample: Vec::new(),
+            verdict: String::new(),
+            suggested_source: None,
+            suggested: None,
         }
-        Ok(resp) if !(200..300).contains(&resp.status) => {
-            p.start_error = Some(format!("the server answered HTTP {}", resp.status))
-        }
-        Ok(resp) => {
-            if !resp.redirects.is_empty() {
-                p.start_redirected_to = Some(resp.url.to_string());
-                origin = resp.url.clone();
-            }
-            signals.x_robots_tag(&resp.x_robots_tag, &agent);
-            signals.tdm_headers(resp.header("tdm-reservation"), resp.header("tdm-policy"));
-            match discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body) {
-                Some(kind @ (Kind::Feed | Kind::Sitemap)) => {
-                    listings.push(read_listing(
-                        kind,
-                        &resp.url,
-                        &resp.body,
-                        FoundVia::StartUrl,
-                    ));
+    }
+
+    /// `listed`, `by_month` and `undated` from the listed pages and their dates.
+    fn count_by_month(&mut self, pages: &BTreeMap<String, Option<DateTime<FixedOffset>>>) {
+        self.listed = pages.len() as u64;
+        for d in pages.values() {
+            match d {
+                Some(d) => {
+                    *self
+                        .by_month
+                        .entry(d.format("%Y-%m").to_string())
+                        .or_default() += 1
                 }
-                _ => {
-                    let page = extract::extract(
-                        &resp.body,
-                        resp.charset.as_deref(),
-                        Some(&resp.url),
-                        &rule,
-                        today,
-                    );
-                    signals.meta(&page.consent_meta, &agent);
-                    candidates.extend(
-                        page.feeds
-                            .iter()
-                            .map(|u| (u.clone(), FoundVia::LinkAlternate)),
-                    );
-                }
+                None => self.undated += 1,
             }
         }
     }
-    let tdm = net.tdmrep(&origin).await;
-    signals.tdmrep(&tdm.rules, origin.path());
-    let path = source_path(&origin);
-    let prefixes: Vec<&str> = path
-        .iter()
-        .map(String::as_str)
-        .chain(std::iter::once(""))
-        .collect();
-    for prefix in prefixes {
+}
+
+impl Prober {
+    /// Read the start URL: a page gives its feeds and its AI-use signals
+    /// (assembled as the crawl's worker assembles them, tdmrep.json included);
+    /// a feed or sitemap is read as the first listing. When no page was read,
+    /// the signals are those of the site: robots.txt and tdmrep.json.
+    async fn start_page(&self, start: &Url, p: &mut Probe) -> StartPage {
+        let mut found = StartPage {
+            origin: start.clone(),
+            signals: Signals::default(),
+            candidates: Vec::new(),
+            listings: Vec::new(),
+        };
+        let req = Request {
+            accept: Accept::Html,
+            ..Request::default()
+        };
+        let resp = match self.net.fetch(start, &req, &|_: &Url| true).await {
+            Err(e) => {
+                p.start_unreachable = e.is_network();
+                p.start_error = Some(e.to_string());
+                None
+            }
+            Ok(resp) if !(200..300).contains(&resp.status) => {
+                p.start_error = Some(format!("the server answered HTTP {}", resp.status));
+                None
+            }
+            Ok(resp) => Some(resp),
+        };
+        let Some(resp) = resp else {
+            signals::add_site_signals(&self.net, start, true, &mut found.signals).await;
+            return found;
+        };
+        if !resp.redirects.is_empty() {
+            p.start_redirected_to = Some(resp.url.to_string());
+            found.origin = resp.url.clone();
+        }
+        found.signals = signals::from_headers(&self.net, &resp);
+        let sniffed = discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body);
+        if let Some(kind @ (Kind::Feed | Kind::Sitemap)) = sniffed {
+            let read = read_listing(kind, &resp.url, &resp.body, FoundVia::StartUrl);
+            found.listings.push(read);
+            drop(resp);
+            signals::add_site_signals(&self.net, &found.origin, true, &mut found.signals).await;
+            return found;
+        }
+        let page = self.extract(&resp);
+        // The response goes before tdmrep.json is fetched, as in the worker.
+        drop(resp);
+        signals::add_page_signals(&self.net, &found.origin, &page, true, &mut found.signals).await;
+        found.candidates = (page.feeds.iter())
+            .map(|u| (u.clone(), FoundVia::LinkAlternate))
+            .collect();
+        found
+    }
+
+    /// Read every candidate once, and the newest children of sitemap
+    /// indexes, until the request budget is spent.
+    async fn read_listings(
+        &self,
+        start: &Url,
+        mut queue: Vec<(Url, FoundVia)>,
+        listings: &mut Vec<(ListingReport, Vec<Listed>)>,
+    ) {
+        let mut tried: HashSet<String> = listings.iter().map(|(l, _)| l.url.clone()).collect();
+        tried.insert(start.to_string());
+        let mut i = 0;
+        while i < queue.len() {
+            let (u, via) = queue[i].clone();
+            i += 1;
+            if !tried.insert(u.to_string()) {
+                continue;
+            }
+            let (report, listed, children) = fetch_listing(&self.net, &u, via).await;
+            let spent = report.answer == Answer::Failed(FailureClass::Budget);
+            listings.push((report, listed));
+            if spent {
+                break;
+            }
+            queue.extend(
+                children
+                    .into_iter()
+                    .map(|c| (c.url, FoundVia::SitemapIndex)),
+            );
+        }
+    }
+
+    /// The page through the extractor, with the configured keywords.
+    fn extract(&self, resp: &crate::net::Response) -> extract::Page {
+        extract::extract(
+            &resp.body,
+            resp.charset.as_deref(),
+            Some(&resp.url),
+            &self.rule,
+            self.today,
+        )
+    }
+}
+
+/// The common paths, under the source's path (when it has one) and at the root.
+fn common_candidates(origin: &Url, path: Option<&str>) -> Vec<(Url, FoundVia)> {
+    let mut out = Vec::new();
+    for prefix in path.into_iter().chain(std::iter::once("")) {
         for common in COMMON_PATHS {
             let mut u = origin.clone();
             u.set_path(&format!("{}{common}", prefix.trim_end_matches('/')));
             u.set_query(None);
             u.set_fragment(None);
-            candidates.push((u, FoundVia::CommonPath));
+            out.push((u, FoundVia::CommonPath));
         }
     }
+    out
+}
 
-    // Read every candidate once, and the newest children of sitemap indexes.
-    let mut tried: HashSet<String> = listings.iter().map(|(l, _)| l.url.clone()).collect();
-    tried.insert(start.to_string());
-    let mut queue = candidates;
-    let mut i = 0;
-    while i < queue.len() {
-        let (u, via) = queue[i].clone();
-        i += 1;
-        if !tried.insert(u.to_string()) {
-            continue;
-        }
-        let (report, listed, children) = fetch_listing(&net, &u, via).await;
-        if report.answer == Answer::Failed(FailureClass::Budget) {
-            listings.push((report, listed));
-            break;
-        }
-        for c in children {
-            queue.push((c.url, FoundVia::SitemapIndex));
-        }
-        listings.push((report, listed));
-    }
-
-    // Listed pages inside the source, by month.
+/// The distinct page URLs listed inside the source (`origin`'s site, under
+/// `path`), each with its newest listed date.
+fn listed_pages(
+    found: &StartPage,
+    path: Option<&str>,
+) -> BTreeMap<String, Option<DateTime<FixedOffset>>> {
+    let site = url::domain(found.origin.host_str().unwrap_or(""));
     let in_source = |u: &Url| {
-        url::domain(u.host_str().unwrap_or("")) == url::domain(origin.host_str().unwrap_or(""))
-            && url::path_under(u.path(), path.as_deref().unwrap_or("/"))
+        url::domain(u.host_str().unwrap_or("")) == site
+            && url::path_under(u.path(), path.unwrap_or("/"))
     };
     let mut pages: BTreeMap<String, Option<DateTime<FixedOffset>>> = BTreeMap::new();
-    for (_, listed) in &listings {
+    for (_, listed) in &found.listings {
         for l in listed.iter().filter(|l| in_source(&l.url)) {
             let e = pages.entry(l.url.to_string()).or_insert(None);
             if l.lastmod > *e {
@@ -359,15 +445,11 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
             }
         }
     }
-    p.listed = pages.len() as u64;
-    for d in pages.values() {
-        match d {
-            Some(d) => *p.by_month.entry(d.format("%Y-%m").to_string()).or_default() += 1,
-            None => p.undated += 1,
-        }
-    }
+    pages
+}
 
-    // The sample: newest listed first, then undated.
+/// The order pages are sampled in: newest listed first, then undated.
+fn sample_order(pages: &BTreeMap<String, Option<DateTime<FixedOffset>>>) -> Vec<&String> {
     let mut order: Vec<(&String, &Option<DateTime<FixedOffset>>)> = pages.iter().collect();
     order.sort_by(|a, b| {
         b.1.is_some()
@@ -375,23 +457,7 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
             .then(b.1.cmp(a.1))
             .then(a.0.cmp(b.0))
     });
-    for (u, _) in order.into_iter().take(opts.sample) {
-        let Some(u) = url::parse(u) else { continue };
-        p.sample
-            .push(sample_page(&net, &u, &rule, today, &agent).await);
-    }
-
-    p.listings = listings.into_iter().map(|(r, _)| r).collect();
-    p.ai_signals = signals.labels();
-    p.ai_reserved = consent::reserves_ai_training(&signals);
-    p.requests = net.requests();
-    p.verdict = verdict(&p);
-    if p.robots.allows_start && p.robots.outcome != RobotsAccess::Unreachable {
-        let source = suggest(&origin, path, &p);
-        p.suggested = Some(source.yaml_line());
-        p.suggested_source = Some(source);
-    }
-    Ok(p)
+    order.into_iter().map(|(u, _)| u).collect()
 }
 
 /// The path prefix a source at `u` would have: none for a home page.
@@ -480,62 +546,56 @@ async fn fetch_listing(
     }
 }
 
-/// Fetch and judge one listed page.
-async fn sample_page(
-    net: &Net,
-    u: &Url,
-    rule: &Rule,
-    today: chrono::NaiveDate,
-    agent: &str,
-) -> SampleReport {
-    let mut r = SampleReport {
-        url: u.to_string(),
-        error: None,
-        title: None,
-        date: None,
-        is_article: false,
-        article_signal: None,
-        prose_ratio: 0.0,
-        relevant: false,
-        relevance: String::new(),
-        text_chars: 0,
-        ai_reserved: false,
-    };
-    let resp = match net.fetch(u, &Request::html(), &|_: &Url| true).await {
-        Err(FetchError::Budget) => {
-            r.error = Some("not fetched: --max-requests reached".into());
+impl Prober {
+    /// Fetch and judge one listed page; its AI-use signals are assembled as
+    /// the crawl's worker assembles them (the response's headers, robots.txt's
+    /// Content-Signal and Content-Usage lines, the meta tags, tdmrep.json).
+    async fn sample_page(&self, u: &Url) -> SampleReport {
+        let mut r = SampleReport {
+            url: u.to_string(),
+            error: None,
+            title: None,
+            date: None,
+            is_article: false,
+            article_signal: None,
+            prose_ratio: 0.0,
+            relevant: false,
+            relevance: String::new(),
+            text_chars: 0,
+            ai_reserved: false,
+        };
+        let resp = match self.net.fetch(u, &Request::html(), &|_: &Url| true).await {
+            Err(FetchError::Budget) => {
+                r.error = Some("not fetched: --max-requests reached".into());
+                return r;
+            }
+            Err(e) => {
+                r.error = Some(e.to_string());
+                return r;
+            }
+            Ok(resp) => resp,
+        };
+        if !(200..300).contains(&resp.status) {
+            r.error = Some(format!("the server answered HTTP {}", resp.status));
             return r;
         }
-        Err(e) => {
-            r.error = Some(e.to_string());
-            return r;
-        }
-        Ok(resp) => resp,
-    };
-    if !(200..300).contains(&resp.status) {
-        r.error = Some(format!("the server answered HTTP {}", resp.status));
-        return r;
+        let page = self.extract(&resp);
+        let mut signals = signals::from_headers(&self.net, &resp);
+        let url = resp.url.clone();
+        // The response goes before tdmrep.json is fetched, as in the worker.
+        drop(resp);
+        signals::add_page_signals(&self.net, &url, &page, true, &mut signals).await;
+        r.title = page.title.clone();
+        r.date = page.date.map(|d| d.to_string());
+        r.is_article = page.is_article;
+        r.article_signal = page.article_signal.map(str::to_string);
+        r.prose_ratio = (page.prose_ratio * 100.0).round() / 100.0;
+        r.relevant = page.relevance.relevant;
+        r.relevance = page.relevance.reason.clone();
+        r.text_chars = page.text.chars().count() as u64;
+        r.ai_reserved = consent::reserves_ai_training(&signals);
+        r
     }
-    let page = extract::extract(
-        &resp.body,
-        resp.charset.as_deref(),
-        Some(&resp.url),
-        rule,
-        today,
-    );
-    let mut signals = Signals::default();
-    signals.x_robots_tag(&resp.x_robots_tag, agent);
-    signals.meta(&page.consent_meta, agent);
-    r.title = page.title.clone();
-    r.date = page.date.map(|d| d.to_string());
-    r.is_article = page.is_article;
-    r.article_signal = page.article_signal.map(str::to_string);
-    r.prose_ratio = (page.prose_ratio * 100.0).round() / 100.0;
-    r.relevant = page.relevance.relevant;
-    r.relevance = page.relevance.reason.clone();
-    r.text_chars = page.text.chars().count() as u64;
-    r.ai_reserved = consent::reserves_ai_training(&signals);
-    r
 }
 
 /// The conclusion in words.

@@ -1,15 +1,15 @@
 //! `scraper check-url`: fetch one page the way the crawler would (robots.txt
 //! honoured, politeness on) and return everything the extractor decided as a
-//! [`Report`]; the binary prints it (`src/check_report.rs`).
+//! [`Report`]; the binary prints it (`src/cli/print/check_url.rs`).
 
 use std::time::Duration;
 
 use chrono::Utc;
 
-use super::signals;
-pub use super::signals::AiDecision;
 use crate::config::Config;
+use crate::consent::AiDecision;
 use crate::consent::Signals;
+use crate::crawl::signals;
 use crate::discover::{self, Limits, Listing};
 use crate::extract::{self, Page};
 use crate::frontier::Kind;
@@ -79,7 +79,7 @@ pub async fn check_url(
     net.set_allow_private(config.crawl.allow_private_addresses);
     let crawl_delay = robots_allow(&net, &u, &config.crawl.user_agent).await?;
     let resp = fetch(&net, &u).await?;
-    if let Some(listing) = listing(config, &u, &resp)? {
+    if let Some(listing) = listing(&u, &resp)? {
         return Ok(Report::Listing(listing));
     }
     let page = extract_page(config, &resp);
@@ -139,17 +139,14 @@ async fn fetch(net: &Net, u: &Url) -> anyhow::Result<Response> {
 }
 
 /// The response counted as a listing when it is a feed or a sitemap.
-fn listing(config: &Config, u: &Url, resp: &Response) -> anyhow::Result<Option<ListingReport>> {
+fn listing(u: &Url, resp: &Response) -> anyhow::Result<Option<ListingReport>> {
     let Some(kind @ (Kind::Feed | Kind::Sitemap)) =
         discover::sniff(&resp.url, resp.content_type.as_deref(), &resp.body)
     else {
         return Ok(None);
     };
-    let limits = Limits {
-        max_urls: 50_000,
-        max_decoded_bytes: config.crawl.max_body_bytes * 4,
-    };
-    let listing = discover::parse(kind, &resp.url, &resp.body, &limits)
+    // The crawl's limits, as its workers parse listings.
+    let listing = discover::parse(kind, &resp.url, &resp.body, &Limits::default())
         .map_err(|e| anyhow::anyhow!("{u}: {e}"))?
         .listing;
     let (entries, sitemaps) = match &listing {

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::print::stats::{count, duration};
 use scraper::crawl::Totals as Counts;
 use scraper::record::StopReason;
-use scraper::report::text::{count, duration};
 
 /// How often a plain status line is written when stderr is not a terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(30);

@@ -1,0 +1,76 @@
+//! The `scraper` binary's own code (not part of the library): the argument
+//! types ([`args`]), one function per command ([`commands`]), `scraper
+//! extract` over saved files, the progress display of a running crawl, and
+//! everything that prints for people ([`print`]). The library returns values;
+//! only this folder prints them.
+
+pub mod args;
+pub mod commands;
+mod extract_files;
+mod print;
+mod progress;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use scraper::config::Config;
+
+/// Exit status of a run in which no host could be reached
+/// (sysexits' `EX_UNAVAILABLE`): nothing saved, nothing to commit.
+pub const EXIT_OUTAGE: u8 = 69;
+
+/// Exit status after Ctrl-C or SIGTERM, state saved.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Log lines (`tracing`) on stderr, `RUST_LOG` or `info`.
+pub fn init_logging() {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
+        .with_target(false)
+        .try_init();
+}
+
+/// Colours only on a terminal, and never when `NO_COLOR` is set to anything
+/// but the empty string (<https://no-color.org>): log files and CI logs stay
+/// free of escape codes.
+fn colour(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn load_config(path: &std::path::Path) -> anyhow::Result<Config> {
+    Ok(Config::load(path)?)
+}
+
+/// A command that ran to its end.
+fn done(_: ()) -> ExitCode {
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some("".into())));
+        assert!(!colour(true, Some("1".into())));
+        assert!(!colour(false, None));
+    }
+}

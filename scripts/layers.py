@@ -32,10 +32,44 @@ FLOORS = [
 BIN = "(binary)"
 
 
+CHAR = re.compile(r"'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\\n])'")
+RAW = re.compile(r'b?r(#*)"')
+
+
+def blank(text):
+    """The code with comments, strings and char literals blanked out."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif (m := RAW.match(text, i)) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = '"' + m.group(1)
+            j = text.find(end, m.end())
+            i = n if j < 0 else j + len(end)
+            out.append('""')
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            out.append('""')
+        elif c == "'" and (m := CHAR.match(text, i)):
+            i = m.end()
+            out.append("' '")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def strip(text):
-    """The code without comments, string literals and `#[cfg(test)]` items."""
-    text = re.sub(r"//[^\n]*", "", text)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    """The code without comments, literals and `#[cfg(test)]` items."""
+    text = blank(text)
     out, i = [], 0
     for m in re.finditer(r"#\[cfg\(test\)\]", text):
         if m.start() < i:
@@ -153,13 +187,12 @@ def main():
                 files = ", ".join(sorted(set(edges[a][b])))
                 problems.append(f"upward: {a} (floor {floor[a]}) -> {b} (floor {floor[b]}) in {files}")
     for comp in circles(edges):
-        ties = [
-            f"{a} -> {b} ({', '.join(sorted(set(edges[a][b])))})"
-            for a in comp
-            for b in sorted(edges.get(a, {}))
-            if b in comp
-        ]
-        problems.append("circle: " + " ; ".join(ties))
+        # The ties that close it: the upward ones, else those on one floor.
+        inner = [(a, b) for a in comp for b in sorted(edges.get(a, {})) if b in comp]
+        up = [(a, b) for a, b in inner if floor.get(b, 0) > floor.get(a, 0)]
+        side = [(a, b) for a, b in inner if floor.get(b, 0) == floor.get(a, 0)]
+        ties = [f"{a} -> {b} ({', '.join(sorted(set(edges[a][b])))})" for a, b in up or side]
+        problems.append(f"circle: {', '.join(comp)}, closed by " + " ; ".join(ties))
     for p in problems:
         print(p)
     if problems:

@@ -127,7 +127,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &state,
                 config.health.window * scraper::health::FILES_PER_RUN,
             )?;
-            let report = scraper::health::Report::new(&config, &loaded.runs, loaded.unreadable);
+            let report = scraper::health::Report::new(
+                &config.sources,
+                &config.health,
+                &loaded.runs,
+                loaded.unreadable,
+            );
             health_out::health(report, a.json, a.problems);
             Ok(ExitCode::SUCCESS)
         }

@@ -8,6 +8,7 @@
 pub mod consent;
 pub mod event;
 mod host;
+mod kind;
 mod outcome;
 mod run;
 
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use event::Event;
 pub use host::HostCounters;
+pub use kind::{Kind, Scope};
 pub use outcome::{
     DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, StopReason, TdmOutcome,
 };

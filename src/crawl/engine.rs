@@ -15,9 +15,7 @@ use super::outage::{Cutoff, Reach};
 use super::worker::{Answered, Body, Ctx, Done, Job, Meta};
 use super::workers::{Lost, Workers};
 use crate::config::{Config, Scope};
-use crate::frontier::{
-    Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Params, ScopeParams, Verdict,
-};
+use crate::frontier::{Entry, Frontier, Kind, Next, OpenScope, Origin, Outcome, Pace, Verdict};
 use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots, RobotsOutcome};
 use crate::record::event::{self, Event, ListingWarning};
@@ -176,8 +174,8 @@ impl Engine {
         let health = super::health::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
             health,
-            frontier: Frontier::new(Params::from_config(c)),
-            open: OpenScope::new(ScopeParams::from_config(c)),
+            frontier: Frontier::new(c.frontier_params()),
+            open: OpenScope::new(c.scope_params()),
             progress: start.progress,
             progress_at: Instant::now(),
             day: day_stamp(start.started_at),

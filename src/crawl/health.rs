@@ -10,15 +10,16 @@ use super::worker::{Body, Done};
 use crate::config::Config;
 use crate::discover::Listing;
 use crate::frontier::{Kind, Origin};
-use crate::health::{Answer, RobotsSeen, RunHealth, SeedAnswer, SourceIndex};
+use crate::health::{Answer, RobotsSeen, RunHealth, SeedAnswer};
 use crate::net::{FetchError, Robots};
 use crate::record::StopReason;
+use crate::source::Sources;
 use crate::url::Url;
 
 /// Collects one run's [`RunHealth`].
 #[derive(Debug)]
 pub struct Tally {
-    index: SourceIndex,
+    index: Sources,
     run: RunHealth,
     /// Text lengths (characters) of the pages counted, per source and
     /// population (listed by a feed or sitemap, or linked).
@@ -28,7 +29,7 @@ pub struct Tally {
 impl Tally {
     pub fn new(config: &Config, run_id: &str, started_at: DateTime<Utc>) -> Tally {
         Tally {
-            index: SourceIndex::new(&config.sources),
+            index: Sources::new(&config.sources),
             run: RunHealth::new(run_id, started_at),
             texts: HashMap::new(),
         }

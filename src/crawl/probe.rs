@@ -346,13 +346,10 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     }
 
     // Listed pages inside the source, by month.
-    let in_source = |u: &Url| {
-        url::domain(u.host_str().unwrap_or("")) == url::domain(origin.host_str().unwrap_or(""))
-            && url::path_under(u.path(), path.as_deref().unwrap_or("/"))
-    };
+    let scope = crate::source::Sources::one(origin.host_str().unwrap_or(""), path.as_deref());
     let mut pages: BTreeMap<String, Option<DateTime<FixedOffset>>> = BTreeMap::new();
     for (_, listed) in &listings {
-        for l in listed.iter().filter(|l| in_source(&l.url)) {
+        for l in listed.iter().filter(|l| scope.contains(&l.url)) {
             let e = pages.entry(l.url.to_string()).or_insert(None);
             if l.lastmod > *e {
                 *e = l.lastmod;

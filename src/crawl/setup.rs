@@ -19,13 +19,14 @@ use crate::frontier::{Entry, Kind, Origin};
 use crate::net::Net;
 use crate::record::event::{self, Event};
 use crate::relevance::Rule;
+use crate::source::Sources;
 use crate::store::DataDir;
 use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
 use crate::store::state::{self, RunHistory, RunSummary, Validators};
-use crate::url::{self, SourceScope};
+use crate::url;
 
 /// `--min-lastmod`: a date, a time, `auto` (per host: the start of the last
 /// run that read it successfully, minus the overlap; see [`outage::Cutoff`]),
@@ -106,7 +107,7 @@ pub(super) fn worker_context(
     net.set_budget(config.crawl.max_pages);
     net.set_allow_private(config.crawl.allow_private_addresses);
     net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
-    let mut scope = SourceScope::new(&config.sources);
+    let mut scope = Sources::new(&config.sources).with_deny(&config.crawl.deny_hosts);
     let mut extra = Vec::new();
     for s in &opts.seeds {
         let u = url::parse(s)
@@ -121,7 +122,6 @@ pub(super) fn worker_context(
         rule: Rule::new(&config.keywords),
         scope,
         mode: config.crawl.scope,
-        deny_hosts: config.crawl.deny_hosts.clone(),
         partition: config.crawl.partition,
         today: started_at.date_naive(),
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.

@@ -8,8 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{Rejection, StopReason};
-use crate::config::Scope;
-use crate::frontier::Kind;
+use super::{Kind, Scope};
 use crate::net::RobotsOutcome;
 use crate::partition::Partition;
 use crate::url::trap::Trap;

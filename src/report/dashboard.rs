@@ -324,7 +324,12 @@ fn health(shared: &Shared) -> Value {
         config.health.window * crate::health::FILES_PER_RUN,
     ) {
         Ok(loaded) => {
-            let report = crate::health::Report::new(config, &loaded.runs, loaded.unreadable);
+            let report = crate::health::Report::new(
+                &config.sources,
+                &config.health,
+                &loaded.runs,
+                loaded.unreadable,
+            );
             serde_json::to_value(report.problems_only()).unwrap_or_default()
         }
         Err(e) => json!({"sources": [], "error": e.to_string()}),

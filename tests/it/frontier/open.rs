@@ -2,7 +2,7 @@
 //! a few worth following, most not, some deny-listed.
 
 use scraper::frontier::{Frontier, OpenScope, ScopeParams};
-use scraper::url::SourceScope;
+use scraper::source::Sources as SourceScope;
 
 use super::engine::{Open, run_open};
 use super::sim::{HostSpec, Report, SimConfig, params};

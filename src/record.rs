@@ -18,9 +18,10 @@ pub use event::Event;
 pub use host::HostCounters;
 pub use kind::{Kind, Scope};
 pub use outcome::{
-    DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, StopReason, TdmOutcome,
+    DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, RobotsOutcome, StopReason,
+    TdmOutcome,
 };
-pub use run::{RunHeader, Stopped};
+pub use run::{HandoverCounts, RunHeader, RunSummary, SeedProblem, Stopped};
 
 /// One stored article. Field order is the order in the JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! its own seeds) and handed to their owner through `state/outbox/` in `open`
 //! scope. Everything is counted in the run summary.
 
-use serde::Serialize;
+use crate::record::HandoverCounts;
 
 use super::engine::Engine;
 use crate::config::Scope;
@@ -22,15 +22,6 @@ pub struct Handover {
     pub dropped: u64,
     /// Entries written to another partition's outbox.
     pub handed_over: u64,
-}
-
-/// The counters as the run summary shows them.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct HandoverCounts {
-    pub seeds_skipped: u64,
-    pub dropped: u64,
-    pub handed_over: u64,
-    pub inbox: usize,
 }
 
 impl Engine {

@@ -34,11 +34,12 @@ use tokio::sync::OnceCell;
 use crate::config;
 use crate::url::Url;
 
+pub use crate::record::RobotsOutcome;
 pub use error::FetchError;
 pub use guard::is_public;
 pub use headers::parse_media_type;
 pub use polite::Gate;
-pub use robots::{Robots, RobotsOutcome, agent_token};
+pub use robots::{Robots, agent_token};
 pub use tdmrep::TdmRep;
 
 /// Which content types a fetch reads; others are skipped from their headers.

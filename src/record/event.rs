@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::RobotsOutcome;
 use super::outcome::{Rejection, StopReason};
 use super::{Kind, Scope};
-use crate::net::RobotsOutcome;
 use crate::partition::Partition;
 use crate::url::trap::Trap;
 

@@ -28,8 +28,9 @@ use super::StoreError;
 use crate::frontier::Entry;
 use crate::partition::Partition;
 
+pub use crate::record::{RunSummary, SeedProblem};
 pub use listings::{ListingState, Listings};
-pub use summary::{RunHistory, RunSummary, SeedProblem};
+pub use summary::RunHistory;
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{FrontierPolicy, Scope, Span, WebBotAuth};
 use crate::frontier::{Params, ScopeParams};
+use crate::net::NetOptions;
 
 /// Crawl limits, politeness and scheduling.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -308,4 +309,32 @@ pub enum Archive {
     Articles,
     /// Every fetched page, feed and sitemap (the final hop's answer, any status).
     All,
+}
+
+/// The one place `crawl:` is turned into the network's options (the fetch
+/// budget is `max_pages`; `allow_private_addresses` is read here only).
+impl From<&Crawl> for NetOptions {
+    fn from(c: &Crawl) -> NetOptions {
+        NetOptions {
+            user_agent: c.user_agent.clone(),
+            connect_timeout: c.connect_timeout.0,
+            read_timeout: c.read_timeout.0,
+            request_timeout: c.request_timeout.0,
+            max_redirects: c.max_redirects,
+            max_raw_bytes: c.max_raw_bytes,
+            max_body_bytes: c.max_body_bytes,
+            max_robots_bytes: c.max_robots_bytes,
+            tdmrep_refresh_days: c.tdmrep_refresh_days,
+            max_retry_after: c.max_retry_after.0,
+            min_host_gap: c.min_host_gap.0,
+            max_crawl_delay: c.max_crawl_delay.0,
+            per_host_concurrency: c.per_host_concurrency,
+            host_max_failures: c.host_max_failures,
+            max_body_bytes_in_flight: c.max_body_bytes_in_flight,
+            keeps_raw: c.archive != Archive::None,
+            max_requests: c.max_pages,
+            allow_private_addresses: c.allow_private_addresses,
+            web_bot_auth: c.web_bot_auth.clone(),
+        }
+    }
 }

@@ -205,9 +205,11 @@ pub async fn probe(config: &Config, target: &str, opts: &Options) -> anyhow::Res
 /// Probe from one start URL.
 async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Result<Probe> {
     let start = start.clone();
-    let net = Net::new(&config.crawl, opts.proxy.as_deref())?;
-    net.set_allow_private(config.crawl.allow_private_addresses);
-    net.set_budget(opts.max_requests);
+    let net_opts = crate::net::NetOptions {
+        max_requests: opts.max_requests,
+        ..(&config.crawl).into()
+    };
+    let net = Net::new(net_opts, opts.proxy.as_deref())?;
     let rule = Rule::new(&config.keywords);
     let today = Utc::now().date_naive();
     let agent = net.agent().to_string();

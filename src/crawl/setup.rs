@@ -104,8 +104,6 @@ pub(super) fn worker_context(
 )> {
     let net =
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
-    net.set_budget(config.crawl.max_pages);
-    net.set_allow_private(config.crawl.allow_private_addresses);
     net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
     let mut scope = Sources::new(&config.sources).with_deny(&config.crawl.deny_hosts);
     let mut extra = Vec::new();

@@ -74,7 +74,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_pages: a.max_pages,
                 max_hits: a.max_hits,
                 max_duration: a.max_duration.map(|s| s.0),
-                min_lastmod: a.min_lastmod.clone(),
+                min_lastmod: a
+                    .min_lastmod
+                    .as_deref()
+                    .map(scraper::date::MinLastmod::parse)
+                    .transpose()
+                    .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))?,
                 scope: a.scope,
                 partition: a.partition,
             });

@@ -1,9 +1,11 @@
 //! `config.yml`'s `crawl:` section: limits, politeness, scheduling, traps,
 //! and what the crawl keeps; checked by [`Crawl::validate`] on load.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{FrontierPolicy, Scope, Span, WebBotAuth};
+use crate::date::MinLastmod;
 use crate::frontier::{Params, ScopeParams};
 use crate::net::NetOptions;
 
@@ -28,11 +30,11 @@ pub struct Crawl {
     /// Grace period for in-flight fetches after a stop.
     pub stop_grace: Span,
     /// Skip feed/sitemap entries older than this: a date, an RFC 3339 time, `auto` or empty.
-    pub min_lastmod: Option<String>,
+    pub min_lastmod: MinLastmod,
     /// The date `min_lastmod` held in the file when `--min-lastmod auto`
     /// replaced it: `auto` never reaches back before it (not a key of its own).
     #[serde(skip)]
-    pub min_lastmod_floor: Option<String>,
+    pub min_lastmod_floor: Option<DateTime<Utc>>,
     /// Subtracted from the last run's start when `min_lastmod` is `auto`.
     pub lastmod_overlap: Span,
     /// Non-hit pages (home, section, tag) are fetched again after this many days.
@@ -187,10 +189,6 @@ impl Crawl {
         if let Some(w) = &c.web_bot_auth {
             w.validate()?;
         }
-        if let Some(m) = &c.min_lastmod {
-            crate::date::parse_cutoff(m, chrono::Utc::now())
-                .map_err(|e| format!("crawl.min_lastmod: {e}"))?;
-        }
         Ok(())
     }
 
@@ -230,7 +228,7 @@ impl Default for Crawl {
             max_hits: 0,
             max_duration: Span::default(),
             stop_grace: Span::secs(5),
-            min_lastmod: None,
+            min_lastmod: MinLastmod::None,
             min_lastmod_floor: None,
             lastmod_overlap: Span::secs(86400),
             revisit_after_days: 7,

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::date::MinLastmod;
 pub use crate::frontier::Policy as FrontierPolicy;
 pub use crate::health::Health;
 pub use crate::net::sign::WebBotAuth;
@@ -91,7 +92,7 @@ pub struct Overrides {
     pub max_pages: Option<u64>,
     pub max_hits: Option<u64>,
     pub max_duration: Option<Duration>,
-    pub min_lastmod: Option<String>,
+    pub min_lastmod: Option<MinLastmod>,
     pub scope: Option<Scope>,
     pub partition: Option<crate::partition::Partition>,
 }
@@ -156,13 +157,12 @@ impl Config {
         if let Some(v) = o.max_duration {
             self.crawl.max_duration = Span(v);
         }
-        if let Some(v) = &o.min_lastmod {
+        if let Some(v) = o.min_lastmod {
             // `auto` over a configured date keeps that date as its floor.
-            let file = self.crawl.min_lastmod.take();
-            if v.trim() == "auto" {
-                self.crawl.min_lastmod_floor = file.filter(|f| f.trim() != "auto");
+            if v == MinLastmod::Auto {
+                self.crawl.min_lastmod_floor = self.crawl.min_lastmod.since();
             }
-            self.crawl.min_lastmod = Some(v.clone());
+            self.crawl.min_lastmod = v;
         }
         if let Some(v) = o.scope {
             self.crawl.scope = v;

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::engine::{Engine, Persist};
 use super::events::EventLog;
 use super::{Options, outage, worker};
-use crate::config::Config;
+use crate::config::{Config, MinLastmod};
 use crate::discover::{self, Limits};
 use crate::frontier::{Entry, Kind, Origin};
 use crate::net::Net;
@@ -31,33 +31,20 @@ use crate::url;
 /// `--min-lastmod`: a date, a time, `auto` (per host: the start of the last
 /// run that read it successfully, minus the overlap; see [`outage::Cutoff`]),
 /// or none.
-pub(super) fn resolve_cutoff(
-    config: &Config,
-    last: Option<&RunSummary>,
-    now: DateTime<Utc>,
-) -> anyhow::Result<outage::Cutoff> {
-    let Some(text) = config.crawl.min_lastmod.as_deref() else {
-        return Ok(outage::Cutoff::fixed(None));
-    };
-    if text.trim() == "auto" {
+pub(super) fn resolve_cutoff(config: &Config, last: Option<&RunSummary>) -> outage::Cutoff {
+    if config.crawl.min_lastmod == MinLastmod::Auto {
         let overlap =
             chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default();
         // `auto` never reaches back before the date configured in the file.
-        let floor = match config.crawl.min_lastmod_floor.as_deref() {
-            Some(f) => crate::date::parse_cutoff(f, now)
-                .map_err(|e| anyhow::anyhow!("crawl.min_lastmod: {e}"))?,
-            None => None,
-        };
+        let floor = config.crawl.min_lastmod_floor;
         let empty = Default::default();
         let (global, hosts) = match last {
             Some(l) => (l.last_success_started_at, &l.host_watermarks),
             None => (None, &empty),
         };
-        return Ok(outage::Cutoff::auto(global, hosts, overlap, floor));
+        return outage::Cutoff::auto(global, hosts, overlap, floor);
     }
-    crate::date::parse_cutoff(text, now)
-        .map(outage::Cutoff::fixed)
-        .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
+    outage::Cutoff::fixed(config.crawl.min_lastmod.since())
 }
 
 /// What the run reads and writes under `data/`: the seen-set and id counter

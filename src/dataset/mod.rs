@@ -17,7 +17,6 @@
 mod card;
 mod columns;
 mod dedup;
-mod frames;
 mod minhash;
 pub use minhash::exact_jaccard;
 mod near;

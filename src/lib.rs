@@ -21,6 +21,7 @@ pub mod record;
 pub mod reextract;
 pub mod relevance;
 pub mod report;
+pub mod source;
 pub mod store;
 pub mod url;
 #[cfg(test)]

@@ -21,7 +21,12 @@ pub fn crawl(config: &Path, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         max_pages: a.max_pages,
         max_hits: a.max_hits,
         max_duration: a.max_duration.map(|s| s.0),
-        min_lastmod: a.min_lastmod.clone(),
+        min_lastmod: a
+            .min_lastmod
+            .as_deref()
+            .map(scraper::date::MinLastmod::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))?,
         scope: a.scope,
         partition: a.partition,
     });
@@ -75,7 +80,8 @@ pub fn stats(a: &StatsArgs) -> anyhow::Result<ExitCode> {
 /// `scraper health`.
 pub fn health(config: &Path, a: &HealthArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(config)?;
-    let report = scraper::store::health::report(&a.data.join("state"), &config)?;
+    let report =
+        scraper::store::health::report(&a.data.join("state"), &config.sources, &config.health)?;
     print::health::show(report, a.json, a.problems);
     Ok(ExitCode::SUCCESS)
 }

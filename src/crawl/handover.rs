@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use crate::record::HandoverCounts;
 
 use crate::frontier::{Entry, Origin};
 use crate::partition::Partition;
@@ -31,15 +31,6 @@ pub struct Handover {
     dropped: u64,
     /// Entries written to another partition's outbox.
     handed_over: u64,
-}
-
-/// The counters as the run summary shows them.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct HandoverCounts {
-    pub seeds_skipped: u64,
-    pub dropped: u64,
-    pub handed_over: u64,
-    pub inbox: usize,
 }
 
 impl Handover {

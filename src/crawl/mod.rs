@@ -90,7 +90,7 @@ pub async fn run(
     let history = RunHistory::load(&data.state)?;
     // The watermark comes from the latest run that covered this partition's hosts.
     let last = history.latest_for(config.crawl.partition).cloned();
-    let cutoff = setup::resolve_cutoff(&config, last.as_ref(), started_at)?;
+    let cutoff = setup::resolve_cutoff(&config, last.as_ref());
     let store = setup::open_store(&data, &config, &history, &run_id, started_at)?;
     let mut log = EventLog::create(&data.state.join("crawl.log"));
     let (ctx, seeds, answers) = setup::worker_context(&config, &opts, &data, started_at)?;

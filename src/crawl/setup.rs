@@ -13,50 +13,38 @@ use tokio::sync::mpsc;
 use super::engine::{Engine, Persist};
 use super::events::EventLog;
 use super::{Options, reach, worker};
-use crate::config::Config;
+use crate::config::{Config, MinLastmod};
 use crate::discover::{self, Limits};
 use crate::frontier::{Entry, Kind, Origin};
 use crate::net::Net;
 use crate::record::event::{self, Event};
 use crate::relevance::Rule;
+use crate::source::Sources;
 use crate::store::DataDir;
 use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
 use crate::store::state::{self, RunHistory, RunSummary, Validators};
-use crate::url::{self, SourceScope};
+use crate::url;
 
 /// `--min-lastmod`: a date, a time, `auto` (per host: the start of the last
 /// run that read it successfully, minus the overlap; see [`reach::Cutoff`]),
 /// or none.
-pub(super) fn resolve_cutoff(
-    config: &Config,
-    last: Option<&RunSummary>,
-    now: DateTime<Utc>,
-) -> anyhow::Result<reach::Cutoff> {
-    let Some(text) = config.crawl.min_lastmod.as_deref() else {
-        return Ok(reach::Cutoff::fixed(None));
-    };
-    if text.trim() == "auto" {
+pub(super) fn resolve_cutoff(config: &Config, last: Option<&RunSummary>) -> reach::Cutoff {
+    if config.crawl.min_lastmod == MinLastmod::Auto {
         let overlap =
             chrono::Duration::from_std(config.crawl.lastmod_overlap.0).unwrap_or_default();
         // `auto` never reaches back before the date configured in the file.
-        let floor = match config.crawl.min_lastmod_floor.as_deref() {
-            Some(f) => crate::date::parse_cutoff(f, now)
-                .map_err(|e| anyhow::anyhow!("crawl.min_lastmod: {e}"))?,
-            None => None,
-        };
+        let floor = config.crawl.min_lastmod_floor;
         let empty = Default::default();
         let (global, hosts) = match last {
             Some(l) => (l.last_success_started_at, &l.host_watermarks),
             None => (None, &empty),
         };
-        return Ok(reach::Cutoff::auto(global, hosts, overlap, floor));
+        return reach::Cutoff::auto(global, hosts, overlap, floor);
     }
-    crate::date::parse_cutoff(text, now)
-        .map(reach::Cutoff::fixed)
-        .map_err(|e| anyhow::anyhow!("--min-lastmod: {e}"))
+    reach::Cutoff::fixed(config.crawl.min_lastmod.since())
 }
 
 /// What the run reads and writes under `data/`: the seen-set and id counter
@@ -103,10 +91,8 @@ pub(super) fn worker_context(
 )> {
     let net =
         Net::new(&config.crawl, opts.proxy.as_deref()).context("cannot set up the HTTP client")?;
-    net.set_budget(config.crawl.max_pages);
-    net.set_allow_private(config.crawl.allow_private_addresses);
     net.set_doc_cache(state::load_doc_cache(&data.state), day_stamp(started_at));
-    let mut scope = SourceScope::new(&config.sources);
+    let mut scope = Sources::new(&config.sources).with_deny(&config.crawl.deny_hosts);
     let mut extra = Vec::new();
     for s in &opts.seeds {
         let u = url::parse(s)
@@ -121,7 +107,6 @@ pub(super) fn worker_context(
         rule: Rule::new(&config.keywords),
         scope,
         mode: config.crawl.scope,
-        deny_hosts: config.crawl.deny_hosts.clone(),
         partition: config.crawl.partition,
         today: started_at.date_naive(),
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.

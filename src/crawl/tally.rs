@@ -11,16 +11,17 @@ use crate::config::Config;
 use crate::discover::Listing;
 use crate::extract::Page;
 use crate::frontier::{Kind, Origin};
-use crate::health::{RobotsSeen, RunHealth, SeedAnswer, SourceIndex};
+use crate::health::{RobotsSeen, RunHealth, SeedAnswer};
 use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots};
 use crate::record::{Answer, FailureClass, StopReason};
+use crate::source::Sources;
 use crate::url::Url;
 
 /// Collects one run's [`RunHealth`].
 #[derive(Debug)]
 pub struct Tally {
-    index: SourceIndex,
+    index: Sources,
     run: RunHealth,
     /// Text lengths (characters) of the pages counted, per source and
     /// population (listed by a feed or sitemap, or linked).
@@ -30,7 +31,7 @@ pub struct Tally {
 impl Tally {
     pub fn new(config: &Config, run_id: &str, started_at: DateTime<Utc>) -> Tally {
         Tally {
-            index: SourceIndex::new(&config.sources),
+            index: Sources::new(&config.sources),
             run: RunHealth::new(run_id, started_at),
             texts: HashMap::new(),
         }

@@ -19,16 +19,16 @@ use crate::frontier::{Entry, Kind};
 use crate::net::{Accept, FetchError, Net, Request, Response, Robots};
 use crate::record::TdmOutcome;
 use crate::relevance::Rule;
+use crate::source::Sources;
 use crate::store::warc::Captured;
-use crate::url::{SourceScope, Url, host_matches};
+use crate::url::Url;
 
 /// What every worker shares (read-only).
 pub struct Ctx {
     pub net: Net,
     pub rule: Rule,
-    pub scope: SourceScope,
+    pub scope: Sources,
     pub mode: Scope,
-    pub deny_hosts: Vec<String>,
     /// The hosts this runner crawls; a redirect to another partition's host is not followed.
     pub partition: crate::partition::Partition,
     pub today: NaiveDate,
@@ -60,10 +60,7 @@ impl Ctx {
         if self.scope.contains(url) {
             return true;
         }
-        self.mode == Scope::Open
-            && url
-                .host_str()
-                .is_some_and(|h| !self.deny_hosts.iter().any(|d| host_matches(h, d)))
+        self.mode == Scope::Open && url.host_str().is_some_and(|h| !self.scope.denied(h))
     }
 }
 

@@ -349,7 +349,6 @@ impl Card<'_> {
     }
 
     fn notes(&self, s: &mut String) {
-        let r = self.removed;
         let reports = self.reports;
         let sum = |f: fn(&ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
         s.push_str("## Build notes\n\n");
@@ -373,6 +372,14 @@ impl Card<'_> {
             sum(|r| r.lines),
             self.read
         );
+        self.removed_notes(s);
+        extraction_notes(s, self.removed);
+        input_notes(s, reports);
+    }
+
+    /// What the build removed, rule by rule.
+    fn removed_notes(&self, s: &mut String) {
+        let r = self.removed;
         let _ = writeln!(
             s,
             "- Removed by the relevance rule: {}{}",
@@ -410,49 +417,54 @@ impl Card<'_> {
             r.near_text
         );
         let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
-        extraction_notes(s, r);
-        let _ = writeln!(
-            s,
-            "- Broken input skipped: {} malformed JSON, {} invalid UTF-8, {} missing a \
-             required field, {} with an invalid field, {} corrupt frames, {} truncated \
-             shard tails ({} bytes), {} unreadable shards",
-            sum(|r| r.malformed_json),
-            sum(|r| r.invalid_utf8),
-            sum(|r| r.missing_field),
-            sum(|r| r.invalid_field),
-            sum(|r| r.bad_frames),
-            sum(|r| u64::from(r.truncated_bytes > 0)),
-            sum(|r| r.truncated_bytes),
-            sum(|r| u64::from(r.unreadable.is_some())),
+    }
+}
+
+/// Broken input skipped, counted over all shards, and a table of the shards
+/// that had any.
+fn input_notes(s: &mut String, reports: &[ShardReport]) {
+    let sum = |f: fn(&ShardReport) -> u64| reports.iter().map(f).sum::<u64>();
+    let _ = writeln!(
+        s,
+        "- Broken input skipped: {} malformed JSON, {} invalid UTF-8, {} missing a \
+         required field, {} with an invalid field, {} corrupt frames, {} truncated \
+         shard tails ({} bytes), {} unreadable shards",
+        sum(|r| r.malformed_json),
+        sum(|r| r.invalid_utf8),
+        sum(|r| r.missing_field),
+        sum(|r| r.invalid_field),
+        sum(|r| r.bad_frames),
+        sum(|r| u64::from(r.truncated_bytes > 0)),
+        sum(|r| r.truncated_bytes),
+        sum(|r| u64::from(r.unreadable.is_some())),
+    );
+    let _ = writeln!(
+        s,
+        "- Dates that could not be read (kept, stored as null): {}",
+        sum(|r| r.bad_dates)
+    );
+    let broken: Vec<&ShardReport> = reports.iter().filter(|r| r.broken() > 0).collect();
+    if !broken.is_empty() {
+        s.push_str(
+            "\n| shard | malformed JSON | invalid UTF-8 | missing field | invalid field | \
+             corrupt frames | truncated bytes |\n|---|---:|---:|---:|---:|---:|---:|\n",
         );
-        let _ = writeln!(
-            s,
-            "- Dates that could not be read (kept, stored as null): {}",
-            sum(|r| r.bad_dates)
-        );
-        let broken: Vec<&ShardReport> = reports.iter().filter(|r| r.broken() > 0).collect();
-        if !broken.is_empty() {
-            s.push_str(
-                "\n| shard | malformed JSON | invalid UTF-8 | missing field | invalid field | \
-                 corrupt frames | truncated bytes |\n|---|---:|---:|---:|---:|---:|---:|\n",
+        for b in broken {
+            let _ = writeln!(
+                s,
+                "| {}{} | {} | {} | {} | {} | {} | {} |",
+                b.name,
+                b.unreadable
+                    .as_deref()
+                    .map(|e| format!(" (unreadable: {e})"))
+                    .unwrap_or_default(),
+                b.malformed_json,
+                b.invalid_utf8,
+                b.missing_field,
+                b.invalid_field,
+                b.bad_frames,
+                b.truncated_bytes
             );
-            for b in broken {
-                let _ = writeln!(
-                    s,
-                    "| {}{} | {} | {} | {} | {} | {} | {} |",
-                    b.name,
-                    b.unreadable
-                        .as_deref()
-                        .map(|e| format!(" (unreadable: {e})"))
-                        .unwrap_or_default(),
-                    b.malformed_json,
-                    b.invalid_utf8,
-                    b.missing_field,
-                    b.invalid_field,
-                    b.bad_frames,
-                    b.truncated_bytes
-                );
-            }
         }
     }
 }

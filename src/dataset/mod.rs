@@ -17,7 +17,6 @@
 mod card;
 mod columns;
 mod dedup;
-mod frames;
 mod minhash;
 pub use minhash::exact_jaccard;
 mod near;
@@ -229,7 +228,7 @@ struct Built<'a> {
 fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
     let totals = &b.written.totals;
     let revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
-    write_atomically(
+    crate::store::write_atomic(
         &b.opts.out.join(revision::FILE),
         revision.to_json().as_bytes(),
     )?;
@@ -254,7 +253,8 @@ fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
         build_secs: b.started.elapsed().as_secs_f64(),
         commit: git_commit(&b.opts.data),
     };
-    write_atomically(&b.opts.out.join("README.md"), card.render().as_bytes())
+    crate::store::write_atomic(&b.opts.out.join("README.md"), card.render().as_bytes())?;
+    Ok(())
 }
 
 /// Log each shard with broken input; the number of broken lines, frames and shards.
@@ -383,15 +383,6 @@ fn remove_stale(dir: &Path, keep: &[String]) -> anyhow::Result<()> {
             std::fs::remove_file(&path).with_context(|| format!("remove {}", path.display()))?;
         }
     }
-    Ok(())
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("rename to {}", path.display()))?;
     Ok(())
 }
 

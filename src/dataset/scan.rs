@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::frames::{Decoder, FrameReader, line_ranges};
 use super::minhash::{self, Signature};
 use super::near;
 use super::row::{Broken, Keys, canonical_key, text_key, url_key};
 use crate::relevance::Rule;
+use crate::store::shard::frames::{Decoder, FrameReader, line_ranges};
 
 /// Where a frame is: its shard (index into the shard list), byte offset and compressed length.
 #[derive(Debug, Clone, Copy)]

@@ -28,9 +28,9 @@ use parquet::file::writer::SerializedFileWriter;
 
 use super::BuildError;
 use super::columns::Columns;
-use super::frames::{Decoder, line_ranges, read_at};
 use super::row::Row;
 use super::scan::{FrameRef, Meta};
+use crate::store::shard::frames::{Decoder, line_ranges, read_at};
 
 /// How the output is cut (all sizes are bytes of JSON input).
 #[derive(Debug, Clone)]

@@ -64,26 +64,84 @@ pub fn parse_datetime(text: &str) -> Option<DateTime<FixedOffset>> {
     None
 }
 
-/// A `--min-lastmod` value: a date (UTC), an RFC 3339 time, or empty for none.
-/// `auto` is resolved by the caller (it needs the last run); here it is an error.
+/// `crawl.min_lastmod` / `--min-lastmod`: no cut-off, a fixed one, or
+/// `auto` (per host, from the last runs; the crawl resolves it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MinLastmod {
+    /// Empty, `none` or absent: every entry is read.
+    #[default]
+    None,
+    /// `auto`: from the last successful run (see `crawl::outage::Cutoff`).
+    Auto,
+    /// A date (UTC midnight) or an RFC 3339 time.
+    Since(DateTime<Utc>),
+}
+
+impl MinLastmod {
+    /// A date (UTC), an RFC 3339 time, `auto`, or empty / `none` for none.
+    pub fn parse(text: &str) -> Result<MinLastmod, String> {
+        let t = text.trim();
+        if t.is_empty() || t == "none" {
+            return Ok(MinLastmod::None);
+        }
+        if t == "auto" {
+            return Ok(MinLastmod::Auto);
+        }
+        if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+            return Ok(MinLastmod::Since(Utc.from_utc_datetime(
+                &d.and_hms_opt(0, 0, 0).expect("midnight exists"),
+            )));
+        }
+        DateTime::parse_from_rfc3339(t)
+            .map(|d| MinLastmod::Since(d.with_timezone(&Utc)))
+            .map_err(|_| {
+                format!(
+                    "expected a date such as 2024-01-01, an RFC 3339 time, or `auto`; got `{t}`"
+                )
+            })
+    }
+
+    /// The fixed cut-off, if this is one.
+    pub fn since(self) -> Option<DateTime<Utc>> {
+        match self {
+            MinLastmod::Since(d) => Some(d),
+            MinLastmod::None | MinLastmod::Auto => None,
+        }
+    }
+}
+
+impl std::str::FromStr for MinLastmod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<MinLastmod, String> {
+        MinLastmod::parse(s)
+    }
+}
+
+/// Written back as `config.yml` holds it: absent, `auto`, or an RFC 3339 time.
+impl serde::Serialize for MinLastmod {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MinLastmod::None => s.serialize_none(),
+            MinLastmod::Auto => s.serialize_str("auto"),
+            MinLastmod::Since(d) => s.serialize_str(&d.to_rfc3339()),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MinLastmod {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MinLastmod, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            Some(text) => MinLastmod::parse(&text).map_err(serde::de::Error::custom),
+            None => Ok(MinLastmod::None),
+        }
+    }
+}
+
+/// The fixed cut-off a `--min-lastmod` value names: `Some` for a date or a
+/// time, `None` for none and for `auto` (which needs the last runs: see
+/// [`MinLastmod`]). `_now` is not read.
 pub fn parse_cutoff(text: &str, _now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, String> {
-    let t = text.trim();
-    if t.is_empty() || t == "none" {
-        return Ok(None);
-    }
-    if t == "auto" {
-        return Ok(None);
-    }
-    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return Ok(Some(Utc.from_utc_datetime(
-            &d.and_hms_opt(0, 0, 0).expect("midnight exists"),
-        )));
-    }
-    DateTime::parse_from_rfc3339(t)
-        .map(|d| Some(d.with_timezone(&Utc)))
-        .map_err(|_| {
-            format!("expected a date such as 2024-01-01, an RFC 3339 time, or `auto`; got `{t}`")
-        })
+    MinLastmod::parse(text).map(MinLastmod::since)
 }
 
 /// Format an instant the way records and state files store it: `2026-10-09T18:12:33Z`.

@@ -15,7 +15,7 @@
 //! equal codes the one written last (`scraper reextract` shards sort after
 //! crawl shards, and later ones after earlier ones).
 
-use crate::config::Keywords;
+use crate::relevance::Keywords;
 
 /// The extraction code's version: bump it (and the pin in the test below)
 /// whenever extraction output can change.

@@ -49,7 +49,6 @@ mod scope;
 mod value;
 mod weight;
 
-pub use crate::config::FrontierPolicy as Policy;
 pub use host::HostStats;
 pub use pace::Pace;
 pub use schedule::{Frontier, IDLE_RECHECK};
@@ -57,26 +56,23 @@ pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
 pub use value::{Clues, NEUTRAL, PRIOR_YIELD, expected, host_yield, slug_words, url_value};
 pub use weight::Yield;
 
-/// What a URL is expected to be, so the engine knows how to read it.
+/// How the frontier chooses (`crawl.frontier_policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Within a host the most valuable URL first; hosts weighted by yield; a
+    /// fetch budget that would run out before the time box is paced.
     #[default]
-    Page,
-    Feed,
-    Sitemap,
+    Focused,
+    /// Within a host the most valuable URL first; hosts in plain round-robin;
+    /// no pacing (a baseline).
+    BestFirst,
+    /// Within a host by origin then depth, in arrival order; hosts in plain
+    /// round-robin; no pacing (a baseline).
+    RoundRobin,
 }
 
-impl Kind {
-    /// The serde name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Page => "page",
-            Kind::Feed => "feed",
-            Kind::Sitemap => "sitemap",
-        }
-    }
-}
+pub use crate::record::Kind;
 
 /// Where a URL came from; decides its rank within its host's queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
@@ -173,25 +169,18 @@ pub struct Params {
     pub policy: Policy,
 }
 
-impl Params {
-    /// The scheduling knobs of a loaded config.
-    pub fn from_config(crawl: &crate::config::Crawl) -> Params {
-        Params {
-            per_host_concurrency: crawl.per_host_concurrency,
-            min_host_gap: crawl.min_host_gap.0,
-            warmup_pages: crawl.warmup_pages,
-            yield_alpha: crawl.yield_alpha,
-            min_host_weight: crawl.min_host_weight,
-            max_queue: crawl.max_queue,
-            policy: crawl.frontier_policy,
-        }
-    }
-}
-
 impl Default for Params {
-    /// The defaults `config.yml` documents.
+    /// The defaults `config.yml` documents (`crawl:` takes them from here).
     fn default() -> Params {
-        Params::from_config(&crate::config::Crawl::default())
+        Params {
+            per_host_concurrency: 1,
+            min_host_gap: Duration::from_secs(1),
+            warmup_pages: 10,
+            yield_alpha: 0.1,
+            min_host_weight: 0.1,
+            max_queue: 1_000_000,
+            policy: Policy::Focused,
+        }
     }
 }
 

@@ -14,7 +14,8 @@
 use std::collections::HashMap;
 
 use super::Outcome;
-use crate::url::{SourceScope, Url, host_key, host_matches};
+use crate::source::{self, Sources};
+use crate::url::{Url, host_key};
 
 /// Open-scope knobs (from `config.crawl`).
 #[derive(Debug, Clone)]
@@ -23,17 +24,6 @@ pub struct ScopeParams {
     pub host_page_cap: u64,
     pub host_probation_pages: u64,
     pub host_min_hit_ratio: f64,
-}
-
-impl ScopeParams {
-    pub fn from_config(crawl: &crate::config::Crawl) -> ScopeParams {
-        ScopeParams {
-            deny_hosts: crawl.deny_hosts.clone(),
-            host_page_cap: crawl.host_page_cap,
-            host_probation_pages: crawl.host_probation_pages,
-            host_min_hit_ratio: crawl.host_min_hit_ratio,
-        }
-    }
 }
 
 /// The answer to "may this link be queued?".
@@ -94,7 +84,7 @@ impl OpenScope {
     }
 
     /// May `url`, linked from a page (relevant or not), be queued?
-    pub fn admit(&self, sources: &SourceScope, url: &Url, from_relevant: bool) -> Admit {
+    pub fn admit(&self, sources: &Sources, url: &Url, from_relevant: bool) -> Admit {
         if sources.contains(url) {
             return Admit::Source;
         }
@@ -117,15 +107,11 @@ impl OpenScope {
 
     /// Is `host` (or a domain above it) on the deny-list?
     pub fn is_denied(&self, host: &str) -> bool {
-        let name = host.split(':').next().unwrap_or(host);
-        self.params
-            .deny_hosts
-            .iter()
-            .any(|listed| host_matches(name, listed))
+        source::denied(&self.params.deny_hosts, host)
     }
 
     /// Count a fetch from `host`; sources are never capped nor put on probation.
-    pub fn record(&mut self, sources: &SourceScope, host: &str, outcome: Outcome) -> Verdict {
+    pub fn record(&mut self, sources: &Sources, host: &str, outcome: Outcome) -> Verdict {
         if sources.has_host(host) {
             return Verdict::Keep;
         }
@@ -159,14 +145,14 @@ mod tests {
     use super::*;
     use crate::url::parse;
 
-    fn setup() -> (OpenScope, SourceScope) {
+    fn setup() -> (OpenScope, Sources) {
         let scope = OpenScope::new(ScopeParams {
             deny_hosts: vec!["twitter.com".into(), "google.com".into()],
             host_page_cap: 5,
             host_probation_pages: 3,
             host_min_hit_ratio: 0.3,
         });
-        let mut sources = SourceScope::default();
+        let mut sources = Sources::default();
         sources.add("news.org", Some("/tech"));
         (scope, sources)
     }

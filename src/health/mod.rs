@@ -13,20 +13,19 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Source;
 use crate::frontier::Kind;
 use crate::record::{RobotsAccess, RunHeader};
-use crate::url::{self, Url};
+use crate::source::Source;
 
 pub use crate::record::Answer;
-pub use rules::{Finding, Problem, Status, Verdict, judge};
+pub use rules::{Finding, Health, Problem, Status, Verdict, judge};
 
 /// One run's health records: what it saw of every source it touched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunHealth {
     #[serde(flatten)]
     pub run: RunHeader,
-    /// Keyed by [`source_key`].
+    /// Keyed by [`Source::key`].
     #[serde(default)]
     pub sources: BTreeMap<String, SourceRun>,
 }
@@ -168,11 +167,12 @@ pub struct Report {
 impl Report {
     /// Judge every configured source over the loaded runs.
     pub fn new(
-        config: &crate::config::Config,
+        sources: &[Source],
+        thresholds: &Health,
         runs: &[RunHealth],
         unreadable: Vec<String>,
     ) -> Report {
-        let sources = assess(config, runs);
+        let sources = assess(sources, thresholds, runs);
         let names = |st: Status| {
             sources
                 .iter()
@@ -201,15 +201,14 @@ impl Report {
 /// partition, so this covers up to this many partitions.
 pub const FILES_PER_RUN: usize = 8;
 
-/// Every configured source judged over its last `config.health.window` runs
+/// Every configured source judged over its last `thresholds.window` runs
 /// among `runs` (oldest first; runs that did not reach a source are not its
 /// runs): broken sources first, then degraded, then ok; by name within each.
-pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict> {
-    let mut out: Vec<Verdict> = config
-        .sources
+pub fn assess(sources: &[Source], thresholds: &Health, runs: &[RunHealth]) -> Vec<Verdict> {
+    let mut out: Vec<Verdict> = sources
         .iter()
         .map(|s| {
-            let key = source_key(s);
+            let key = s.key();
             let mut refs: Vec<rules::RunRef<'_>> = runs
                 .iter()
                 .filter_map(|r| {
@@ -219,14 +218,9 @@ pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict
                     })
                 })
                 .collect();
-            let skip = refs.len().saturating_sub(config.health.window);
+            let skip = refs.len().saturating_sub(thresholds.window);
             refs.drain(..skip);
-            let mut v = judge(
-                &key,
-                s.path.as_deref().unwrap_or("/"),
-                &refs,
-                &config.health,
-            );
+            let mut v = judge(&key, s.path.as_deref().unwrap_or("/"), &refs, thresholds);
             if refs.is_empty() {
                 v.notes = vec![format!(
                     "no requests in the last {} health files: not judged",
@@ -241,66 +235,6 @@ pub fn assess(config: &crate::config::Config, runs: &[RunHealth]) -> Vec<Verdict
     out
 }
 
-/// The name a source goes by in health files and reports: its host plus its
-/// path, if any (`example.com/blog`).
-pub fn source_key(s: &Source) -> String {
-    match s.path.as_deref().map(|p| p.trim_end_matches('/')) {
-        Some(p) if !p.is_empty() => format!("{}{p}", s.host.to_ascii_lowercase()),
-        _ => s.host.to_ascii_lowercase(),
-    }
-}
-
-/// Which source a URL belongs to: a configured seed belongs to the source
-/// that lists it (a feed may live on another host); any other URL to the
-/// most specific source whose host and path cover it.
-#[derive(Debug, Clone, Default)]
-pub struct SourceIndex {
-    /// (domain without `www.`, path prefix or "/", source key)
-    scopes: Vec<(String, String, String)>,
-    seeds: BTreeMap<String, String>,
-}
-
-impl SourceIndex {
-    pub fn new(sources: &[Source]) -> SourceIndex {
-        let mut index = SourceIndex::default();
-        for s in sources {
-            let key = source_key(s);
-            let domain = url::domain(&s.host.to_ascii_lowercase()).to_string();
-            let path = s.path.clone().unwrap_or_else(|| "/".to_string());
-            index.scopes.push((domain, path, key.clone()));
-            for seed in s.seeds.iter().filter_map(|u| url::parse(u)) {
-                index.seeds.entry(seed.to_string()).or_insert(key.clone());
-            }
-        }
-        // Longest path first, so the most specific source wins.
-        index
-            .scopes
-            .sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.cmp(b)));
-        index
-    }
-
-    /// The key of the source `u` belongs to.
-    pub fn source_of(&self, u: &Url) -> Option<&str> {
-        if let Some(k) = self.seeds.get(u.as_str()) {
-            return Some(k);
-        }
-        let host = url::domain(u.host_str()?);
-        self.scopes
-            .iter()
-            .find(|(d, p, _)| d == host && url::path_under(u.path(), p))
-            .map(|(_, _, k)| k.as_str())
-    }
-
-    /// Sources on `host` with the path robots.txt must allow for each.
-    pub fn on_host<'a>(&'a self, host: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-        let host = url::domain(host);
-        self.scopes
-            .iter()
-            .filter(move |(d, _, _)| d == host)
-            .map(|(_, p, k)| (k.as_str(), p.as_str()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,34 +245,6 @@ mod tests {
             path: path.map(str::to_string),
             seeds: seeds.iter().map(|s| s.to_string()).collect(),
         }
-    }
-
-    #[test]
-    fn urls_map_to_the_most_specific_source_and_seeds_to_their_own() {
-        let index = SourceIndex::new(&[
-            src("www.ex.test", None, &[]),
-            src(
-                "ex.test",
-                Some("/blog/"),
-                &["http://feeds.other.test/ex.xml"],
-            ),
-        ]);
-        let of = |u: &str| index.source_of(&url::parse(u).unwrap()).map(str::to_string);
-        assert_eq!(of("http://ex.test/a").as_deref(), Some("www.ex.test"));
-        assert_eq!(
-            of("http://www.ex.test/blog/x").as_deref(),
-            Some("ex.test/blog")
-        );
-        assert_eq!(
-            of("http://ex.test/blogroll").as_deref(),
-            Some("www.ex.test")
-        );
-        assert_eq!(
-            of("http://feeds.other.test/ex.xml").as_deref(),
-            Some("ex.test/blog")
-        );
-        assert_eq!(of("http://feeds.other.test/other.xml"), None);
-        assert_eq!(index.on_host("ex.test").count(), 2);
     }
 
     #[test]
@@ -367,7 +273,7 @@ mod tests {
                 r
             })
             .collect();
-        let v = assess(&config, &runs);
+        let v = assess(&config.sources, &config.health, &runs);
         assert_eq!(v[0].source, "a.test");
         assert_eq!(v[0].status, Status::Broken, "{:?}", v[0]);
         assert_eq!(

@@ -76,7 +76,6 @@ pub async fn check_url(
     let u = url::parse(target)
         .ok_or_else(|| anyhow::anyhow!("{target}: expected an absolute http(s) URL"))?;
     let net = Net::new(&config.crawl, proxy)?;
-    net.set_allow_private(config.crawl.allow_private_addresses);
     let crawl_delay = robots_allow(&net, &u, &config.crawl.user_agent).await?;
     let resp = fetch(&net, &u).await?;
     if let Some(listing) = listing(&u, &resp)? {

@@ -222,9 +222,11 @@ struct StartPage {
 
 /// Probe from one start URL.
 async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Result<Probe> {
-    let net = Net::new(&config.crawl, opts.proxy.as_deref())?;
-    net.set_allow_private(config.crawl.allow_private_addresses);
-    net.set_budget(opts.max_requests);
+    let net_opts = crate::net::NetOptions {
+        max_requests: opts.max_requests,
+        ..(&config.crawl).into()
+    };
+    let net = Net::new(net_opts, opts.proxy.as_deref())?;
     let pr = Prober {
         net,
         rule: Rule::new(&config.keywords),
@@ -431,14 +433,10 @@ fn listed_pages(
     found: &StartPage,
     path: Option<&str>,
 ) -> BTreeMap<String, Option<DateTime<FixedOffset>>> {
-    let site = url::domain(found.origin.host_str().unwrap_or(""));
-    let in_source = |u: &Url| {
-        url::domain(u.host_str().unwrap_or("")) == site
-            && url::path_under(u.path(), path.unwrap_or("/"))
-    };
+    let scope = crate::source::Sources::one(found.origin.host_str().unwrap_or(""), path);
     let mut pages: BTreeMap<String, Option<DateTime<FixedOffset>>> = BTreeMap::new();
     for (_, listed) in &found.listings {
-        for l in listed.iter().filter(|l| in_source(&l.url)) {
+        for l in listed.iter().filter(|l| scope.contains(&l.url)) {
             let e = pages.entry(l.url.to_string()).or_insert(None);
             if l.lastmod > *e {
                 *e = l.lastmod;

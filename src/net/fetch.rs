@@ -329,27 +329,11 @@ impl Net {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         let wire = WireHop::new(request_headers, &resp, conn, sent_utc);
-        let mut retry_after = None;
-        if status == 429 || status == 503 {
-            retry_after = headers
-                .get(header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
-            match retry_after {
-                Some(d) if d > self.inner.limits.max_retry_after => {
-                    tracing::debug!(%url, secs = d.as_secs(), "retry-after too long: resting host");
-                    self.inner.gate.rest(&host);
-                }
-                Some(d) => {
-                    tracing::debug!(%url, secs = d.as_secs_f64(), "retry-after: pausing host");
-                    self.inner.gate.pause_until(&host, Instant::now() + d);
-                }
-                None => {
-                    tracing::debug!(%url, status, "no retry-after: backing off");
-                    self.inner.gate.back_off(&host);
-                }
-            }
-        }
+        let retry_after = if status == 429 || status == 503 {
+            self.hold_back(url, &host, status, &headers)
+        } else {
+            None
+        };
         Ok(Hop {
             resp,
             status,
@@ -361,6 +345,36 @@ impl Net {
             wire,
             _permit: permit,
         })
+    }
+
+    /// A 429 or 503: pause `host` for its Retry-After (rest it for the run
+    /// past `max_retry_after`), or back off without one. Returns the wait asked.
+    fn hold_back(
+        &self,
+        url: &Url,
+        host: &str,
+        status: u16,
+        headers: &HeaderMap,
+    ) -> Option<Duration> {
+        let retry_after = headers
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
+        match retry_after {
+            Some(d) if d > self.inner.limits.max_retry_after => {
+                tracing::debug!(%url, secs = d.as_secs(), "retry-after too long: resting host");
+                self.inner.gate.rest(host);
+            }
+            Some(d) => {
+                tracing::debug!(%url, secs = d.as_secs_f64(), "retry-after: pausing host");
+                self.inner.gate.pause_until(host, Instant::now() + d);
+            }
+            None => {
+                tracing::debug!(%url, status, "no retry-after: backing off");
+                self.inner.gate.back_off(host);
+            }
+        }
+        retry_after
     }
 
     /// [`Net::read_body_leased`] with a lease of its own, given back when
@@ -408,13 +422,7 @@ impl Net {
         if !limits.truncate && hop.resp.content_length().is_some_and(|n| n > limits.raw) {
             return Err(too_large("content-length"));
         }
-        let encoding = hop
-            .headers
-            .get(header::CONTENT_ENCODING)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let mut decoder = Decoder::new(encoding.as_deref(), limits.decoded)
-            .map_err(|e| FetchError::Body(format!("{e:?}")))?;
+        let mut decoder = decoder_for(&hop.headers, limits)?;
         let host = url::host_key(url);
         let mut wire = 0u64;
         loop {
@@ -546,4 +554,12 @@ const DECODE_STEP: usize = 1024;
 
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// The decoder for a body's `Content-Encoding`, capped at the decoded limit.
+fn decoder_for(headers: &HeaderMap, limits: &BodyLimits) -> Result<Decoder, FetchError> {
+    let encoding = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok());
+    Decoder::new(encoding, limits.decoded).map_err(|e| FetchError::Body(format!("{e:?}")))
 }

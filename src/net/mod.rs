@@ -31,14 +31,14 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tokio::sync::OnceCell;
 
-use crate::config;
 use crate::url::Url;
 
+pub use crate::record::RobotsOutcome;
 pub use error::FetchError;
 pub use guard::is_public;
 pub use headers::parse_media_type;
 pub use polite::Gate;
-pub use robots::{Robots, RobotsOutcome};
+pub use robots::Robots;
 pub use tdmrep::TdmRep;
 
 /// Which content types a fetch reads; others are skipped from their headers.
@@ -169,7 +169,39 @@ impl Response {
     }
 }
 
-/// The numbers from `config::Crawl` that fetching needs.
+/// Everything [`Net::new`] needs, given once at construction (the
+/// `crawl:` section makes one: `NetOptions::from(&config.crawl)`).
+#[derive(Debug, Clone)]
+pub struct NetOptions {
+    pub user_agent: String,
+    pub connect_timeout: Duration,
+    /// Longest wait for any single read of the body.
+    pub read_timeout: Duration,
+    /// Longest a whole request may take.
+    pub request_timeout: Duration,
+    pub max_redirects: usize,
+    pub max_raw_bytes: u64,
+    pub max_body_bytes: u64,
+    pub max_robots_bytes: u64,
+    pub tdmrep_refresh_days: u32,
+    pub max_retry_after: Duration,
+    pub min_host_gap: Duration,
+    pub max_crawl_delay: Duration,
+    pub per_host_concurrency: usize,
+    pub host_max_failures: u32,
+    /// Body bytes in flight across all fetches (0: no budget).
+    pub max_body_bytes_in_flight: u64,
+    /// Raw responses are archived: a body's lease also covers its raw copy.
+    pub keeps_raw: bool,
+    /// Most requests this run may send; 0 = no limit.
+    pub max_requests: u64,
+    /// Fetch hosts that are, or resolve to, loopback, private or link-local addresses.
+    pub allow_private_addresses: bool,
+    /// Sign every request (Web Bot Auth).
+    pub web_bot_auth: Option<sign::WebBotAuth>,
+}
+
+/// The numbers from [`NetOptions`] that fetching needs.
 #[derive(Debug, Clone)]
 struct Limits {
     max_redirects: usize,
@@ -230,11 +262,12 @@ impl std::fmt::Debug for Net {
 
 /// The most one body's lease covers: one decoded body, plus its raw copy
 /// when responses are archived (an encoded body is then held twice).
-fn body_cap(cfg: &config::Crawl) -> u64 {
+fn body_cap(cfg: &NetOptions) -> u64 {
     let decoded = cfg.max_body_bytes.max(cfg.max_robots_bytes);
-    match cfg.archive {
-        config::Archive::None => decoded,
-        _ => decoded + cfg.max_raw_bytes,
+    if cfg.keeps_raw {
+        decoded + cfg.max_raw_bytes
+    } else {
+        decoded
     }
 }
 
@@ -258,7 +291,8 @@ impl Net {
     /// Build the client. `proxy` (from `--proxy`) overrides the
     /// `http_proxy`/`https_proxy`/`no_proxy` environment variables, which are
     /// honoured otherwise.
-    pub fn new(cfg: &config::Crawl, proxy: Option<&str>) -> anyhow::Result<Net> {
+    pub fn new(opts: impl Into<NetOptions>, proxy: Option<&str>) -> anyhow::Result<Net> {
+        let cfg = &opts.into();
         install_crypto_provider();
         // We decode bodies ourselves (to cap them), so we announce the codings.
         let mut defaults = reqwest::header::HeaderMap::new();
@@ -276,10 +310,10 @@ impl Net {
             .no_brotli()
             .no_zstd()
             .no_deflate()
-            .connect_timeout(cfg.connect_timeout.0)
-            .read_timeout(cfg.read_timeout.0)
-            .timeout(cfg.request_timeout.0);
-        let allow_private = Arc::new(AtomicBool::new(false));
+            .connect_timeout(cfg.connect_timeout)
+            .read_timeout(cfg.read_timeout)
+            .timeout(cfg.request_timeout);
+        let allow_private = Arc::new(AtomicBool::new(cfg.allow_private_addresses));
         builder = builder.dns_resolver(guard::GuardedResolver {
             allow_private: allow_private.clone(),
             exempt: guard::proxy_hosts(proxy),
@@ -298,8 +332,8 @@ impl Net {
             None => None,
         };
         let gate = Gate::new(
-            cfg.min_host_gap.0,
-            cfg.max_crawl_delay.0,
+            cfg.min_host_gap,
+            cfg.max_crawl_delay,
             cfg.per_host_concurrency,
             cfg.host_max_failures,
         );
@@ -312,9 +346,9 @@ impl Net {
                     max_body_bytes: cfg.max_body_bytes,
                     max_robots_bytes: cfg.max_robots_bytes,
                     tdmrep_refresh_days: cfg.tdmrep_refresh_days,
-                    read_timeout: cfg.read_timeout.0,
-                    request_timeout: cfg.request_timeout.0,
-                    max_retry_after: cfg.max_retry_after.0,
+                    read_timeout: cfg.read_timeout,
+                    request_timeout: cfg.request_timeout,
+                    max_retry_after: cfg.max_retry_after,
                 },
                 agent: crate::consent::agent_token(&cfg.user_agent),
                 user_agent: cfg.user_agent.clone(),
@@ -323,7 +357,7 @@ impl Net {
                 robots: Mutex::new(HashMap::new()),
                 tdmrep: Mutex::new(HashMap::new()),
                 sent: AtomicU64::new(0),
-                budget: AtomicU64::new(cfg.max_pages),
+                budget: AtomicU64::new(cfg.max_requests),
                 allow_private,
                 bodies: budget::BodyBudget::new(cfg.max_body_bytes_in_flight, body_cap(cfg)),
                 docs: Mutex::new(doc_cache::DocMap::new()),
@@ -430,8 +464,9 @@ impl Net {
         self.inner.sent.load(Ordering::SeqCst)
     }
 
-    /// Most requests this run may send; 0 = no limit. Past it, `fetch` and
-    /// `robots` refuse with [`FetchError::Budget`] (robots: disallow, uncached).
+    /// Change the most requests this run may send ([`NetOptions::max_requests`];
+    /// for tests); 0 = no limit. Past it, `fetch` and `robots` refuse with
+    /// [`FetchError::Budget`] (robots: disallow, uncached).
     pub fn set_budget(&self, max_requests: u64) {
         self.inner.budget.store(max_requests, Ordering::SeqCst);
     }
@@ -464,8 +499,8 @@ impl Net {
     }
 
     /// Allow hosts that are, or resolve to, loopback, private or link-local
-    /// addresses (off by default; for tests against a local server reached
-    /// without a proxy, and for `crawl.allow_private_addresses`).
+    /// addresses (for tests against a local server reached without a proxy;
+    /// the crawl gives `crawl.allow_private_addresses` in [`NetOptions`]).
     pub fn set_allow_private(&self, allow: bool) {
         self.inner.allow_private.store(allow, Ordering::SeqCst);
     }

@@ -8,8 +8,6 @@
 //! token, falling back to `*`. `Crawl-delay` raises the host's politeness gap
 //! and `Sitemap:` lines are handed to discovery.
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,80 +15,11 @@ use reqwest::header;
 
 use super::fetch::BodyLimits;
 use super::{FetchError, Net};
-use crate::record::RobotsAccess;
+use crate::record::RobotsOutcome;
 use crate::url::{self, Url};
 
 /// Redirect hops followed for robots.txt (RFC 9309 asks for at least five).
 const MAX_ROBOTS_REDIRECTS: usize = 5;
-
-/// How a host's robots.txt was obtained.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RobotsOutcome {
-    /// A 2xx answer with this status, parsed.
-    Parsed(u16),
-    /// Unavailable (4xx, or too many redirects) with this status: everything allowed.
-    AllowAll(u16),
-    /// Unreachable (5xx, 429, network failure, timeout, rested host, spent budget): nothing allowed.
-    DisallowAll(String),
-}
-
-impl RobotsOutcome {
-    /// In a word, with its detail (the status, or why it was unreachable).
-    pub fn access(&self) -> (RobotsAccess, String) {
-        match self {
-            RobotsOutcome::Parsed(c) => (RobotsAccess::Parsed, c.to_string()),
-            RobotsOutcome::AllowAll(c) => (RobotsAccess::AllowAll, c.to_string()),
-            RobotsOutcome::DisallowAll(why) => (RobotsAccess::Unreachable, why.clone()),
-        }
-    }
-}
-
-/// `Parsed(200)`, `AllowAll(404)`, `DisallowAll("timeout")`: the form the
-/// event log's `robots` lines and the consent log hold.
-impl fmt::Display for RobotsOutcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RobotsOutcome::Parsed(c) => write!(f, "Parsed({c})"),
-            RobotsOutcome::AllowAll(c) => write!(f, "AllowAll({c})"),
-            RobotsOutcome::DisallowAll(why) => write!(f, "DisallowAll({why:?})"),
-        }
-    }
-}
-
-/// The inverse of the `Display` form.
-impl FromStr for RobotsOutcome {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<RobotsOutcome, String> {
-        let bad = || format!("not a robots.txt outcome: {s}");
-        let (name, arg) = s
-            .strip_suffix(')')
-            .and_then(|s| s.split_once('('))
-            .ok_or_else(bad)?;
-        match name {
-            "Parsed" => arg.parse().map(RobotsOutcome::Parsed).map_err(|_| bad()),
-            "AllowAll" => arg.parse().map(RobotsOutcome::AllowAll).map_err(|_| bad()),
-            // Debug quoting of the plain words written here reads as JSON.
-            "DisallowAll" => serde_json::from_str(arg)
-                .map(RobotsOutcome::DisallowAll)
-                .map_err(|_| bad()),
-            _ => Err(bad()),
-        }
-    }
-}
-
-impl serde::Serialize for RobotsOutcome {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for RobotsOutcome {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RobotsOutcome, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// The robots.txt rules that apply to us on one origin.
 #[derive(Debug, Clone)]
@@ -319,6 +248,7 @@ impl Net {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::RobotsAccess;
 
     fn u(s: &str) -> Url {
         url::parse(s).unwrap()

@@ -19,7 +19,7 @@
 //! KEY-----`, as `openssl genpkey -algorithm ed25519` writes them); ring does
 //! the cryptography.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -27,9 +27,37 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{Ed25519KeyPair, KeyPair};
+use serde::{Deserialize, Serialize};
 
-use crate::config::WebBotAuth;
 use crate::url::Url;
+
+/// `crawl.web_bot_auth`: the operator's signing key and where its public
+/// half is published (signed as this module describes).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebBotAuth {
+    /// Ed25519 private key, PEM PKCS#8; relative to the config file's folder.
+    /// May be left out when `SCRAPER_WEB_BOT_AUTH_KEY` holds the PEM.
+    #[serde(default)]
+    pub key_file: Option<PathBuf>,
+    /// URL of the operator's key directory (sent as `Signature-Agent`).
+    pub signature_agent: String,
+}
+
+impl WebBotAuth {
+    /// `crawl.web_bot_auth`'s own checks (run when `config.yml` loads).
+    pub fn validate(&self) -> Result<(), String> {
+        let name = "crawl.web_bot_auth.signature_agent";
+        crate::url::check_http_url(&self.signature_agent).map_err(|e| format!("{name}: {e}"))?;
+        if !self.signature_agent.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "{name}: expected a URL of printable ASCII (no spaces), got `{}`",
+                self.signature_agent
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// The environment variable that may hold the PEM key instead of `key_file`.
 pub const KEY_ENV: &str = "SCRAPER_WEB_BOT_AUTH_KEY";

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::RobotsOutcome;
+use super::RobotsOutcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

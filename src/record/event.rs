@@ -7,10 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::RobotsOutcome;
 use super::outcome::{Rejection, StopReason};
-use crate::config::Scope;
-use crate::frontier::Kind;
-use crate::net::RobotsOutcome;
+use super::{Kind, Scope};
 use crate::partition::Partition;
 use crate::url::trap::Trap;
 

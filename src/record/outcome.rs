@@ -1,10 +1,12 @@
 //! Closed sets of outcomes that travel between modules and into files: why a
 //! run stopped, where a page's date came from, why a fetch failed, how a
-//! `tdmrep.json` request went, how robots.txt was read, why a page was not
+//! `tdmrep.json` request went, how robots.txt was obtained (in full and in a
+//! word), why a page was not
 //! stored. Each is written under its old string, so `last_run.json`, the
 //! event log, the health files and `check-url` read as before.
 
 use std::fmt;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -238,7 +240,7 @@ impl fmt::Display for ParseCap {
 }
 
 /// How robots.txt was read, in a word (health files, `scraper probe`): the
-/// summary of `net::RobotsOutcome`.
+/// summary of [`RobotsOutcome`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RobotsAccess {
@@ -264,6 +266,75 @@ impl RobotsAccess {
 impl fmt::Display for RobotsAccess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// How a host's robots.txt was obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsOutcome {
+    /// A 2xx answer with this status, parsed.
+    Parsed(u16),
+    /// Unavailable (4xx, or too many redirects) with this status: everything allowed.
+    AllowAll(u16),
+    /// Unreachable (5xx, 429, network failure, timeout, rested host, spent budget): nothing allowed.
+    DisallowAll(String),
+}
+
+impl RobotsOutcome {
+    /// In a word, with its detail (the status, or why it was unreachable).
+    pub fn access(&self) -> (RobotsAccess, String) {
+        match self {
+            RobotsOutcome::Parsed(c) => (RobotsAccess::Parsed, c.to_string()),
+            RobotsOutcome::AllowAll(c) => (RobotsAccess::AllowAll, c.to_string()),
+            RobotsOutcome::DisallowAll(why) => (RobotsAccess::Unreachable, why.clone()),
+        }
+    }
+}
+
+/// `Parsed(200)`, `AllowAll(404)`, `DisallowAll("timeout")`: the form the
+/// event log's `robots` lines and the consent log hold.
+impl fmt::Display for RobotsOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RobotsOutcome::Parsed(c) => write!(f, "Parsed({c})"),
+            RobotsOutcome::AllowAll(c) => write!(f, "AllowAll({c})"),
+            RobotsOutcome::DisallowAll(why) => write!(f, "DisallowAll({why:?})"),
+        }
+    }
+}
+
+/// The inverse of the `Display` form.
+impl FromStr for RobotsOutcome {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RobotsOutcome, String> {
+        let bad = || format!("not a robots.txt outcome: {s}");
+        let (name, arg) = s
+            .strip_suffix(')')
+            .and_then(|s| s.split_once('('))
+            .ok_or_else(bad)?;
+        match name {
+            "Parsed" => arg.parse().map(RobotsOutcome::Parsed).map_err(|_| bad()),
+            "AllowAll" => arg.parse().map(RobotsOutcome::AllowAll).map_err(|_| bad()),
+            // Debug quoting of the plain words written here reads as JSON.
+            "DisallowAll" => serde_json::from_str(arg)
+                .map(RobotsOutcome::DisallowAll)
+                .map_err(|_| bad()),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Serialize for RobotsOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RobotsOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RobotsOutcome, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

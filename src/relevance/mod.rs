@@ -30,6 +30,7 @@
 //!   `generative AI` counts once, as `generative AI`.
 
 mod evidence;
+mod keywords;
 mod matcher;
 pub mod prose;
 mod score;
@@ -39,8 +40,8 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use crate::config::{Ambiguous, Keywords};
 pub use evidence::Evidence;
+pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary, check_keywords};
 use matcher::Matcher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's
@@ -160,39 +161,6 @@ pub fn lede(text: &str) -> &str {
         .map(str::trim)
         .find(|p| !p.is_empty())
         .unwrap_or("")
-}
-
-/// Whether every keyword list compiles into its matcher: a list too large for
-/// one pattern is a config error rather than a rule that finds nothing. Cheap
-/// for lists of ordinary size (see [`Matcher::check`]).
-pub fn check_keywords(keywords: &Keywords) -> Result<(), String> {
-    let mut lists = vec![
-        ("keywords.targets".to_string(), &keywords.targets),
-        (
-            "keywords.strong_targets".to_string(),
-            &keywords.strong_targets,
-        ),
-    ];
-    for (i, a) in keywords.ambiguous.iter().enumerate() {
-        lists.push((format!("keywords.ambiguous[{i}].context"), &a.context));
-    }
-    for (code, v) in &keywords.languages {
-        let prefix = format!("keywords.languages.{}", code.0);
-        lists.push((format!("{prefix}.targets"), &v.targets));
-        lists.push((format!("{prefix}.strong_targets"), &v.strong_targets));
-        for (i, a) in v.ambiguous.iter().enumerate() {
-            lists.push((format!("{prefix}.ambiguous[{i}].context"), &a.context));
-        }
-    }
-    for (name, terms) in lists {
-        Matcher::check(terms).map_err(|e| {
-            format!(
-                "{name}: {} terms do not compile into one pattern ({e}); use fewer or shorter terms",
-                terms.len()
-            )
-        })?;
-    }
-    Ok(())
 }
 
 impl Rule {

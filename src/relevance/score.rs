@@ -14,7 +14,7 @@
 //! * **diversity**: `(distinct terms - 1) / (full_terms - 1)`, capped at 1
 //!   (one term repeated is weaker evidence than several).
 
-use crate::config::ScoreWeights;
+use super::ScoreWeights;
 
 use super::evidence::Evidence;
 

@@ -319,7 +319,7 @@ fn health(shared: &Shared) -> Value {
     let Some(config) = &shared.config else {
         return json!({"sources": [], "error": "no config.yml: source health not judged"});
     };
-    match crate::store::health::report(&shared.state, config) {
+    match crate::store::health::report(&shared.state, &config.sources, &config.health) {
         Ok(report) => serde_json::to_value(report.problems_only()).unwrap_or_default(),
         Err(e) => json!({"sources": [], "error": e.to_string()}),
     }

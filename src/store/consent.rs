@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-use crate::net::RobotsOutcome;
+use crate::record::RobotsOutcome;
 use crate::record::consent::{ConsentEntry, RobotsSnapshotLine, WithheldLine};
 
 /// Folder under `state/`.

@@ -69,16 +69,18 @@ pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError
     Ok(out)
 }
 
-/// `config`'s sources judged over the health files of their window
+/// The configured `sources` judged over the health files of their window
 /// (`health.window` runs, [`FILES_PER_RUN`] files a run): what `scraper
 /// health` prints and the dashboard's health panel shows.
 pub fn report(
     state_dir: &Path,
-    config: &crate::config::Config,
+    sources: &[crate::source::Source],
+    health: &crate::health::Health,
 ) -> Result<crate::health::Report, StoreError> {
-    let loaded = load_recent(state_dir, config.health.window * FILES_PER_RUN)?;
+    let loaded = load_recent(state_dir, health.window * FILES_PER_RUN)?;
     Ok(crate::health::Report::new(
-        config,
+        sources,
+        health,
         &loaded.runs,
         loaded.unreadable,
     ))

@@ -40,6 +40,18 @@ use crate::partition::Partition;
 
 /// Legacy (counter) ids are below this; block ids are at or above it.
 pub const LEGACY_LIMIT: i64 = 1 << 33;
+/// Is `first_id` (`crawl.first_id`, where `renumber` continues the legacy
+/// numbering) a legacy id? Ids at or above [`LEGACY_LIMIT`] are run blocks.
+pub fn check_first_id(first_id: i64) -> Result<(), String> {
+    if (0..LEGACY_LIMIT).contains(&first_id) {
+        return Ok(());
+    }
+    Err(format!(
+        "expected a number from 0 to {} (ids above are run blocks), got {first_id}",
+        LEGACY_LIMIT - 1
+    ))
+}
+
 /// 2026-01-01T00:00:00Z, second 0 of the block layout.
 pub const EPOCH: i64 = 1_767_225_600;
 

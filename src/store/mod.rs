@@ -27,6 +27,8 @@ pub mod shard;
 pub mod state;
 pub mod warc;
 
+pub use state::write_atomic;
+
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::shard::{self, ShardWriter};
+use super::shard::{self, ShardScan, ShardWriter};
 use super::state::{NEXT_ID_FILE, write_atomic};
 use super::{DataDir, StoreError};
 
@@ -53,6 +53,49 @@ pub fn renumber(
         path: target.clone(),
         message: "expected a shard named <run-id>.jsonl.zst".into(),
     })?;
+    let next_path = data.state.join(NEXT_ID_FILE);
+    let start = first_free_id(data, &target, &run_id, &next_path, first_id)?;
+
+    let tmp = target.with_extension("zst.renumber");
+    // Left over from an attempt that died: it was never the shard.
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&tmp, e)),
+        _ => {}
+    }
+    let done = match rewrite(&target, &tmp, start) {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    // The counter first: a crash between the two leaves ids skipped, never
+    // two articles with one id.
+    let next = done.next;
+    write_atomic(&next_path, format!("{next}\n{run_id}\n").as_bytes())?;
+    std::fs::rename(&tmp, &target).map_err(|e| io(&target, e))?;
+    super::state::sync_dir(&data.articles).map_err(|e| io(&data.articles, e))?;
+    Ok(Renumbered {
+        records: (next - start).unsigned_abs(),
+        old: done.old,
+        start,
+        bad_lines: done.bad_lines,
+        dropped_bytes: done.scan.truncated_bytes,
+        bad_frames: done.scan.bad_frames,
+        path: target,
+    })
+}
+
+/// The first id past every other shard's ids, `next_id` (unless this
+/// shard's own run wrote it) and `first_id`; `target` must be a shard of `data`.
+fn first_free_id(
+    data: &DataDir,
+    target: &Path,
+    run_id: &str,
+    next_path: &Path,
+    first_id: i64,
+) -> Result<i64, StoreError> {
+    let io = |path: &Path, e| StoreError::io(path, e);
     let mut others_max: Option<i64> = None;
     let mut found = false;
     for path in shard::list(&data.articles)? {
@@ -68,41 +111,47 @@ pub fn renumber(
     }
     if !found {
         return Err(StoreError::Corrupt {
-            path: target,
+            path: target.to_path_buf(),
             message: format!("not a shard of {}", data.articles.display()),
         });
     }
     // The counter on disk counts unless this run wrote it (a run that was
     // not reset away), in which case it says nothing about the others.
-    let next_path = data.state.join(NEXT_ID_FILE);
-    let on_disk = match std::fs::read_to_string(&next_path) {
+    let on_disk = match std::fs::read_to_string(next_path) {
         Ok(text) => {
             let mut lines = text.lines();
             let next = lines.next().and_then(|l| l.trim().parse::<i64>().ok());
             let writer = lines.next().map(str::trim);
-            next.filter(|_| writer != Some(run_id.as_str()))
+            next.filter(|_| writer != Some(run_id))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(&next_path, e)),
+        Err(e) => return Err(io(next_path, e)),
     };
-    let start = [Some(first_id), on_disk, others_max.map(|m| m + 1)]
+    Ok([Some(first_id), on_disk, others_max.map(|m| m + 1)]
         .into_iter()
         .flatten()
         .max()
-        .unwrap_or(first_id);
+        .unwrap_or(first_id))
+}
 
-    let tmp = target.with_extension("zst.renumber");
-    // Left over from an attempt that died: it was never the shard.
-    match std::fs::remove_file(&tmp) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&tmp, e)),
-        _ => {}
-    }
-    let mut writer = ShardWriter::create(&tmp, Duration::MAX)?;
+/// What [`rewrite`] wrote.
+struct Rewritten {
+    /// The id after the last one given.
+    next: i64,
+    /// Lowest and highest id the records had.
+    old: Option<(i64, i64)>,
+    bad_lines: u64,
+    scan: ShardScan,
+}
+
+/// Copy `target`'s records to `tmp` with ids from `start` on, in order.
+fn rewrite(target: &Path, tmp: &Path, start: i64) -> Result<Rewritten, StoreError> {
+    let mut writer = ShardWriter::create(tmp, Duration::MAX)?;
     let mut next = start;
     let mut old: Option<(i64, i64)> = None;
     let mut bad_lines = 0u64;
     let mut failure: Option<StoreError> = None;
-    let scan = shard::read_lines(&target, |line| {
+    let scan = shard::read_lines(target, |line| {
         if failure.is_some() {
             return;
         }
@@ -121,36 +170,16 @@ pub fn renumber(
         {
             failure = Some(e.into());
         }
-    });
-    let scan = match (scan, failure) {
-        (Ok(scan), None) => scan,
-        (Err(e), _) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e.into());
-        }
-        (_, Some(e)) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    if let Err(e) = writer.flush() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.into());
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
     }
-    drop(writer);
-    // The counter first: a crash between the two leaves ids skipped, never
-    // two articles with one id.
-    write_atomic(&next_path, format!("{next}\n{run_id}\n").as_bytes())?;
-    std::fs::rename(&tmp, &target).map_err(|e| io(&target, e))?;
-    super::state::sync_dir(&data.articles).map_err(|e| io(&data.articles, e))?;
-    Ok(Renumbered {
-        records: (next - start).unsigned_abs(),
+    writer.flush()?;
+    Ok(Rewritten {
+        next,
         old,
-        start,
         bad_lines,
-        dropped_bytes: scan.truncated_bytes,
-        bad_frames: scan.bad_frames,
-        path: target,
+        scan,
     })
 }
 

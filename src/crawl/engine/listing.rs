@@ -52,9 +52,9 @@ impl Engine {
                 body: &robots.body,
             });
         match &robots.outcome {
-            crate::net::RobotsOutcome::Parsed(status)
-            | crate::net::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
-            crate::net::RobotsOutcome::DisallowAll(why) => {
+            crate::record::RobotsOutcome::Parsed(status)
+            | crate::record::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
+            crate::record::RobotsOutcome::DisallowAll(why) => {
                 // Unreachable today: the host's queue is kept for the next run
                 // and its cut-off stays where it was.
                 let error = robots.error.as_ref().map(crate::net::FetchError::class);

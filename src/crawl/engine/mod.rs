@@ -27,7 +27,7 @@ use super::reach::{Cutoff, Reach};
 use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Ctx, Done, Job};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace, Params, ScopeParams};
+use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
 use crate::record::{HostCounters, StopReason};
 use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
@@ -176,8 +176,8 @@ impl Engine {
         let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
             health,
-            frontier: Frontier::new(Params::from_config(c)),
-            open: OpenScope::new(ScopeParams::from_config(c)),
+            frontier: Frontier::new(c.frontier_params()),
+            open: OpenScope::new(c.scope_params()),
             progress: start.progress,
             progress_at: Instant::now(),
             day: day_stamp(start.started_at),

@@ -245,8 +245,8 @@ impl Engine {
             self.sets.pending_hits.push(url::seen_hash(c));
         }
         // The record waits in the writer's buffer; a frame closes in
-        // `flush`, which saves next_id first, so a crash or a full disk never
-        // leaves a stored id at or above the counter on disk. A failed flush
+        // `flush` (ids come from this run's own blocks, `store::ids`, so a
+        // crash never hands a stored id out again). A failed flush
         // keeps the record buffered for the next one, and its URLs are marked
         // as hits only once it is durable.
         self.store.shard.buffer(&article);

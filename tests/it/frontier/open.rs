@@ -2,7 +2,7 @@
 //! a few worth following, most not, some deny-listed.
 
 use scraper::frontier::{Frontier, OpenScope, ScopeParams};
-use scraper::url::SourceScope;
+use scraper::source::Sources as SourceScope;
 
 use crate::support::sim::{HostSpec, Report, SimConfig, params};
 use crate::support::sim_engine::{Open, run_open};

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use scraper::frontier::{Entry, Kind, Origin};
 use scraper::store::seen::{self, Seen, SeenSet, flag};
-use scraper::store::state::{self, IdCounter, RunSummary};
+use scraper::store::state;
 use scraper::store::{DataDir, StoreError};
 
 const CHILD_ENV: &str = "SCRAPER_TEST_LOCK_CHILD";
@@ -257,33 +257,6 @@ fn atomic_writes_show_old_or_new_never_a_mix() {
     std::fs::write(tmp.path().join(".f.tmp-1-1"), b"half").unwrap();
     let got = std::fs::read(&path).unwrap();
     assert!(got == old || got == new);
-}
-
-#[test]
-fn ids_continue_from_first_id_across_runs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = DataDir::open(&tmp.path().join("data")).unwrap();
-    let st = &dir.state;
-    let mut prev: Option<RunSummary> = None;
-    let mut all = Vec::new();
-    for run in 0..3 {
-        let run_id = state::new_run_id(chrono::Utc::now());
-        let mut ids = IdCounter::load(st, 17_159, &run_id).unwrap();
-        let start = ids.start();
-        for _ in 0..(run + 1) {
-            all.push(ids.next_id());
-        }
-        ids.save().unwrap();
-        let mut summary = RunSummary::new(&run_id, chrono::Utc::now());
-        summary.ids = Some([start, ids.peek()]);
-        summary.set_watermark(prev.as_ref(), true);
-        summary.save(st).unwrap();
-        prev = RunSummary::load(st).unwrap();
-        let text = std::fs::read_to_string(st.join(state::NEXT_ID_FILE)).unwrap();
-        assert_eq!(text, format!("{}\n{run_id}\n", ids.peek()));
-    }
-    assert_eq!(all, (17_159..17_165).collect::<Vec<_>>());
-    assert_eq!(prev.unwrap().ids, Some([17_162, 17_165]));
 }
 
 #[test]

@@ -12,7 +12,8 @@ use std::collections::{BinaryHeap, HashSet};
 use std::time::Duration;
 
 use scraper::frontier::{Clues, Next, OpenScope, Origin, Outcome, Pace, Verdict, url_value};
-use scraper::url::{SourceScope, parse};
+use scraper::source::Sources as SourceScope;
+use scraper::url::parse;
 
 use super::policy::Scheduler;
 use super::sim::{HostSpec, Report, Rng, SimConfig, entry, is_hit, page_id, page_url};

@@ -1,8 +1,8 @@
-//! Shard bytes to lines: a streaming reader that yields one complete zstd
+//! Shard bytes to lines for `scraper build`: a streaming reader that yields one complete zstd
 //! frame at a time with its byte offset (so pass 2 can come back to it), a
 //! decoder that reuses one context, and the line splitting both passes share.
 //!
-//! Unlike [`crate::store::shard::read_lines`], which reads a whole shard into
+//! Beside [`super::read_lines`], which reads a whole shard into
 //! memory, this holds at most one frame (plus a read-ahead buffer), so a very
 //! large legacy shard does not set the build's memory use. The torn-tail and
 //! bad-frame rules are the same.

@@ -9,6 +9,7 @@ mod answer;
 pub mod consent;
 pub mod event;
 mod host;
+mod kind;
 mod outcome;
 mod run;
 
@@ -17,10 +18,12 @@ use serde::{Deserialize, Serialize};
 pub use answer::Answer;
 pub use event::Event;
 pub use host::{ErrorClass, HostCounters};
+pub use kind::{Kind, Scope};
 pub use outcome::{
-    DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, StopReason, TdmOutcome,
+    DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, RobotsOutcome, StopReason,
+    TdmOutcome,
 };
-pub use run::{RunHeader, Stopped};
+pub use run::{HandoverCounts, RunHeader, RunSummary, SeedProblem, Stopped};
 
 /// One stored article. Field order is the order in the JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,7 +11,8 @@
 //!   repeated segments, per-pattern caps).
 //! * [`seen_key`] / [`seen_hash`]: the seen-set identity, which also ignores
 //!   the scheme, `www.` and a trailing slash.
-//! * [`SourceScope`]: which URLs the configured `sources` cover.
+//! * [`path_under`] / [`host_matches`]: the prefix and domain tests that
+//!   `crate::source` builds the sources' scope from.
 //!
 //! The `url` crate's [`Url`] is re-exported so the rest of the crate names it
 //! through this module.
@@ -19,8 +20,6 @@
 pub use ::url::Url;
 
 pub mod trap;
-
-use crate::config::Source;
 
 /// Query parameters that only track the visitor and never change the page.
 const TRACKING_PARAMS: &[&str] = &[
@@ -293,47 +292,11 @@ pub fn host_matches(host: &str, listed: &str) -> bool {
             && host.as_bytes()[host.len() - listed.len() - 1] == b'.')
 }
 
-/// Which URLs the configured sources cover.
-#[derive(Debug, Clone, Default)]
-pub struct SourceScope {
-    /// (domain without www, path prefix or "/")
-    entries: Vec<(String, String)>,
-}
-
-impl SourceScope {
-    pub fn new(sources: &[Source]) -> SourceScope {
-        let mut scope = SourceScope::default();
-        for s in sources {
-            scope.add(&s.host, s.path.as_deref());
-        }
-        scope
-    }
-
-    /// Add a host (and optional path prefix) to the scope, e.g. for `--seed`.
-    pub fn add(&mut self, host: &str, path: Option<&str>) {
-        let host = domain(&host.to_ascii_lowercase()).to_string();
-        let path = path.unwrap_or("/").to_string();
-        if !self.entries.iter().any(|(h, p)| *h == host && *p == path) {
-            self.entries.push((host, path));
-        }
-    }
-
-    /// Exactly the host (with or without `www.`) and the path prefix; subdomains are out.
-    pub fn contains(&self, url: &Url) -> bool {
-        let Some(host) = url.host_str() else {
-            return false;
-        };
-        let host = domain(host);
-        let path = url.path();
-        self.entries
-            .iter()
-            .any(|(h, p)| h == host && path_under(path, p))
-    }
-
-    /// Is the host listed at all (whatever the path)?
-    pub fn has_host(&self, host: &str) -> bool {
-        let host = domain(host);
-        self.entries.iter().any(|(h, _)| h == host)
+/// Is `s` an absolute http(s) URL with a host? (config checks of seeds and URLs)
+pub fn check_http_url(s: &str) -> Result<(), String> {
+    match Url::parse(s) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
+        _ => Err(format!("expected an absolute http(s) URL, got `{s}`")),
     }
 }
 
@@ -443,37 +406,6 @@ mod tests {
         );
         assert!(resolve(&base, "#top").is_none());
         assert!(resolve(&base, "mailto:x@y.z").is_none());
-    }
-
-    #[test]
-    fn scope_rules() {
-        let sources = vec![
-            Source {
-                host: "www.example.com".into(),
-                path: None,
-                seeds: vec![],
-            },
-            Source {
-                host: "lab.org".into(),
-                path: Some("/blog".into()),
-                seeds: vec![],
-            },
-        ];
-        let scope = SourceScope::new(&sources);
-        let table = [
-            ("https://example.com/x", true),
-            ("https://www.example.com/x", true),
-            ("https://shop.example.com/x", false),
-            ("https://lab.org/blog/post", true),
-            ("https://lab.org/blog", true),
-            ("https://lab.org/blogroll", false),
-            ("https://lab.org/about", false),
-            ("https://www.lab.org/blog/a", true),
-            ("https://other.com/", false),
-        ];
-        for (u, want) in table {
-            assert_eq!(scope.contains(&parse(u).unwrap()), want, "{u}");
-        }
     }
 
     #[test]

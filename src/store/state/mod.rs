@@ -4,7 +4,7 @@
 //!
 //! | file | owner | content |
 //! |---|---|---|
-//! | `next_id` | [`IdCounter`] | the next article id; second line: the run that wrote it |
+//! | `next_id` | [`crate::store::renumber`] | legacy: the next counter id; written only by `renumber` (runs take id blocks, `crate::store::ids`) |
 //! | `last_run.json` | [`RunSummary`] | the last run's summary and the `--min-lastmod auto` watermark |
 //! | `frontier.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume`, one [`Entry`] per line |
 //! | `validators.json` | [`Validators`] | ETag / Last-Modified per URL for conditional requests |
@@ -19,7 +19,7 @@ pub mod validators;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{DateTime, Utc};
@@ -28,8 +28,9 @@ use super::StoreError;
 use crate::frontier::Entry;
 use crate::partition::Partition;
 
+pub use crate::record::{RunSummary, SeedProblem};
 pub use listings::{ListingState, Listings};
-pub use summary::{RunHistory, RunSummary, SeedProblem};
+pub use summary::RunHistory;
 pub use validators::{Validator, Validators};
 
 pub const NEXT_ID_FILE: &str = "next_id";
@@ -236,109 +237,6 @@ pub fn new_run_id(now: DateTime<Utc>) -> String {
     )
 }
 
-/// Hands out article ids and keeps `state/next_id`.
-///
-/// # Ids across runs and machines
-/// Ids are one counter: each run continues from `next_id` (or from
-/// `config.crawl.first_id` when there is no file yet, which continues the
-/// legacy numbering; a `first_id` above the file moves the counter forward,
-/// never back). So ids stay small, dense and increasing.
-///
-/// Two runs started from the same state on two machines would both start at
-/// the same `next_id`. They are kept from both landing in the repository by
-/// the file itself: a run that hands out ids rewrites `next_id` with the new
-/// counter *and its own run id* (second line). Two such runs therefore always
-/// change the same lines of the same file differently (even if they handed out
-/// the same number of ids), so git cannot merge the second push: it fails
-/// loudly at `git pull --rebase` instead of silently duplicating ids, and the
-/// second run's shard must be renumbered or re-crawled. A run that handed out
-/// no id leaves the file untouched, so it never conflicts and needs no care.
-/// Everything else a run writes is a per-run file, so this is the one place
-/// where concurrent runs meet.
-///
-/// # Crash safety
-/// Call [`IdCounter::save`] before the shard flush that makes the ids durable:
-/// `next_id` on disk is then never below an id stored in a shard. After a
-/// crash between the two, ids are skipped, never reused.
-#[derive(Debug, Clone)]
-pub struct IdCounter {
-    path: PathBuf,
-    run_id: String,
-    /// First id this run hands out.
-    start: i64,
-    next: i64,
-    /// Value last read from or written to the file.
-    on_disk: Option<i64>,
-}
-
-impl IdCounter {
-    /// Read `state/next_id`, or start at `first_id` when it does not exist.
-    pub fn load(state_dir: &Path, first_id: i64, run_id: &str) -> Result<IdCounter, StoreError> {
-        let path = state_dir.join(NEXT_ID_FILE);
-        let on_disk = match std::fs::read_to_string(&path) {
-            Ok(text) => Some(parse_next_id(&text).ok_or_else(|| StoreError::Corrupt {
-                path: path.clone(),
-                message: format!(
-                    "expected the next article id as an integer on the first line, found {:?}",
-                    text.lines().next().unwrap_or("")
-                ),
-            })?),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(StoreError::io(&path, e)),
-        };
-        let start = on_disk.map_or(first_id, |n| n.max(first_id));
-        Ok(IdCounter {
-            path,
-            run_id: run_id.to_string(),
-            start,
-            next: start,
-            on_disk,
-        })
-    }
-
-    /// Hand out the next id.
-    pub fn next_id(&mut self) -> i64 {
-        let id = self.next;
-        self.next += 1;
-        id
-    }
-
-    /// The id [`IdCounter::next_id`] would hand out next.
-    pub fn peek(&self) -> i64 {
-        self.next
-    }
-
-    /// The first id of this run.
-    pub fn start(&self) -> i64 {
-        self.start
-    }
-
-    /// Ids handed out (or skipped) by this run.
-    pub fn issued(&self) -> u64 {
-        (self.next - self.start).unsigned_abs()
-    }
-
-    /// Never hand out `id` or anything below it (ids found in a shard after a crash).
-    pub fn skip_past(&mut self, id: i64) {
-        self.next = self.next.max(id.saturating_add(1));
-    }
-
-    /// Write `next_id` atomically when it changed. Returns whether it wrote.
-    pub fn save(&mut self) -> Result<bool, StoreError> {
-        if self.on_disk == Some(self.next) || self.next == self.start {
-            return Ok(false);
-        }
-        let text = format!("{}\n{}\n", self.next, self.run_id);
-        write_atomic(&self.path, text.as_bytes())?;
-        self.on_disk = Some(self.next);
-        Ok(true)
-    }
-}
-
-fn parse_next_id(text: &str) -> Option<i64> {
-    text.lines().next()?.trim().parse().ok()
-}
-
 /// What [`load_frontier`] read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FrontierLoad {
@@ -421,31 +319,6 @@ mod tests {
         assert!(a[17..].chars().all(|c| c.is_ascii_hexdigit()));
         let later = new_run_id(t + chrono::Duration::seconds(1));
         assert!(later > a && later > b);
-    }
-
-    #[test]
-    fn id_counter_continues_and_only_writes_when_used() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut c = IdCounter::load(dir.path(), 17_159, "run-a").unwrap();
-        assert!(!c.save().unwrap(), "nothing handed out, nothing written");
-        assert!(!dir.path().join(NEXT_ID_FILE).exists());
-        assert_eq!((c.next_id(), c.next_id()), (17_159, 17_160));
-        assert!(c.save().unwrap());
-        let text = std::fs::read_to_string(dir.path().join(NEXT_ID_FILE)).unwrap();
-        assert_eq!(text, "17161\nrun-a\n");
-        let mut c = IdCounter::load(dir.path(), 0, "run-b").unwrap();
-        assert_eq!(c.next_id(), 17_161);
-        c.skip_past(20_000);
-        assert_eq!(c.peek(), 20_001);
-        // A first_id above the file moves forward; a plain legacy file parses.
-        std::fs::write(dir.path().join(NEXT_ID_FILE), "42\n").unwrap();
-        assert_eq!(IdCounter::load(dir.path(), 100, "r").unwrap().peek(), 100);
-        assert_eq!(IdCounter::load(dir.path(), 0, "r").unwrap().peek(), 42);
-        std::fs::write(dir.path().join(NEXT_ID_FILE), "forty-two").unwrap();
-        assert!(matches!(
-            IdCounter::load(dir.path(), 0, "r"),
-            Err(StoreError::Corrupt { .. })
-        ));
     }
 
     #[test]

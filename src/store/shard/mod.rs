@@ -3,6 +3,8 @@
 //! syncs it, so a killed process leaves a file that `zstdcat` and
 //! [`read_lines`] decode up to the last complete frame.
 
+pub mod frames;
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -25,9 +25,73 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Answer, SeedAnswer, SourceRun};
-use crate::config::Health;
 use crate::frontier::Kind;
 use crate::record::{FailureClass, RobotsAccess};
+
+/// Thresholds of the source-health rules (`scraper health`, see
+/// `health::rules` for what each rule says).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Health {
+    /// Runs of history read per source (runs that reached it).
+    pub window: usize,
+    /// A failure that lasts this many runs in a row turns `degraded` into `broken`.
+    pub broken_after_runs: u32,
+    /// Share of a source's requests that must fail for `degraded` when not all do.
+    pub failing_share: f64,
+    /// Fewest requests a run must make to a source before `failing_share` is judged.
+    pub min_requests: u64,
+    /// Fewest pages (reached from listings or links) a run must parse before extraction is judged.
+    pub min_pages: u64,
+    /// Extraction has collapsed when the share of pages judged articles falls below this fraction of the usual ...
+    pub article_share_drop: f64,
+    /// ... or the median text length below this fraction of the usual.
+    pub text_drop: f64,
+}
+
+impl Health {
+    /// The `health:` section's own checks (run when `config.yml` loads).
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("health.failing_share", self.failing_share),
+            ("health.article_share_drop", self.article_share_drop),
+            ("health.text_drop", self.text_drop),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!(
+                    "{name}: expected a number between 0 and 1, got {v}"
+                ));
+            }
+        }
+        if self.window < 2 {
+            return Err(format!(
+                "health.window: expected at least 2 runs (a trend needs two), got {}",
+                self.window
+            ));
+        }
+        if self.broken_after_runs == 0 {
+            return Err("health.broken_after_runs: expected at least 1".into());
+        }
+        if self.min_pages == 0 {
+            return Err("health.min_pages: expected at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health {
+            window: 10,
+            broken_after_runs: 2,
+            failing_share: 0.5,
+            min_requests: 3,
+            min_pages: 5,
+            article_share_drop: 0.5,
+            text_drop: 0.3,
+        }
+    }
+}
 
 /// How a source is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

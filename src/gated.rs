@@ -30,6 +30,15 @@ impl Gated {
         (self.gate)(text) && self.regex.is_match(text)
     }
 
+    /// [`Regex::find`], `None` at once for text the gate rejects.
+    pub fn find<'h>(&self, text: &'h str) -> Option<regex::Match<'h>> {
+        if (self.gate)(text) {
+            self.regex.find(text)
+        } else {
+            None
+        }
+    }
+
     /// [`Regex::captures`], `None` at once for text the gate rejects.
     pub fn captures<'h>(&self, text: &'h str) -> Option<Captures<'h>> {
         if (self.gate)(text) {

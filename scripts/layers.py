@@ -18,7 +18,7 @@ import sys
 
 # Bottom floor first. Keep in step with ARCHITECTURE.md's "Layers".
 FLOORS = [
-    ["date", "xorshift", "consent"],
+    ["date", "xorshift", "consent", "gated"],
     ["url"],
     ["partition", "source"],
     ["record"],

@@ -13,6 +13,7 @@ pub mod date;
 pub mod discover;
 pub mod extract;
 pub mod frontier;
+pub mod gated;
 pub mod health;
 pub mod inspect;
 pub mod net;

@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
+use crate::gated::{Gated, has_year, may_have_letter};
+
 /// (name prefix, month). Matching uses the lower-cased word; a name matches
 /// when the word starts with the prefix and is at most the full name's length.
 const MONTHS: &[(&str, u32)] = &[
@@ -148,31 +150,40 @@ const MONTHS: &[(&str, u32)] = &[
 
 const MONTH_WORD: &str = r"([^\W\d_]{3,12})";
 
-static DAY_MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+// Gates (see `crate::gated`): the month-name forms need a year and a
+// letter of the month's name, ISO and numeric forms a year, CJK a year sign.
+static DAY_MONTH_YEAR: Gated = Gated::new(year_and_letter, || {
     Regex::new(&format!(
         r"\b([0-3]?\d)(?:st|nd|rd|th|er|º)?\.?\s*(?:de\s+|of\s+)?{MONTH_WORD}\.?,?\s*(?:de\s+)?((?:19|20)\d\d)\b"
     ))
     .expect("static regex")
 });
-static MONTH_DAY_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+static MONTH_DAY_YEAR: Gated = Gated::new(year_and_letter, || {
     Regex::new(&format!(
         r"\b{MONTH_WORD}\.?\s+([0-3]?\d)(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b"
     ))
     .expect("static regex")
 });
-static ISO: LazyLock<Regex> = LazyLock::new(|| {
+static ISO: Gated = Gated::new(has_year, || {
     Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
 });
-static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+static NUMERIC: Gated = Gated::new(has_year, || {
     Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([01]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
         .expect("static regex")
 });
 
 /// `2024年3月4日` (Chinese, Japanese) and `2024년 3월 4일` (Korean).
-static CJK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|\D)((?:19|20)\d\d)\s*[年년]\s*([01]?\d)\s*[月월]\s*([0-3]?\d)\s*[日일]")
-        .expect("static regex")
-});
+static CJK: Gated = Gated::new(
+    |t| t.contains('年') || t.contains('년'),
+    || {
+        Regex::new(r"(?:^|\D)((?:19|20)\d\d)\s*[年년]\s*([01]?\d)\s*[月월]\s*([0-3]?\d)\s*[日일]")
+            .expect("static regex")
+    },
+);
+
+fn year_and_letter(t: &str) -> bool {
+    has_year(t) && may_have_letter(t)
+}
 
 /// `dd.mm.yy`, a two-digit year (used only when no full date is written).
 static SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {

@@ -17,6 +17,7 @@ use regex::Regex;
 use super::dom::{Dom, Kind, NodeId};
 use super::meta::{self, Meta};
 use crate::date::written::first_date;
+use crate::gated::Gated;
 
 /// Author meta names, most specific first.
 const AUTHOR_METAS: &[&str] = &[
@@ -38,12 +39,25 @@ const MAX_CLASSED: usize = 16;
 
 /// Words that introduce a name: "By", "von", "Par", "View all posts by",
 /// "Eingestellt von", or a short label and a colon ("Text und Interview:").
-static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+///
+/// Gate (see `crate::gated`): the label form has its colon; every word form
+/// starts with one of `abdegprsvw` in any case (of the letters no character
+/// outside ASCII folds to but `ſ`, and text starting outside ASCII passes).
+static LEAD: Gated = Gated::new(
+    |t| {
+        t.contains(':')
+            || t.chars().next().is_some_and(|c| {
+                !c.is_ascii() || b"abdegprsvw".contains(&(c as u8).to_ascii_lowercase())
+            })
+    },
+    lead,
+);
+fn lead() -> Regex {
     Regex::new(
         r"(?i)^(?:(?:(?:view all )?posts?|posted|published|written|eingestellt|geschrieben|verfasst|rezept|artikel|beitrag|ein beitrag|ein artikel|blog beitrag|ein blog beitrag|publié|escrito|scritto)\s+(?:by|von|par|por|da)\b|(?:by|von|par|por|di|door|av|af|przez|author|autor)\b\s*:?|(?:\p{L}+\s+){0,3}\p{L}+\s*:)\s*",
     )
     .expect("static regex")
-});
+}
 
 /// What follows the names: a separator, a handle, a line break, or "am"
 /// and a day ("lupa am 26/10/13", "Isabella am Samstag").

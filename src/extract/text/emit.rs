@@ -13,6 +13,7 @@ use super::markdown::{Block, Inline, Mark};
 use super::stats::{Stats, link_density};
 use crate::date::written::first_date;
 use crate::extract::dom::{Dom, Kind, NodeId};
+use crate::gated::Gated;
 
 /// Elements that break text into paragraphs.
 const BLOCK_TAGS: &[&str] = &[
@@ -102,16 +103,23 @@ static PROMPT_LONG: LazyLock<Regex> = LazyLock::new(|| {
 /// Longest paragraph that [`PROMPT_LONG`] may drop.
 const PROMPT_LONG_CHARS: usize = 160;
 /// Picture credits and captions' credit lines (`Foto: ...`, `Photo: ...`).
-static CREDIT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\(?(foto|fotos|photo|photos|bild|image|credit|credits|bildquelle|quelle|fuente|crédito|crédits?( photos?)?|abbildung \d+|telefon|tel\.?|phone|fax|e-?mail)\s*:")
+/// Gate (see `crate::gated`): every credit line has its colon.
+static CREDIT: Gated = Gated::new(
+    |t| t.contains(':'),
+    || {
+        Regex::new(r"(?i)^\(?(foto|fotos|photo|photos|bild|image|credit|credits|bildquelle|quelle|fuente|crédito|crédits?( photos?)?|abbildung \d+|telefon|tel\.?|phone|fax|e-?mail)\s*:")
         .expect("static regex")
-});
+    },
+);
 /// Longest paragraph that [`CREDIT`] may drop.
 const CREDIT_CHARS: usize = 80;
 
 /// An agency or author tag closing a news item: `aja/PAP`, `(dpa/afp)`.
-static AGENCY_TAG: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\(?\p{Ll}{2,5}(?:/\p{L}{2,6})+\)?$").expect("static regex"));
+/// Gate: a tag has its slash and no white space (no letter is white space).
+static AGENCY_TAG: Gated = Gated::new(
+    |t| t.contains('/') && !t.contains(char::is_whitespace),
+    || Regex::new(r"^\(?\p{Ll}{2,5}(?:/\p{L}{2,6})+\)?$").expect("static regex"),
+);
 
 /// What is left of a date line once the date, times and separators are
 /// gone: a label ("Stand:", "Updated") or a commenter's name at most.
@@ -165,15 +173,24 @@ fn is_boilerplate(t: &str) -> bool {
 }
 
 /// A time of day alone (a live blog entry's stamp): `10:05`, `14.30 Uhr`.
-static TIME_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\d{1,2}[:.h]\d{2}(\s*(uhr|h|am|pm|a\.m\.|p\.m\.))?$").expect("static regex")
-});
+/// Gate: the line starts with a digit (`\d` is within `char::is_numeric`).
+static TIME_LINE: Gated = Gated::new(
+    |t| t.chars().next().is_some_and(char::is_numeric),
+    || {
+        Regex::new(r"(?i)^\d{1,2}[:.h]\d{2}(\s*(uhr|h|am|pm|a\.m\.|p\.m\.))?$")
+            .expect("static regex")
+    },
+);
 
 /// A slideshow's counter: `3 / 12`, `Bild 3 von 12`, `Photo 3 of 12`.
-static SLIDE_COUNTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^((bild|foto|photo|image|slide|diapositive|imagen|画像)\s*)?\d{1,3}\s*(/|von|of|sur|de|枚中)\s*\d{1,3}\s*(枚)?$")
+/// Gate: a counter has digits (`\d` is within `char::is_numeric`).
+static SLIDE_COUNTER: Gated = Gated::new(
+    |t| t.chars().any(char::is_numeric),
+    || {
+        Regex::new(r"(?i)^((bild|foto|photo|image|slide|diapositive|imagen|画像)\s*)?\d{1,3}\s*(/|von|of|sur|de|枚中)\s*\d{1,3}\s*(枚)?$")
         .expect("static regex")
-});
+    },
+);
 
 /// Longest paragraph that [`BOILERPLATE`] may drop.
 const BOILERPLATE_CHARS: usize = 160;

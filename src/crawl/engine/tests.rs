@@ -144,43 +144,48 @@ fn each_finished_job_is_counted_kept_and_blamed_as_before() {
             Want { errors: "{}", kept: 0, queued: 0, troubled: None, seen: Some(flag::MISS), run_errors: 0 }),
     ];
     for (name, entry, result, want) in table {
-        let dir = tempfile::tempdir().unwrap();
-        let mut e = engine(dir.path());
-        let j = job(&mut e, entry);
-        let hash = url::seen_hash(&j.url);
-        e.handle(Done {
-            job: j,
-            robots: None,
-            result,
-        });
-        let host = &e.counts.hosts["a.test"];
-        assert_eq!(
-            serde_json::to_string(&host.errors).unwrap(),
-            want.errors,
-            "{name}"
-        );
-        assert_eq!(
-            e.sets.kept.len(),
-            want.kept,
-            "{name}: kept for the next run"
-        );
-        assert_eq!(e.frontier.len(), want.queued, "{name}: back in the queue");
-        let troubled = e.reach.troubled().get("a.test").map(|c| c.to_string());
-        assert_eq!(troubled.as_deref(), want.troubled, "{name}: troubled");
-        assert_eq!(
-            e.store.seen.get(hash).map(|s| s.flags),
-            want.seen,
-            "{name}: seen"
-        );
-        assert_eq!(e.counts.errors, want.run_errors, "{name}: run errors");
-        // A robots.txt refusal is counted as such, and a 304 as one.
-        assert_eq!(
-            host.disallowed,
-            u64::from(name == "page disallowed"),
-            "{name}"
-        );
-        assert_eq!(host.not_modified, u64::from(name == "page 304"), "{name}");
+        check_finished(name, entry, result, want);
     }
+}
+
+/// Hand one finished job to a fresh engine and compare what it counted, kept and blamed.
+fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(dir.path());
+    let j = job(&mut e, entry);
+    let hash = url::seen_hash(&j.url);
+    e.handle(Done {
+        job: j,
+        robots: None,
+        result,
+    });
+    let host = &e.counts.hosts["a.test"];
+    assert_eq!(
+        serde_json::to_string(&host.errors).unwrap(),
+        want.errors,
+        "{name}"
+    );
+    assert_eq!(
+        e.sets.kept.len(),
+        want.kept,
+        "{name}: kept for the next run"
+    );
+    assert_eq!(e.frontier.len(), want.queued, "{name}: back in the queue");
+    let troubled = e.reach.troubled().get("a.test").map(|c| c.to_string());
+    assert_eq!(troubled.as_deref(), want.troubled, "{name}: troubled");
+    assert_eq!(
+        e.store.seen.get(hash).map(|s| s.flags),
+        want.seen,
+        "{name}: seen"
+    );
+    assert_eq!(e.counts.errors, want.run_errors, "{name}: run errors");
+    // A robots.txt refusal is counted as such, and a 304 as one.
+    assert_eq!(
+        host.disallowed,
+        u64::from(name == "page disallowed"),
+        "{name}"
+    );
+    assert_eq!(host.not_modified, u64::from(name == "page 304"), "{name}");
 }
 
 /// Only a network failure with nothing reached makes the run an outage.

@@ -212,17 +212,19 @@ pub fn denied(deny_hosts: &[String], host: &str) -> bool {
         .any(|listed| url::host_matches(name, listed))
 }
 
+/// A source for unit tests: `host`, an optional path prefix, its seeds.
+#[cfg(test)]
+pub(crate) fn src(host: &str, path: Option<&str>, seeds: &[&str]) -> Source {
+    Source {
+        host: host.into(),
+        path: path.map(str::to_string),
+        seeds: seeds.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn src(host: &str, path: Option<&str>, seeds: &[&str]) -> Source {
-        Source {
-            host: host.into(),
-            path: path.map(str::to_string),
-            seeds: seeds.iter().map(|s| s.to_string()).collect(),
-        }
-    }
 
     #[test]
     fn urls_map_to_the_most_specific_source_and_seeds_to_their_own() {

@@ -238,14 +238,7 @@ pub fn assess(sources: &[Source], thresholds: &Health, runs: &[RunHealth]) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn src(host: &str, path: Option<&str>, seeds: &[&str]) -> Source {
-        Source {
-            host: host.into(),
-            path: path.map(str::to_string),
-            seeds: seeds.iter().map(|s| s.to_string()).collect(),
-        }
-    }
+    use crate::source::src;
 
     #[test]
     fn each_source_is_judged_on_its_own_last_runs() {

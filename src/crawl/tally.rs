@@ -155,7 +155,7 @@ impl Tally {
             s.robots = Some(RobotsSeen {
                 outcome,
                 detail,
-                hash: (r.hash != 0).then(|| crate::store::consent::hash_hex(r.hash)),
+                hash: crate::store::consent::robots_hash_hex(r.hash),
                 allows_path: allows,
             });
         }

@@ -279,7 +279,7 @@ impl Probe {
             robots: RobotsReport {
                 outcome,
                 detail,
-                hash: (robots.hash != 0).then(|| crate::store::consent::hash_hex(robots.hash)),
+                hash: crate::store::consent::robots_hash_hex(robots.hash),
                 crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
                 sitemaps: robots.sitemaps.iter().map(|u| u.to_string()).collect(),
                 allows_start: robots.allowed(start),

@@ -32,6 +32,12 @@ pub fn hash_hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
+/// [`hash_hex`] of a robots.txt hash as the fetch layer keeps it, where 0
+/// means no robots.txt body was read: `None` then.
+pub fn robots_hash_hex(hash: u64) -> Option<String> {
+    (hash != 0).then(|| hash_hex(hash))
+}
+
 /// This run's consent file, created on first write.
 #[derive(Debug)]
 pub struct ConsentLog {
@@ -81,7 +87,7 @@ impl ConsentLog {
             host: r.host.to_string(),
             t: crate::date::format_utc(Utc::now()),
             outcome: r.outcome.clone(),
-            hash: (r.hash != 0).then(|| hash_hex(r.hash)),
+            hash: robots_hash_hex(r.hash),
             bytes: r.body.len(),
             content_signal: r.content_signal.to_vec(),
             body: String::from_utf8_lossy(r.body).into_owned(),

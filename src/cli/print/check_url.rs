@@ -47,7 +47,7 @@ fn page_json(p: &PageReport) -> serde_json::Value {
         o.insert("ai_decision".into(), json!(decision_text(c.decision)));
         o.insert(
             "robots_hash".into(),
-            json!((c.robots_hash != 0).then(|| scraper::store::consent::hash_hex(c.robots_hash))),
+            json!(scraper::store::consent::robots_hash_hex(c.robots_hash)),
         );
         o.insert("tdmrep".into(), json!(c.tdmrep));
     }

@@ -201,8 +201,7 @@ impl Engine {
             id,
             fetched_at: crate::date::format_utc(Utc::now()),
             run_id: Some(self.run_id.clone()),
-            robots_hash: (meta.robots_hash != 0)
-                .then(|| crate::store::consent::hash_hex(meta.robots_hash)),
+            robots_hash: crate::store::consent::robots_hash_hex(meta.robots_hash),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),

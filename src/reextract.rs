@@ -69,14 +69,45 @@ struct Extractor {
     cap: u64,
 }
 
+/// The path of a new re-extraction shard whose name sorts after every
+/// earlier one: the build takes shard order as the order of extractions, and
+/// run ids only count seconds, so a second run within the same second moves
+/// its clock on until its name comes last.
+fn next_shard(articles: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    let mut last: Option<String> = None;
+    for entry in std::fs::read_dir(articles)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.starts_with(SHARD_PREFIX) && last.as_ref().is_none_or(|l| name > *l) {
+            last = Some(name);
+        }
+    }
+    let now = chrono::Utc::now();
+    let name = |at| {
+        format!(
+            "{SHARD_PREFIX}{}.jsonl.zst",
+            crate::store::state::new_run_id(at)
+        )
+    };
+    // At most a day ahead: a shard named further in the future (a clock set
+    // wrong) is not worth waiting for; the build then sees them side by side.
+    for s in 0..86_400 {
+        let candidate = name(now + chrono::Duration::seconds(s));
+        if last.as_ref().is_none_or(|l| candidate > *l) {
+            return Ok(articles.join(candidate));
+        }
+    }
+    tracing::warn!(
+        ?last,
+        "a re-extraction shard is named more than a day ahead of the clock"
+    );
+    Ok(articles.join(name(now)))
+}
+
 /// Run `scraper reextract` (takes the run lock: no crawl writes meanwhile).
 pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
     let data = DataDir::open(&opts.data)?;
     let newest = newest_stored(&data)?;
-    let run_id = crate::store::state::new_run_id(chrono::Utc::now());
-    let path = data
-        .articles
-        .join(format!("{SHARD_PREFIX}{run_id}.jsonl.zst"));
+    let path = next_shard(&data.articles)?;
     let mut out = ShardWriter::create(&path, config.crawl.flush_every.0)?;
     let ex = Extractor {
         rule: Rule::new(&config.keywords),
@@ -201,4 +232,31 @@ fn newest_stored(data: &DataDir) -> anyhow::Result<HashMap<i64, u64>> {
         })?;
     }
     Ok(best.into_iter().map(|(id, (_, h))| (id, h)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_shard_sorts_after_every_earlier_one_even_in_the_same_second() {
+        let dir = tempfile::tempdir().unwrap();
+        let ahead = chrono::Utc::now() + chrono::Duration::seconds(3);
+        let mut earlier = format!(
+            "{SHARD_PREFIX}{}.jsonl.zst",
+            crate::store::state::new_run_id(ahead)
+        );
+        std::fs::write(dir.path().join(&earlier), b"").unwrap();
+        std::fs::write(dir.path().join("20990101T000000Z-ffff.jsonl.zst"), b"").unwrap();
+        for _ in 0..3 {
+            let next = next_shard(dir.path()).unwrap();
+            let name = next.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                name.starts_with(SHARD_PREFIX) && name > earlier,
+                "{name} <= {earlier}"
+            );
+            std::fs::write(&next, b"").unwrap();
+            earlier = name;
+        }
+    }
 }

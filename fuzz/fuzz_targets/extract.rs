@@ -2,7 +2,7 @@
 //! panic or a stack overflow. Run (stable toolchain):
 //! `cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run extract corpus/extract -- -max_total_time=60`.
 //! Interesting inputs belong in `corpus/extract/`, which `cargo test` replays
-//! (`tests/it/extract.rs`, `fuzz_corpus_replays`).
+//! (`tests/it/extraction/pages.rs`, `fuzz_corpus_replays`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -35,7 +35,7 @@
 //!    that robots.txt shuts or that keeps failing; `drain` at the end for
 //!    `frontier.jsonl`.
 //!
-//! The simulator in `tests/it/frontier/` runs this loop in virtual time.
+//! The simulator in `tests/it/support/sim.rs` runs this loop in virtual time.
 
 use std::time::Duration;
 

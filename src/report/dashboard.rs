@@ -18,7 +18,7 @@
 //! The page also writes what it shows as `data-*` attributes (raw counts, per
 //! bar `data-key`/`data-value`, the chart's plotted points and totals, the
 //! countdown's budget), so a test in a real browser can read them back
-//! (`tests/it/dashboard.rs`).
+//! (`tests/it/commands/dashboard.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -268,16 +268,21 @@ impl Engine {
         true
     }
 
+    /// Hand the display this run's totals as they are now.
+    pub fn show_totals(&mut self) {
+        self.progress.update(crate::crawl::Totals {
+            fetched: self.counts.fetched,
+            stored: self.counts.stored,
+            queued: self.frontier.len(),
+            requests: self.ctx.net.requests(),
+        });
+    }
+
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
-        self.progress.update(crate::crawl::Totals {
-            fetched: self.counts.fetched,
-            stored: self.counts.stored,
-            queued,
-            requests,
-        });
+        self.show_totals();
         if self.progress_at.elapsed() >= Duration::from_secs(10) {
             self.progress_at = Instant::now();
             self.log.emit(Event::Progress(event::Progress {

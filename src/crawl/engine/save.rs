@@ -41,6 +41,8 @@ pub(super) async fn finish(
     }
     // After this flush every stored record is durable and marked as a hit.
     engine.flush();
+    // The display's last line says the final totals, not the last timer's snapshot.
+    engine.show_totals();
     let left = Leftover::take(&mut engine);
     settle_listings(&mut engine, started_at);
     count_backlog(&mut engine, &left.queue);
@@ -175,6 +177,7 @@ fn finish_outage(
         outage: Some(cause.clone()),
     }));
     engine.log.flush();
+    engine.show_totals();
     engine.progress.finish(StopReason::Outage);
     Ok(RunEnd {
         run_id: run_id.to_string(),

@@ -535,6 +535,16 @@ fn stderr_to_a_file_has_no_escape_codes_and_the_step_summary_is_written() {
         !text.contains('\x1b'),
         "escape codes in a log file:\n{text}"
     );
+    // The last status line gives the run's final totals, as the records count them.
+    let last = text
+        .lines()
+        .find(|l| l.contains("; stopped by max_pages"))
+        .unwrap_or_else(|| panic!("no final status line:\n{text}"));
+    let stored = format!("stored {},", ws.records().len());
+    assert!(
+        last.contains(&stored) && last.contains("requests 12;"),
+        "{last}"
+    );
     let md = std::fs::read_to_string(&summary_path).unwrap();
     assert!(
         md.starts_with("### scraper crawl ")

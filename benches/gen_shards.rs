@@ -216,24 +216,10 @@ fn original(v: &Vocab, id: i64) -> Article {
             rng.below(60)
         ),
         lang: Some("en".into()),
-        canonical_url: None,
         byline: rng
             .chance(600)
             .then(|| format!("By {}", v.made_up[rng.below(500) as usize])),
-        run_id: None,
-        robots_hash: None,
-        ai_signals: Vec::new(),
-        ai_reserved: None,
-        relevance_score: None,
-        crawler: None,
-        markdown: None,
-        date_modified: None,
-        updated: false,
-        accessible_for_free: None,
-        extractor_version: None,
-        warc_file: None,
-        warc_offset: None,
-        withdrawn: None,
+        ..Article::default()
     }
 }
 

@@ -26,7 +26,7 @@ pub use outcome::{
 pub use run::{HandoverCounts, RunHeader, RunSummary, SeedProblem, Stopped};
 
 /// One stored article. Field order is the order in the JSON line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Article {
     /// Unique, increasing across runs (see ARCHITECTURE.md, "Ids").
     pub id: i64,

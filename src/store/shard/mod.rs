@@ -238,22 +238,7 @@ pub(crate) mod tests {
             keywords: vec!["ai".into()],
             fetched_at: "2026-10-09T18:12:33Z".into(),
             lang: Some("en".into()),
-            canonical_url: None,
-            byline: None,
-            run_id: None,
-            robots_hash: None,
-            ai_signals: Vec::new(),
-            ai_reserved: None,
-            relevance_score: None,
-            crawler: None,
-            markdown: None,
-            date_modified: None,
-            updated: false,
-            accessible_for_free: None,
-            extractor_version: None,
-            warc_file: None,
-            warc_offset: None,
-            withdrawn: None,
+            ..Article::default()
         }
     }
 

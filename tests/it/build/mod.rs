@@ -84,23 +84,12 @@ fn article(id: i64) -> Article {
         keywords: vec!["ai".into(), "model".into()],
         fetched_at: format!("2026-10-09T18:12:{:02}Z", id % 60),
         lang: (id % 4 != 0).then(|| "en".into()),
-        canonical_url: None,
         byline: (id % 5 == 0).then(|| format!("Writer {id}")),
         run_id: Some("run-1".into()),
-        robots_hash: None,
-        ai_signals: Vec::new(),
-        ai_reserved: None,
-        relevance_score: None,
-        crawler: None,
-        markdown: None,
         date_modified: (id % 3 == 0).then(|| "2026-11-30".to_string()),
-        updated: false,
         // Null, false and true all occur.
         accessible_for_free: [None, Some(false), Some(true)][(id % 3) as usize],
-        extractor_version: None,
-        warc_file: None,
-        warc_offset: None,
-        withdrawn: None,
+        ..Article::default()
     }
 }
 

@@ -39,22 +39,7 @@ fn article(id: i64) -> Article {
         keywords: vec!["language model".into(), "ai".into()],
         fetched_at: "2026-11-29T06:31:00Z".into(),
         lang: Some("en".into()),
-        canonical_url: None,
-        byline: None,
-        run_id: None,
-        robots_hash: None,
-        ai_signals: Vec::new(),
-        ai_reserved: None,
-        relevance_score: None,
-        crawler: None,
-        markdown: None,
-        date_modified: None,
-        updated: false,
-        accessible_for_free: None,
-        extractor_version: None,
-        warc_file: None,
-        warc_offset: None,
-        withdrawn: None,
+        ..Article::default()
     }
 }
 

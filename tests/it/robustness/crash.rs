@@ -219,15 +219,20 @@ fn spawn_quiet(ws: &Workspace) -> std::process::Child {
     .expect("spawn scraper")
 }
 
+/// A workspace on `web` that archives what it stores (small gaps, frequent flushes).
+fn archiving(web: &Web) -> Workspace {
+    Workspace::new(
+        web,
+        SOURCES,
+        "min_host_gap: 50ms\nflush_every: 100ms\narchive: articles",
+    )
+}
+
 #[cfg(unix)]
 #[test]
 fn sigkill_at_random_moments_loses_nothing() {
     let web = crash_web(Duration::from_millis(20));
-    let ws = Workspace::new(
-        &web,
-        SOURCES,
-        "min_host_gap: 50ms\nflush_every: 100ms\narchive: articles",
-    );
+    let ws = archiving(&web);
     let mut torn_warcs = 0;
     let mut rng = Rng(0x5eed_c0de_2026_1129);
     let mut before: HashSet<String> = HashSet::new();
@@ -287,11 +292,7 @@ fn sigkill_at_random_moments_loses_nothing() {
 #[test]
 fn sigkill_while_archiving_keeps_every_warc_readable() {
     let web = crash_web(Duration::from_millis(20));
-    let ws = Workspace::new(
-        &web,
-        SOURCES,
-        "min_host_gap: 50ms\nflush_every: 100ms\narchive: articles",
-    );
+    let ws = archiving(&web);
     let warcs = || scraper::store::warc::list(&ws.data().join("warc")).map_or(0, |v| v.len());
     let mut rng = Rng(0xa7c4_17e5_2026_1201);
     let mut before: HashSet<String> = HashSet::new();

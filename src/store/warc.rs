@@ -356,28 +356,7 @@ impl WarcWriter {
             group.extend_from_slice(p);
         }
         if self.file.is_none() {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| err(&self.path, e))?;
-            }
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&self.path)
-                .map_err(|e| err(&self.path, e))?;
-            // The `warcinfo` record and the first group go in one write, so a
-            // run killed at any moment never leaves a file without a group.
-            let mut first = self.warcinfo();
-            let info_len = first.len() as u64;
-            first.extend_from_slice(&group);
-            if let Err(e) = f.write_all(&first) {
-                drop(f);
-                let _ = std::fs::remove_file(&self.path);
-                return Err(err(&self.path, e));
-            }
-            self.file = Some(f);
-            self.len = first.len() as u64;
-            self.unsynced = true;
-            return Ok(info_len);
+            return self.create(&group);
         }
         let Some(file) = self.file.as_mut() else {
             unreachable!("checked just above");
@@ -391,6 +370,47 @@ impl WarcWriter {
         self.len += group.len() as u64;
         self.unsynced = true;
         Ok(offset)
+    }
+
+    /// Create the file with its `warcinfo` record and the first group. Both
+    /// are written to a hidden `.part` file that is renamed into place, so a
+    /// run killed at any moment leaves either no file or one with a whole
+    /// group (a killed run's `.part` is removed by the next writer).
+    fn create(&mut self, group: &[u8]) -> Result<u64, WarcError> {
+        let err = |path: &Path, source| WarcError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| err(&self.path, e))?;
+        remove_parts(dir);
+        let part = dir.join(format!(".{}{PART}", self.name));
+        let mut first = self.warcinfo();
+        let info_len = first.len() as u64;
+        first.extend_from_slice(group);
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&part)
+            .and_then(|mut f| f.write_all(&first).map(|()| f));
+        let placed = written.and_then(|f| {
+            if self.path.exists() {
+                return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+            }
+            std::fs::rename(&part, &self.path).map(|()| f)
+        });
+        match placed {
+            Ok(f) => {
+                self.file = Some(f);
+                self.len = first.len() as u64;
+                self.unsynced = true;
+                Ok(info_len)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&part);
+                Err(err(&self.path, e))
+            }
+        }
     }
 
     /// Make everything appended so far durable (before a shard frame that
@@ -603,6 +623,27 @@ pub fn read_at(path: &Path, offset: u64) -> Result<Option<Record>, WarcError> {
     Ok(next_record(&mut r))
 }
 
+/// Suffix of a file still being created (never listed as a WARC file).
+const PART: &str = ".part";
+
+/// Remove what a killed writer left half made. The data folder's lock makes
+/// this writer the only one.
+fn remove_parts(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+        let stale = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.') && n.ends_with(PART));
+        if stale {
+            tracing::debug!(path = %p.display(), "removing a half-made WARC file");
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}
+
 /// All `*.warc.gz` files under `dir`, sorted by name (run ids sort by time).
 pub fn list(dir: &Path) -> Result<Vec<PathBuf>, WarcError> {
     super::list_files(dir, ".warc.gz").map_err(|source| WarcError::Read {
@@ -747,6 +788,29 @@ mod tests {
             read_at(&path, at).unwrap().unwrap().header("WARC-Type"),
             Some("response")
         );
+    }
+
+    #[test]
+    fn a_half_made_file_is_never_listed_and_is_cleared_by_the_next_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a run killed between creating its file and filling it leaves.
+        let stale = dir.path().join(".old.warc.gz.part");
+        std::fs::write(&stale, b"").unwrap();
+        assert_eq!(list(dir.path()).unwrap(), Vec::<PathBuf>::new());
+        let mut w = WarcWriter::new(dir.path(), "r");
+        let c = capture("http://ex.com/a", &wire(false), b"x");
+        let at = w.append(&[&c.members]).unwrap();
+        assert!(!stale.exists(), "the stale part is removed");
+        let path = w.finish().unwrap().unwrap();
+        assert_eq!(list(dir.path()).unwrap(), vec![path.clone()]);
+        let whole = read_records(&path, |_| {}).unwrap().records;
+        assert!(whole >= 3, "warcinfo, request and response");
+        assert!(at > 0, "the group follows the warcinfo record");
+        // A second writer for the same run id does not overwrite the file.
+        let mut again = WarcWriter::new(dir.path(), "r");
+        assert!(again.append(&[&c.members]).is_err());
+        assert_eq!(read_records(&path, |_| {}).unwrap().records, whole);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

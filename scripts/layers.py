@@ -18,7 +18,7 @@ import sys
 
 # Bottom floor first. Keep in step with ARCHITECTURE.md's "Layers".
 FLOORS = [
-    ["date", "xorshift", "consent", "gated"],
+    ["date", "xorshift", "consent", "gated", "phrases"],
     ["url"],
     ["partition", "source"],
     ["record"],

@@ -18,6 +18,7 @@ pub mod health;
 pub mod inspect;
 pub mod net;
 pub mod partition;
+pub mod phrases;
 pub mod record;
 pub mod reextract;
 pub mod relevance;

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::extract::dom::{Dom, Kind, NodeId};
+use crate::phrases::{Phrases, lower};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -95,20 +96,72 @@ static BODY_BOX: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 /// Text of a consent placeholder: a consent or cookie word ...
-static CONSENT_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(zustimm|einverstanden|einwillig|consent|akzeptier|accept|aceptar|acepto|autoris|cookies|datenschutz|privacy|confidentialité|privacidad|consentement|consentimiento)")
-        .expect("static regex")
-});
+static CONSENT_WORD: Phrases = Phrases::new(&[
+    "zustimm",
+    "einverstanden",
+    "einwillig",
+    "consent",
+    "akzeptier",
+    "accept",
+    "aceptar",
+    "acepto",
+    "autoris",
+    "cookies",
+    "datenschutz",
+    "privacy",
+    "confidentialité",
+    "privacidad",
+    "consentement",
+    "consentimiento",
+]);
 /// ... and what it would load.
-static EMBED_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(externe[nr]? inhalt|external content|third[- ]party content|drittanbieter|youtube|vimeo|twitter|instagram|tiktok|spotify|soundcloud|datawrapper|podcast|contenu externe|contenus externes|contenido externo|contenidos externos|eingebettet|embedded (content|video|post))")
-        .expect("static regex")
-});
+static EMBED_WORD: Phrases = Phrases::new(&[
+    "externe inhalt",
+    "externen inhalt",
+    "externer inhalt",
+    "external content",
+    "third-party content",
+    "third party content",
+    "drittanbieter",
+    "youtube",
+    "vimeo",
+    "twitter",
+    "instagram",
+    "tiktok",
+    "spotify",
+    "soundcloud",
+    "datawrapper",
+    "podcast",
+    "contenu externe",
+    "contenus externes",
+    "contenido externo",
+    "contenidos externos",
+    "eingebettet",
+    "embedded content",
+    "embedded video",
+    "embedded post",
+]);
 /// A donation appeal.
-static DONATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo))")
-        .expect("static regex")
-});
+static DONATE: Phrases = Phrases::new(&[
+    "jetzt spenden",
+    "spenden sie",
+    "unterstützen sie uns",
+    "unterstützen sie unsere",
+    "unterstützen sie unseren",
+    "unterstützen sie unabhängigen",
+    "donate now",
+    "donate today",
+    "make a donation",
+    "support our journalism",
+    "support independent journalism",
+    "faire un don",
+    "soutenez -nous",
+    "soutenez notre",
+    "haz una donación",
+    "dona ahora",
+    "apoya nuestro",
+    "apoya el periodismo",
+]);
 /// Longest text (visible characters) of a box judged by its text.
 const BOX_TEXT: u32 = 700;
 
@@ -133,7 +186,8 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {
         return false;
     };
-    DONATE.is_match(&t) || (CONSENT_WORD.is_match(&t) && EMBED_WORD.is_match(&t))
+    let t = lower(&t);
+    DONATE.contains(&t) || (CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t))
 }
 
 /// Class names of the article body itself (`article-body`), which a box
@@ -263,4 +317,45 @@ fn holds_prose(dom: &Dom, id: NodeId) -> bool {
         }
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod phrase_tests {
+    //! The box phrase lists held to the regexes they replaced.
+    use super::*;
+    use crate::phrases::oracle::texts;
+
+    fn same(list: &Phrases, regex: &str) {
+        let re = Regex::new(regex).unwrap();
+        let mut phrases = list.list().to_vec();
+        let words: Vec<String> = regex
+            .trim_start_matches("(?i)")
+            .split(['|', '(', ')'])
+            .map(str::to_string)
+            .collect();
+        phrases.extend(words.iter().map(String::as_str));
+        for t in texts(&phrases) {
+            assert_eq!(
+                list.contains(&lower(&t)),
+                re.is_match(&t),
+                "{regex} on {t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn box_words_match_their_regexes() {
+        same(
+            &CONSENT_WORD,
+            r"(?i)(zustimm|einverstanden|einwillig|consent|akzeptier|accept|aceptar|acepto|autoris|cookies|datenschutz|privacy|confidentialité|privacidad|consentement|consentimiento)",
+        );
+        same(
+            &EMBED_WORD,
+            r"(?i)(externe[nr]? inhalt|external content|third[- ]party content|drittanbieter|youtube|vimeo|twitter|instagram|tiktok|spotify|soundcloud|datawrapper|podcast|contenu externe|contenus externes|contenido externo|contenidos externos|eingebettet|embedded (content|video|post))",
+        );
+        same(
+            &DONATE,
+            r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo))",
+        );
+    }
 }

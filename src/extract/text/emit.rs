@@ -14,6 +14,7 @@ use super::stats::{Stats, link_density};
 use crate::date::written::first_date;
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::gated::Gated;
+use crate::phrases::{Phrases, is_word, lower};
 
 /// Elements that break text into paragraphs.
 const BLOCK_TAGS: &[&str] = &[
@@ -65,41 +66,245 @@ const BLOCK_TAGS: &[&str] = &[
 const MATH_TOKENS: &[&str] = &["mi", "mn", "mo", "mtext", "ms"];
 
 /// Short paragraphs that are cross-links or legal lines, not article text
-/// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`]).
-static BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur (übersicht|listenansicht|startseite|liste)|back to (top|the (top|home\w*|overview|list))|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
-    )
-    .expect("static regex")
-});
+/// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`],
+/// followed by a word boundary; `back to the home…` by anything).
+static BOILERPLATE: Phrases = Phrases::new(&[
+    "read more",
+    "related",
+    "see also",
+    "more from",
+    "recommended",
+    "sign up",
+    "subscribe",
+    "share this",
+    "follow us",
+    "all rights reserved",
+    "copyright",
+    "©",
+    "lesen sie auch",
+    "lesen sie mehr",
+    "mehr zum thema",
+    "mehr themen",
+    "auch interessant",
+    "das könnte dich",
+    "das könnte sie",
+    "weitere informationen",
+    "weitere artikel",
+    "zum thema",
+    "teilen",
+    "lire aussi",
+    "à lire aussi",
+    "lee también",
+    "leer más",
+    "te puede interesar",
+    "czytaj też",
+    "czytaj także",
+    "zobacz też",
+    "lesen sie hier",
+    "auch lesen",
+    "vea también",
+    "ver también",
+    "leia também",
+    "mira:",
+    "dowiedz się więcej",
+    "czytaj więcej",
+    "neugierig geworden",
+    "lust auf mehr",
+    "weitere infos",
+    "zurück zur übersicht",
+    "zurück zur listenansicht",
+    "zurück zur startseite",
+    "zurück zur liste",
+    "back to top",
+    "back to the top",
+    "back to the home",
+    "back to the overview",
+    "back to the list",
+    "bild anzeigen",
+    "pingback",
+    "trackback",
+    "eingestellt von",
+    "verfasst von",
+    "posted by",
+    "titelbild",
+    "beitragsbild",
+    "aktualisiert am",
+    "zuletzt aktualisiert",
+    "last updated",
+    "stand:",
+    "if you enjoyed",
+    "suggested citation",
+    "download the",
+]);
+
+/// Does a paragraph open with a [`BOILERPLATE`] phrase?
+fn opens_with_boilerplate(lower: &str) -> bool {
+    BOILERPLATE.opens(lower, |rest, phrase| {
+        phrase == "back to the home"
+            || crate::phrases::boundary(phrase.chars().next_back(), rest.chars().next())
+    })
+}
+
 /// Whole short paragraphs that are labels of page furniture: ad markers,
-/// comment and share prompts, tables of contents, picture labels.
-static BOILERPLATE_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
-    )
-    .expect("static regex")
-});
+/// comment counters, "Share", "Print" (the label, then at most spaces and
+/// closing punctuation).
+static BOILERPLATE_LINE: Phrases = Phrases::new(&[
+    "advertisement",
+    "advertising",
+    "sponsored",
+    "anzeige",
+    "werbung",
+    "reklama",
+    "publicidad",
+    "publicité",
+    "pubblicità",
+    "comment",
+    "comments",
+    "kommentar",
+    "kommentare",
+    "kommentieren",
+    "kommentare schreiben",
+    "comentarios",
+    "commentaires",
+    "inhaltsverzeichnis",
+    "table of contents",
+    "contents",
+    "inhalt",
+    "beitragsbild",
+    "titelbild",
+    "originalartikel",
+    "bild anzeigen",
+    "kontakt",
+    "contact",
+    "telefon",
+    "phone",
+    "von",
+    "by",
+    "credit",
+    "credits",
+    "share",
+    "teilen",
+    "drucken",
+    "print",
+    "learn more",
+    "dowiedz się więcej",
+    "mehr erfahren",
+    "en savoir plus",
+    "weiterlesen",
+    "continue reading",
+    "read more",
+    "mehr lesen",
+    "related posts",
+    "ähnliche beiträge",
+    "ähnliche artikel",
+    "über den autor",
+    "about the author",
+    "lust auf mehr",
+    "auch lesen",
+    "quellen ausblenden",
+    "quellenangaben",
+    "zusatzinformationen",
+]);
+
+/// Is a paragraph only a [`BOILERPLATE_LINE`] label?
+fn is_label_line(lower: &str) -> bool {
+    BOILERPLATE_LINE.opens(lower, |rest, _| {
+        rest.trim_start().chars().all(|c| ":.!?…»›>".contains(c))
+    })
+}
+
 /// Phrases that mark a short paragraph as a prompt to share, rate, comment,
-/// subscribe or pay (matched anywhere in a paragraph of at most
-/// [`PROMPT_CHARS`]).
-static PROMPT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(artikel teilen|beitrag teilen|share this (article|post|story)|artikel bewerten|beitrag bewerten|rate this (article|post|recipe)|in den kommentaren|leave a comment|kommentar schreiben|newsletter|abonnieren sie|subscribe to|sign up for|enjoyed reading|lesen sie weiter|zugang und lesen|read the full (story|article)|als pdf herunterladen|download as pdf|besuchen sie unseren|follow us on|folgen sie uns|all rights reserved|alle rechte vorbehalten)",
-    )
-    .expect("static regex")
-});
+/// subscribe or read on.
+static PROMPT: Phrases = Phrases::new(&[
+    "artikel teilen",
+    "beitrag teilen",
+    "share this article",
+    "share this post",
+    "share this story",
+    "artikel bewerten",
+    "beitrag bewerten",
+    "rate this article",
+    "rate this post",
+    "rate this recipe",
+    "in den kommentaren",
+    "leave a comment",
+    "kommentar schreiben",
+    "newsletter",
+    "abonnieren sie",
+    "subscribe to",
+    "sign up for",
+    "enjoyed reading",
+    "lesen sie weiter",
+    "zugang und lesen",
+    "read the full story",
+    "read the full article",
+    "als pdf herunterladen",
+    "download as pdf",
+    "besuchen sie unseren",
+    "follow us on",
+    "folgen sie uns",
+    "all rights reserved",
+    "alle rechte vorbehalten",
+]);
 /// Longest paragraph that [`PROMPT`] may drop.
 const PROMPT_CHARS: usize = 100;
-/// Longer calls to act: paywall notices, app and channel adverts, sponsor
-/// disclosures, post footers (matched anywhere in a paragraph of at most
-/// [`PROMPT_LONG_CHARS`]). Phrases specific enough not to occur in prose.
-static PROMPT_LONG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|(submit|write) a letter to the editor|help us continue|support (our|independent) journalism|become a (supporter|subscriber)|(dieser|this) (text|beitrag|artikel|article|post|work|content|story) .{0,40}(lizenz|licen[cs]ed? )|under a creative commons)",
-    )
-    .expect("static regex")
+/// Phrases that mark a paragraph as an ad notice, a subscription or
+/// donation appeal or a licence line, in paragraphs up to
+/// [`PROMPT_LONG_CHARS`]). Phrases specific enough not to occur in prose;
+/// two have words between their parts ([`APP_PROMPT`], [`LICENCE_LINE`]).
+static PROMPT_LONG: Phrases = Phrases::new(&[
+    "enthält werbung",
+    "affiliate-link",
+    "affiliate link",
+    "sponsored post",
+    "in kontakt treten",
+    "exklusive angebote",
+    "nichts mehr verpassen",
+    "nichts mehr versäumen",
+    "never miss",
+    "sign up here",
+    "cancel anytime",
+    "cancela cuando quieras",
+    "jederzeit kündbar",
+    "youtube-channel",
+    "youtube channel",
+    "youtubechannel",
+    "youtube-kanal",
+    "youtube kanal",
+    "youtubekanal",
+    "canal de youtube",
+    "rss-feed",
+    "please subscribe",
+    "to view the full story",
+    "already a subscriber",
+    "first-time subscribers",
+    "vorschau auf den nächsten",
+    "der beitrag wurde am",
+    "this entry was posted",
+    "submit a letter to the editor",
+    "write a letter to the editor",
+    "help us continue",
+    "support our journalism",
+    "support independent journalism",
+    "become a supporter",
+    "become a subscriber",
+    "under a creative commons",
+]);
+/// "Download the … app", in a paragraph that says "download the ".
+static APP_PROMPT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)download the .{1,40} apps?\b").expect("static regex"));
+/// "This article is licensed …", in a paragraph that says "lizenz" or "licen".
+static LICENCE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(dieser|this) (text|beitrag|artikel|article|post|work|content|story) .{0,40}(lizenz|licen[cs]ed? )")
+        .expect("static regex")
 });
+
+/// Is a paragraph of at most [`PROMPT_LONG_CHARS`] an ad notice or appeal?
+fn is_long_prompt(t: &str, lower: &str) -> bool {
+    PROMPT_LONG.contains(lower)
+        || (lower.contains("download the ") && APP_PROMPT.is_match(t))
+        || ((lower.contains("lizenz") || lower.contains("licen")) && LICENCE_LINE.is_match(t))
+}
 /// Longest paragraph that [`PROMPT_LONG`] may drop.
 const PROMPT_LONG_CHARS: usize = 160;
 /// Picture credits and captions' credit lines (`Foto: ...`, `Photo: ...`).
@@ -149,22 +354,42 @@ fn is_date_line(t: &str) -> bool {
         0 => true,
         // A page's own stamp ("Stand:", "Updated") or a comment's header
         // ("date | name"); "Termin: 29.02.2020" is content and stays.
-        1 => META_DATE_LABEL.is_match(&rest) || t.contains(" | "),
+        1 => is_date_label(&rest) || t.contains(" | "),
         _ => false,
     }
 }
 
-/// Labels that mark a date as the page's own stamp.
-static META_DATE_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(stand|updated|aktualisiert|published|veröffentlicht|erschienen|posted|datum|date|modified|geändert|publicado|actualizado|publié)\W*$")
-        .expect("static regex")
-});
+/// Labels that mark a date as the page's own stamp (the label alone, with
+/// punctuation at most).
+static META_DATE_LABEL: Phrases = Phrases::new(&[
+    "stand",
+    "updated",
+    "aktualisiert",
+    "published",
+    "veröffentlicht",
+    "erschienen",
+    "posted",
+    "datum",
+    "date",
+    "modified",
+    "geändert",
+    "publicado",
+    "actualizado",
+    "publié",
+]);
+
+/// Is `rest` a [`META_DATE_LABEL`] alone?
+fn is_date_label(rest: &str) -> bool {
+    META_DATE_LABEL.opens(&lower(rest), |after, _| !after.chars().any(is_word))
+}
 
 /// Is a paragraph page furniture rather than article text?
 fn is_boilerplate(t: &str) -> bool {
-    (t.len() <= BOILERPLATE_CHARS && (BOILERPLATE.is_match(t) || BOILERPLATE_LINE.is_match(t)))
-        || (t.len() <= PROMPT_CHARS && PROMPT.is_match(t))
-        || (t.len() <= PROMPT_LONG_CHARS && PROMPT_LONG.is_match(t))
+    let lower = (t.len() <= BOILERPLATE_CHARS.max(PROMPT_LONG_CHARS)).then(|| lower(t));
+    let lower = lower.as_deref().unwrap_or("");
+    (t.len() <= BOILERPLATE_CHARS && (opens_with_boilerplate(lower) || is_label_line(lower)))
+        || (t.len() <= PROMPT_CHARS && PROMPT.contains(lower))
+        || (t.len() <= PROMPT_LONG_CHARS && is_long_prompt(t, lower))
         || (t.len() <= CREDIT_CHARS && CREDIT.is_match(t))
         || AGENCY_TAG.is_match(t)
         || SLIDE_COUNTER.is_match(t)
@@ -652,5 +877,103 @@ mod boilerplate_tests {
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }
+    }
+}
+
+#[cfg(test)]
+mod phrase_tests {
+    //! Each phrase list is held to the regex it replaced, on texts made of
+    //! its phrases in several cases and surroundings.
+    use super::*;
+    use crate::phrases::oracle::texts;
+
+    fn same(name: &str, list: &[&str], regex: &str, ours: impl Fn(&str) -> bool) {
+        let re = Regex::new(regex).unwrap();
+        // The regex's own words too, so a phrase left out of the list shows.
+        let pieces = fragments(regex);
+        let mut phrases = list.to_vec();
+        phrases.extend(pieces.iter().map(|f| f.as_str()));
+        let mut extra = texts(&phrases);
+        extra.extend(
+            [
+                "",
+                " ",
+                "x",
+                "über",
+                "Back to the homepage",
+                "BACK TO THE HOMEPAGE now",
+                "Stand: 5",
+                "©2020",
+            ]
+            .map(String::from),
+        );
+        for t in &extra {
+            assert_eq!(ours(t), re.is_match(t), "{name} on {t:?}");
+        }
+    }
+
+    /// The literal pieces of an alternation, its syntax taken out.
+    fn fragments(regex: &str) -> Vec<String> {
+        let syntax =
+            Regex::new(r"\(\?i\)|\\[bswW]\*?|\.\{\d,\d+\}|\[[^\]]*\][*+?]?|[\^$()?*]").unwrap();
+        syntax
+            .replace_all(regex, " ")
+            .split('|')
+            .map(|f| f.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|f| !f.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn boilerplate_matches_its_regex() {
+        same(
+            "BOILERPLATE",
+            BOILERPLATE.list(),
+            r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur (übersicht|listenansicht|startseite|liste)|back to (top|the (top|home\w*|overview|list))|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
+            |t| opens_with_boilerplate(&lower(t)),
+        );
+    }
+
+    #[test]
+    fn label_lines_match_their_regex() {
+        same(
+            "BOILERPLATE_LINE",
+            BOILERPLATE_LINE.list(),
+            r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
+            |t| is_label_line(&lower(t)),
+        );
+    }
+
+    #[test]
+    fn prompts_match_their_regexes() {
+        same(
+            "PROMPT",
+            PROMPT.list(),
+            r"(?i)(artikel teilen|beitrag teilen|share this (article|post|story)|artikel bewerten|beitrag bewerten|rate this (article|post|recipe)|in den kommentaren|leave a comment|kommentar schreiben|newsletter|abonnieren sie|subscribe to|sign up for|enjoyed reading|lesen sie weiter|zugang und lesen|read the full (story|article)|als pdf herunterladen|download as pdf|besuchen sie unseren|follow us on|folgen sie uns|all rights reserved|alle rechte vorbehalten)",
+            |t| PROMPT.contains(&lower(t)),
+        );
+        let mut long = PROMPT_LONG.list().to_vec();
+        long.extend([
+            "download the example app",
+            "download the  apps",
+            "this article is under the cc licence ",
+            "dieser text steht unter einer lizenz",
+        ]);
+        same(
+            "PROMPT_LONG",
+            &long,
+            r"(?i)(enthält werbung|affiliate[- ]links?|sponsored post|in kontakt treten|exklusive angebote|nichts mehr (verpassen|versäumen)|never miss|sign up here|cancel anytime|cancela cuando quieras|jederzeit kündbar|download the .{1,40} apps?\b|youtube[- ]?(channel|kanal)|canal de youtube|rss-feed|please subscribe|to view the full story|already a subscriber|first-time subscribers|vorschau auf den nächsten|der beitrag wurde am|this entry was posted|(submit|write) a letter to the editor|help us continue|support (our|independent) journalism|become a (supporter|subscriber)|(dieser|this) (text|beitrag|artikel|article|post|work|content|story) .{0,40}(lizenz|licen[cs]ed? )|under a creative commons)",
+            |t| is_long_prompt(t, &lower(t)),
+        );
+    }
+
+    #[test]
+    fn date_labels_match_their_regex() {
+        same(
+            "META_DATE_LABEL",
+            META_DATE_LABEL.list(),
+            r"(?i)^(stand|updated|aktualisiert|published|veröffentlicht|erschienen|posted|datum|date|modified|geändert|publicado|actualizado|publié)\W*$",
+            is_date_label,
+        );
     }
 }

@@ -48,6 +48,15 @@ impl Gated {
         }
     }
 
+    /// [`Regex::replace`], the text itself where the gate rejects it.
+    pub fn replace<'h>(&self, text: &'h str, with: &str) -> std::borrow::Cow<'h, str> {
+        if (self.gate)(text) {
+            self.regex.replace(text, with)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        }
+    }
+
     /// [`Regex::captures_iter`], empty for text the gate rejects.
     pub fn captures_iter<'r, 'h>(
         &'r self,
@@ -57,6 +66,15 @@ impl Gated {
             .then(|| self.regex.captures_iter(text))
             .into_iter()
             .flatten()
+    }
+}
+
+#[cfg(test)]
+impl Gated {
+    /// Does the gate hold on `text`: does it pass every text the regex
+    /// matches? (For tests of a gate; builds the regex.)
+    pub fn holds(&self, text: &str) -> bool {
+        (self.gate)(text) || !self.regex.is_match(text)
     }
 }
 

@@ -5,7 +5,8 @@
 //! full (`benches/one_page.sh`).
 //!
 //! Texts are matched in lower case ([`lower`]) and phrases are written in
-//! lower case; a word boundary is the regex crate's Unicode `\b` (a word
+//! lower case (a text matched as it is gives a case-sensitive match, as
+//! [`ClassWords`] does); a word boundary is the regex crate's Unicode `\b` (a word
 //! character on one side and not on the other, [`is_word`]). Where a list
 //! replaces a regex, its test holds it to that regex on the same texts.
 
@@ -37,35 +38,68 @@ pub fn boundary(before: Option<char>, after: Option<char>) -> bool {
 
 /// A list of lower-case phrases.
 pub struct Phrases {
-    list: &'static [&'static str],
-    automaton: OnceLock<AhoCorasick>,
+    source: Source,
+    built: OnceLock<Built>,
+}
+
+/// How the phrases are written.
+enum Source {
+    List(&'static [&'static str]),
+    /// A literal alternation ([`expand`]).
+    Pattern(&'static str),
+}
+
+struct Built {
+    phrases: Vec<String>,
+    automaton: AhoCorasick,
     /// Longest phrase in bytes (a prefix search reads no further).
-    longest: OnceLock<usize>,
+    longest: usize,
 }
 
 impl Phrases {
-    /// The automaton is built the first time the list is asked.
+    /// The phrases of a list; the automaton is built the first time the
+    /// list is asked.
     pub const fn new(list: &'static [&'static str]) -> Phrases {
         Phrases {
-            list,
-            automaton: OnceLock::new(),
-            longest: OnceLock::new(),
+            source: Source::List(list),
+            built: OnceLock::new(),
         }
     }
 
-    /// The phrases.
-    pub fn list(&self) -> &'static [&'static str] {
-        self.list
+    /// The phrases a literal alternation spells ([`expand`]), such as
+    /// `info-?box|embed-?(consent|privacy)`.
+    pub const fn pattern(pattern: &'static str) -> Phrases {
+        Phrases {
+            source: Source::Pattern(pattern),
+            built: OnceLock::new(),
+        }
+    }
+
+    fn built(&self) -> &Built {
+        self.built.get_or_init(|| {
+            let phrases: Vec<String> = match self.source {
+                Source::List(list) => list.iter().map(|p| p.to_string()).collect(),
+                Source::Pattern(p) => expand(p),
+            };
+            debug_assert!(
+                phrases.iter().all(|p| *p == lower(p)),
+                "phrases are lower case"
+            );
+            Built {
+                automaton: AhoCorasick::new(&phrases).expect("a small list of phrases"),
+                longest: phrases.iter().map(String::len).max().unwrap_or(0),
+                phrases,
+            }
+        })
     }
 
     fn automaton(&self) -> &AhoCorasick {
-        self.automaton.get_or_init(|| {
-            debug_assert!(
-                self.list.iter().all(|p| *p == lower(p)),
-                "phrases are lower case"
-            );
-            AhoCorasick::new(self.list).expect("a small list of phrases")
-        })
+        &self.built().automaton
+    }
+
+    /// The phrases.
+    pub fn list(&self) -> Vec<&str> {
+        self.built().phrases.iter().map(String::as_str).collect()
     }
 
     /// Does `lower` contain a phrase anywhere?
@@ -86,9 +120,7 @@ impl Phrases {
     /// Does `lower` open with a phrase after which `rest` accepts what
     /// follows? (`rest` gets the text after the phrase, and the phrase.)
     pub fn opens(&self, lower: &str, rest: impl Fn(&str, &str) -> bool) -> bool {
-        let longest = *self
-            .longest
-            .get_or_init(|| self.list.iter().map(|p| p.len()).max().unwrap_or(0));
+        let longest = self.built().longest;
         let mut end = longest.min(lower.len());
         while !lower.is_char_boundary(end) {
             end += 1;
@@ -104,6 +136,91 @@ impl Phrases {
     pub fn opens_word(&self, lower: &str) -> bool {
         self.opens(lower, |rest, phrase| boundary(last(phrase), first(rest)))
     }
+}
+
+/// Class names and ids matched as a case-sensitive regex of literals
+/// would: a phrase anywhere, or a whole token (between the text's ends,
+/// white space, `_` and `-`) among `tokens`, or a token opening with one
+/// of `token_starts`.
+pub struct ClassWords {
+    pub anywhere: Phrases,
+    pub tokens: &'static [&'static str],
+    pub token_starts: &'static [&'static str],
+}
+
+impl ClassWords {
+    /// Does `names` (class names and id, as the page writes them) hold one
+    /// of the words?
+    pub fn is_match(&self, names: &str) -> bool {
+        self.anywhere.contains(names)
+            || ((!self.tokens.is_empty() || !self.token_starts.is_empty())
+                && names
+                    .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
+                    .any(|t| {
+                        self.tokens.contains(&t)
+                            || self.token_starts.iter().any(|s| t.starts_with(s))
+                    }))
+    }
+}
+
+/// Every phrase a literal alternation spells: `|` between alternatives,
+/// `( )` around a group of them, `?` after a character or a group makes it
+/// optional, `\\` takes the next character as it is. `a-?b(c|d)` is
+/// `a-bc`, `a-bd`, `abc`, `abd`.
+pub fn expand(pattern: &str) -> Vec<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (mut out, end) = alternatives(&chars, 0);
+    assert_eq!(end, chars.len(), "an unmatched ')' in {pattern}");
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
+    out
+}
+
+/// The alternatives from `i` to the closing `)` or the end, and where they stop.
+fn alternatives(chars: &[char], mut i: usize) -> (Vec<String>, usize) {
+    let mut done = Vec::new();
+    let mut cur = vec![String::new()];
+    while i < chars.len() {
+        let piece: Vec<String> = match chars[i] {
+            '|' => {
+                done.append(&mut cur);
+                cur = vec![String::new()];
+                i += 1;
+                continue;
+            }
+            ')' => break,
+            '(' => {
+                let (group, end) = alternatives(chars, i + 1);
+                assert!(end < chars.len(), "an unclosed '(' in a phrase pattern");
+                i = end + 1;
+                group
+            }
+            '\\' if i + 1 < chars.len() => {
+                i += 2;
+                vec![chars[i - 1].to_string()]
+            }
+            c => {
+                i += 1;
+                vec![c.to_string()]
+            }
+        };
+        let optional = chars.get(i) == Some(&'?');
+        if optional {
+            i += 1;
+        }
+        let mut next = Vec::with_capacity(cur.len() * (piece.len() + 1));
+        for a in &cur {
+            for b in &piece {
+                next.push(format!("{a}{b}"));
+            }
+            if optional {
+                next.push(a.clone());
+            }
+        }
+        cur = next;
+    }
+    done.append(&mut cur);
+    (done, i)
 }
 
 fn first(s: &str) -> Option<char> {
@@ -157,6 +274,75 @@ pub(crate) mod oracle {
         out
     }
 
+    /// Class names to hold a [`super::ClassWords`] or a case-sensitive
+    /// list to its regex: token edge cases, then each phrase alone, inside
+    /// other names, cut short and in capitals.
+    pub fn class_texts(phrases: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = [
+            "comment-list",
+            "ad",
+            "ads",
+            "x-ad-y",
+            "header_ad",
+            "bad",
+            "tag",
+            "tags",
+            "taglist",
+            "nav",
+            "navigation",
+            "main-nav",
+            "canvas",
+            "sub_nav",
+            "slide",
+            "slides",
+            "slideshow",
+            "slider",
+            "my-slides",
+            "landslide",
+            "article-body",
+            "articlebody",
+            "entry content",
+            "info-box",
+            "infobox",
+            "embed-consent",
+            "privacyshield",
+            "read-next",
+            "readalso",
+            "ARTICLE",
+            "Nav",
+            "h-entry",
+            "com-x",
+            "",
+            "  ",
+            "foo bar",
+            "about-theauthor",
+            "dek",
+            "x_deck",
+            "summary-box",
+            "author",
+            "authors",
+            "co-author",
+            "authorship",
+            "is-locked",
+        ]
+        .map(String::from)
+        .to_vec();
+        for p in phrases {
+            let cut: String = p
+                .chars()
+                .take(p.chars().count().saturating_sub(1))
+                .collect();
+            out.extend([
+                p.to_string(),
+                format!("x {p}-y"),
+                format!("a{p}b"),
+                cut,
+                p.to_uppercase(),
+            ]);
+        }
+        out
+    }
+
     fn capitalise(p: &str) -> String {
         let mut c = p.chars();
         match c.next() {
@@ -171,6 +357,13 @@ mod tests {
     use super::*;
 
     static LIST: Phrases = Phrases::new(&["read more", "©", "stand:", "über uns"]);
+
+    #[test]
+    fn patterns_expand_to_their_phrases() {
+        assert_eq!(expand("a-?b(c|d)"), ["a-bc", "a-bd", "abc", "abd"]);
+        assert_eq!(expand("x|(y|z)s?|w\\?"), ["x", "ys", "y", "zs", "z", "w?"]);
+        assert_eq!(expand("ab(c|d)?"), ["abc", "abd", "ab"]);
+    }
 
     #[test]
     fn boundaries_follow_the_regex_crate() {

@@ -186,10 +186,31 @@ fn year_and_letter(t: &str) -> bool {
 }
 
 /// `dd.mm.yy`, a two-digit year (used only when no full date is written).
-static SHORT_YEAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[^\d.])([0-3]?\d)\.([01]?\d)\.(\d\d)(?:[^\d.]|\.?$|\.\s)")
-        .expect("static regex")
-});
+/// Gate (see `crate::gated`): two dots between digits (`\d` is within
+/// `char::is_numeric`).
+static SHORT_YEAR: Gated = Gated::new(
+    |t| dots_between_digits(t) >= 2,
+    || {
+        Regex::new(r"(?:^|[^\d.])([0-3]?\d)\.([01]?\d)\.(\d\d)(?:[^\d.]|\.?$|\.\s)")
+            .expect("static regex")
+    },
+);
+
+/// How many dots of `t` stand between two digits (at most 2 counted).
+fn dots_between_digits(t: &str) -> usize {
+    let mut n = 0;
+    let mut prev = [' ', ' '];
+    for c in t.chars() {
+        if prev[0].is_numeric() && prev[1] == '.' && c.is_numeric() {
+            n += 1;
+            if n == 2 {
+                break;
+            }
+        }
+        prev = [prev[1], c];
+    }
+    n
+}
 
 fn month(word: &str) -> Option<u32> {
     let w = word.to_lowercase();
@@ -326,6 +347,23 @@ fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_year_gate_passes_every_short_date() {
+        for t in [
+            "05.03.20",
+            "1.1.99.",
+            "Am 5.3.21 um 10 Uhr",
+            "x 31.12.07. Y",
+            "٠٥.٠٣.٢٠",
+            "12.5.2020 und 3.4.21",
+        ] {
+            assert!(SHORT_YEAR.holds(t), "{t}");
+        }
+        assert!(SHORT_YEAR.is_match("Am 5.3.21 um"));
+        assert!(!SHORT_YEAR.is_match("Version 2.5 and 3.1"));
+        assert_eq!(dots_between_digits("a 1.2 b"), 1);
+    }
 
     #[test]
     fn a_publication_label_beats_an_earlier_change_date() {

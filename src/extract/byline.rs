@@ -18,6 +18,7 @@ use super::dom::{Dom, Kind, NodeId};
 use super::meta::{self, Meta};
 use crate::date::written::first_date;
 use crate::gated::Gated;
+use crate::phrases::{Phrases, lower};
 
 /// Author meta names, most specific first.
 const AUTHOR_METAS: &[&str] = &[
@@ -61,23 +62,75 @@ fn lead() -> Regex {
 
 /// What follows the names: a separator, a handle, a line break, or "am"
 /// and a day ("lupa am 26/10/13", "Isabella am Samstag").
-static TAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\b|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+\d|\s+am\s+\p{Lu})")
-        .expect("static regex")
-});
+///
+/// Gate (see `crate::gated`): every form but two needs a digit or one of
+/// `|•·@` or a line break; those two are a weekday (each spells `day`, `tag`
+/// or is `mittwoch`, in any case) and ` am` before a capital.
+static TAIL: Gated = Gated::new(
+    |t| {
+        t.contains(|c: char| c.is_numeric() || matches!(c, '|' | '•' | '·' | '@' | '\n'))
+            || WEEKDAY_PARTS.contains(&lower(t))
+            || t.match_indices("am")
+                .any(|(i, _)| t[..i].chars().next_back().is_some_and(char::is_whitespace))
+    },
+    || {
+        Regex::new(r"(?i:\s+(?:hace|vor|il y a)\s+\d|\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\b|\s+\d+\s*(?:h|min|hours?|minutes?|days?|stunden|minuten|tagen?)\s+ago\b)|\s*(?:[|•·]|\s@\w|\n|\s+(?:am|on|le|el|il|um)\s+\d|\s+am\s+\p{Lu})").expect("static regex")
+    },
+);
+/// What every weekday name in [`TAIL`] spells.
+static WEEKDAY_PARTS: Phrases = Phrases::new(&["day", "tag", "mittwoch"]);
 
 /// Connecting words left at the end once a date is cut ("am", "on", "le").
-static DANGLING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[\s,;:–—-]+(?:am|on|le|at|um|the)?)+$").expect("static regex")
-});
+///
+/// Gate: a match ends the text, with a separator or one of the words.
+static DANGLING: Gated = Gated::new(
+    |t| {
+        t.chars()
+            .next_back()
+            .is_some_and(|c| c.is_whitespace() || ",;:–—-".contains(c))
+            || DANGLING_WORDS.opens(&lower(&last_chars(t, 3)), |rest, _| rest.is_empty())
+            || DANGLING_WORDS.opens(&lower(&last_chars(t, 2)), |rest, _| rest.is_empty())
+    },
+    || Regex::new(r"(?i)(?:[\s,;:–—-]+(?:am|on|le|at|um|the)?)+$").expect("static regex"),
+);
+/// The words [`DANGLING`] cuts.
+static DANGLING_WORDS: Phrases = Phrases::new(&["am", "on", "le", "at", "um", "the"]);
+
+/// The last `n` characters of `t`.
+fn last_chars(t: &str, n: usize) -> String {
+    let skip = t.chars().count().saturating_sub(n);
+    t.chars().skip(skip).collect()
+}
 
 /// Lines that are labels, not names ("Post author", "Follow", "Last updated").
-static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^(?:post author|author|autor|follow|folgen|datum|date|name\s*\*?|share|teilen)$|\b(?:updated|aktualisiert|published|publiziert|veröffentlicht)\b|\b(?:said|schrieb|wrote)$",
-    )
-    .expect("static regex")
-});
+///
+/// Gate: the text holds one of the regex's words.
+static NOT_A_NAME: Gated = Gated::new(
+    |t| NOT_A_NAME_WORDS.contains(&lower(t)),
+    || {
+        Regex::new(r"(?i)^(?:post author|author|autor|follow|folgen|datum|date|name\s*\*?|share|teilen)$|\b(?:updated|aktualisiert|published|publiziert|veröffentlicht)\b|\b(?:said|schrieb|wrote)$").expect("static regex")
+    },
+);
+/// Every word [`NOT_A_NAME`] names.
+static NOT_A_NAME_WORDS: Phrases = Phrases::new(&[
+    "author",
+    "autor",
+    "follow",
+    "folgen",
+    "datum",
+    "date",
+    "name",
+    "share",
+    "teilen",
+    "updated",
+    "aktualisiert",
+    "published",
+    "publiziert",
+    "veröffentlicht",
+    "said",
+    "schrieb",
+    "wrote",
+]);
 
 /// The page's byline, cleaned, if any source gives one.
 pub fn find(dom: &Dom, m: &Meta) -> Option<String> {
@@ -259,7 +312,7 @@ fn clean(raw: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::clean;
+    use super::{DANGLING, NOT_A_NAME, TAIL, clean};
 
     #[test]
     fn bylines_are_reduced_to_names() {
@@ -319,5 +372,60 @@ mod tests {
         for (raw, want) in table {
             assert_eq!(clean(raw).as_deref(), want, "{raw}");
         }
+    }
+
+    #[test]
+    fn the_gates_pass_every_line_their_regexes_match() {
+        let mut lines = crate::phrases::oracle::texts(&[
+            "jane doe",
+            "jane doe | the times",
+            "jane doe • 5 min",
+            "jane doe am 5. mai",
+            "jane doe am Montag",
+            "jane doe on monday",
+            "jane doe, friday",
+            "jane doe vor 3 stunden",
+            "jane doe 3 hours ago",
+            "jane doe @jd",
+            "jane doe\nreporter",
+            "jane doe, am",
+            "jane doe the",
+            "jane doe -",
+            "post author",
+            "name *",
+            "last updated",
+            "veröffentlicht am",
+            "he said",
+            "jane doe schrieb",
+            "adam",
+            "sam",
+            "jane doe le",
+            "jane doe um",
+        ]);
+        lines.extend(
+            [
+                "Jane Doe\u{2003}am Sonntag",
+                "Jane Doe\tAM",
+                "JANE DOE THE",
+                "Autor",
+            ]
+            .map(String::from),
+        );
+        for (name, gated) in [
+            ("TAIL", &TAIL),
+            ("DANGLING", &DANGLING),
+            ("NOT_A_NAME", &NOT_A_NAME),
+        ] {
+            let mut matched = 0;
+            for t in &lines {
+                assert!(
+                    gated.holds(t),
+                    "{name}'s gate rejects {t:?}, which it matches"
+                );
+                matched += usize::from(gated.is_match(t));
+            }
+            assert!(matched > 10, "{name}: the lines hold matches ({matched})");
+        }
+        assert!(!TAIL.is_match("Jane Doe") && !DANGLING.is_match("Jane Doe"));
     }
 }

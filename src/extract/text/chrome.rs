@@ -2,12 +2,8 @@
 //! prune (navigation, sharing, comments, ads, hidden elements...), and the
 //! weight a class name gives a scoring candidate.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::extract::dom::{Dom, Kind, NodeId};
-use crate::phrases::{Phrases, lower};
+use crate::phrases::{ClassWords, Phrases, lower};
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -63,38 +59,52 @@ const PRUNED_ROLES: &[&str] = &[
     "tablist",
     "toolbar",
 ];
-pub(super) static CHROME_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
-    )
-    .expect("static regex")
-});
-static CHROME_WEAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
-    )
-    .expect("static regex")
-});
-static LIKELY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"article|body|content|main|post|story|entry|text|blog|column|shadow|prose")
-        .expect("static regex")
-});
-static POSITIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose")
-        .expect("static regex")
-});
-static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"hidden|banner|combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|dateline|writtenby")
-        .expect("static regex")
-});
+pub(super) static CHROME_STRONG: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
+    ),
+    tokens: &["ad", "ads", "tag", "tags"],
+    token_starts: &[],
+};
+static CHROME_WEAK: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "footer|header|masthead|menu|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
+    ),
+    tokens: &[],
+    token_starts: &["nav"],
+};
+static LIKELY: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "article|body|content|main|post|story|entry|text|blog|column|shadow|prose",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
+static POSITIVE: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
+static NEGATIVE: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "hidden|banner|combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|dateline|writtenby",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
 
 /// Boxes inside article bodies that are not the article: embedded-media
 /// consent placeholders, donation appeals, expandable info and fact boxes,
 /// inline teasers of other stories.
-static BODY_BOX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"info-?box|fact-?box|infokasten|accordion|donat|spende|support-?us|embed-?(consent|placeholder|privacy)|(consent|privacy)-?(placeholder|shield|overlay|embed)|two-?click|2-?click|external-?content|inline-?(teaser|promo|related)|lesetipp|lese-?empfehlung|mehr-?zum-?thema|lire-?aussi|a-?lire|leer-?mas|read-?(also|next)")
-        .expect("static regex")
-});
+static BODY_BOX: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "info-?box|fact-?box|infokasten|accordion|donat|spende|support-?us|embed-?(consent|placeholder|privacy)|(consent|privacy)-?(placeholder|shield|overlay|embed)|two-?click|2-?click|external-?content|inline-?(teaser|promo|related)|lesetipp|lese-?empfehlung|mehr-?zum-?thema|lire-?aussi|a-?lire|leer-?mas|read-?(also|next)",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
 /// Text of a consent placeholder: a consent or cookie word ...
 static CONSENT_WORD: Phrases = Phrases::new(&[
     "zustimm",
@@ -192,16 +202,21 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
 
 /// Class names of the article body itself (`article-body`), which a box
 /// word inside them (`article-body--accordion`) does not make a box.
-static LIKELY_BODY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"article-?body|entry-?content|post-?content|story-?body").expect("static regex")
-});
+static LIKELY_BODY: ClassWords = ClassWords {
+    anywhere: Phrases::pattern("article-?body|entry-?content|post-?content|story-?body"),
+    tokens: &[],
+    token_starts: &[],
+};
 
 /// Class names of slideshows and listicles, whose captions and hidden
 /// slides are the article.
-static SLIDES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"slide-?show|gallery|galerie|carousel|swiper|diashow|diaporama|listicle|fotostrecke|klickstrecke|photo-?story|(^|[\s_-])slides?($|[\s_-])|slider")
-        .expect("static regex")
-});
+static SLIDES: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "slide-?show|gallery|galerie|carousel|swiper|diashow|diaporama|listicle|fotostrecke|klickstrecke|photo-?story|slider",
+    ),
+    tokens: &["slide", "slides"],
+    token_starts: &[],
+};
 
 /// Is `id` a slideshow: named as one, with at least three slides (its
 /// element children, or those of its one wrapper)?
@@ -322,6 +337,8 @@ fn holds_prose(dom: &Dom, id: NodeId) -> bool {
 #[cfg(test)]
 mod phrase_tests {
     //! The box phrase lists held to the regexes they replaced.
+    use regex::Regex;
+
     use super::*;
     use crate::phrases::oracle::texts;
 
@@ -340,6 +357,49 @@ mod phrase_tests {
                 re.is_match(&t),
                 "{regex} on {t:?}"
             );
+        }
+    }
+
+    #[test]
+    fn class_words_match_their_regexes() {
+        for (words, regex) in [
+            (
+                &CHROME_STRONG,
+                r"comment|kommentar|comentario|disqus|sidebar|related|share|sharing|social|newsletter|subscri|cookie|consent|breadcrumb|outbrain|taboola|promo|advert|sponsor|popular|trending|recommend|signup|sign-up|popup|modal|(^|[\s_-])ads?($|[\s_-])|banner|author-?bio|about-?the-?author|skip-?link|print-?only|screen-?reader|sr-only|visually-?hidden|(^|[\s_-])tags?($|[\s_-])|tag-?list|pagination|pager|toolbar|paywall|more-?stories|also-?read|see-?also|rating|login|follow-?us|caption|copyright|credit|image-?description|image-?annotation",
+            ),
+            (
+                &CHROME_WEAK,
+                r"footer|header|masthead|menu|(^|[\s_-])nav|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
+            ),
+            (
+                &LIKELY,
+                r"article|body|content|main|post|story|entry|text|blog|column|shadow|prose",
+            ),
+            (
+                &POSITIVE,
+                r"article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose",
+            ),
+            (
+                &NEGATIVE,
+                r"hidden|banner|combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|byline|author|dateline|writtenby",
+            ),
+            (
+                &BODY_BOX,
+                r"info-?box|fact-?box|infokasten|accordion|donat|spende|support-?us|embed-?(consent|placeholder|privacy)|(consent|privacy)-?(placeholder|shield|overlay|embed)|two-?click|2-?click|external-?content|inline-?(teaser|promo|related)|lesetipp|lese-?empfehlung|mehr-?zum-?thema|lire-?aussi|a-?lire|leer-?mas|read-?(also|next)",
+            ),
+            (
+                &LIKELY_BODY,
+                r"article-?body|entry-?content|post-?content|story-?body",
+            ),
+            (
+                &SLIDES,
+                r"slide-?show|gallery|galerie|carousel|swiper|diashow|diaporama|listicle|fotostrecke|klickstrecke|photo-?story|(^|[\s_-])slides?($|[\s_-])|slider",
+            ),
+        ] {
+            let re = Regex::new(regex).unwrap();
+            for n in crate::phrases::oracle::class_texts(&words.anywhere.list()) {
+                assert_eq!(words.is_match(&n), re.is_match(&n), "{regex} on {n:?}");
+            }
         }
     }
 

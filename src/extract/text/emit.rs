@@ -308,14 +308,25 @@ fn is_long_prompt(t: &str, lower: &str) -> bool {
 /// Longest paragraph that [`PROMPT_LONG`] may drop.
 const PROMPT_LONG_CHARS: usize = 160;
 /// Picture credits and captions' credit lines (`Foto: ...`, `Photo: ...`).
-/// Gate (see `crate::gated`): every credit line has its colon.
+/// Gate (see `crate::gated`): no label holds a colon, so a credit line's
+/// label is all of the text before its first colon, less white space at
+/// its end: short, or `Abbildung` and a number.
 static CREDIT: Gated = Gated::new(
-    |t| t.contains(':'),
+    |t| {
+        t.split_once(':').is_some_and(|(label, _)| {
+            let label = label.trim_start_matches('(').trim_end();
+            label.chars().count() <= SHORT_LABEL
+                || lower(&label.chars().take(9).collect::<String>()) == "abbildung"
+        })
+    },
     || {
         Regex::new(r"(?i)^\(?(foto|fotos|photo|photos|bild|image|credit|credits|bildquelle|quelle|fuente|crédito|crédits?( photos?)?|abbildung \d+|telefon|tel\.?|phone|fax|e-?mail)\s*:")
         .expect("static regex")
     },
 );
+/// Characters in the longest [`CREDIT`] label but `Abbildung N`
+/// (`crédits photos`, 14), with room to spare.
+const SHORT_LABEL: usize = 16;
 /// Longest paragraph that [`CREDIT`] may drop.
 const CREDIT_CHARS: usize = 80;
 
@@ -398,9 +409,10 @@ fn is_boilerplate(t: &str) -> bool {
 }
 
 /// A time of day alone (a live blog entry's stamp): `10:05`, `14.30 Uhr`.
-/// Gate: the line starts with a digit (`\d` is within `char::is_numeric`).
+/// Gate: the line starts with a digit (`\d` is within `char::is_numeric`)
+/// and has at most 9 characters besides white space (`14.30a.m.`).
 static TIME_LINE: Gated = Gated::new(
-    |t| t.chars().next().is_some_and(char::is_numeric),
+    |t| t.chars().next().is_some_and(char::is_numeric) && at_most_dark(t, 9),
     || {
         Regex::new(r"(?i)^\d{1,2}[:.h]\d{2}(\s*(uhr|h|am|pm|a\.m\.|p\.m\.))?$")
             .expect("static regex")
@@ -408,14 +420,20 @@ static TIME_LINE: Gated = Gated::new(
 );
 
 /// A slideshow's counter: `3 / 12`, `Bild 3 von 12`, `Photo 3 of 12`.
-/// Gate: a counter has digits (`\d` is within `char::is_numeric`).
+/// Gate: a counter has digits (`\d` is within `char::is_numeric`) and at
+/// most 21 characters besides white space (`Diapositive 123 sur 123`).
 static SLIDE_COUNTER: Gated = Gated::new(
-    |t| t.chars().any(char::is_numeric),
+    |t| at_most_dark(t, 21) && t.chars().any(char::is_numeric),
     || {
         Regex::new(r"(?i)^((bild|foto|photo|image|slide|diapositive|imagen|画像)\s*)?\d{1,3}\s*(/|von|of|sur|de|枚中)\s*\d{1,3}\s*(枚)?$")
         .expect("static regex")
     },
 );
+
+/// Has `t` at most `n` characters that are not white space?
+fn at_most_dark(t: &str, n: usize) -> bool {
+    t.chars().filter(|c| !c.is_whitespace()).nth(n).is_none()
+}
 
 /// Longest paragraph that [`BOILERPLATE`] may drop.
 const BOILERPLATE_CHARS: usize = 160;
@@ -928,7 +946,7 @@ mod phrase_tests {
     fn boilerplate_matches_its_regex() {
         same(
             "BOILERPLATE",
-            BOILERPLATE.list(),
+            &BOILERPLATE.list(),
             r"(?i)^(read more|related|see also|more from|recommended|sign up|subscribe|share this|follow us|all rights reserved|copyright|©|lesen sie auch|lesen sie mehr|mehr zum thema|mehr themen|auch interessant|das könnte dich|das könnte sie|weitere informationen|weitere artikel|zum thema|teilen|lire aussi|à lire aussi|lee también|leer más|te puede interesar|czytaj też|czytaj także|zobacz też|lesen sie hier|auch lesen|vea también|ver también|leia também|mira:|dowiedz się więcej|czytaj więcej|neugierig geworden|lust auf mehr|weitere infos|zurück zur (übersicht|listenansicht|startseite|liste)|back to (top|the (top|home\w*|overview|list))|bild anzeigen|pingback|trackback|eingestellt von|verfasst von|posted by|titelbild|beitragsbild|aktualisiert am|zuletzt aktualisiert|last updated|stand:|if you enjoyed|suggested citation|download the)\b",
             |t| opens_with_boilerplate(&lower(t)),
         );
@@ -938,7 +956,7 @@ mod phrase_tests {
     fn label_lines_match_their_regex() {
         same(
             "BOILERPLATE_LINE",
-            BOILERPLATE_LINE.list(),
+            &BOILERPLATE_LINE.list(),
             r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
             |t| is_label_line(&lower(t)),
         );
@@ -948,7 +966,7 @@ mod phrase_tests {
     fn prompts_match_their_regexes() {
         same(
             "PROMPT",
-            PROMPT.list(),
+            &PROMPT.list(),
             r"(?i)(artikel teilen|beitrag teilen|share this (article|post|story)|artikel bewerten|beitrag bewerten|rate this (article|post|recipe)|in den kommentaren|leave a comment|kommentar schreiben|newsletter|abonnieren sie|subscribe to|sign up for|enjoyed reading|lesen sie weiter|zugang und lesen|read the full (story|article)|als pdf herunterladen|download as pdf|besuchen sie unseren|follow us on|folgen sie uns|all rights reserved|alle rechte vorbehalten)",
             |t| PROMPT.contains(&lower(t)),
         );
@@ -971,9 +989,53 @@ mod phrase_tests {
     fn date_labels_match_their_regex() {
         same(
             "META_DATE_LABEL",
-            META_DATE_LABEL.list(),
+            &META_DATE_LABEL.list(),
             r"(?i)^(stand|updated|aktualisiert|published|veröffentlicht|erschienen|posted|datum|date|modified|geändert|publicado|actualizado|publié)\W*$",
             is_date_label,
         );
+    }
+
+    #[test]
+    fn the_short_line_gates_pass_every_line_their_regexes_match() {
+        let mut lines = texts(&[
+            "foto",
+            "(photo",
+            "crédits photos",
+            "abbildung 12",
+            "tel.",
+            "e-mail",
+            "bild 3 von 12",
+            "diapositive 123 sur 123",
+            "3 / 12",
+            "画像 3 枚中 12 枚",
+            "10:05",
+            "14.30 uhr",
+            "9h30 a.m.",
+            "12:00 p.m.",
+        ]);
+        lines.extend(
+            [
+                "Foto      : x",
+                "(Abbildung 123456789012: x",
+                "１０:０５",
+                "3 /\t12",
+            ]
+            .map(String::from),
+        );
+        for (name, gated) in [
+            ("CREDIT", &CREDIT),
+            ("TIME_LINE", &TIME_LINE),
+            ("SLIDE_COUNTER", &SLIDE_COUNTER),
+        ] {
+            let mut matched = 0;
+            for t in &lines {
+                assert!(
+                    gated.holds(t),
+                    "{name}'s gate rejects {t:?}, which it matches"
+                );
+                matched += usize::from(gated.is_match(t));
+            }
+            assert!(matched > 10, "{name}: the lines hold matches ({matched})");
+        }
     }
 }

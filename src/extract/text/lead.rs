@@ -2,23 +2,24 @@
 //! container, in its header or a hero block, and so outside what scoring
 //! chose.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::chrome::{CHROME_STRONG, tag_pruned};
 use super::stats::Stats;
 use crate::extract::dom::{Dom, NodeId};
+use crate::phrases::{ClassWords, Phrases};
 
-static LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])")
-        .expect("static regex")
-});
+static LEAD: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline",
+    ),
+    tokens: &["dek", "deck", "summary", "description"],
+    token_starts: &[],
+};
 
-static BYLINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"byline|(^|[\s_-])authors?($|[\s_-])|author-?(bio|info|box|blurb|desc)")
-        .expect("static regex")
-});
+static BYLINE: ClassWords = ClassWords {
+    anywhere: Phrases::pattern("byline|author-?(bio|info|box|blurb|desc)"),
+    tokens: &["author", "authors"],
+    token_starts: &[],
+};
 
 /// Levels above the container searched for a lead.
 const LEAD_LEVELS: usize = 4;
@@ -110,4 +111,28 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
         }
     }
     found
+}
+
+#[cfg(test)]
+mod class_word_tests {
+    use super::{BYLINE, LEAD};
+
+    #[test]
+    fn lead_and_byline_names_match_their_regexes() {
+        for (words, regex) in [
+            (
+                &LEAD,
+                r"lead|intro|standfirst|excerpt|abstract|teaser|chapeau|vorspann|perex|bajada|sommario|sub-?title|sub-?headline|(^|[\s_-])(dek|deck|summary|description)($|[\s_-])",
+            ),
+            (
+                &BYLINE,
+                r"byline|(^|[\s_-])authors?($|[\s_-])|author-?(bio|info|box|blurb|desc)",
+            ),
+        ] {
+            let re = regex::Regex::new(regex).unwrap();
+            for n in crate::phrases::oracle::class_texts(&words.anywhere.list()) {
+                assert_eq!(words.is_match(&n), re.is_match(&n), "{regex} on {n:?}");
+            }
+        }
+    }
 }

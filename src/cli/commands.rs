@@ -11,7 +11,9 @@ use super::args::{
     BuildArgs, CheckUrlArgs, CompactArgs, CrawlArgs, DashboardArgs, ExtractArgs, HealthArgs,
     KeysArgs, ProbeArgs, ReextractArgs, RenumberArgs, StatsArgs,
 };
-use super::{EXIT_INTERRUPTED, EXIT_OUTAGE, done, load_config, print, runtime};
+use super::{
+    EXIT_INTERRUPTED, EXIT_OUTAGE, done, leave, load_config, one_thread_runtime, print, runtime,
+};
 use scraper::config::Overrides;
 
 /// `scraper crawl`: 0 at a limit or out of work, 130 interrupted, 69 an outage.
@@ -56,19 +58,22 @@ pub fn crawl(config: &Path, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
 /// `scraper check-url URL`.
 pub fn check_url(config: &Path, a: &CheckUrlArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(config)?;
-    let report = runtime()?.block_on(scraper::inspect::check_url(
+    let report = one_thread_runtime()?.block_on(scraper::inspect::check_url(
         &config,
         &a.url,
         a.proxy.as_deref(),
     ))?;
     print::check_url::show(&report, a.json);
+    leave(config);
     Ok(ExitCode::SUCCESS)
 }
 
 /// `scraper extract FILE...`.
 pub fn extract(config: &Path, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(config)?;
-    super::extract_files::run_files(&config, &a.paths, a.url.as_deref()).map(done)
+    let result = super::extract_files::run_files(&config, &a.paths, a.url.as_deref());
+    leave(config);
+    result.map(done)
 }
 
 /// `scraper stats`: the report, or its JSON with `--json`.

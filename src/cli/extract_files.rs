@@ -75,5 +75,6 @@ pub fn run_files(
         out.write_all(b"\n")?;
     }
     out.flush()?;
+    super::leave(rule);
     Ok(())
 }

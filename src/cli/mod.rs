@@ -53,6 +53,22 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// A runtime on this thread, for a command that asks a few URLs in turn
+/// (no worker threads to start).
+fn one_thread_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// Leave a value to the end of the process instead of freeing it piece by
+/// piece: a one-page command ends right after, and freeing the config's
+/// vocabularies costs more of its time than the page (`benches/one_page.sh`).
+fn leave<T>(value: T) {
+    std::mem::forget(value);
+}
+
 fn load_config(path: &std::path::Path) -> anyhow::Result<Config> {
     Ok(Config::load(path)?)
 }

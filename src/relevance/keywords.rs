@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::matcher::Matcher;
-
 /// The two-tier relevance rule and the article test.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -126,10 +124,9 @@ impl Default for ScoreWeights {
 }
 
 impl Keywords {
-    /// The section's own checks (`Config::load` runs them): every list
-    /// compiles, thresholds and weights in range, ambiguous groups well formed.
+    /// The section's own checks (`Config::load` runs them): thresholds and
+    /// weights in range, ambiguous groups well formed.
     pub fn validate(&self) -> Result<(), String> {
-        check_keywords(self)?;
         for (name, v) in [
             ("keywords.min_relevance_score", self.min_relevance_score),
             ("keywords.score.full_spread", self.score.full_spread),
@@ -210,37 +207,4 @@ impl Default for Keywords {
             languages: BTreeMap::new(),
         }
     }
-}
-
-/// Whether every keyword list compiles into its matcher: a list too large for
-/// one pattern is a config error rather than a rule that finds nothing. Cheap
-/// for lists of ordinary size (see [`Matcher::check`]).
-pub fn check_keywords(keywords: &Keywords) -> Result<(), String> {
-    let mut lists = vec![
-        ("keywords.targets".to_string(), &keywords.targets),
-        (
-            "keywords.strong_targets".to_string(),
-            &keywords.strong_targets,
-        ),
-    ];
-    for (i, a) in keywords.ambiguous.iter().enumerate() {
-        lists.push((format!("keywords.ambiguous[{i}].context"), &a.context));
-    }
-    for (code, v) in &keywords.languages {
-        let prefix = format!("keywords.languages.{}", code.0);
-        lists.push((format!("{prefix}.targets"), &v.targets));
-        lists.push((format!("{prefix}.strong_targets"), &v.strong_targets));
-        for (i, a) in v.ambiguous.iter().enumerate() {
-            lists.push((format!("{prefix}.ambiguous[{i}].context"), &a.context));
-        }
-    }
-    for (name, terms) in lists {
-        Matcher::check(terms).map_err(|e| {
-            format!(
-                "{name}: {} terms do not compile into one pattern ({e}); use fewer or shorter terms",
-                terms.len()
-            )
-        })?;
-    }
-    Ok(())
 }

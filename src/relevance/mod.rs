@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 pub use evidence::Evidence;
-pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary, check_keywords};
+pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
 use matcher::Matcher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's

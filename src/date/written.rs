@@ -224,15 +224,28 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
             best = Some((pos, d));
         }
     };
-    if let Some(c) = DAY_MONTH_YEAR.captures(text) {
+    // A date inside a web address written out in the text (a cited link,
+    // `example.org/2019/07/19/slug`) is the address's, not written for
+    // readers: the first match outside one counts.
+    let written = |m: &regex::Match| !in_web_address(text, m.start());
+    if let Some(c) = DAY_MONTH_YEAR
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = month(&c[2]).and_then(|m| ymd(&c[3], m, &c[1]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
-    if let Some(c) = MONTH_DAY_YEAR.captures(text) {
+    if let Some(c) = MONTH_DAY_YEAR
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = month(&c[1]).and_then(|m| ymd(&c[3], m, &c[2]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
-    if let Some(c) = ISO.captures(text) {
+    if let Some(c) = ISO
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
@@ -241,7 +254,7 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         consider(c.get(1).map_or(0, |m| m.start()), d);
     }
     for c in NUMERIC.captures_iter(text) {
-        if c[2] != c[4] {
+        if c[2] != c[4] || c.get(0).is_some_and(|m| !written(&m)) {
             continue;
         }
         let (a, b): (u32, u32) = match (c[1].parse(), c[3].parse()) {
@@ -273,6 +286,32 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         return Some((c.get(1).map_or(0, |m| m.start()), d));
     }
     best
+}
+
+/// Is the byte at `at` inside a web address written in the text: a
+/// whitespace-free token with a scheme, a `www.` or a host name followed by
+/// a path (`example.org/2019/07/19/`)?
+fn in_web_address(text: &str, at: usize) -> bool {
+    let start = text[..at]
+        .char_indices()
+        .rfind(|&(_, c)| c.is_whitespace() || matches!(c, '(' | '<' | '"' | '\''))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let token = &text[start..at];
+    if token.contains("://") || token.starts_with("www.") {
+        return true;
+    }
+    // A host name (`name.tld`) right before the first slash of the token.
+    token.find('/').is_some_and(|slash| {
+        let host = &token[..slash];
+        host.rsplit_once('.').is_some_and(|(name, tld)| {
+            !name.is_empty()
+                && tld.len() >= 2
+                && tld.bytes().all(|b| b.is_ascii_alphabetic())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
+        })
+    })
 }
 
 /// A label naming the publication date ("Erschienen am:", "Published on").
@@ -388,6 +427,13 @@ mod tests {
                 "Updated 5 May 2023; first published 1 April 2023",
                 Some("2023-05-05"),
             ),
+            // Dates in web addresses written out are the addresses'.
+            ("see example.org/2019/07/19/slug", None),
+            ("at https://a.test/news/19-07-2019/x", None),
+            ("www.a.test/2019-07-19-post", None),
+            ("blog.a.test/2019/07/19/x, 4 March 2024", Some("2024-03-04")),
+            ("Berlin/2019-07-19: talks resume", Some("2019-07-19")),
+            ("Berlin,\u{a0}19.07.2019", Some("2019-07-19")),
         ];
         for (text, want) in table {
             let got = parse_text(text).map(|d| d.to_string());

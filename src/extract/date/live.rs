@@ -86,7 +86,13 @@ pub(super) fn live_start(
     let blogs: Vec<&Value> = m
         .jsonld
         .iter()
-        .filter(|v| meta::jsonld_types(v).contains(&"LiveBlogPosting"))
+        .filter(|v| {
+            // `LiveBlogPosting`, also written `schema:LiveBlogPosting` or
+            // as a full `https://schema.org/LiveBlogPosting`.
+            meta::jsonld_types(v)
+                .iter()
+                .any(|t| t.rsplit(['/', ':']).next() == Some("LiveBlogPosting"))
+        })
         .collect();
     if blogs.is_empty() {
         return None;

@@ -1,6 +1,6 @@
 //! The date rules on whole small pages: a re-dated story, an older page
-//! refreshed later, and a byline under the headline beside a table of
-//! dated rows.
+//! refreshed later, a byline under the headline beside a table of dated
+//! rows, an embedded post, the site's masthead, a bibliographic reference.
 
 use chrono::NaiveDate;
 
@@ -69,6 +69,13 @@ fn a_live_blog_is_not_redated_by_its_last_entry() {
         1,
     );
     assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-16"));
+    // The type named by its full schema.org address, in a graph.
+    let html = dated("2021-03-16", "2021-03-18", "18 March 2021").replacen(
+        "</head>",
+        r#"<script type="application/ld+json">{"@graph":[{"@type":"https://schema.org/LiveBlogPosting","coverageStartTime":"2021-03-16T07:00:00+01:00","datePublished":"2021-03-18T18:00:00+01:00"}]}</script></head>"#,
+        1,
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-16"));
 }
 
 #[test]
@@ -88,4 +95,42 @@ fn the_byline_under_the_headline_beats_a_table_of_dated_rows() {
     // the rows are still read (no date is lost).
     let p = page(&html.replace("2. August 2012", "Staff writer"));
     assert_eq!(day(&p).as_deref(), Some("2013-02-11"));
+}
+
+#[test]
+fn an_embedded_post_dates_the_post_not_the_page() {
+    let html = format!(
+        r#"<html><body><article><h1>Tram line opens</h1><div class="meta"><span class="date">4 March 2021</span></div>
+        {PROSE}<blockquote class="instagram-media"><p><a href="https://social.test/p/1">A post shared by the city</a></p>
+        <p><time datetime="2020-11-02T10:00:00+00:00">Nov 2, 2020</time></p></blockquote>{PROSE}</article></body></html>"#
+    );
+    let p = page(&html);
+    assert_eq!(day(&p).as_deref(), Some("2021-03-04"));
+    assert_eq!(p.date_source, Some(DateSource::Byline));
+}
+
+#[test]
+fn the_mastheads_date_is_today_not_the_pages() {
+    let masthead = r#"<header><h1 class="logo"><a href="/">City News</a></h1><span class="site-date">Friday, 9 April 2021</span><nav><a href="/a">A</a></nav></header>"#;
+    let html = format!(
+        r#"<html><body>{masthead}<div id="content"><h2>Tram line opens</h2><p>4 March 2021</p>{}</div></body></html>"#,
+        PROSE.repeat(3)
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
+    // A header that holds a story's headline is that story's.
+    let html = format!(
+        r#"<html><body><header><h2>Tram line opens</h2><span class="date">9 April 2021</span></header><div>{}</div></body></html>"#,
+        PROSE.repeat(3)
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-04-09"));
+}
+
+#[test]
+fn a_cited_works_date_is_not_the_pages() {
+    let html = format!(
+        r#"<html><body><article><p>Science · 4 March 2021</p><h1>Tram line opens</h1>{}
+        <p>In: Journal of Transport; Vol. 12, Issue 3, pp. 45 - 67, 2 February 2021, DOI 10.5555/jt.1</p></article></body></html>"#,
+        PROSE.repeat(3)
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
 }

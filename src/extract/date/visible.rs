@@ -20,16 +20,57 @@ static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-/// Is the element itself chrome: a navigation, footer or sidebar landmark,
-/// or a class naming one (page-wide classes on `body` and the like aside)?
+/// Is the element itself chrome for dates: a navigation, footer or sidebar
+/// landmark, a class naming one (page-wide classes on `body` and the like
+/// aside), a quoted or embedded post (`blockquote`: a social media post
+/// carries the day it was posted), or the site's masthead (today's date)?
 fn is_chrome(dom: &Dom, id: NodeId) -> bool {
     match dom.tag(id) {
-        "nav" | "footer" | "aside" | "menu" => true,
+        "nav" | "footer" | "aside" | "menu" | "blockquote" => true,
         "html" | "body" | "main" | "article" => false,
+        "header" if is_masthead(dom, id) => true,
         _ => dom
             .attr(id, "class")
             .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
     }
+}
+
+/// A `header` outside any `article` or `main` that holds no headline
+/// (`h1`, `h2`) but the site's logo (a heading linking to the home page):
+/// the site's masthead (logo, navigation, often today's date), not a
+/// story's header.
+fn is_masthead(dom: &Dom, id: NodeId) -> bool {
+    let links_home = |h: NodeId| {
+        dom.self_and_ancestors(h)
+            .take_while(|&a| a != id)
+            .chain(dom.descendants(h))
+            .any(|a| {
+                dom.is_element(a) && dom.tag(a) == "a" && dom.attr(a, "href").is_some_and(is_home)
+            })
+    };
+    !dom.ancestors(id)
+        .any(|a| matches!(dom.tag(a), "article" | "main"))
+        && !dom
+            .descendants(id)
+            .any(|d| dom.is_element(d) && matches!(dom.tag(d), "h1" | "h2") && !links_home(d))
+}
+
+/// Is a link's target a site's home page (`/`, `https://example.org/`)?
+fn is_home(href: &str) -> bool {
+    let path = href.find("://").map_or(href, |i| {
+        let rest = &href[i + 3..];
+        rest.find('/').map_or("", |j| &rest[j..])
+    });
+    matches!(path.trim(), "" | "/" | "./")
+}
+
+/// The page's headline: its first `h1` outside the masthead (a site's logo
+/// is often an `h1` there).
+fn headline(dom: &Dom, m: &Meta) -> Option<NodeId> {
+    m.h1.iter().map(|h| h.0).find(|&h| {
+        !dom.ancestors(h)
+            .any(|a| dom.tag(a) == "header" && is_masthead(dom, a))
+    })
 }
 
 /// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
@@ -61,11 +102,9 @@ pub(super) fn text_date(
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
     let body = dom.find("body").unwrap_or(0);
-    let start =
-        m.h1.first()
-            .map(|h| h.0)
-            .or_else(|| root.and_then(|r| dom.nodes[r].parent))
-            .unwrap_or(body);
+    let start = headline(dom, m)
+        .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+        .unwrap_or(body);
     if let Some(d) = scan_text(dom, body, start, 6_000, true, ok) {
         return Some(d);
     }
@@ -106,6 +145,7 @@ fn nearest_before(
                 && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
                 && !written::is_range(t)
                 && !is_change_label(t)
+                && !is_citation(t)
                 && !in_chrome(dom, id)
             {
                 last = Some((d, seen));
@@ -153,7 +193,10 @@ pub(super) fn scan_text(
             };
             if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
                 && !written::is_range(probe)
-                && !(skip_chrome && (in_chrome(dom, id) || super::live::in_teaser(dom, id)))
+                && !(skip_chrome
+                    && (is_citation(probe)
+                        || in_chrome(dom, id)
+                        || super::live::in_teaser(dom, id)))
             {
                 if !is_change_label(probe) {
                     return Some(d);
@@ -166,6 +209,23 @@ pub(super) fn scan_text(
         }
     }
     changed.map(|(d, _)| d)
+}
+
+/// Marks of a bibliographic reference: a DOI or ISBN, the day a source was
+/// looked up ("accessed", "abgerufen am"), or two of volume, issue and
+/// pages. Its date is the cited work's.
+static CITATION_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(doi[:\s]\s*10\.|isbn|issn|retrieved|accessed|abgerufen|consulté|consultado|consultato)")
+        .expect("static regex")
+});
+static CITATION_PART: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(vol\.|volume|issue|no\.|nr\.|jg\.|bd\.|heft|pp\.|s\.)\s*\d")
+        .expect("static regex")
+});
+
+/// Does the text read as a bibliographic reference?
+fn is_citation(text: &str) -> bool {
+    CITATION_STRONG.is_match(text) || CITATION_PART.find_iter(text).nth(1).is_some()
 }
 
 /// Text bytes after a change date in which a publication date may follow.
@@ -339,7 +399,7 @@ pub(super) fn byline_date(
     root: Option<NodeId>,
     ok: &dyn Fn(NaiveDate) -> bool,
 ) -> Option<NaiveDate> {
-    if let Some(d) = m.h1.first().and_then(|h| headline_byline(dom, h.0, ok)) {
+    if let Some(d) = headline(dom, m).and_then(|h| headline_byline(dom, h, ok)) {
         return Some(d);
     }
     let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);

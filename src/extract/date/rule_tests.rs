@@ -1,6 +1,7 @@
 //! The date rules on whole small pages: a re-dated story, an older page
 //! refreshed later, a byline under the headline beside a table of dated
-//! rows, an embedded post, the site's masthead, a bibliographic reference.
+//! rows, an embedded post, the site's masthead, a bibliographic reference,
+//! the story's own footer.
 
 use chrono::NaiveDate;
 
@@ -133,4 +134,17 @@ fn a_cited_works_date_is_not_the_pages() {
         PROSE.repeat(3)
     );
     assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
+}
+
+#[test]
+fn the_stories_own_footer_dates_it() {
+    let html = format!(
+        r#"<html><body><article><h1>Tram line opens</h1>{PROSE}<p>Comments can be sent until 30 April 2021.</p>{PROSE}
+        <footer class="entry-footer"><span class="posted-on">Posted on <time>4 March 2021</time></span></footer></article>
+        <footer class="site-footer"><p>Events: 9 May 2021</p></footer></body></html>"#
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
+    // The footer of a page-wide article without a headline stays the site's.
+    let html = html.replace("<h1>Tram line opens</h1>", "");
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-04-30"));
 }

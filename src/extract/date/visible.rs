@@ -24,8 +24,13 @@ static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
 /// landmark, a class naming one (page-wide classes on `body` and the like
 /// aside), a quoted or embedded post (`blockquote`: a social media post
 /// carries the day it was posted), or the site's masthead (today's date)?
+/// A `footer` of the story's own `article` is its meta line (posted on,
+/// by), not the site's footer.
 fn is_chrome(dom: &Dom, id: NodeId) -> bool {
     match dom.tag(id) {
+        "footer" if story_footer(dom, id) => dom
+            .attr(id, "class")
+            .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase().replace("footer", ""))),
         "nav" | "footer" | "aside" | "menu" | "blockquote" => true,
         "html" | "body" | "main" | "article" => false,
         "header" if is_masthead(dom, id) => true,
@@ -33,6 +38,29 @@ fn is_chrome(dom: &Dom, id: NodeId) -> bool {
             .attr(id, "class")
             .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
     }
+}
+
+/// A landmark whose subtree a text scan skips: navigation, sidebars and
+/// footers but a story's own (see [`is_chrome`]).
+fn skipped_landmark(dom: &Dom, id: NodeId) -> bool {
+    dom.is_element(id)
+        && match dom.tag(id) {
+            "nav" | "aside" => true,
+            "footer" => !story_footer(dom, id),
+            _ => false,
+        }
+}
+
+/// Is a `footer` inside the `article` that holds the page's headline (an
+/// `h1`): that story's own footer (HTML gives a footer to its nearest
+/// article)?
+fn story_footer(dom: &Dom, id: NodeId) -> bool {
+    dom.ancestors(id)
+        .find(|&a| dom.tag(a) == "article")
+        .is_some_and(|a| {
+            dom.descendants(a)
+                .any(|d| dom.is_element(d) && dom.tag(d) == "h1")
+        })
 }
 
 /// A `header` outside any `article` or `main` that holds no headline
@@ -134,7 +162,7 @@ fn nearest_before(
         if id == start {
             break;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skipped_landmark(dom, id) {
             it.skip_children_of(id);
             continue;
         }
@@ -178,7 +206,7 @@ pub(super) fn scan_text(
         if !started {
             continue;
         }
-        if skip_chrome && dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skip_chrome && skipped_landmark(dom, id) {
             it.skip_children_of(id);
             continue;
         }

@@ -3,7 +3,8 @@
 //! rows (also inside each part's wrapper), spread over slides or mixed with
 //! boxes that are not the article (HTML-drawn charts among them), formulas
 //! in MathML, summaries in a body's `header`, and pages whose first date is a teaser's or a live blog's last update,
-//! an embedded post's, the masthead's (today), a cited work's or one in a web address written in the text.
+//! an embedded post's, the masthead's (today), a cited work's or one in a web address written in the text,
+//! or whose own date is only in its article's footer.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind
 //! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the
@@ -36,6 +37,7 @@ const DATE_KINDS: &[&str] = &[
     "masthead-date",
     "cited-dates",
     "link-dates",
+    "story-footer",
 ];
 
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\w+").unwrap());

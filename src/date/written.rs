@@ -168,7 +168,7 @@ static ISO: Gated = Gated::new(has_year, || {
     Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
 });
 static NUMERIC: Gated = Gated::new(has_year, || {
-    Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([01]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
+    Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([0-3]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
         .expect("static regex")
 });
 
@@ -210,8 +210,77 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
     first_date(text).map(|(_, d)| d)
 }
 
+/// [`parse_text`] in the page's slash order.
+pub fn parse_text_in(text: &str, order: SlashOrder) -> Option<NaiveDate> {
+    first_date_in(text, order).map(|(_, d)| d)
+}
+
+/// How a page orders day and month in a date written with slashes
+/// (`04/03/2024`): unknown (such a date is then not read), day first (most
+/// of the world) or month first (the United States).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlashOrder {
+    #[default]
+    Unknown,
+    DayFirst,
+    MonthFirst,
+}
+
+impl SlashOrder {
+    /// The order a locale writes (`en-US`, `en_GB`, `de-DE`, `fr`): month
+    /// first in American English, unknown in English of no region, day first
+    /// in any other English and in the other languages that write dates
+    /// with slashes; unknown for the languages that put the year first.
+    pub fn of_locale(locale: &str) -> SlashOrder {
+        let l = locale.trim().to_ascii_lowercase().replace('_', "-");
+        let (lang, region) = l.split_once('-').unwrap_or((&l, ""));
+        match (lang, region) {
+            ("", _) | ("ja" | "zh" | "ko" | "hu" | "lt" | "mn", _) => SlashOrder::Unknown,
+            ("en", "us") => SlashOrder::MonthFirst,
+            ("en", "") => SlashOrder::Unknown,
+            _ => SlashOrder::DayFirst,
+        }
+    }
+
+    /// The order the page's own unambiguous slash dates show (`25/03/2024`
+    /// is day first, `03/25/2024` month first), when they agree.
+    pub fn of_dates<'a>(texts: impl Iterator<Item = &'a str>) -> SlashOrder {
+        let (mut day, mut month) = (0usize, 0usize);
+        for t in texts {
+            if !t.contains('/') {
+                continue;
+            }
+            for c in NUMERIC.captures_iter(t) {
+                if &c[2] != "/" || c[2] != c[4] {
+                    continue;
+                }
+                let (Ok(a), Ok(b)) = (c[1].parse::<u32>(), c[3].parse::<u32>()) else {
+                    continue;
+                };
+                match (a > 12 && b <= 12, b > 12 && a <= 12) {
+                    (true, _) => day += 1,
+                    (_, true) => month += 1,
+                    _ => {}
+                }
+            }
+        }
+        match (day, month) {
+            (0, 0) => SlashOrder::Unknown,
+            (_, 0) => SlashOrder::DayFirst,
+            (0, _) => SlashOrder::MonthFirst,
+            _ => SlashOrder::Unknown,
+        }
+    }
+}
+
 /// The first human-written date in `text` and the byte offset it starts at.
 pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
+    first_date_in(text, SlashOrder::Unknown)
+}
+
+/// [`first_date`], reading a slash date whose order is ambiguous in the
+/// page's `order`.
+pub fn first_date_in(text: &str, order: SlashOrder) -> Option<(usize, NaiveDate)> {
     // Every form has digits: most text has none, and is done at once.
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return None;
@@ -268,12 +337,20 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         } else if b > 12 {
             (b, a)
         } else {
-            continue;
+            match order {
+                SlashOrder::DayFirst => (a, b),
+                SlashOrder::MonthFirst => (b, a),
+                SlashOrder::Unknown => continue,
+            }
         };
         let d = c[5]
             .parse()
             .ok()
             .and_then(|y| NaiveDate::from_ymd_opt(y, mon, day));
+        // Not a day (`12.31.2020` written day first): a later one may be.
+        if d.is_none() {
+            continue;
+        }
         consider(c.get(0).map_or(0, |m| m.start()), d);
         break;
     }
@@ -345,6 +422,11 @@ const LABEL_REACH: usize = 40;
 /// a footer reading "Last changed: 31.10.2023, published: 01.11.2023" gives
 /// the first of November.
 pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
+    parse_labelled_in(text, SlashOrder::Unknown)
+}
+
+/// [`parse_labelled`] in the page's slash order.
+pub fn parse_labelled_in(text: &str, order: SlashOrder) -> Option<NaiveDate> {
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -353,9 +435,9 @@ pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
         .find_map(|m| {
             let rest = &text[m.end()..];
             let cut = rest.floor_char_boundary(LABEL_REACH);
-            parse_text(&rest[..cut])
+            parse_text_in(&rest[..cut], order)
         })
-        .or_else(|| parse_text(text))
+        .or_else(|| parse_text_in(text, order))
 }
 
 fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
@@ -409,6 +491,8 @@ mod tests {
             ("04.03.2024", Some("2024-03-04")),
             ("13/03/2024", Some("2024-03-13")),
             ("03/13/2024", Some("2024-03-13")),
+            ("05/28/2025", Some("2025-05-28")),
+            ("31.13.2020, then 04.03.2024", Some("2024-03-04")),
             ("04/03/2024", None),
             ("08/08/2017", Some("2017-08-08")),
             ("Party, 30.10.23", Some("2023-10-30")),
@@ -439,5 +523,34 @@ mod tests {
             let got = parse_text(text).map(|d| d.to_string());
             assert_eq!(got.as_deref(), want, "{text}");
         }
+    }
+
+    #[test]
+    fn slash_dates_read_in_the_pages_order() {
+        assert_eq!(SlashOrder::of_locale("en-US"), SlashOrder::MonthFirst);
+        assert_eq!(SlashOrder::of_locale("en_GB"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("pt-BR"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("fr"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("en"), SlashOrder::Unknown);
+        assert_eq!(SlashOrder::of_locale("ja-JP"), SlashOrder::Unknown);
+        let texts = ["Posted 04/03/2024", "Most read: 25/02/2024"];
+        assert_eq!(
+            SlashOrder::of_dates(texts.into_iter()),
+            SlashOrder::DayFirst
+        );
+        let texts = ["Posted 04/03/2024", "Most read: 02/25/2024"];
+        assert_eq!(
+            SlashOrder::of_dates(texts.into_iter()),
+            SlashOrder::MonthFirst
+        );
+        let texts = ["25/02/2024", "02/25/2024", "04/03/2024"];
+        assert_eq!(SlashOrder::of_dates(texts.into_iter()), SlashOrder::Unknown);
+        let day = |o| parse_text_in("04/03/2024", o).map(|d| d.to_string());
+        assert_eq!(day(SlashOrder::DayFirst).as_deref(), Some("2024-03-04"));
+        assert_eq!(day(SlashOrder::MonthFirst).as_deref(), Some("2024-04-03"));
+        assert_eq!(day(SlashOrder::Unknown), None);
+        // Dots and dashes stay day first whatever the order.
+        let d = parse_text_in("04.03.2024", SlashOrder::MonthFirst).map(|d| d.to_string());
+        assert_eq!(d.as_deref(), Some("2024-03-04"));
     }
 }

@@ -1,7 +1,7 @@
 //! The date rules on whole small pages: a re-dated story, an older page
 //! refreshed later, a byline under the headline beside a table of dated
 //! rows, an embedded post, the site's masthead, a bibliographic reference,
-//! the story's own footer.
+//! the story's own footer, a slash date in the page's day/month order.
 
 use chrono::NaiveDate;
 
@@ -147,4 +147,36 @@ fn the_stories_own_footer_dates_it() {
     // The footer of a page-wide article without a headline stays the site's.
     let html = html.replace("<h1>Tram line opens</h1>", "");
     assert_eq!(day(&page(&html)).as_deref(), Some("2021-04-30"));
+}
+
+#[test]
+fn a_slash_date_is_read_in_the_pages_order() {
+    let html = |lang: &str, side: &str| {
+        format!(
+            r#"<html lang="{lang}"><body><article><h1>Tram line opens</h1><div class="meta"><span class="date">04/03/2021</span></div>{}</article>
+            <aside><ul><li><a href="/a">Other</a> <span class="date">{side}</span></li></ul></aside></body></html>"#,
+            PROSE.repeat(3)
+        )
+    };
+    assert_eq!(
+        day(&page(&html("en-GB", ""))).as_deref(),
+        Some("2021-03-04")
+    );
+    assert_eq!(
+        day(&page(&html("en-US", ""))).as_deref(),
+        Some("2021-04-03")
+    );
+    // English of no region: the page's other slash dates decide.
+    assert_eq!(
+        day(&page(&html("en", "25/02/2021"))).as_deref(),
+        Some("2021-03-04")
+    );
+    assert_eq!(
+        day(&page(&html("en", "02/25/2021"))).as_deref(),
+        Some("2021-04-03")
+    );
+    // A machine's `datetime` is not read in the page's order.
+    let html = r#"<html lang="pt-BR"><body><article><h1>Obra</h1><time datetime="05/04/2022 08:43:31 am"></time>
+        <p class="date">04.05.2022</p></article></body></html>"#;
+    assert_eq!(day(&page(html)).as_deref(), Some("2022-05-04"));
 }

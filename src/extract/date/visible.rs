@@ -7,9 +7,23 @@ use std::sync::LazyLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
-use crate::date::written::{self, parse_labelled};
+use crate::date::written::{self, SlashOrder};
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::meta::Meta;
+
+/// What the rules need to read a written date: which days are plausible,
+/// and the page's order of day and month in slash dates.
+pub(super) struct Reading<'a> {
+    pub ok: &'a dyn Fn(NaiveDate) -> bool,
+    pub order: SlashOrder,
+}
+
+impl Reading<'_> {
+    /// The labelled (else first) plausible date written in `text`.
+    pub(super) fn date(&self, text: &str) -> Option<NaiveDate> {
+        written::parse_labelled_in(text, self.order).filter(|&d| (self.ok)(d))
+    }
+}
 
 static CHROME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
@@ -127,13 +141,13 @@ pub(super) fn text_date(
     dom: &Dom,
     m: &Meta,
     root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
     let body = dom.find("body").unwrap_or(0);
     let start = headline(dom, m)
         .or_else(|| root.and_then(|r| dom.nodes[r].parent))
         .unwrap_or(body);
-    if let Some(d) = scan_text(dom, body, start, 6_000, true, ok) {
+    if let Some(d) = scan_text(dom, body, start, 6_000, true, read) {
         return Some(d);
     }
     if start == body {
@@ -141,7 +155,8 @@ pub(super) fn text_date(
     }
     // Nothing after the heading: the nearest date just above it (a box
     // header) rather than the first on the page (a clock in the masthead).
-    nearest_before(dom, body, start, ok).or_else(|| scan_text(dom, body, body, 60_000, true, ok))
+    nearest_before(dom, body, start, read)
+        .or_else(|| scan_text(dom, body, body, 60_000, true, read))
 }
 
 /// Text bytes above the heading in which [`nearest_before`] looks.
@@ -149,12 +164,7 @@ const ABOVE_REACH: usize = 1_500;
 
 /// The last written date outside chrome within [`ABOVE_REACH`] bytes of text
 /// before `start`.
-fn nearest_before(
-    dom: &Dom,
-    body: NodeId,
-    start: NodeId,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
+fn nearest_before(dom: &Dom, body: NodeId, start: NodeId, read: &Reading) -> Option<NaiveDate> {
     let mut seen = 0usize;
     let mut last: Option<(NaiveDate, usize)> = None;
     let mut it = dom.descendants(body);
@@ -170,7 +180,7 @@ fn nearest_before(
             let t = t.trim();
             seen += t.len();
             if t.len() < 300
-                && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
+                && let Some(d) = read.date(t)
                 && !written::is_range(t)
                 && !is_change_label(t)
                 && !is_citation(t)
@@ -191,7 +201,7 @@ pub(super) fn scan_text(
     start: NodeId,
     limit: usize,
     skip_chrome: bool,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
     let mut started = start == body;
     let mut seen = 0usize;
@@ -219,7 +229,7 @@ pub(super) fn scan_text(
                 let t = t.trim_start();
                 &t[..t.floor_char_boundary(DATELINE_CHARS)]
             };
-            if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
+            if let Some(d) = read.date(probe)
                 && !written::is_range(probe)
                 && !(skip_chrome
                     && (is_citation(probe)
@@ -274,8 +284,8 @@ fn is_change_label(text: &str) -> bool {
 
 /// Does the page label `day` as a change ("Aktualisiert am 20.03.2021",
 /// "Updated March 20")? Read in short text nodes and byline-like elements.
-pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, ok: &dyn Fn(NaiveDate) -> bool) -> bool {
-    let dated = |t: &str| parse_labelled(t).filter(|&d| ok(d)) == Some(day);
+pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, read: &Reading) -> bool {
+    let dated = |t: &str| read.date(t) == Some(day);
     (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
         Kind::Text(t) if t.len() < 300 => {
             // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
@@ -307,11 +317,7 @@ const MAX_SELF_LINKS: usize = 8;
 
 /// The date written beside a link to the page itself: a list of recent
 /// posts that includes this one dates it.
-pub(super) fn self_link_date(
-    dom: &Dom,
-    url: &str,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
+pub(super) fn self_link_date(dom: &Dom, url: &str, read: &Reading) -> Option<NaiveDate> {
     let key = link_key(url);
     if key.is_empty() || !url.contains("://") {
         return None;
@@ -333,7 +339,7 @@ pub(super) fn self_link_date(
             dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
                 let text = dom.text_within(up, 300)?;
                 (!written::is_range(&text))
-                    .then(|| parse_labelled(&text).filter(|&d| ok(d)))
+                    .then(|| read.date(&text))
                     .flatten()
             })
         })
@@ -343,7 +349,7 @@ pub(super) fn self_link_date(
 const MAX_BYLINES: usize = 64;
 
 /// Every written date in the page's byline-like elements, in page order.
-pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<NaiveDate> {
+pub(super) fn byline_dates(dom: &Dom, read: &Reading) -> Vec<NaiveDate> {
     let mut out = Vec::new();
     let mut seen = 0;
     let mut it = dom.descendants(0);
@@ -359,7 +365,7 @@ pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<Nai
             continue;
         }
         seen += 1;
-        if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
+        if let Some(d) = read.date(&text) {
             out.push(d);
             it.skip_children_of(id);
         }
@@ -380,7 +386,7 @@ const HEADLINE_REACH: usize = 600;
 /// headline's own block: the page's byline, before any list or table of
 /// dated items (signatures, versions, events) that the content's container
 /// may also hold.
-fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+fn headline_byline(dom: &Dom, h1: NodeId, read: &Reading) -> Option<NaiveDate> {
     let block = dom.nodes[h1].parent?;
     if matches!(dom.tag(block), "body" | "html" | "") {
         return None;
@@ -410,7 +416,7 @@ fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Opt
             continue;
         };
         if !written::is_range(&text)
-            && let Some(d) = parse_labelled(&text).filter(|&d| ok(d))
+            && let Some(d) = read.date(&text)
         {
             return Some(d);
         }
@@ -425,9 +431,9 @@ pub(super) fn byline_date(
     dom: &Dom,
     m: &Meta,
     root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
-    if let Some(d) = headline(dom, m).and_then(|h| headline_byline(dom, h, ok)) {
+    if let Some(d) = headline(dom, m).and_then(|h| headline_byline(dom, h, read)) {
         return Some(d);
     }
     let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
@@ -449,7 +455,7 @@ pub(super) fn byline_date(
             if text.len() > 400 || written::is_range(&text) || super::live::in_teaser(dom, id) {
                 continue;
             }
-            if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
+            if let Some(d) = read.date(&text) {
                 return Some(d);
             }
             it.skip_children_of(id);

@@ -1,7 +1,8 @@
 //! The date rules on whole small pages: a re-dated story, an older page
 //! refreshed later, a byline under the headline beside a table of dated
 //! rows, an embedded post, the site's masthead, a bibliographic reference,
-//! the story's own footer, a slash date in the page's day/month order.
+//! the story's own footer, a slash date in the page's day/month order, a
+//! list of other stories.
 
 use chrono::NaiveDate;
 
@@ -179,4 +180,31 @@ fn a_slash_date_is_read_in_the_pages_order() {
     let html = r#"<html lang="pt-BR"><body><article><h1>Obra</h1><time datetime="05/04/2022 08:43:31 am"></time>
         <p class="date">04.05.2022</p></article></body></html>"#;
     assert_eq!(day(&page(html)).as_deref(), Some("2022-05-04"));
+}
+
+#[test]
+fn a_list_of_other_stories_dates_them_not_the_page() {
+    let items: String = [
+        "Council approves the new budget",
+        "Storm warning for the coast",
+        "Club wins the cup",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, t)| {
+        format!(r#"<li><a href="/s/{i}">{t}</a> <span class="date">2{i} May 2021</span></li>"#)
+    })
+    .collect();
+    let html = format!(
+        r#"<html><body><div class="rail"><ul>{items}</ul></div><main><h1>Tram line opens</h1><p>4 March 2021</p>{}</main></body></html>"#,
+        PROSE.repeat(3)
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
+    // A byline written as a list (author, date, comments) is the page's.
+    let html = format!(
+        r#"<html><body><main><h1>Tram line opens</h1><ul class="post-meta"><li><a href="/author/jo">Jo Marsh</a></li>
+        <li><span class="date">4 March 2021</span></li><li><a href="/#comments">3 comments</a></li></ul>{}</main></body></html>"#,
+        PROSE.repeat(3)
+    );
+    assert_eq!(day(&page(&html)).as_deref(), Some("2021-03-04"));
 }

@@ -168,7 +168,7 @@ static ISO: Gated = Gated::new(has_year, || {
     Regex::new(r"\b((?:19|20)\d\d)[-/.]([01]?\d)[-/.]([0-3]?\d)(?:\D|$)").expect("static regex")
 });
 static NUMERIC: Gated = Gated::new(has_year, || {
-    Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([01]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
+    Regex::new(r"\b([0-3]?\d)([./-]|\s\|\s)([0-3]?\d)([./-]|\s\|\s)((?:19|20)\d\d)\b")
         .expect("static regex")
 });
 
@@ -231,8 +231,77 @@ pub fn parse_text(text: &str) -> Option<NaiveDate> {
     first_date(text).map(|(_, d)| d)
 }
 
+/// [`parse_text`] in the page's slash order.
+pub fn parse_text_in(text: &str, order: SlashOrder) -> Option<NaiveDate> {
+    first_date_in(text, order).map(|(_, d)| d)
+}
+
+/// How a page orders day and month in a date written with slashes
+/// (`04/03/2024`): unknown (such a date is then not read), day first (most
+/// of the world) or month first (the United States).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlashOrder {
+    #[default]
+    Unknown,
+    DayFirst,
+    MonthFirst,
+}
+
+impl SlashOrder {
+    /// The order a locale writes (`en-US`, `en_GB`, `de-DE`, `fr`): month
+    /// first in American English, unknown in English of no region, day first
+    /// in any other English and in the other languages that write dates
+    /// with slashes; unknown for the languages that put the year first.
+    pub fn of_locale(locale: &str) -> SlashOrder {
+        let l = locale.trim().to_ascii_lowercase().replace('_', "-");
+        let (lang, region) = l.split_once('-').unwrap_or((&l, ""));
+        match (lang, region) {
+            ("", _) | ("ja" | "zh" | "ko" | "hu" | "lt" | "mn", _) => SlashOrder::Unknown,
+            ("en", "us") => SlashOrder::MonthFirst,
+            ("en", "") => SlashOrder::Unknown,
+            _ => SlashOrder::DayFirst,
+        }
+    }
+
+    /// The order the page's own unambiguous slash dates show (`25/03/2024`
+    /// is day first, `03/25/2024` month first), when they agree.
+    pub fn of_dates<'a>(texts: impl Iterator<Item = &'a str>) -> SlashOrder {
+        let (mut day, mut month) = (0usize, 0usize);
+        for t in texts {
+            if !t.contains('/') {
+                continue;
+            }
+            for c in NUMERIC.captures_iter(t) {
+                if &c[2] != "/" || c[2] != c[4] {
+                    continue;
+                }
+                let (Ok(a), Ok(b)) = (c[1].parse::<u32>(), c[3].parse::<u32>()) else {
+                    continue;
+                };
+                match (a > 12 && b <= 12, b > 12 && a <= 12) {
+                    (true, _) => day += 1,
+                    (_, true) => month += 1,
+                    _ => {}
+                }
+            }
+        }
+        match (day, month) {
+            (0, 0) => SlashOrder::Unknown,
+            (_, 0) => SlashOrder::DayFirst,
+            (0, _) => SlashOrder::MonthFirst,
+            _ => SlashOrder::Unknown,
+        }
+    }
+}
+
 /// The first human-written date in `text` and the byte offset it starts at.
 pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
+    first_date_in(text, SlashOrder::Unknown)
+}
+
+/// [`first_date`], reading a slash date whose order is ambiguous in the
+/// page's `order`.
+pub fn first_date_in(text: &str, order: SlashOrder) -> Option<(usize, NaiveDate)> {
     // Every form has digits: most text has none, and is done at once.
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return None;
@@ -245,15 +314,28 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
             best = Some((pos, d));
         }
     };
-    if let Some(c) = DAY_MONTH_YEAR.captures(text) {
+    // A date inside a web address written out in the text (a cited link,
+    // `example.org/2019/07/19/slug`) is the address's, not written for
+    // readers: the first match outside one counts.
+    let written = |m: &regex::Match| !in_web_address(text, m.start());
+    if let Some(c) = DAY_MONTH_YEAR
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = month(&c[2]).and_then(|m| ymd(&c[3], m, &c[1]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
-    if let Some(c) = MONTH_DAY_YEAR.captures(text) {
+    if let Some(c) = MONTH_DAY_YEAR
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = month(&c[1]).and_then(|m| ymd(&c[3], m, &c[2]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
-    if let Some(c) = ISO.captures(text) {
+    if let Some(c) = ISO
+        .captures_iter(text)
+        .find(|c| c.get(0).is_some_and(|m| written(&m)))
+    {
         let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
         consider(c.get(0).map_or(0, |m| m.start()), d);
     }
@@ -262,7 +344,7 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         consider(c.get(1).map_or(0, |m| m.start()), d);
     }
     for c in NUMERIC.captures_iter(text) {
-        if c[2] != c[4] {
+        if c[2] != c[4] || c.get(0).is_some_and(|m| !written(&m)) {
             continue;
         }
         let (a, b): (u32, u32) = match (c[1].parse(), c[3].parse()) {
@@ -276,12 +358,20 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         } else if b > 12 {
             (b, a)
         } else {
-            continue;
+            match order {
+                SlashOrder::DayFirst => (a, b),
+                SlashOrder::MonthFirst => (b, a),
+                SlashOrder::Unknown => continue,
+            }
         };
         let d = c[5]
             .parse()
             .ok()
             .and_then(|y| NaiveDate::from_ymd_opt(y, mon, day));
+        // Not a day (`12.31.2020` written day first): a later one may be.
+        if d.is_none() {
+            continue;
+        }
         consider(c.get(0).map_or(0, |m| m.start()), d);
         break;
     }
@@ -294,6 +384,32 @@ pub fn first_date(text: &str) -> Option<(usize, NaiveDate)> {
         return Some((c.get(1).map_or(0, |m| m.start()), d));
     }
     best
+}
+
+/// Is the byte at `at` inside a web address written in the text: a
+/// whitespace-free token with a scheme, a `www.` or a host name followed by
+/// a path (`example.org/2019/07/19/`)?
+fn in_web_address(text: &str, at: usize) -> bool {
+    let start = text[..at]
+        .char_indices()
+        .rfind(|&(_, c)| c.is_whitespace() || matches!(c, '(' | '<' | '"' | '\''))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let token = &text[start..at];
+    if token.contains("://") || token.starts_with("www.") {
+        return true;
+    }
+    // A host name (`name.tld`) right before the first slash of the token.
+    token.find('/').is_some_and(|slash| {
+        let host = &token[..slash];
+        host.rsplit_once('.').is_some_and(|(name, tld)| {
+            !name.is_empty()
+                && tld.len() >= 2
+                && tld.bytes().all(|b| b.is_ascii_alphabetic())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
+        })
+    })
 }
 
 /// A label naming the publication date ("Erschienen am:", "Published on").
@@ -327,6 +443,11 @@ const LABEL_REACH: usize = 40;
 /// a footer reading "Last changed: 31.10.2023, published: 01.11.2023" gives
 /// the first of November.
 pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
+    parse_labelled_in(text, SlashOrder::Unknown)
+}
+
+/// [`parse_labelled`] in the page's slash order.
+pub fn parse_labelled_in(text: &str, order: SlashOrder) -> Option<NaiveDate> {
     if !text.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -335,9 +456,9 @@ pub fn parse_labelled(text: &str) -> Option<NaiveDate> {
         .find_map(|m| {
             let rest = &text[m.end()..];
             let cut = rest.floor_char_boundary(LABEL_REACH);
-            parse_text(&rest[..cut])
+            parse_text_in(&rest[..cut], order)
         })
-        .or_else(|| parse_text(text))
+        .or_else(|| parse_text_in(text, order))
 }
 
 fn ymd(y: &str, m: u32, d: &str) -> Option<NaiveDate> {
@@ -408,6 +529,8 @@ mod tests {
             ("04.03.2024", Some("2024-03-04")),
             ("13/03/2024", Some("2024-03-13")),
             ("03/13/2024", Some("2024-03-13")),
+            ("05/28/2025", Some("2025-05-28")),
+            ("31.13.2020, then 04.03.2024", Some("2024-03-04")),
             ("04/03/2024", None),
             ("08/08/2017", Some("2017-08-08")),
             ("Party, 30.10.23", Some("2023-10-30")),
@@ -426,10 +549,46 @@ mod tests {
                 "Updated 5 May 2023; first published 1 April 2023",
                 Some("2023-05-05"),
             ),
+            // Dates in web addresses written out are the addresses'.
+            ("see example.org/2019/07/19/slug", None),
+            ("at https://a.test/news/19-07-2019/x", None),
+            ("www.a.test/2019-07-19-post", None),
+            ("blog.a.test/2019/07/19/x, 4 March 2024", Some("2024-03-04")),
+            ("Berlin/2019-07-19: talks resume", Some("2019-07-19")),
+            ("Berlin,\u{a0}19.07.2019", Some("2019-07-19")),
         ];
         for (text, want) in table {
             let got = parse_text(text).map(|d| d.to_string());
             assert_eq!(got.as_deref(), want, "{text}");
         }
+    }
+
+    #[test]
+    fn slash_dates_read_in_the_pages_order() {
+        assert_eq!(SlashOrder::of_locale("en-US"), SlashOrder::MonthFirst);
+        assert_eq!(SlashOrder::of_locale("en_GB"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("pt-BR"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("fr"), SlashOrder::DayFirst);
+        assert_eq!(SlashOrder::of_locale("en"), SlashOrder::Unknown);
+        assert_eq!(SlashOrder::of_locale("ja-JP"), SlashOrder::Unknown);
+        let texts = ["Posted 04/03/2024", "Most read: 25/02/2024"];
+        assert_eq!(
+            SlashOrder::of_dates(texts.into_iter()),
+            SlashOrder::DayFirst
+        );
+        let texts = ["Posted 04/03/2024", "Most read: 02/25/2024"];
+        assert_eq!(
+            SlashOrder::of_dates(texts.into_iter()),
+            SlashOrder::MonthFirst
+        );
+        let texts = ["25/02/2024", "02/25/2024", "04/03/2024"];
+        assert_eq!(SlashOrder::of_dates(texts.into_iter()), SlashOrder::Unknown);
+        let day = |o| parse_text_in("04/03/2024", o).map(|d| d.to_string());
+        assert_eq!(day(SlashOrder::DayFirst).as_deref(), Some("2024-03-04"));
+        assert_eq!(day(SlashOrder::MonthFirst).as_deref(), Some("2024-04-03"));
+        assert_eq!(day(SlashOrder::Unknown), None);
+        // Dots and dashes stay day first whatever the order.
+        let d = parse_text_in("04.03.2024", SlashOrder::MonthFirst).map(|d| d.to_string());
+        assert_eq!(d.as_deref(), Some("2024-03-04"));
     }
 }

@@ -9,7 +9,8 @@
 //!   entries are not read: pages that carry a day's entries of a long-running
 //!   blog are dated by that day.)
 //! * A teaser (a card of another story in a row of cards: a small block with
-//!   a linked heading, and not the page's `h1`) dates that other story.
+//!   a linked heading, and not the page's `h1`; or an item of a list of
+//!   links titled like stories) dates that other story.
 
 use chrono::NaiveDate;
 use serde_json::Value;
@@ -29,6 +30,9 @@ const TEASER_TEXT: usize = 600;
 /// heading and no `h1`, in a row of such cards (two siblings of the same
 /// tag with linked headings of their own)?
 pub(super) fn in_teaser(dom: &Dom, id: NodeId) -> bool {
+    if in_story_list(dom, id) {
+        return true;
+    }
     for a in dom.ancestors(id).take(TEASER_LEVELS) {
         if matches!(dom.tag(a), "body" | "main" | "html" | "")
             || dom.text_within(a, TEASER_TEXT).is_none()
@@ -53,6 +57,58 @@ pub(super) fn in_teaser(dom: &Dom, id: NodeId) -> bool {
         return cards >= 2;
     }
     false
+}
+
+/// Ancestors of a date searched for the list item it sits in.
+const ITEM_LEVELS: usize = 4;
+/// Most text (bytes) an item of a list of stories holds.
+const ITEM_TEXT: usize = 300;
+/// Least words of a link's text read as another story's title (a
+/// section's or author's name has fewer), or least characters of one
+/// written without spaces (Chinese, Japanese).
+const TITLE_WORDS: usize = 3;
+const TITLE_CHARS_UNSPACED: usize = 10;
+/// Least items of a list of stories.
+const LIST_ITEMS: usize = 3;
+
+/// Is `id` in an item of a list of other stories (latest news, archives):
+/// an `li` of at most [`ITEM_TEXT`] bytes holding a link titled like a
+/// story ([`is_title`]), among at least [`LIST_ITEMS`] such items?
+fn in_story_list(dom: &Dom, id: NodeId) -> bool {
+    let Some(li) = dom
+        .self_and_ancestors(id)
+        .take(ITEM_LEVELS)
+        .find(|&a| dom.tag(a) == "li")
+    else {
+        return false;
+    };
+    let titled = |item: NodeId| {
+        dom.text_within(item, ITEM_TEXT).is_some()
+            && dom.descendants(item).any(|d| {
+                dom.is_element(d)
+                    && dom.tag(d) == "a"
+                    && dom.attr(d, "href").is_some()
+                    && dom.text_within(d, ITEM_TEXT).is_some_and(|t| is_title(&t))
+            })
+    };
+    if !titled(li) {
+        return false;
+    }
+    let Some(list) = dom.nodes[li].parent else {
+        return false;
+    };
+    dom.element_children(list)
+        .filter(|&s| dom.tag(s) == "li" && titled(s))
+        .count()
+        >= LIST_ITEMS
+}
+
+/// Does a link's text read as a story's title?
+fn is_title(t: &str) -> bool {
+    let t = t.trim();
+    let words = t.split_whitespace().count();
+    words >= TITLE_WORDS
+        || (words == 1 && t.chars().count() >= TITLE_CHARS_UNSPACED && !t.is_ascii())
 }
 
 /// Whether the block holds a heading that is a link or holds one; `None`
@@ -86,7 +142,13 @@ pub(super) fn live_start(
     let blogs: Vec<&Value> = m
         .jsonld
         .iter()
-        .filter(|v| meta::jsonld_types(v).contains(&"LiveBlogPosting"))
+        .filter(|v| {
+            // `LiveBlogPosting`, also written `schema:LiveBlogPosting` or
+            // as a full `https://schema.org/LiveBlogPosting`.
+            meta::jsonld_types(v)
+                .iter()
+                .any(|t| t.rsplit(['/', ':']).next() == Some("LiveBlogPosting"))
+        })
         .collect();
     if blogs.is_empty() {
         return None;

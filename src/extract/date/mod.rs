@@ -45,9 +45,11 @@ mod live;
 #[cfg(test)]
 mod rule_tests;
 mod visible;
+use crate::date::written::SlashOrder;
 use live::{in_teaser, live_start};
 use visible::{
-    byline_date, byline_dates, in_chrome_outside_article, scan_text, self_link_date, text_date,
+    Reading, byline_date, byline_dates, in_chrome_outside_article, scan_text, self_link_date,
+    text_date,
 };
 
 /// Meta keys for `published_time`.
@@ -127,6 +129,10 @@ pub fn find(
     today: NaiveDate,
 ) -> (Option<NaiveDate>, Option<DateSource>) {
     let ok = |d: NaiveDate| plausible(d, today);
+    let read = Reading {
+        ok: &ok,
+        order: slash_order(dom, m),
+    };
     let from_meta = |keys: &[&str]| {
         keys.iter().find_map(|k| {
             m.metas
@@ -141,9 +147,11 @@ pub fn find(
     let shown = std::cell::OnceCell::new();
     let visible = || {
         *shown.get_or_init(|| {
-            byline_date(dom, m, content_root, &ok)
+            byline_date(dom, m, content_root, &read)
                 .map(|d| (d, DateSource::Byline))
-                .or_else(|| text_date(dom, m, content_root, &ok).map(|d| (d, DateSource::TextDate)))
+                .or_else(|| {
+                    text_date(dom, m, content_root, &read).map(|d| (d, DateSource::TextDate))
+                })
         })
     };
     // The two strongest machine sources disagreeing by more than a day: the
@@ -160,13 +168,13 @@ pub fn find(
     };
     let machine = match machine {
         Some(found) if !is_live => Some(against_change(found, m, today, &visible, |d| {
-            visible::labels_as_change(dom, d, &ok)
+            visible::labels_as_change(dom, d, &read)
         })),
         other => other,
     };
     let machine = machine
         .or_else(|| from_meta(META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)))
-        .or_else(|| time_date(dom, m, &ok).map(|(d, raw)| (d, raw, DateSource::Time)))
+        .or_else(|| time_date(dom, m, &read).map(|(d, raw)| (d, raw, DateSource::Time)))
         .or_else(|| from_meta(WEAK_META_DATES).map(|(d, raw)| (d, raw, DateSource::Meta)));
     if let Some((d, raw, source)) = machine {
         // A UTC time may fall on another day in the publisher's own calendar:
@@ -188,7 +196,7 @@ pub fn find(
             // (pages list other stories, or print today's date, nearby).
             if let Some((v, source)) = visible()
                 && (v - d).num_days().abs() == 1
-                && !byline_dates(dom, &ok).contains(&d)
+                && !byline_dates(dom, &read).contains(&d)
             {
                 return (Some(v), Some(source));
             }
@@ -201,7 +209,7 @@ pub fn find(
     if let Some((d, source)) = visible() {
         return (Some(d), Some(source));
     }
-    if let Some(d) = url.and_then(|u| self_link_date(dom, u, &ok)) {
+    if let Some(d) = url.and_then(|u| self_link_date(dom, u, &read)) {
         return (Some(d), Some(DateSource::TextDate));
     }
     // A meta name of the site's own vocabulary that names a publication or
@@ -226,7 +234,7 @@ pub fn find(
     // Any full date on the page, chrome included (teasers, sidebars), still
     // says more than a bare year.
     let body = dom.find("body").unwrap_or(0);
-    if let Some(d) = scan_text(dom, body, body, 60_000, false, &ok) {
+    if let Some(d) = scan_text(dom, body, body, 60_000, false, &read) {
         return (Some(d), Some(DateSource::TextDate));
     }
     let year = YEAR
@@ -370,20 +378,24 @@ fn jsonld_date(m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, S
     None
 }
 
-fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(NaiveDate, String)> {
-    let parse = |v: &str| {
-        parse_machine(v)
-            .or_else(|| parse_text(v))
-            .filter(|&d| ok(d))
+fn time_date(dom: &Dom, m: &Meta, read: &Reading) -> Option<(NaiveDate, String)> {
+    let ok = read.ok;
+    // A `datetime` value is a machine's, whatever order it writes slashes
+    // in; a `<time>`'s text is written for the page's readers.
+    let parse_of = |id: NodeId, v: &str| {
+        let order = match dom.attr(id, "datetime") {
+            Some(_) => SlashOrder::Unknown,
+            None => read.order,
+        };
+        parse_machine_in(v, order).filter(|&d| ok(d))
     };
     // A `<time>` whose text labels its own date as the publication
     // ("Publié le 29 juin 2019") is read by its text, whatever `datetime` says.
     let labelled = |id: NodeId| {
         let text = dom.text(id);
         crate::date::written::has_published_label(&text)
-            .then(|| parse_labelled(&text))
+            .then(|| read.date(&text))
             .flatten()
-            .filter(|&d| ok(d))
     };
     // A teaser's time dates another story.
     let times: Vec<&(NodeId, String, bool)> =
@@ -401,7 +413,7 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
         .times
         .iter()
         .filter(|t| t.2)
-        .filter_map(|t| parse(&t.1).map(|d| (d, t.1.clone(), t.0)));
+        .filter_map(|t| parse_of(t.0, &t.1).map(|d| (d, t.1.clone(), t.0)));
     if let Some(found) = marked.next()
         && marked.all(|(d, _, _)| d == found.0)
         && !in_teaser(dom, found.2)
@@ -413,7 +425,7 @@ fn time_date(dom: &Dom, m: &Meta, ok: &dyn Fn(NaiveDate) -> bool) -> Option<(Nai
     times
         .iter()
         .filter(|t| dom.attr(t.0, "datetime").is_some() && !in_chrome_outside_article(dom, t.0))
-        .find_map(|t| parse(&t.1).map(|d| (d, t.1.clone())))
+        .find_map(|t| parse_of(t.0, &t.1).map(|d| (d, t.1.clone())))
 }
 
 /// A date written in a URL path.
@@ -447,6 +459,11 @@ pub fn url_date(url: &str) -> Option<NaiveDate> {
 /// Parse a machine-readable date: ISO 8601 / RFC 3339 / RFC 2822, taking the
 /// day as written (the page's own offset).
 pub fn parse_machine(s: &str) -> Option<NaiveDate> {
+    parse_machine_in(s, SlashOrder::Unknown)
+}
+
+/// [`parse_machine`], reading a written date's slashes in `order`.
+fn parse_machine_in(s: &str, order: SlashOrder) -> Option<NaiveDate> {
     let t = s.trim();
     if t.len() >= 10
         && let Some(d) = t.get(..10).and_then(|p| {
@@ -463,7 +480,28 @@ pub fn parse_machine(s: &str) -> Option<NaiveDate> {
     if let Some(d) = crate::date::parse_datetime(t) {
         return Some(d.date_naive());
     }
-    parse_text(t)
+    crate::date::written::parse_text_in(t, order)
+}
+
+/// The page's order of day and month in slash dates: what its own
+/// unambiguous slash dates show, else its locale (`<html lang>`,
+/// `og:locale`).
+fn slash_order(dom: &Dom, m: &Meta) -> SlashOrder {
+    let texts = (0..dom.nodes.len()).filter_map(|id| match &dom.nodes[id].kind {
+        super::dom::Kind::Text(t) if t.len() < 300 => Some(&t[..]),
+        _ => None,
+    });
+    match SlashOrder::of_dates(texts) {
+        SlashOrder::Unknown => {
+            let locale = |l: &str| SlashOrder::of_locale(l);
+            let by_html = m.html_lang.as_deref().map_or(SlashOrder::Unknown, locale);
+            match by_html {
+                SlashOrder::Unknown => m.get(&["og:locale"]).map_or(SlashOrder::Unknown, locale),
+                known => known,
+            }
+        }
+        known => known,
+    }
 }
 
 pub use crate::date::written::{parse_labelled, parse_text};

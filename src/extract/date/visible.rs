@@ -7,9 +7,23 @@ use std::sync::LazyLock;
 use chrono::NaiveDate;
 use regex::Regex;
 
-use crate::date::written::{self, parse_labelled};
+use crate::date::written::{self, SlashOrder};
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::meta::Meta;
+
+/// What the rules need to read a written date: which days are plausible,
+/// and the page's order of day and month in slash dates.
+pub(super) struct Reading<'a> {
+    pub ok: &'a dyn Fn(NaiveDate) -> bool,
+    pub order: SlashOrder,
+}
+
+impl Reading<'_> {
+    /// The labelled (else first) plausible date written in `text`.
+    pub(super) fn date(&self, text: &str) -> Option<NaiveDate> {
+        written::parse_labelled_in(text, self.order).filter(|&d| (self.ok)(d))
+    }
+}
 
 static CHROME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"related|comment|sidebar|recommend|popular|trending|teaser|more-|widget|footer|(^|[\s_-])nav")
@@ -20,16 +34,85 @@ static DATE_CLASS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
-/// Is the element itself chrome: a navigation, footer or sidebar landmark,
-/// or a class naming one (page-wide classes on `body` and the like aside)?
+/// Is the element itself chrome for dates: a navigation, footer or sidebar
+/// landmark, a class naming one (page-wide classes on `body` and the like
+/// aside), a quoted or embedded post (`blockquote`: a social media post
+/// carries the day it was posted), or the site's masthead (today's date)?
+/// A `footer` of the story's own `article` is its meta line (posted on,
+/// by), not the site's footer.
 fn is_chrome(dom: &Dom, id: NodeId) -> bool {
     match dom.tag(id) {
-        "nav" | "footer" | "aside" | "menu" => true,
+        "footer" if story_footer(dom, id) => dom
+            .attr(id, "class")
+            .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase().replace("footer", ""))),
+        "nav" | "footer" | "aside" | "menu" | "blockquote" => true,
         "html" | "body" | "main" | "article" => false,
+        "header" if is_masthead(dom, id) => true,
         _ => dom
             .attr(id, "class")
             .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
     }
+}
+
+/// A landmark whose subtree a text scan skips: navigation, sidebars and
+/// footers but a story's own (see [`is_chrome`]).
+fn skipped_landmark(dom: &Dom, id: NodeId) -> bool {
+    dom.is_element(id)
+        && match dom.tag(id) {
+            "nav" | "aside" => true,
+            "footer" => !story_footer(dom, id),
+            _ => false,
+        }
+}
+
+/// Is a `footer` inside the `article` that holds the page's headline (an
+/// `h1`): that story's own footer (HTML gives a footer to its nearest
+/// article)?
+fn story_footer(dom: &Dom, id: NodeId) -> bool {
+    dom.ancestors(id)
+        .find(|&a| dom.tag(a) == "article")
+        .is_some_and(|a| {
+            dom.descendants(a)
+                .any(|d| dom.is_element(d) && dom.tag(d) == "h1")
+        })
+}
+
+/// A `header` outside any `article` or `main` that holds no headline
+/// (`h1`, `h2`) but the site's logo (a heading linking to the home page):
+/// the site's masthead (logo, navigation, often today's date), not a
+/// story's header.
+fn is_masthead(dom: &Dom, id: NodeId) -> bool {
+    let links_home = |h: NodeId| {
+        dom.self_and_ancestors(h)
+            .take_while(|&a| a != id)
+            .chain(dom.descendants(h))
+            .any(|a| {
+                dom.is_element(a) && dom.tag(a) == "a" && dom.attr(a, "href").is_some_and(is_home)
+            })
+    };
+    !dom.ancestors(id)
+        .any(|a| matches!(dom.tag(a), "article" | "main"))
+        && !dom
+            .descendants(id)
+            .any(|d| dom.is_element(d) && matches!(dom.tag(d), "h1" | "h2") && !links_home(d))
+}
+
+/// Is a link's target a site's home page (`/`, `https://example.org/`)?
+fn is_home(href: &str) -> bool {
+    let path = href.find("://").map_or(href, |i| {
+        let rest = &href[i + 3..];
+        rest.find('/').map_or("", |j| &rest[j..])
+    });
+    matches!(path.trim(), "" | "/" | "./")
+}
+
+/// The page's headline: its first `h1` outside the masthead (a site's logo
+/// is often an `h1` there).
+fn headline(dom: &Dom, m: &Meta) -> Option<NodeId> {
+    m.h1.iter().map(|h| h.0).find(|&h| {
+        !dom.ancestors(h)
+            .any(|a| dom.tag(a) == "header" && is_masthead(dom, a))
+    })
 }
 
 /// Is `id` inside chrome (navigation, footer, sidebar, related lists, comments)?
@@ -58,15 +141,13 @@ pub(super) fn text_date(
     dom: &Dom,
     m: &Meta,
     root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
     let body = dom.find("body").unwrap_or(0);
-    let start =
-        m.h1.first()
-            .map(|h| h.0)
-            .or_else(|| root.and_then(|r| dom.nodes[r].parent))
-            .unwrap_or(body);
-    if let Some(d) = scan_text(dom, body, start, 6_000, true, ok) {
+    let start = headline(dom, m)
+        .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+        .unwrap_or(body);
+    if let Some(d) = scan_text(dom, body, start, 6_000, true, read) {
         return Some(d);
     }
     if start == body {
@@ -74,7 +155,8 @@ pub(super) fn text_date(
     }
     // Nothing after the heading: the nearest date just above it (a box
     // header) rather than the first on the page (a clock in the masthead).
-    nearest_before(dom, body, start, ok).or_else(|| scan_text(dom, body, body, 60_000, true, ok))
+    nearest_before(dom, body, start, read)
+        .or_else(|| scan_text(dom, body, body, 60_000, true, read))
 }
 
 /// Text bytes above the heading in which [`nearest_before`] looks.
@@ -82,12 +164,7 @@ const ABOVE_REACH: usize = 1_500;
 
 /// The last written date outside chrome within [`ABOVE_REACH`] bytes of text
 /// before `start`.
-fn nearest_before(
-    dom: &Dom,
-    body: NodeId,
-    start: NodeId,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
+fn nearest_before(dom: &Dom, body: NodeId, start: NodeId, read: &Reading) -> Option<NaiveDate> {
     let mut seen = 0usize;
     let mut last: Option<(NaiveDate, usize)> = None;
     let mut it = dom.descendants(body);
@@ -95,7 +172,7 @@ fn nearest_before(
         if id == start {
             break;
         }
-        if dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skipped_landmark(dom, id) {
             it.skip_children_of(id);
             continue;
         }
@@ -103,9 +180,10 @@ fn nearest_before(
             let t = t.trim();
             seen += t.len();
             if t.len() < 300
-                && let Some(d) = parse_labelled(t).filter(|&d| ok(d))
+                && let Some(d) = read.date(t)
                 && !written::is_range(t)
                 && !is_change_label(t)
+                && !is_citation(t)
                 && !in_chrome(dom, id)
             {
                 last = Some((d, seen));
@@ -123,7 +201,7 @@ pub(super) fn scan_text(
     start: NodeId,
     limit: usize,
     skip_chrome: bool,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
     let mut started = start == body;
     let mut seen = 0usize;
@@ -138,7 +216,7 @@ pub(super) fn scan_text(
         if !started {
             continue;
         }
-        if skip_chrome && dom.is_element(id) && matches!(dom.tag(id), "nav" | "footer" | "aside") {
+        if skip_chrome && skipped_landmark(dom, id) {
             it.skip_children_of(id);
             continue;
         }
@@ -151,9 +229,12 @@ pub(super) fn scan_text(
                 let t = t.trim_start();
                 &t[..t.floor_char_boundary(DATELINE_CHARS)]
             };
-            if let Some(d) = parse_labelled(probe).filter(|&d| ok(d))
+            if let Some(d) = read.date(probe)
                 && !written::is_range(probe)
-                && !(skip_chrome && (in_chrome(dom, id) || super::live::in_teaser(dom, id)))
+                && !(skip_chrome
+                    && (is_citation(probe)
+                        || in_chrome(dom, id)
+                        || super::live::in_teaser(dom, id)))
             {
                 if !is_change_label(probe) {
                     return Some(d);
@@ -166,6 +247,23 @@ pub(super) fn scan_text(
         }
     }
     changed.map(|(d, _)| d)
+}
+
+/// Marks of a bibliographic reference: a DOI or ISBN, the day a source was
+/// looked up ("accessed", "abgerufen am"), or two of volume, issue and
+/// pages. Its date is the cited work's.
+static CITATION_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(doi[:\s]\s*10\.|isbn|issn|retrieved|accessed|abgerufen|consulté|consultado|consultato)")
+        .expect("static regex")
+});
+static CITATION_PART: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(vol\.|volume|issue|no\.|nr\.|jg\.|bd\.|heft|pp\.|s\.)\s*\d")
+        .expect("static regex")
+});
+
+/// Does the text read as a bibliographic reference?
+fn is_citation(text: &str) -> bool {
+    CITATION_STRONG.is_match(text) || CITATION_PART.find_iter(text).nth(1).is_some()
 }
 
 /// Text bytes after a change date in which a publication date may follow.
@@ -186,8 +284,8 @@ fn is_change_label(text: &str) -> bool {
 
 /// Does the page label `day` as a change ("Aktualisiert am 20.03.2021",
 /// "Updated March 20")? Read in short text nodes and byline-like elements.
-pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, ok: &dyn Fn(NaiveDate) -> bool) -> bool {
-    let dated = |t: &str| parse_labelled(t).filter(|&d| ok(d)) == Some(day);
+pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, read: &Reading) -> bool {
+    let dated = |t: &str| read.date(t) == Some(day);
     (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
         Kind::Text(t) if t.len() < 300 => {
             // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
@@ -219,11 +317,7 @@ const MAX_SELF_LINKS: usize = 8;
 
 /// The date written beside a link to the page itself: a list of recent
 /// posts that includes this one dates it.
-pub(super) fn self_link_date(
-    dom: &Dom,
-    url: &str,
-    ok: &dyn Fn(NaiveDate) -> bool,
-) -> Option<NaiveDate> {
+pub(super) fn self_link_date(dom: &Dom, url: &str, read: &Reading) -> Option<NaiveDate> {
     let key = link_key(url);
     if key.is_empty() || !url.contains("://") {
         return None;
@@ -245,7 +339,7 @@ pub(super) fn self_link_date(
             dom.ancestors(a).take(SELF_LINK_LEVELS).find_map(|up| {
                 let text = dom.text_within(up, 300)?;
                 (!written::is_range(&text))
-                    .then(|| parse_labelled(&text).filter(|&d| ok(d)))
+                    .then(|| read.date(&text))
                     .flatten()
             })
         })
@@ -255,7 +349,7 @@ pub(super) fn self_link_date(
 const MAX_BYLINES: usize = 64;
 
 /// Every written date in the page's byline-like elements, in page order.
-pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<NaiveDate> {
+pub(super) fn byline_dates(dom: &Dom, read: &Reading) -> Vec<NaiveDate> {
     let mut out = Vec::new();
     let mut seen = 0;
     let mut it = dom.descendants(0);
@@ -271,7 +365,7 @@ pub(super) fn byline_dates(dom: &Dom, ok: &dyn Fn(NaiveDate) -> bool) -> Vec<Nai
             continue;
         }
         seen += 1;
-        if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
+        if let Some(d) = read.date(&text) {
             out.push(d);
             it.skip_children_of(id);
         }
@@ -292,7 +386,7 @@ const HEADLINE_REACH: usize = 600;
 /// headline's own block: the page's byline, before any list or table of
 /// dated items (signatures, versions, events) that the content's container
 /// may also hold.
-fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Option<NaiveDate> {
+fn headline_byline(dom: &Dom, h1: NodeId, read: &Reading) -> Option<NaiveDate> {
     let block = dom.nodes[h1].parent?;
     if matches!(dom.tag(block), "body" | "html" | "") {
         return None;
@@ -322,7 +416,7 @@ fn headline_byline(dom: &Dom, h1: NodeId, ok: &dyn Fn(NaiveDate) -> bool) -> Opt
             continue;
         };
         if !written::is_range(&text)
-            && let Some(d) = parse_labelled(&text).filter(|&d| ok(d))
+            && let Some(d) = read.date(&text)
         {
             return Some(d);
         }
@@ -337,9 +431,9 @@ pub(super) fn byline_date(
     dom: &Dom,
     m: &Meta,
     root: Option<NodeId>,
-    ok: &dyn Fn(NaiveDate) -> bool,
+    read: &Reading,
 ) -> Option<NaiveDate> {
-    if let Some(d) = m.h1.first().and_then(|h| headline_byline(dom, h.0, ok)) {
+    if let Some(d) = headline(dom, m).and_then(|h| headline_byline(dom, h, read)) {
         return Some(d);
     }
     let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
@@ -361,7 +455,7 @@ pub(super) fn byline_date(
             if text.len() > 400 || written::is_range(&text) || super::live::in_teaser(dom, id) {
                 continue;
             }
-            if let Some(d) = parse_labelled(&text).filter(|&d| ok(d)) {
+            if let Some(d) = read.date(&text) {
                 return Some(d);
             }
             it.skip_children_of(id);

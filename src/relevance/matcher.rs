@@ -527,6 +527,32 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_twenty_thousand_terms_matches() {
+        let terms: Vec<String> = (0..20_000)
+            .map(|i| format!("term number {i} of a very long list"))
+            .collect();
+        let m = Matcher::new(&terms);
+        let text = "x term number 19999 of a very long lists, term number 7 of a very long list";
+        let mut found = vec![];
+        m.each(text, |s, e, i| {
+            found.push((&text[s..e], m.terms()[i].as_str()))
+        });
+        assert_eq!(
+            found,
+            [
+                (
+                    "term number 19999 of a very long lists",
+                    "term number 19999 of a very long list"
+                ),
+                (
+                    "term number 7 of a very long list",
+                    "term number 7 of a very long list"
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn matches_are_the_regex_alternation_s() {
         let terms = strings(&[
             "ai",

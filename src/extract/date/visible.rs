@@ -10,6 +10,7 @@ use regex::Regex;
 use crate::date::written::{self, SlashOrder};
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::meta::Meta;
+use crate::phrases::{Phrases, lower};
 
 /// What the rules need to read a written date: which days are plausible,
 /// and the page's order of day and month in slash dates.
@@ -261,9 +262,34 @@ static CITATION_PART: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+/// Every word the two citation patterns name, for a cheap first test (see
+/// `crate::gated`: text without any of them matches neither).
+static CITATION_WORDS: Phrases = Phrases::new(&[
+    "doi",
+    "isbn",
+    "issn",
+    "retrieved",
+    "accessed",
+    "abgerufen",
+    "consulté",
+    "consultado",
+    "consultato",
+    "vol.",
+    "volume",
+    "issue",
+    "no.",
+    "nr.",
+    "jg.",
+    "bd.",
+    "heft",
+    "pp.",
+    "s.",
+]);
+
 /// Does the text read as a bibliographic reference?
 fn is_citation(text: &str) -> bool {
-    CITATION_STRONG.is_match(text) || CITATION_PART.find_iter(text).nth(1).is_some()
+    CITATION_WORDS.contains(&lower(text))
+        && (CITATION_STRONG.is_match(text) || CITATION_PART.find_iter(text).nth(1).is_some())
 }
 
 /// Text bytes after a change date in which a publication date may follow.

@@ -20,6 +20,7 @@ mod headers;
 mod polite;
 mod robots;
 pub mod sign;
+mod tls;
 mod tdmrep;
 pub mod turned;
 
@@ -322,6 +323,7 @@ impl Net {
             let proxy = reqwest::Proxy::all(p).with_context(|| format!("bad --proxy URL `{p}`"))?;
             builder = builder.proxy(proxy);
         }
+        builder = builder.tls_backend_preconfigured(tls::client_config()?);
         let client = builder.build().context("building the HTTP client")?;
         let signer = match &cfg.web_bot_auth {
             Some(w) => {

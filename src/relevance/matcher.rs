@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::TermCount;
 
@@ -84,7 +84,7 @@ impl Matcher {
                     }
                 }
             }
-            let keys = AhoCorasickBuilder::new()
+            let keys = crate::phrases::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
                 .build(&keys)

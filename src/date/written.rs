@@ -343,8 +343,20 @@ pub fn first_date_in(text: &str, order: SlashOrder) -> Option<(usize, NaiveDate)
         let d = c[2].parse().ok().and_then(|m| ymd(&c[1], m, &c[3]));
         consider(c.get(1).map_or(0, |m| m.start()), d);
     }
+    if let Some((at, d)) = numeric_date(text, order) {
+        consider(at, Some(d));
+    }
+    if best.is_none() {
+        return short_year_date(text);
+    }
+    best
+}
+
+/// The first `dd.mm.yyyy`, `dd-mm-yyyy` or slash date outside a web
+/// address, a slash date whose order is ambiguous read in `order`.
+fn numeric_date(text: &str, order: SlashOrder) -> Option<(usize, NaiveDate)> {
     for c in NUMERIC.captures_iter(text) {
-        if c[2] != c[4] || c.get(0).is_some_and(|m| !written(&m)) {
+        if c[2] != c[4] || c.get(0).is_some_and(|m| in_web_address(text, m.start())) {
             continue;
         }
         let (a, b): (u32, u32) = match (c[1].parse(), c[3].parse()) {
@@ -372,18 +384,18 @@ pub fn first_date_in(text: &str, order: SlashOrder) -> Option<(usize, NaiveDate)
         if d.is_none() {
             continue;
         }
-        consider(c.get(0).map_or(0, |m| m.start()), d);
-        break;
+        return d.map(|d| (c.get(0).map_or(0, |m| m.start()), d));
     }
-    if best.is_none()
-        && let Some(c) = SHORT_YEAR.captures(text)
-    {
-        let yy: i32 = c[3].parse().ok()?;
-        let y = if yy >= 95 { 1900 + yy } else { 2000 + yy };
-        let d = NaiveDate::from_ymd_opt(y, c[2].parse().ok()?, c[1].parse().ok()?)?;
-        return Some((c.get(1).map_or(0, |m| m.start()), d));
-    }
-    best
+    None
+}
+
+/// `dd.mm.yy`, a two-digit year (read only when no full date is written).
+fn short_year_date(text: &str) -> Option<(usize, NaiveDate)> {
+    let c = SHORT_YEAR.captures(text)?;
+    let yy: i32 = c[3].parse().ok()?;
+    let y = if yy >= 95 { 1900 + yy } else { 2000 + yy };
+    let d = NaiveDate::from_ymd_opt(y, c[2].parse().ok()?, c[1].parse().ok()?)?;
+    Some((c.get(1).map_or(0, |m| m.start()), d))
 }
 
 /// Is the byte at `at` inside a web address written in the text: a

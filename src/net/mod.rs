@@ -20,8 +20,8 @@ mod headers;
 mod polite;
 mod robots;
 pub mod sign;
-mod tls;
 mod tdmrep;
+mod tls;
 pub mod turned;
 
 use std::collections::HashMap;

@@ -102,10 +102,16 @@ mod tests {
             inner: OnceLock::new(),
         };
         let made = rustls_platform_verifier::Verifier::new(provider).unwrap();
-        assert_eq!(lazy.supported_verify_schemes(), made.supported_verify_schemes());
+        assert_eq!(
+            lazy.supported_verify_schemes(),
+            made.supported_verify_schemes()
+        );
         assert!(lazy.inner.get().is_none());
         let config = client_config().unwrap();
-        assert_eq!(config.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(
+            config.alpn_protocols,
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
         assert!(config.enable_sni);
     }
 }

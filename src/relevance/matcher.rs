@@ -237,7 +237,7 @@ mod tests {
             let one = [t.to_string()];
             let len = alternation(&one).1.map_or(0, |p| p.len());
             assert!(
-                pattern_bound(t) >= len + 1,
+                pattern_bound(t) > len,
                 "{t}: {len} over {}",
                 pattern_bound(t)
             );

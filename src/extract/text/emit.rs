@@ -452,7 +452,7 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if text == 0 {
         return false;
     }
-    if matches!(tag, "ul" | "ol") && items_of_prose(dom, st, id) {
+    if matches!(tag, "ul" | "ol") && (items_of_prose(dom, st, id) || in_prose_item(dom, st, id)) {
         return false;
     }
     if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
@@ -489,16 +489,60 @@ fn label_cloud(dom: &Dom, st: &Stats, id: NodeId) -> bool {
 /// in them (release notes, a digest of changes), which stays.
 const ITEM_PROSE_CHARS: u32 = 40;
 
-/// Is the list made of sentences rather than links: at least three items,
-/// each with [`ITEM_PROSE_CHARS`] of text outside links on average, and
-/// most of its text outside links?
+/// Is the list made of sentences rather than links: at least three items
+/// (those of its sub-lists counted too), each of its own items with
+/// [`ITEM_PROSE_CHARS`] of text outside links on average, and most of its
+/// text outside links? A sub-list is the part of its item that it details
+/// (a list of links under "In progress:"), so its text and links are left
+/// out of its list's figures; it is judged by [`in_prose_item`].
 fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let items = dom
         .element_children(id)
         .filter(|&c| dom.tag(c) == "li" && !st.pruned[c])
         .count() as u32;
-    let own = st.text[id].saturating_sub(st.link[id]);
-    items >= 3 && own >= items * ITEM_PROSE_CHARS && link_density(st, id) < 0.5
+    let (mut text, mut link, mut sub_items) = (st.text[id], st.link[id], 0u32);
+    let mut it = dom.descendants(id);
+    while let Some(d) = it.next() {
+        if dom.is_element(d) && matches!(dom.tag(d), "ul" | "ol") {
+            it.skip_children_of(d);
+            if st.pruned[d] {
+                continue;
+            }
+            text = text.saturating_sub(st.text[d]);
+            link = link.saturating_sub(st.link[d]);
+            sub_items += dom
+                .descendants(d)
+                .filter(|&x| dom.tag(x) == "li" && !st.pruned[x])
+                .count() as u32;
+        }
+    }
+    let own = text.saturating_sub(link);
+    items + sub_items >= 3
+        && items > 0
+        && own >= items * ITEM_PROSE_CHARS
+        && (text == 0 || f64::from(link) / f64::from(text) < 0.5)
+}
+
+/// Levels between a sub-list and the item that holds it (`li > ul`,
+/// `li > div > ul`).
+const SUB_LIST_LEVELS: usize = 2;
+
+/// Is the list a sub-list of an item of a list of sentences
+/// ([`items_of_prose`])? It details that item (the changes a release note
+/// lists, the links its sentence names) and stays with it, however many
+/// links it holds: a menu's sub-lists sit in a list of links, which is
+/// skipped before them.
+fn in_prose_item(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let Some(item) = dom
+        .ancestors(id)
+        .take(SUB_LIST_LEVELS)
+        .find(|&a| dom.tag(a) == "li")
+    else {
+        return false;
+    };
+    dom.nodes[item]
+        .parent
+        .is_some_and(|l| matches!(dom.tag(l), "ul" | "ol") && items_of_prose(dom, st, l))
 }
 
 /// Is `id` a subheading with no text after it in its parent, or only

@@ -241,11 +241,14 @@ mod tests {
                 );
             }
         }
-        let c = extract(&dom, None);
+        let meta = crate::extract::meta::gather(&dom, None, &prepared.jsonld);
+        let anchor = crate::extract::title::anchor(&dom, &meta);
+        let c = extract(&dom, anchor);
         println!(
-            "ROOT {:?} {:?}",
+            "ROOT {:?} {:?} anchor {:?}",
             c.root.map(|r| dom.tag(r)),
-            c.root.and_then(|r| dom.attr(r, "class"))
+            c.root.and_then(|r| dom.attr(r, "class")),
+            anchor.map(|a| dom.tag(a))
         );
         println!("{}", c.paragraphs.join("\n"));
     }

@@ -2,7 +2,10 @@
 //! article is streamed, hydrated, paywalled, hidden, split by ad and teaser
 //! rows (also inside each part's wrapper), spread over slides or mixed with
 //! boxes that are not the article (HTML-drawn charts among them), formulas
-//! in MathML, summaries in a body's `header`, and pages whose first date is a teaser's or a live blog's last update.
+//! in MathML, summaries in a body's `header`, standfirsts in the story's
+//! own `header` inside the container, release notes whose items hold
+//! sub-lists of links, and pages whose first date is a teaser's or a live
+//! blog's last update.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind
 //! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the

@@ -470,19 +470,33 @@ const CLOUD_PARAS: u32 = 8;
 const CLOUD_CHARS: u32 = 20;
 
 /// A chart drawn in HTML (exported from a graphics tool, each label a
-/// positioned paragraph: `$915`, `billion`, `’18`): many paragraphs, short
-/// on average, none of them a sentence.
+/// positioned paragraph: `$915`, `billion`, `’18`, `Jan. 2020`): many
+/// paragraphs, short on average, none of them a sentence. A table's short
+/// cells are data (a league table, a timetable), not a drawing.
 fn label_cloud(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let paras = st.paras[id];
     paras >= CLOUD_PARAS
         && st.text[id] < paras * CLOUD_CHARS
-        && !dom.descendants(id).any(|d| {
-            dom.tag(d) == "p" && !st.pruned[d] && {
-                let t = dom.text(d);
-                let t = t.trim();
-                t.contains(". ") || t.ends_with(['.', '!', '?', '。', '！', '？'])
-            }
+        && dom.tag(id) != "table"
+        && !dom.descendants(id).any(|d| match dom.tag(d) {
+            "table" => true,
+            "p" => !st.pruned[d] && reads_as_sentence(&dom.text(d)),
+            _ => false,
         })
+}
+
+/// Least words of a sentence set in spaced words: fewer is a label, even
+/// with an abbreviation's dot in it (`U.S. Dollar index`, `Sept. 2021`).
+const SENTENCE_WORDS: usize = 4;
+
+/// Does `t` read as a sentence: a stop of a script written without spaces,
+/// or [`SENTENCE_WORDS`] words with a full stop, a question or exclamation
+/// mark?
+fn reads_as_sentence(t: &str) -> bool {
+    let t = t.trim();
+    t.ends_with(['。', '！', '？'])
+        || (t.split_whitespace().nth(SENTENCE_WORDS - 1).is_some()
+            && (t.contains(". ") || t.ends_with(['.', '!', '?'])))
 }
 
 /// Least text outside links, per item, of a list of sentences with links

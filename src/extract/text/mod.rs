@@ -192,6 +192,71 @@ mod tests {
         assert!(!p.iter().any(|x| x == "Site"), "{p:?}");
     }
 
+    #[test]
+    fn a_standfirst_in_the_story_header_inside_the_container_is_the_lead() {
+        let p = paragraphs(
+            "<main><article><header><h1>Council backs the plan</h1><p>The bus plan passed by a wide margin after a long debate, and the first new routes start in the spring.</p><div class=\"meta\">By A. Writer</div></header>{}</article></main>",
+        );
+        assert!(p[0].starts_with("The bus plan passed"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("A. Writer")), "{p:?}");
+    }
+
+    #[test]
+    fn a_header_after_the_text_gives_no_lead() {
+        let p = paragraphs(
+            "<article>{}<header><h2>Next</h2><p>The next story is about something else entirely, and it is long enough to be read as prose.</p></header></article>",
+        );
+        assert!(p[0].starts_with("The council met"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("next story")), "{p:?}");
+    }
+
+    #[test]
+    fn sub_lists_of_links_stay_with_a_list_of_sentences_and_menus_do_not() {
+        let p = paragraphs(
+            "<article>{}<ul><li>The planner now shows the platform for every train, and warns about short changes.</li><li>Still in progress:<ul><li><a href=\"/1\">Bug 412 – Night buses missing after midnight</a></li><li><a href=\"/2\">Bug 418 – Fares shown twice for returns</a></li><li><a href=\"/3\">Bug 431 – Step-free routes ignore broken lifts</a></li></ul></li></ul><ul><li><span>Trains</span><ul><li><a href=\"/t\">Timetables</a></li><li><a href=\"/d\">Live departures</a></li></ul></li><li><span>Buses</span><ul><li><a href=\"/r\">Routes</a></li><li><a href=\"/n\">Night buses</a></li></ul></li></ul></article>",
+        );
+        for line in [
+            "The planner now shows",
+            "Still in progress:",
+            "Bug 412",
+            "Bug 431",
+        ] {
+            assert!(p.iter().any(|x| x.starts_with(line)), "{line}: {p:?}");
+        }
+        for line in ["Trains", "Timetables", "Routes"] {
+            assert!(!p.iter().any(|x| x == line), "{line}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn chart_labels_with_dots_are_skipped_and_tables_of_short_cells_kept() {
+        let labels: String = [
+            "U.S. total",
+            "Jan. 2023",
+            "Sept. 2023",
+            "Jan. 2024",
+            "40",
+            "20",
+            "0",
+            "Est.",
+        ]
+        .iter()
+        .map(|l| format!("<div style=\"position:absolute\"><p>{l}</p></div>"))
+        .collect();
+        let cells: String = [
+            "Rank", "Line", "1.", "Harwick", "2.", "St. Ives", "3.", "Coast",
+        ]
+        .chunks(2)
+        .map(|r| format!("<tr><td><p>{}</p></td><td><p>{}</p></td></tr>", r[0], r[1]))
+        .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<div class=\"g-artboard\">{labels}</div><table>{cells}</table></article>"
+        ));
+        assert!(!p.iter().any(|x| x.contains("Jan. 2023")), "{p:?}");
+        assert!(p.iter().any(|x| x == "St. Ives"), "{p:?}");
+        assert!(p.iter().any(|x| x == "1."), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -1,7 +1,8 @@
 //! The hard-page fixtures (`tests/fixtures/hard-pages/`): pages whose
 //! article is streamed, hydrated, paywalled, hidden, split by ad and teaser
 //! rows (also inside each part's wrapper), spread over slides or mixed with
-//! boxes that are not the article (HTML-drawn charts among them), formulas
+//! boxes that are not the article (HTML-drawn charts among them, their
+//! labels dotted abbreviations too, beside a table of short cells), formulas
 //! in MathML, summaries in a body's `header`, standfirsts in the story's
 //! own `header` inside the container, release notes whose items hold
 //! sub-lists of links, and pages whose first date is a teaser's or a live

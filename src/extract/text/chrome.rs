@@ -274,8 +274,33 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if ci.is_empty() {
         return false;
     }
-    CHROME_STRONG.is_match(&ci) || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci))
+    CHROME_STRONG.is_match(&ci)
+        || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id))
 }
+
+/// Does a weak chrome word on `id` name its part in a table of data rather
+/// than page chrome? The cells and rows of a table of [`DATA_ROWS`] rows or
+/// more are named for their place (`header_cell`, a `date` column, a
+/// `footer` row of totals); a table of one or two rows is a layout's line
+/// of page furniture (date, author, comment count) as often.
+fn names_a_part(dom: &Dom, id: NodeId) -> bool {
+    matches!(dom.tag(id), "td" | "th" | "tr")
+        && dom
+            .ancestors(id)
+            .take(TABLE_LEVELS)
+            .find(|&a| dom.tag(a) == "table")
+            .is_some_and(|t| {
+                dom.descendants(t)
+                    .filter(|&d| dom.tag(d) == "tr")
+                    .nth(DATA_ROWS - 1)
+                    .is_some()
+            })
+}
+
+/// Least rows of a table of data ([`names_a_part`]).
+const DATA_ROWS: usize = 3;
+/// Levels from a cell up to its table (`table > tbody > tr > td`).
+const TABLE_LEVELS: usize = 4;
 
 pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
     let ci = role_names(dom, id);

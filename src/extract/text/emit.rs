@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::chrome::class_weight;
 use super::markdown::{Block, Inline, Mark};
-use super::stats::{Stats, link_density};
+use super::stats::Stats;
 use crate::date::written::first_date;
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::gated::Gated;
@@ -447,15 +447,22 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     ) {
         return false;
     }
-    let ld = link_density(st, id);
     let text = st.text[id];
     if text == 0 {
         return false;
     }
-    if matches!(tag, "ul" | "ol") && (items_of_prose(dom, st, id) || in_prose_item(dom, st, id)) {
+    let list = matches!(tag, "ul" | "ol");
+    if list && (items_of_prose(dom, st, id) || in_prose_item(dom, st, id)) {
         return false;
     }
-    if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
+    // In a list, links that run on from the words before them are text.
+    let link = if list {
+        st.link[id].saturating_sub(run_on_chars(dom, st, id))
+    } else {
+        st.link[id]
+    };
+    let ld = f64::from(link) / f64::from(text);
+    if ld > 0.5 && text.saturating_sub(link) < 400 {
         return true;
     }
     if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
@@ -508,7 +515,8 @@ const ITEM_PROSE_CHARS: u32 = 40;
 /// [`ITEM_PROSE_CHARS`] of text outside links on average, and most of its
 /// text outside links? A sub-list is the part of its item that it details
 /// (a list of links under "In progress:"), so its text and links are left
-/// out of its list's figures; it is judged by [`in_prose_item`].
+/// out of its list's figures; it is judged by [`in_prose_item`]. A link
+/// that [`runs_on`] from the words before it counts as their text.
 fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let items = dom
         .element_children(id)
@@ -517,17 +525,29 @@ fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let (mut text, mut link, mut sub_items) = (st.text[id], st.link[id], 0u32);
     let mut it = dom.descendants(id);
     while let Some(d) = it.next() {
-        if dom.is_element(d) && matches!(dom.tag(d), "ul" | "ol") {
-            it.skip_children_of(d);
-            if st.pruned[d] {
-                continue;
+        if !dom.is_element(d) {
+            continue;
+        }
+        match dom.tag(d) {
+            "ul" | "ol" => {
+                it.skip_children_of(d);
+                if st.pruned[d] {
+                    continue;
+                }
+                text = text.saturating_sub(st.text[d]);
+                link = link.saturating_sub(st.link[d]);
+                sub_items += dom
+                    .descendants(d)
+                    .filter(|&x| dom.tag(x) == "li" && !st.pruned[x])
+                    .count() as u32;
             }
-            text = text.saturating_sub(st.text[d]);
-            link = link.saturating_sub(st.link[d]);
-            sub_items += dom
-                .descendants(d)
-                .filter(|&x| dom.tag(x) == "li" && !st.pruned[x])
-                .count() as u32;
+            "a" => {
+                it.skip_children_of(d);
+                if !st.pruned[d] && runs_on(dom, d) {
+                    link = link.saturating_sub(st.link[d]);
+                }
+            }
+            _ => {}
         }
     }
     let own = text.saturating_sub(link);
@@ -535,6 +555,47 @@ fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         && items > 0
         && own >= items * ITEM_PROSE_CHARS
         && (text == 0 || f64::from(link) / f64::from(text) < 0.5)
+}
+
+/// Characters of the links in the list `id` (not in its sub-lists) that
+/// [`runs_on`].
+fn run_on_chars(dom: &Dom, st: &Stats, id: NodeId) -> u32 {
+    let mut n = 0;
+    let mut it = dom.descendants(id);
+    while let Some(d) = it.next() {
+        if dom.is_element(d) && matches!(dom.tag(d), "ul" | "ol" | "a") {
+            it.skip_children_of(d);
+            if dom.tag(d) == "a" && !st.pruned[d] && runs_on(dom, d) {
+                n += st.link[d];
+            }
+        }
+    }
+    n
+}
+
+/// Does the link `a` run on from the words before it, a part of their
+/// sentence rather than a title: `🌟 gero <a>removed the windowtype
+/// attribute</a> from dialogs`? Its text is words (not an address) that
+/// start with a small letter, and the text just before it holds a word
+/// and ends no sentence or label.
+/// (A teaser's link is the item, or starts it, or follows a label.)
+fn runs_on(dom: &Dom, a: NodeId) -> bool {
+    let text = dom.text(a);
+    let words = text.split_whitespace().count();
+    if words < 2 || !text.trim_start().starts_with(char::is_lowercase) {
+        return false;
+    }
+    let before = std::iter::successors(dom.nodes[a].prev, |&p| dom.nodes[p].prev).find_map(|p| {
+        match &dom.nodes[p].kind {
+            Kind::Text(t) if t.trim().is_empty() => None,
+            Kind::Text(t) => Some(t.trim().to_string()),
+            Kind::Element if dom.tag(p) != "a" => Some(dom.text(p).trim().to_string()),
+            _ => Some(String::new()),
+        }
+    });
+    before.is_some_and(|b| {
+        b.chars().any(char::is_alphabetic) && !b.ends_with(['.', ':', '!', '?', '|', '›', '»', '>'])
+    })
 }
 
 /// Levels between a sub-list and the item that holds it (`li > ul`,

@@ -116,15 +116,43 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
             .map(|d| dom.text(d).len())
             .sum();
-        let least = if named { 80 } else { 100 };
-        // A paragraph found only by where it sits must read as sentences.
-        let prose = named || text.contains(". ") || text.ends_with('.');
+        // A subheadline right under the headline may be one short sentence.
+        let subhead = headed && follows_headline(dom, id);
+        let least = if named {
+            80
+        } else if subhead {
+            SUBHEAD_CHARS
+        } else {
+            100
+        };
+        // A paragraph found only by where it sits must read as sentences;
+        // a short subheadline must end as one (a byline with a date,
+        // `Von A. B. 19. Oktober 2019 00:04 Uhr`, does not).
+        let prose = if subhead && !named && text.len() < 100 {
+            text.ends_with(['.', '!', '?'])
+                && text.split_whitespace().nth(SUBHEAD_WORDS - 1).is_some()
+        } else {
+            named || text.contains(". ") || text.ends_with('.')
+        };
         if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
             it.skip_children_of(id);
             found = Some(text);
         }
     }
     found
+}
+
+/// Least characters and words of a lead found as the subheadline right
+/// under the headline (`<h1>…</h1><h2>Two-year-old bug exposes thousands
+/// of servers to crippling attack.</h2>`).
+const SUBHEAD_CHARS: usize = 40;
+const SUBHEAD_WORDS: usize = 6;
+
+/// Is the element before `id` among its siblings the headline (`h1`)?
+fn follows_headline(dom: &Dom, id: NodeId) -> bool {
+    std::iter::successors(dom.nodes[id].prev, |&p| dom.nodes[p].prev)
+        .find(|&p| dom.is_element(p))
+        .is_some_and(|p| dom.tag(p) == "h1")
 }
 
 #[cfg(test)]

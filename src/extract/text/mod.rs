@@ -257,6 +257,49 @@ mod tests {
         assert!(p.iter().any(|x| x == "1."), "{p:?}");
     }
 
+    #[test]
+    fn a_data_tables_cells_named_for_their_place_stay() {
+        let rows: String = ["Load map", "Save map", "Settings"]
+            .iter()
+            .map(|r| format!("<tr><td>{r}</td><td class=\"date\">Done</td></tr>"))
+            .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<table><tr><td class=\"header_cell\">General UX</td><td class=\"header_cell\">Final review</td></tr>{rows}</table><table><tr><td>12 May</td><td class=\"author\">Text: A. Writer</td></tr></table></article>"
+        ));
+        for cell in ["General UX", "Final review", "Save map"] {
+            assert!(p.iter().any(|x| x == cell), "{cell}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("A. Writer")), "{p:?}");
+    }
+
+    #[test]
+    fn a_one_sentence_subheadline_under_the_headline_is_the_lead() {
+        let p = paragraphs(
+            "<article><div class=\"top\"><header><h1>Old bug crashes servers</h1><h2>A two-year-old bug exposes thousands of servers to attack.</h2><p>By A. Writer</p></header></div><div class=\"body\">{}</div></article>",
+        );
+        assert!(p[0].starts_with("A two-year-old bug"), "{p:?}");
+        let p = paragraphs(
+            "<article><div class=\"top\"><header><h1>Old bug crashes servers</h1><p>Von Anna Beispiel 19. Oktober 2019 00:04 Uhr</p></header></div><div class=\"body\">{}</div></article>",
+        );
+        assert!(p[0].starts_with("The council met"), "{p:?}");
+    }
+
+    #[test]
+    fn links_that_run_on_from_the_words_before_them_are_the_items_text() {
+        let p = paragraphs(
+            "<article>{}<ul><li>Ana Silva <a href=\"/1\">fixed the departure board for stations</a> with two platforms</li><li>Tom <a href=\"/2\">removed the old ticket screen</a> from the app</li><li>Lea <a href=\"/3\">converted the fare tables</a> to the new format</li></ul><ul><li>Neil has patches up to <a href=\"/4\">improve the night timetable</a>, and <a href=\"/5\">show the replacement buses</a></li></ul><ul><li><a href=\"/6\">Storm warning for the coast this weekend</a> (Courier)</li><li><a href=\"/7\">Local team wins the cup final again</a> (Courier)</li></ul></article>",
+        );
+        for line in [
+            "Ana Silva fixed",
+            "Tom removed",
+            "Lea converted",
+            "Neil has patches",
+        ] {
+            assert!(p.iter().any(|x| x.starts_with(line)), "{line}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("Storm warning")), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -4,9 +4,10 @@
 //! boxes that are not the article (HTML-drawn charts among them, their
 //! labels dotted abbreviations too, beside a table of short cells), formulas
 //! in MathML, summaries in a body's `header`, standfirsts in the story's
-//! own `header` inside the container, release notes whose items hold
-//! sub-lists of links, and pages whose first date is a teaser's or a live
-//! blog's last update.
+//! own `header` inside the container or a one-sentence subheadline under
+//! the headline, release notes whose items hold sub-lists of links or
+//! links that run on from the words before them, and pages whose first
+//! date is a teaser's or a live blog's last update.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind
 //! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the
@@ -22,9 +23,10 @@ use scraper::config::Keywords;
 use scraper::extract;
 use scraper::relevance::Rule;
 
-/// Least mean text F1 over all pages, and over the pages of one kind.
+/// Least mean text F1 over all pages, and over the pages of one kind (every
+/// kind reads 1.000 today; a kind's rule broken costs it more than 0.03).
 const FLOOR_ALL: f64 = 0.95;
-const FLOOR_KIND: f64 = 0.85;
+const FLOOR_KIND: f64 = 0.97;
 /// Least share of pages with the expected date.
 const FLOOR_DATE: f64 = 0.95;
 

@@ -300,6 +300,15 @@ mod tests {
         assert!(!p.iter().any(|x| x.contains("Storm warning")), "{p:?}");
     }
 
+    #[test]
+    fn a_dateline_opening_a_paragraph_stays_with_its_sentence() {
+        let p = paragraphs(
+            "<article><p><span class=\"dateline\">CAIRO —</span> Gunmen opened fire on visitors at the museum on Wednesday, killing at least nineteen people.</p>{}<p><span class=\"date\">06.03.2016</span>Another story begins here, and it is only a teaser of a later one.</p></article>",
+        );
+        assert!(p[0].starts_with("CAIRO — Gunmen"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("06.03.2016")), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -455,6 +455,9 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     if list && (items_of_prose(dom, st, id) || in_prose_item(dom, st, id)) {
         return false;
     }
+    if cell_value(dom, st, id) {
+        return false;
+    }
     // In a list, links that run on from the words before them are text.
     let link = if list {
         st.link[id].saturating_sub(run_on_chars(dom, st, id))
@@ -469,6 +472,23 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return true;
     }
     class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2 || label_cloud(dom, st, id)
+}
+
+/// Is `id` a table cell's value set in a block: the only element in its
+/// `td` or `th`, holding one link at most (`<td><div><a>Google
+/// Maps</a></div></td>`, a row's name linked to its page)? The table was
+/// judged as a whole; one linked name is not a box of links.
+fn cell_value(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    matches!(dom.tag(id), "div" | "section")
+        && dom.nodes[id].parent.is_some_and(|c| {
+            matches!(dom.tag(c), "td" | "th")
+                && dom.element_children(c).filter(|&k| !st.pruned[k]).count() == 1
+        })
+        && dom
+            .descendants(id)
+            .filter(|&d| dom.tag(d) == "a" && st.text[d] > 0)
+            .nth(1)
+            .is_none()
 }
 
 /// Least paragraphs in a [`label_cloud`].

@@ -309,6 +309,23 @@ mod tests {
         assert!(!p.iter().any(|x| x.contains("06.03.2016")), "{p:?}");
     }
 
+    #[test]
+    fn a_linked_name_in_a_table_cell_is_its_value() {
+        let rows: String = [("Harwick", "42"), ("St. Ives", "35"), ("Coast", "28")]
+            .iter()
+            .map(|(n, v)| {
+                format!("<tr><td><div><a href=\"/l/{v}\">{n} line</a></div></td><td>{v} trains a day</td><td>since 2019</td></tr>")
+            })
+            .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<table>{rows}</table><div class=\"more\"><a href=\"/a\">All lines</a> <a href=\"/b\">All stations</a></div></article>"
+        ));
+        for cell in ["Harwick line", "St. Ives line", "35 trains a day"] {
+            assert!(p.iter().any(|x| x == cell), "{cell}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("All lines")), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -274,8 +274,21 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if ci.is_empty() {
         return false;
     }
-    CHROME_STRONG.is_match(&ci)
-        || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id))
+    let hit = CHROME_STRONG.is_match(&ci)
+        || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));
+    hit && !in_code(dom, id)
+}
+
+/// Levels from a highlighted token up to its `code` or `pre`.
+const CODE_LEVELS: usize = 6;
+
+/// Is `id` inside a `pre` or `code` (within [`CODE_LEVELS`])? There class
+/// names are a syntax highlighter's tokens (`token comment`, `hljs-meta`,
+/// `tag`), and their text is the code's.
+fn in_code(dom: &Dom, id: NodeId) -> bool {
+    dom.ancestors(id)
+        .take(CODE_LEVELS)
+        .any(|a| matches!(dom.tag(a), "pre" | "code"))
 }
 
 /// Does a weak chrome word on `id` name its part in a table of data or a

@@ -326,6 +326,15 @@ mod tests {
         assert!(!p.iter().any(|x| x.contains("All lines")), "{p:?}");
     }
 
+    #[test]
+    fn highlighted_code_keeps_its_comments() {
+        let p = paragraphs(
+            "<article>{}<pre class=\"language-js\"><code><span class=\"token comment\">// load-add.js</span><br><span class=\"token keyword\">const</span> binary = read();</code></pre><div class=\"comments\"><p>Great post, thanks for sharing it with all of us here today!</p></div></article>",
+        );
+        assert!(p.iter().any(|x| x.starts_with("// load-add.js")), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("Great post")), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -274,8 +274,78 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if ci.is_empty() {
         return false;
     }
-    CHROME_STRONG.is_match(&ci) || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci))
+    let hit = CHROME_STRONG.is_match(&ci)
+        || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));
+    hit && !in_code(dom, id)
 }
+
+/// Levels from a highlighted token up to its `code` or `pre`.
+const CODE_LEVELS: usize = 6;
+
+/// Is `id` inside a `pre` or `code` (within [`CODE_LEVELS`])? There class
+/// names are a syntax highlighter's tokens (`token comment`, `hljs-meta`,
+/// `tag`), and their text is the code's.
+fn in_code(dom: &Dom, id: NodeId) -> bool {
+    dom.ancestors(id)
+        .take(CODE_LEVELS)
+        .any(|a| matches!(dom.tag(a), "pre" | "code"))
+}
+
+/// Does a weak chrome word on `id` name its part in a table of data or a
+/// sentence rather than page chrome? A paragraph's opening dateline
+/// ([`opens_with_dateline`]) is the sentence's. The cells and rows of a table of [`DATA_ROWS`] rows or
+/// more are named for their place (`header_cell`, a `date` column, a
+/// `footer` row of totals); a table of one or two rows is a layout's line
+/// of page furniture (date, author, comment count) as often.
+fn names_a_part(dom: &Dom, id: NodeId) -> bool {
+    if opens_with_dateline(dom, id) {
+        return true;
+    }
+    matches!(dom.tag(id), "td" | "th" | "tr")
+        && dom
+            .ancestors(id)
+            .take(TABLE_LEVELS)
+            .find(|&a| dom.tag(a) == "table")
+            .is_some_and(|t| {
+                dom.descendants(t)
+                    .filter(|&d| dom.tag(d) == "tr")
+                    .nth(DATA_ROWS - 1)
+                    .is_some()
+            })
+}
+
+/// Is `id` the dateline that opens a paragraph (`<p><span
+/// class="dateline">CAIRO —</span> Gunmen opened fire...`)? A phrase of at
+/// most [`DATELINE_WORDS`] words ending in a dash, the first thing in the
+/// `p`: the place the story was filed from, the start of its first
+/// sentence.
+fn opens_with_dateline(dom: &Dom, id: NodeId) -> bool {
+    if !matches!(dom.tag(id), "span" | "b" | "strong" | "em" | "i") {
+        return false;
+    }
+    let Some(p) = dom.nodes[id].parent.filter(|&p| dom.tag(p) == "p") else {
+        return false;
+    };
+    let first = dom.children(p).find(|&c| match &dom.nodes[c].kind {
+        Kind::Text(t) => !t.trim().is_empty(),
+        Kind::Element => true,
+        _ => false,
+    });
+    let text = dom.text(id);
+    let text = text.trim();
+    first == Some(id)
+        && text.ends_with(['—', '–', '-'])
+        && text.split_whitespace().count() <= DATELINE_WORDS
+        && dom.nodes[id].next.is_some()
+}
+
+/// Most words of a dateline ([`opens_with_dateline`]): `WASHINGTON (AP) —`.
+const DATELINE_WORDS: usize = 5;
+
+/// Least rows of a table of data ([`names_a_part`]).
+const DATA_ROWS: usize = 3;
+/// Levels from a cell up to its table (`table > tbody > tr > td`).
+const TABLE_LEVELS: usize = 4;
 
 pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
     let ci = role_names(dom, id);

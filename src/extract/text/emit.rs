@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::chrome::class_weight;
 use super::markdown::{Block, Inline, Mark};
-use super::stats::{Stats, link_density};
+use super::stats::Stats;
 use crate::date::written::first_date;
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::gated::Gated;
@@ -447,15 +447,25 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     ) {
         return false;
     }
-    let ld = link_density(st, id);
     let text = st.text[id];
     if text == 0 {
         return false;
     }
-    if matches!(tag, "ul" | "ol") && items_of_prose(dom, st, id) {
+    let list = matches!(tag, "ul" | "ol");
+    if list && (items_of_prose(dom, st, id) || in_prose_item(dom, st, id)) {
         return false;
     }
-    if ld > 0.5 && st.text[id].saturating_sub(st.link[id]) < 400 {
+    if cell_value(dom, st, id) {
+        return false;
+    }
+    // In a list, links that run on from the words before them are text.
+    let link = if list {
+        st.link[id].saturating_sub(run_on_chars(dom, st, id))
+    } else {
+        st.link[id]
+    };
+    let ld = f64::from(link) / f64::from(text);
+    if ld > 0.5 && text.saturating_sub(link) < 400 {
         return true;
     }
     if matches!(tag, "ul" | "ol" | "div" | "section") && ld > 0.3 && st.paras[id] == 0 {
@@ -464,41 +474,170 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     class_weight(dom, id) < 0.0 && text < 200 && st.paras[id] < 2 || label_cloud(dom, st, id)
 }
 
+/// Is `id` a table cell's value set in a block: the only element in its
+/// `td` or `th`, holding one link at most (`<td><div><a>Google
+/// Maps</a></div></td>`, a row's name linked to its page)? The table was
+/// judged as a whole; one linked name is not a box of links.
+fn cell_value(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    matches!(dom.tag(id), "div" | "section")
+        && dom.nodes[id].parent.is_some_and(|c| {
+            matches!(dom.tag(c), "td" | "th")
+                && dom.element_children(c).filter(|&k| !st.pruned[k]).count() == 1
+        })
+        && dom
+            .descendants(id)
+            .filter(|&d| dom.tag(d) == "a" && st.text[d] > 0)
+            .nth(1)
+            .is_none()
+}
+
 /// Least paragraphs in a [`label_cloud`].
 const CLOUD_PARAS: u32 = 8;
 /// Most characters per paragraph, on average, in a [`label_cloud`].
 const CLOUD_CHARS: u32 = 20;
 
 /// A chart drawn in HTML (exported from a graphics tool, each label a
-/// positioned paragraph: `$915`, `billion`, `’18`): many paragraphs, short
-/// on average, none of them a sentence.
+/// positioned paragraph: `$915`, `billion`, `’18`, `Jan. 2020`): many
+/// paragraphs, short on average, none of them a sentence. A table's short
+/// cells are data (a league table, a timetable), not a drawing.
 fn label_cloud(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let paras = st.paras[id];
     paras >= CLOUD_PARAS
         && st.text[id] < paras * CLOUD_CHARS
-        && !dom.descendants(id).any(|d| {
-            dom.tag(d) == "p" && !st.pruned[d] && {
-                let t = dom.text(d);
-                let t = t.trim();
-                t.contains(". ") || t.ends_with(['.', '!', '?', '。', '！', '？'])
-            }
+        && dom.tag(id) != "table"
+        && !dom.descendants(id).any(|d| match dom.tag(d) {
+            "table" => true,
+            "p" => !st.pruned[d] && reads_as_sentence(&dom.text(d)),
+            _ => false,
         })
+}
+
+/// Least words of a sentence set in spaced words: fewer is a label, even
+/// with an abbreviation's dot in it (`U.S. Dollar index`, `Sept. 2021`).
+const SENTENCE_WORDS: usize = 4;
+
+/// Does `t` read as a sentence: a stop of a script written without spaces,
+/// or [`SENTENCE_WORDS`] words with a full stop, a question or exclamation
+/// mark?
+fn reads_as_sentence(t: &str) -> bool {
+    let t = t.trim();
+    t.ends_with(['。', '！', '？'])
+        || (t.split_whitespace().nth(SENTENCE_WORDS - 1).is_some()
+            && (t.contains(". ") || t.ends_with(['.', '!', '?'])))
 }
 
 /// Least text outside links, per item, of a list of sentences with links
 /// in them (release notes, a digest of changes), which stays.
 const ITEM_PROSE_CHARS: u32 = 40;
 
-/// Is the list made of sentences rather than links: at least three items,
-/// each with [`ITEM_PROSE_CHARS`] of text outside links on average, and
-/// most of its text outside links?
+/// Is the list made of sentences rather than links: at least three items
+/// (those of its sub-lists counted too), each of its own items with
+/// [`ITEM_PROSE_CHARS`] of text outside links on average, and most of its
+/// text outside links? A sub-list is the part of its item that it details
+/// (a list of links under "In progress:"), so its text and links are left
+/// out of its list's figures; it is judged by [`in_prose_item`]. A link
+/// that [`runs_on`] from the words before it counts as their text.
 fn items_of_prose(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     let items = dom
         .element_children(id)
         .filter(|&c| dom.tag(c) == "li" && !st.pruned[c])
         .count() as u32;
-    let own = st.text[id].saturating_sub(st.link[id]);
-    items >= 3 && own >= items * ITEM_PROSE_CHARS && link_density(st, id) < 0.5
+    let (mut text, mut link, mut sub_items) = (st.text[id], st.link[id], 0u32);
+    let mut it = dom.descendants(id);
+    while let Some(d) = it.next() {
+        if !dom.is_element(d) {
+            continue;
+        }
+        match dom.tag(d) {
+            "ul" | "ol" => {
+                it.skip_children_of(d);
+                if st.pruned[d] {
+                    continue;
+                }
+                text = text.saturating_sub(st.text[d]);
+                link = link.saturating_sub(st.link[d]);
+                sub_items += dom
+                    .descendants(d)
+                    .filter(|&x| dom.tag(x) == "li" && !st.pruned[x])
+                    .count() as u32;
+            }
+            "a" => {
+                it.skip_children_of(d);
+                if !st.pruned[d] && runs_on(dom, d) {
+                    link = link.saturating_sub(st.link[d]);
+                }
+            }
+            _ => {}
+        }
+    }
+    let own = text.saturating_sub(link);
+    items + sub_items >= 3
+        && items > 0
+        && own >= items * ITEM_PROSE_CHARS
+        && (text == 0 || f64::from(link) / f64::from(text) < 0.5)
+}
+
+/// Characters of the links in the list `id` (not in its sub-lists) that
+/// [`runs_on`].
+fn run_on_chars(dom: &Dom, st: &Stats, id: NodeId) -> u32 {
+    let mut n = 0;
+    let mut it = dom.descendants(id);
+    while let Some(d) = it.next() {
+        if dom.is_element(d) && matches!(dom.tag(d), "ul" | "ol" | "a") {
+            it.skip_children_of(d);
+            if dom.tag(d) == "a" && !st.pruned[d] && runs_on(dom, d) {
+                n += st.link[d];
+            }
+        }
+    }
+    n
+}
+
+/// Does the link `a` run on from the words before it, a part of their
+/// sentence rather than a title: `🌟 gero <a>removed the windowtype
+/// attribute</a> from dialogs`? Its text is words (not an address) that
+/// start with a small letter, and the text just before it holds a word
+/// and ends no sentence or label.
+/// (A teaser's link is the item, or starts it, or follows a label.)
+fn runs_on(dom: &Dom, a: NodeId) -> bool {
+    let text = dom.text(a);
+    let words = text.split_whitespace().count();
+    if words < 2 || !text.trim_start().starts_with(char::is_lowercase) {
+        return false;
+    }
+    let before = std::iter::successors(dom.nodes[a].prev, |&p| dom.nodes[p].prev).find_map(|p| {
+        match &dom.nodes[p].kind {
+            Kind::Text(t) if t.trim().is_empty() => None,
+            Kind::Text(t) => Some(t.trim().to_string()),
+            Kind::Element if dom.tag(p) != "a" => Some(dom.text(p).trim().to_string()),
+            _ => Some(String::new()),
+        }
+    });
+    before.is_some_and(|b| {
+        b.chars().any(char::is_alphabetic) && !b.ends_with(['.', ':', '!', '?', '|', '›', '»', '>'])
+    })
+}
+
+/// Levels between a sub-list and the item that holds it (`li > ul`,
+/// `li > div > ul`).
+const SUB_LIST_LEVELS: usize = 2;
+
+/// Is the list a sub-list of an item of a list of sentences
+/// ([`items_of_prose`])? It details that item (the changes a release note
+/// lists, the links its sentence names) and stays with it, however many
+/// links it holds: a menu's sub-lists sit in a list of links, which is
+/// skipped before them.
+fn in_prose_item(dom: &Dom, st: &Stats, id: NodeId) -> bool {
+    let Some(item) = dom
+        .ancestors(id)
+        .take(SUB_LIST_LEVELS)
+        .find(|&a| dom.tag(a) == "li")
+    else {
+        return false;
+    };
+    dom.nodes[item]
+        .parent
+        .is_some_and(|l| matches!(dom.tag(l), "ul" | "ol") && items_of_prose(dom, st, l))
 }
 
 /// Is `id` a subheading with no text after it in its parent, or only

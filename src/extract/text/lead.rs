@@ -1,6 +1,6 @@
 //! The lead (standfirst, dek, summary) that sits before the article's
-//! container, in its header or a hero block, and so outside what scoring
-//! chose.
+//! text: in a header or a hero block outside what scoring chose, or in the
+//! story's own header, which is pruned, at the top of the container.
 
 use super::chrome::{CHROME_STRONG, tag_pruned};
 use super::stats::Stats;
@@ -24,11 +24,15 @@ static BYLINE: ClassWords = ClassWords {
 /// Levels above the container searched for a lead.
 const LEAD_LEVELS: usize = 4;
 
-/// A lead paragraph placed before the chosen container, outside it (in the
-/// article header or a hero block, say): within [`LEAD_LEVELS`] levels above
-/// `top`, not in pruned chrome, holding prose and few links, and either
-/// named as a lead (class or id) or a long paragraph or subheading inside a
-/// `header`. The last such block before the container wins.
+/// A lead paragraph placed before the chosen container's text: within
+/// [`LEAD_LEVELS`] levels above `top`, not in pruned chrome, holding prose
+/// and few links, and either named as a lead (class or id) or a long
+/// paragraph or subheading inside a `header`. The last such block before
+/// the text wins. A story's own `header` inside the container (headline,
+/// standfirst, picture, byline: pruned as a heading block) counts when it
+/// comes before any of the container's text; there only a paragraph found
+/// by where it sits in the header is a lead, since one named as a lead and
+/// not pruned is in the text already.
 pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> Option<String> {
     let mut scope = top;
     for _ in 0..LEAD_LEVELS {
@@ -42,13 +46,22 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
     }
     let mut found = None;
     let mut in_header: Vec<NodeId> = Vec::new();
+    let mut inside = false;
     let mut it = dom.descendants(scope);
     while let Some(id) = it.next() {
         if id == top {
-            break;
+            inside = true;
+            continue;
         }
         if !dom.is_element(id) {
+            // The container's text has begun: what follows is not before it.
+            if inside && !st.pruned[id] && st.text[id] > 0 {
+                break;
+            }
             continue;
+        }
+        if inside && !dom.is_ancestor(top, id) {
+            break;
         }
         let tag = dom.tag(id);
         if matches!(
@@ -87,8 +100,9 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             it.skip_children_of(id);
             continue;
         }
-        let named = !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
-        let headed = !in_header.is_empty() && matches!(tag, "p" | "h2");
+        let named = !inside && !ci.is_empty() && LEAD.is_match(&ci) && !CHROME_STRONG.is_match(&ci);
+        let headed =
+            !in_header.is_empty() && matches!(tag, "p" | "h2") && (!inside || st.pruned[id]);
         if !named && !headed {
             continue;
         }
@@ -102,15 +116,43 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
             .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
             .map(|d| dom.text(d).len())
             .sum();
-        let least = if named { 80 } else { 100 };
-        // A paragraph found only by where it sits must read as sentences.
-        let prose = named || text.contains(". ") || text.ends_with('.');
+        // A subheadline right under the headline may be one short sentence.
+        let subhead = headed && follows_headline(dom, id);
+        let least = if named {
+            80
+        } else if subhead {
+            SUBHEAD_CHARS
+        } else {
+            100
+        };
+        // A paragraph found only by where it sits must read as sentences;
+        // a short subheadline must end as one (a byline with a date,
+        // `Von A. B. 19. Oktober 2019 00:04 Uhr`, does not).
+        let prose = if subhead && !named && text.len() < 100 {
+            text.ends_with(['.', '!', '?'])
+                && text.split_whitespace().nth(SUBHEAD_WORDS - 1).is_some()
+        } else {
+            named || text.contains(". ") || text.ends_with('.')
+        };
         if (least..=1200).contains(&text.len()) && linked * 5 < text.len() && prose {
             it.skip_children_of(id);
             found = Some(text);
         }
     }
     found
+}
+
+/// Least characters and words of a lead found as the subheadline right
+/// under the headline (`<h1>…</h1><h2>Two-year-old bug exposes thousands
+/// of servers to crippling attack.</h2>`).
+const SUBHEAD_CHARS: usize = 40;
+const SUBHEAD_WORDS: usize = 6;
+
+/// Is the element before `id` among its siblings the headline (`h1`)?
+fn follows_headline(dom: &Dom, id: NodeId) -> bool {
+    std::iter::successors(dom.nodes[id].prev, |&p| dom.nodes[p].prev)
+        .find(|&p| dom.is_element(p))
+        .is_some_and(|p| dom.tag(p) == "h1")
 }
 
 #[cfg(test)]

@@ -192,6 +192,149 @@ mod tests {
         assert!(!p.iter().any(|x| x == "Site"), "{p:?}");
     }
 
+    #[test]
+    fn a_standfirst_in_the_story_header_inside_the_container_is_the_lead() {
+        let p = paragraphs(
+            "<main><article><header><h1>Council backs the plan</h1><p>The bus plan passed by a wide margin after a long debate, and the first new routes start in the spring.</p><div class=\"meta\">By A. Writer</div></header>{}</article></main>",
+        );
+        assert!(p[0].starts_with("The bus plan passed"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("A. Writer")), "{p:?}");
+    }
+
+    #[test]
+    fn a_header_after_the_text_gives_no_lead() {
+        let p = paragraphs(
+            "<article>{}<header><h2>Next</h2><p>The next story is about something else entirely, and it is long enough to be read as prose.</p></header></article>",
+        );
+        assert!(p[0].starts_with("The council met"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("next story")), "{p:?}");
+    }
+
+    #[test]
+    fn sub_lists_of_links_stay_with_a_list_of_sentences_and_menus_do_not() {
+        let p = paragraphs(
+            "<article>{}<ul><li>The planner now shows the platform for every train, and warns about short changes.</li><li>Still in progress:<ul><li><a href=\"/1\">Bug 412 – Night buses missing after midnight</a></li><li><a href=\"/2\">Bug 418 – Fares shown twice for returns</a></li><li><a href=\"/3\">Bug 431 – Step-free routes ignore broken lifts</a></li></ul></li></ul><ul><li><span>Trains</span><ul><li><a href=\"/t\">Timetables</a></li><li><a href=\"/d\">Live departures</a></li></ul></li><li><span>Buses</span><ul><li><a href=\"/r\">Routes</a></li><li><a href=\"/n\">Night buses</a></li></ul></li></ul></article>",
+        );
+        for line in [
+            "The planner now shows",
+            "Still in progress:",
+            "Bug 412",
+            "Bug 431",
+        ] {
+            assert!(p.iter().any(|x| x.starts_with(line)), "{line}: {p:?}");
+        }
+        for line in ["Trains", "Timetables", "Routes"] {
+            assert!(!p.iter().any(|x| x == line), "{line}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn chart_labels_with_dots_are_skipped_and_tables_of_short_cells_kept() {
+        let labels: String = [
+            "U.S. total",
+            "Jan. 2023",
+            "Sept. 2023",
+            "Jan. 2024",
+            "40",
+            "20",
+            "0",
+            "Est.",
+        ]
+        .iter()
+        .map(|l| format!("<div style=\"position:absolute\"><p>{l}</p></div>"))
+        .collect();
+        let cells: String = [
+            "Rank", "Line", "1.", "Harwick", "2.", "St. Ives", "3.", "Coast",
+        ]
+        .chunks(2)
+        .map(|r| format!("<tr><td><p>{}</p></td><td><p>{}</p></td></tr>", r[0], r[1]))
+        .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<div class=\"g-artboard\">{labels}</div><table>{cells}</table></article>"
+        ));
+        assert!(!p.iter().any(|x| x.contains("Jan. 2023")), "{p:?}");
+        assert!(p.iter().any(|x| x == "St. Ives"), "{p:?}");
+        assert!(p.iter().any(|x| x == "1."), "{p:?}");
+    }
+
+    #[test]
+    fn a_data_tables_cells_named_for_their_place_stay() {
+        let rows: String = ["Load map", "Save map", "Settings"]
+            .iter()
+            .map(|r| format!("<tr><td>{r}</td><td class=\"date\">Done</td></tr>"))
+            .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<table><tr><td class=\"header_cell\">General UX</td><td class=\"header_cell\">Final review</td></tr>{rows}</table><table><tr><td>12 May</td><td class=\"author\">Text: A. Writer</td></tr></table></article>"
+        ));
+        for cell in ["General UX", "Final review", "Save map"] {
+            assert!(p.iter().any(|x| x == cell), "{cell}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("A. Writer")), "{p:?}");
+    }
+
+    #[test]
+    fn a_one_sentence_subheadline_under_the_headline_is_the_lead() {
+        let p = paragraphs(
+            "<article><div class=\"top\"><header><h1>Old bug crashes servers</h1><h2>A two-year-old bug exposes thousands of servers to attack.</h2><p>By A. Writer</p></header></div><div class=\"body\">{}</div></article>",
+        );
+        assert!(p[0].starts_with("A two-year-old bug"), "{p:?}");
+        let p = paragraphs(
+            "<article><div class=\"top\"><header><h1>Old bug crashes servers</h1><p>Von Anna Beispiel 19. Oktober 2019 00:04 Uhr</p></header></div><div class=\"body\">{}</div></article>",
+        );
+        assert!(p[0].starts_with("The council met"), "{p:?}");
+    }
+
+    #[test]
+    fn links_that_run_on_from_the_words_before_them_are_the_items_text() {
+        let p = paragraphs(
+            "<article>{}<ul><li>Ana Silva <a href=\"/1\">fixed the departure board for stations</a> with two platforms</li><li>Tom <a href=\"/2\">removed the old ticket screen</a> from the app</li><li>Lea <a href=\"/3\">converted the fare tables</a> to the new format</li></ul><ul><li>Neil has patches up to <a href=\"/4\">improve the night timetable</a>, and <a href=\"/5\">show the replacement buses</a></li></ul><ul><li><a href=\"/6\">Storm warning for the coast this weekend</a> (Courier)</li><li><a href=\"/7\">Local team wins the cup final again</a> (Courier)</li></ul></article>",
+        );
+        for line in [
+            "Ana Silva fixed",
+            "Tom removed",
+            "Lea converted",
+            "Neil has patches",
+        ] {
+            assert!(p.iter().any(|x| x.starts_with(line)), "{line}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("Storm warning")), "{p:?}");
+    }
+
+    #[test]
+    fn a_dateline_opening_a_paragraph_stays_with_its_sentence() {
+        let p = paragraphs(
+            "<article><p><span class=\"dateline\">CAIRO —</span> Gunmen opened fire on visitors at the museum on Wednesday, killing at least nineteen people.</p>{}<p><span class=\"date\">06.03.2016</span>Another story begins here, and it is only a teaser of a later one.</p></article>",
+        );
+        assert!(p[0].starts_with("CAIRO — Gunmen"), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("06.03.2016")), "{p:?}");
+    }
+
+    #[test]
+    fn a_linked_name_in_a_table_cell_is_its_value() {
+        let rows: String = [("Harwick", "42"), ("St. Ives", "35"), ("Coast", "28")]
+            .iter()
+            .map(|(n, v)| {
+                format!("<tr><td><div><a href=\"/l/{v}\">{n} line</a></div></td><td>{v} trains a day</td><td>since 2019</td></tr>")
+            })
+            .collect();
+        let p = paragraphs(&format!(
+            "<article>{{}}<table>{rows}</table><div class=\"more\"><a href=\"/a\">All lines</a> <a href=\"/b\">All stations</a></div></article>"
+        ));
+        for cell in ["Harwick line", "St. Ives line", "35 trains a day"] {
+            assert!(p.iter().any(|x| x == cell), "{cell}: {p:?}");
+        }
+        assert!(!p.iter().any(|x| x.contains("All lines")), "{p:?}");
+    }
+
+    #[test]
+    fn highlighted_code_keeps_its_comments() {
+        let p = paragraphs(
+            "<article>{}<pre class=\"language-js\"><code><span class=\"token comment\">// load-add.js</span><br><span class=\"token keyword\">const</span> binary = read();</code></pre><div class=\"comments\"><p>Great post, thanks for sharing it with all of us here today!</p></div></article>",
+        );
+        assert!(p.iter().any(|x| x.starts_with("// load-add.js")), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("Great post")), "{p:?}");
+    }
+
     /// `EXTRACT_DEBUG=page.html cargo test debug_page -- --ignored --nocapture`
     #[test]
     #[ignore]
@@ -241,11 +384,14 @@ mod tests {
                 );
             }
         }
-        let c = extract(&dom, None);
+        let meta = crate::extract::meta::gather(&dom, None, &prepared.jsonld);
+        let anchor = crate::extract::title::anchor(&dom, &meta);
+        let c = extract(&dom, anchor);
         println!(
-            "ROOT {:?} {:?}",
+            "ROOT {:?} {:?} anchor {:?}",
             c.root.map(|r| dom.tag(r)),
-            c.root.and_then(|r| dom.attr(r, "class"))
+            c.root.and_then(|r| dom.attr(r, "class")),
+            anchor.map(|a| dom.tag(a))
         );
         println!("{}", c.paragraphs.join("\n"));
     }

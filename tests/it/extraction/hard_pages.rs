@@ -1,11 +1,16 @@
 //! The hard-page fixtures (`tests/fixtures/hard-pages/`): pages whose
 //! article is streamed, hydrated, paywalled, hidden, split by ad and teaser
 //! rows (also inside each part's wrapper), spread over slides or mixed with
-//! boxes that are not the article (HTML-drawn charts among them), formulas
-//! in MathML, summaries in a body's `header`, and pages whose first date is a teaser's or a live blog's last update,
-//! an embedded post's, the masthead's (today), a cited work's or one in a web address written in the text,
-//! or whose own date is only in its article's footer or written with slashes in the page's day/month order,
-//! and pages whose first date is in a list of other stories.
+//! boxes that are not the article (HTML-drawn charts among them, their
+//! labels dotted abbreviations too, beside a table of short cells), formulas
+//! in MathML, summaries in a body's `header`, standfirsts in the story's
+//! own `header` inside the container or a one-sentence subheadline under
+//! the headline, release notes whose items hold sub-lists of links or
+//! links that run on from the words before them, and pages whose first
+//! date is a teaser's or a live blog's last update, an embedded post's, the
+//! masthead's (today), a cited work's or one in a web address written in
+//! the text, or whose own date is only in its article's footer, written
+//! with slashes in the page's day/month order, or in a list of other stories.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind
 //! too. `python3 tests/fixtures/hard-pages/score.py BIN...` prints the
@@ -21,9 +26,10 @@ use scraper::config::Keywords;
 use scraper::extract;
 use scraper::relevance::Rule;
 
-/// Least mean text F1 over all pages, and over the pages of one kind.
+/// Least mean text F1 over all pages, and over the pages of one kind (every
+/// kind reads 1.000 today; a kind's rule broken costs it more than 0.03).
 const FLOOR_ALL: f64 = 0.95;
-const FLOOR_KIND: f64 = 0.85;
+const FLOOR_KIND: f64 = 0.97;
 /// Least share of pages with the expected date.
 const FLOOR_DATE: f64 = 0.95;
 /// Kinds made to hold one date rule each: every page of them has its date.

@@ -76,6 +76,23 @@ impl Gated {
     pub fn holds(&self, text: &str) -> bool {
         (self.gate)(text) || !self.regex.is_match(text)
     }
+
+    /// Assert that the gate holds on every line, and that more than
+    /// `least` of the lines are matches (so the lines test something).
+    pub fn assert_holds_on(&self, name: &str, lines: &[String], least: usize) {
+        let mut matched = 0;
+        for t in lines {
+            assert!(
+                self.holds(t),
+                "{name}'s gate rejects {t:?}, which it matches"
+            );
+            matched += usize::from(self.is_match(t));
+        }
+        assert!(
+            matched > least,
+            "{name}: the lines hold matches ({matched})"
+        );
+    }
 }
 
 /// Text holding a year a written date can carry: every date pattern with a

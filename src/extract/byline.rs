@@ -416,15 +416,7 @@ mod tests {
             ("DANGLING", &DANGLING),
             ("NOT_A_NAME", &NOT_A_NAME),
         ] {
-            let mut matched = 0;
-            for t in &lines {
-                assert!(
-                    gated.holds(t),
-                    "{name}'s gate rejects {t:?}, which it matches"
-                );
-                matched += usize::from(gated.is_match(t));
-            }
-            assert!(matched > 10, "{name}: the lines hold matches ({matched})");
+            gated.assert_holds_on(name, &lines, 10);
         }
         assert!(!TAIL.is_match("Jane Doe") && !DANGLING.is_match("Jane Doe"));
     }

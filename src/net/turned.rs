@@ -135,35 +135,95 @@ pub fn classify(status: u16, headers: &[(String, String)], body: &[u8]) -> Optio
 }
 
 /// The structure score of a page and its strongest marker (see the module doc).
+///
+/// Every marker is ASCII, so the body's first [`HEAD_BYTES`] are searched
+/// as bytes, without case for ASCII letters, in one pass of one automaton
+/// (titles, scripts and sentences together); of several markers of a kind,
+/// the first in its list is named.
 fn page_markers(body: &[u8]) -> Option<(u32, String)> {
     if body.is_empty() {
         return None;
     }
-    let head = String::from_utf8_lossy(&body[..body.len().min(HEAD_BYTES)]).to_lowercase();
+    let head = &body[..body.len().min(HEAD_BYTES)];
+    let markers = Markers::get();
+    let mut found = vec![false; markers.kinds.len()];
+    for m in markers.automaton.find_overlapping_iter(head) {
+        found[m.pattern().as_usize()] = true;
+    }
+    let first_of =
+        |kind: Kind| (0..markers.kinds.len()).find(|&i| found[i] && markers.kinds[i].0 == kind);
     let mut score = 0;
     let mut strongest = None;
-    let title = head
-        .find("<title")
-        .and_then(|i| head[i..].find('>').map(|j| i + j + 1))
-        .map(|s| head[s..].trim_start())
-        .filter(|t| TITLES.iter().any(|m| t.starts_with(m)));
-    if let Some(t) = title {
+    if found[Markers::TITLE_TAG]
+        && let Some(t) = title_text(head)
+        && TITLES.iter().any(|m| t.starts_with(m))
+    {
         score += 2;
         let end = t.find('<').unwrap_or(t.len()).min(60);
         strongest = Some(format!("title: {}", t[..end].trim()));
     }
-    if let Some(s) = SCRIPTS.iter().find(|m| head.contains(*m)) {
+    if let Some(i) = first_of(Kind::Script) {
         score += 2;
-        strongest.get_or_insert_with(|| format!("page: {s}"));
+        strongest.get_or_insert_with(|| format!("page: {}", markers.kinds[i].1));
     }
-    if let Some(s) = SENTENCES.iter().find(|m| head.contains(*m)) {
+    if let Some(i) = first_of(Kind::Sentence) {
         score += 1;
-        strongest.get_or_insert_with(|| format!("text: {s}"));
+        strongest.get_or_insert_with(|| format!("text: {}", markers.kinds[i].1));
     }
     if body.len() < THIN_BYTES {
         score += 1;
     }
     strongest.map(|m| (score, m))
+}
+
+/// The start of the first `<title>`'s text, in lower case (as much as a
+/// title marker and the marker's name need).
+fn title_text(head: &[u8]) -> Option<String> {
+    let at = find_ascii_ci(head, b"<title")?;
+    let open = head[at..].iter().position(|&b| b == b'>')? + at + 1;
+    let rest = &head[open..head.len().min(open + 256)];
+    Some(String::from_utf8_lossy(rest).trim_start().to_lowercase())
+}
+
+/// Where `needle` (lower case ASCII) first occurs in `hay`, ASCII letters
+/// matched without case.
+fn find_ascii_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    TitleTag,
+    Script,
+    Sentence,
+}
+
+/// One automaton of every marker, built on first use.
+struct Markers {
+    automaton: aho_corasick::AhoCorasick,
+    /// Per pattern: its kind and its text.
+    kinds: Vec<(Kind, &'static str)>,
+}
+
+impl Markers {
+    /// The pattern `<title`, first.
+    const TITLE_TAG: usize = 0;
+
+    fn get() -> &'static Markers {
+        static MARKERS: std::sync::OnceLock<Markers> = std::sync::OnceLock::new();
+        MARKERS.get_or_init(|| {
+            let kinds: Vec<(Kind, &'static str)> = std::iter::once((Kind::TitleTag, "<title"))
+                .chain(SCRIPTS.iter().map(|s| (Kind::Script, *s)))
+                .chain(SENTENCES.iter().map(|s| (Kind::Sentence, *s)))
+                .collect();
+            let automaton = crate::phrases::builder()
+                .ascii_case_insensitive(true)
+                .build(kinds.iter().map(|(_, s)| s))
+                .expect("a small list of markers");
+            Markers { automaton, kinds }
+        })
+    }
 }
 
 #[cfg(test)]
@@ -239,6 +299,75 @@ mod tests {
         assert_eq!(
             classify(402, &[], b"").map(|t| t.class()),
             Some(FailureClass::PaymentRequired)
+        );
+    }
+
+    /// The markers as they were first read: the lower-cased head searched
+    /// phrase by phrase. The automaton must give the same score and name.
+    fn page_markers_oracle(body: &[u8]) -> Option<(u32, String)> {
+        if body.is_empty() {
+            return None;
+        }
+        let head = String::from_utf8_lossy(&body[..body.len().min(HEAD_BYTES)]).to_lowercase();
+        let mut score = 0;
+        let mut strongest = None;
+        let title = head
+            .find("<title")
+            .and_then(|i| head[i..].find('>').map(|j| i + j + 1))
+            .map(|s| head[s..].trim_start())
+            .filter(|t| TITLES.iter().any(|m| t.starts_with(m)));
+        if let Some(t) = title {
+            score += 2;
+            let end = t.find('<').unwrap_or(t.len()).min(60);
+            strongest = Some(format!("title: {}", t[..end].trim()));
+        }
+        if let Some(s) = SCRIPTS.iter().find(|m| head.contains(*m)) {
+            score += 2;
+            strongest.get_or_insert_with(|| format!("page: {s}"));
+        }
+        if let Some(s) = SENTENCES.iter().find(|m| head.contains(*m)) {
+            score += 1;
+            strongest.get_or_insert_with(|| format!("text: {s}"));
+        }
+        if body.len() < THIN_BYTES {
+            score += 1;
+        }
+        strongest.map(|m| (score, m))
+    }
+
+    #[test]
+    fn one_pass_of_markers_reads_as_the_phrase_by_phrase_search() {
+        let filler = "<p>Ordinary text of an article.</p>".repeat(2_000);
+        let mut bodies: Vec<String> = vec![
+            INTERSTITIAL.to_string(),
+            INTERSTITIAL.to_uppercase(),
+            String::new(),
+            "<TITLE>  Just A Moment... please</TITLE>".to_string(),
+            "<title>News</title><p>Verify You Are Human</p>".to_string(),
+            // Two scripts and two sentences: the first of each list is named.
+            "<div class=\"cf-turnstile\"></div><script>window._cf_chl_opt={}</script>\
+             <p>please enable cookies</p><p>verify you are human</p>"
+                .to_string(),
+            // A marker past the head is not looked at; one inside it is.
+            format!("{filler}{filler}<p>verify you are human</p>"),
+            format!("<title>Security check</title>{filler}"),
+            "<title>Über uns</title><p>İstanbul verify you are human</p>".to_string(),
+        ];
+        for s in SCRIPTS.iter().chain(SENTENCES).chain(TITLES) {
+            bodies.push(format!("<html><title>{s}</title><body>{s}</body></html>"));
+            bodies.push(format!("<p>{}</p>", s.to_uppercase()));
+        }
+        for b in &bodies {
+            assert_eq!(
+                page_markers(b.as_bytes()),
+                page_markers_oracle(b.as_bytes()),
+                "{}",
+                &b[..b.len().min(120)]
+            );
+        }
+        assert_eq!(
+            page_markers(bodies[5].as_bytes()).map(|(_, m)| m),
+            Some("page: window._cf_chl_opt".to_string())
         );
     }
 }

@@ -254,8 +254,39 @@ pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 /// Tag-level pruning (no class names).
 pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
-    PRUNED_TAGS.contains(&tag) || is_hidden(dom, id)
+    (PRUNED_TAGS.contains(&tag) && !(tag == "figcaption" && caption_prose(dom, id)))
+        || is_hidden(dom, id)
 }
+
+/// Least words of a caption kept as text ([`caption_prose`]).
+const CAPTION_WORDS: usize = 15;
+
+/// Is a caption (`figcaption`, or an element named a caption) a sentence
+/// of the story: only text and inline markup, at least [`CAPTION_WORDS`]
+/// words, with a full stop? Such a caption tells what the picture shows in
+/// the story's own words. A shorter one is a label or a credit, and one
+/// holding blocks is a box (an embed's consent placeholder, a gallery);
+/// both stay pruned.
+pub(super) fn caption_prose(dom: &Dom, id: NodeId) -> bool {
+    let inline_only = dom
+        .descendants(id)
+        .filter(|&d| dom.is_element(d))
+        .all(|d| INLINE_TAGS.contains(&dom.tag(d)));
+    if !inline_only {
+        return false;
+    }
+    let Some(t) = dom.spaced_text_within(id, 4000) else {
+        return false;
+    };
+    let t = t.trim();
+    t.split_whitespace().nth(CAPTION_WORDS - 1).is_some()
+        && (t.contains(". ") || t.ends_with(['.', '!', '?']))
+}
+
+/// Markup inside a line of text.
+const INLINE_TAGS: &[&str] = &[
+    "a", "em", "i", "b", "strong", "span", "br", "small", "cite", "abbr", "sup", "sub", "q",
+];
 
 /// Chrome by landmark tag, ARIA role or class name.
 pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
@@ -274,7 +305,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if ci.is_empty() {
         return false;
     }
-    let hit = CHROME_STRONG.is_match(&ci)
+    let hit = (CHROME_STRONG.is_match(&ci) && !(ci.contains("caption") && caption_prose(dom, id)))
         || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));
     hit && !in_code(dom, id)
 }

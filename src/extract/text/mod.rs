@@ -176,6 +176,26 @@ mod tests {
     }
 
     #[test]
+    fn a_caption_that_is_a_sentence_of_the_story_stays_and_labels_credits_and_boxes_go() {
+        let said = "Members of the council listen as the mayor explains why the new bus routes will start in the spring and not before.";
+        let told = "Drivers of the old night buses wait at the depot for the vote, which decides whether their shifts will run past midnight.";
+        let p = paragraphs(&format!(
+            "<article>{{}}<figure><img src=\"a.jpg\"><figcaption>{said}</figcaption></figure>\
+             <figure><img src=\"b.jpg\"><figcaption>The mayor on Tuesday. Photo: A. Person</figcaption></figure>\
+             <p class=\"wp-caption-text\">{told}</p>\
+             <figure><figcaption class=\"caption\"><div>Loading the video means you accept the privacy policy of the video platform, whose cookies will be set in your browser.</div></figcaption></figure>\
+             <p>The last paragraph of the story says when the council meets next, and what it will be asked to vote on then.</p></article>"
+        ));
+        assert!(
+            p.iter().any(|x| x == said) && p.iter().any(|x| x == told),
+            "{p:?}"
+        );
+        assert!(!p.iter().any(|x| x.contains("Photo: A. Person")), "{p:?}");
+        assert!(!p.iter().any(|x| x.contains("privacy policy")), "{p:?}");
+        assert!(p.last().unwrap().starts_with("The last paragraph"), "{p:?}");
+    }
+
+    #[test]
     fn class_names_of_what_an_element_lacks_do_not_prune_it() {
         let p = paragraphs(
             "<article><div class=\"item no_caption\"><p>The first part of the story says what happened at the meeting, and who was there to vote on it.</p></div>{}</article>",

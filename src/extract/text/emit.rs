@@ -340,7 +340,9 @@ static AGENCY_TAG: Gated = Gated::new(
 /// What is left of a date line once the date, times and separators are
 /// gone: a label ("Stand:", "Updated") or a commenter's name at most.
 static DATE_LINE_REST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[\d:.,|/–—-]+|\b(?:uhr|am|pm|h)\b").expect("static regex"));
+    LazyLock::new(|| Regex::new(r"[\d:.,|/–—·•-]+|\b(?:uhr|am|pm|h)\b").expect("static regex"));
+/// What sets a kicker (a section's name) apart from the date after it.
+const KICKER_SEPARATORS: &[char] = &['|', '·', '•', '–', '—'];
 /// Longest paragraph read as a bare date line.
 const DATE_LINE_CHARS: usize = 60;
 
@@ -354,18 +356,25 @@ fn is_date_line(t: &str) -> bool {
         return false;
     };
     // The date's own words (a month name) go with the digits around them.
+    let before = DATE_LINE_REST.replace_all(&t[..at], " ");
     let rest: String = DATE_LINE_REST
         .replace_all(&t[at..], " ")
         .split_whitespace()
         .skip(1)
-        .chain(t[..at].split_whitespace())
+        .chain(before.split_whitespace())
         .collect::<Vec<_>>()
         .join(" ");
     match rest.split_whitespace().count() {
         0 => true,
-        // A page's own stamp ("Stand:", "Updated") or a comment's header
-        // ("date | name"); "Termin: 29.02.2020" is content and stays.
-        1 => is_date_label(&rest) || t.contains(" | "),
+        // A page's own stamp ("Stand:", "Updated"), a comment's header
+        // ("date | name") or a kicker ("Wissen · 5. November 2024": one
+        // word, a separator, the date). "Termin: 29.02.2020" and
+        // "Aktionszeitraum: 21.10.2019 – 27.10.2019" are content and stay.
+        1 => {
+            is_date_label(&rest)
+                || t.contains(" | ")
+                || t[..at].trim_end().ends_with(KICKER_SEPARATORS)
+        }
         _ => false,
     }
 }
@@ -1005,6 +1014,8 @@ mod boilerplate_tests {
             "This article is licensed under a Creative Commons Attribution 4.0 license.",
             "Stand: 05. Februar 2020",
             "24. März 2004, 19:49 | Genesis",
+            "Wissen · 5. November 2024",
+            "Science • November 5, 2024",
             "aja/PAP",
             "(dpa/afp)",
             "3 / 12",
@@ -1031,6 +1042,9 @@ mod boilerplate_tests {
             "N/A",
             "Blob/ File",
             "Am 4. März 2024 beginnt die Konferenz in Berlin.",
+            "Start · 5. November 2024 in Berlin",
+            "Wahl am 5. November 2024",
+            "Aktionszeitraum: 21.10.2019 – 27.10.2019",
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }

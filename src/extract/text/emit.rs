@@ -141,8 +141,28 @@ static BOILERPLATE: Phrases = Phrases::new(&[
 fn opens_with_boilerplate(lower: &str) -> bool {
     BOILERPLATE.opens(lower, |rest, phrase| {
         phrase == "back to the home"
-            || crate::phrases::boundary(phrase.chars().next_back(), rest.chars().next())
+            || (crate::phrases::boundary(phrase.chars().next_back(), rest.chars().next())
+                && !(PROSE_OPENERS.contains(&phrase) && is_long_sentence(lower)))
     })
+}
+
+/// [`BOILERPLATE`] openers that are also ordinary first words of a
+/// sentence ("Related to the first study, ...", "Teilen der Opposition
+/// ging das zu weit."): after them, a long sentence is prose.
+const PROSE_OPENERS: &[&str] = &["related", "recommended", "teilen"];
+
+/// Least words of a sentence that [`PROSE_OPENERS`] do not make furniture.
+const PROSE_WORDS: usize = 8;
+
+/// Is `t` a sentence of at least [`PROSE_WORDS`] words, ending with a full
+/// stop, a question or exclamation mark, with no colon after its first
+/// word ("Related: ...", "Teilen: ...")?
+fn is_long_sentence(t: &str) -> bool {
+    let t = t.trim();
+    let first_word_end = t.find(char::is_whitespace).unwrap_or(t.len());
+    t.split_whitespace().nth(PROSE_WORDS - 1).is_some()
+        && t.ends_with(['.', '!', '?'])
+        && !t[..first_word_end].contains(':')
 }
 
 /// Whole short paragraphs that are labels of page furniture: ad markers,
@@ -1015,6 +1035,10 @@ mod boilerplate_tests {
             "Stand: 05. Februar 2020",
             "24. März 2004, 19:49 | Genesis",
             "Wissen · 5. November 2024",
+            "Related: The model that learned to read maps, and what it means for the rest of us.",
+            "Related stories",
+            "Teilen auf Facebook",
+            "Recommended for you",
             "Science • November 5, 2024",
             "aja/PAP",
             "(dpa/afp)",
@@ -1045,6 +1069,9 @@ mod boilerplate_tests {
             "Start · 5. November 2024 in Berlin",
             "Wahl am 5. November 2024",
             "Aktionszeitraum: 21.10.2019 – 27.10.2019",
+            "Related to each other by marriage, the two families ran the firm for a century.",
+            "Teilen der Opposition ging der Vorschlag der Regierung nicht weit genug.",
+            "Recommended by the committee, the plan now goes to a vote in parliament.",
         ] {
             assert!(!is_boilerplate(line), "{line}");
         }

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::config::Config;
+use crate::config::{Config, PaywalledText};
 use crate::record::{Article, Provenance, Rejection};
 use crate::relevance::Rule;
 use crate::store::DataDir;
@@ -53,6 +53,8 @@ pub struct Summary {
     /// Written as withdrawn: no longer an article (or no title) / not relevant.
     pub withdrawn_not_article: u64,
     pub withdrawn_not_relevant: u64,
+    /// Written as withdrawn: not free to read, under `crawl.paywalled_text: skip`.
+    pub withdrawn_paywalled: u64,
     /// Archived responses that could not be decoded or read as HTTP.
     pub unreadable: u64,
     /// The new shard (none when nothing was written).
@@ -65,6 +67,8 @@ pub struct Summary {
 struct Extractor {
     rule: Rule,
     version: String,
+    /// `crawl.paywalled_text`, applied as the crawl applies it.
+    paywalled: PaywalledText,
     /// Decoded-body cap, as for a fetch.
     cap: u64,
 }
@@ -113,6 +117,7 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
         rule: Rule::new(&config.keywords),
         version: crate::extract::version::version(&config.keywords),
         cap: config.crawl.max_body_bytes,
+        paywalled: config.crawl.paywalled_text,
     };
     let mut sum = Summary {
         version: ex.version.clone(),
@@ -155,6 +160,7 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
                 }
                 match article.withdrawn {
                     Some(Rejection::NotRelevant) => sum.withdrawn_not_relevant += 1,
+                    Some(Rejection::Paywalled) => sum.withdrawn_paywalled += 1,
                     Some(_) => sum.withdrawn_not_article += 1,
                     None => {}
                 }
@@ -196,6 +202,9 @@ impl Extractor {
         prov.warc_file = Some(file.to_string());
         prov.warc_offset = Some(resp.offset);
         let mut a = crate::extract::record::article(&page, &url, &prov, &self.version);
+        if self.paywalled == PaywalledText::Flag {
+            crate::extract::record::keep_free_part(&mut a, &page);
+        }
         // The crawl's storing decision, for what the page alone decides.
         a.withdrawn = if crate::discover::kind_from_url(&url).is_some() || !page.is_article {
             Some(Rejection::NotArticle)
@@ -203,6 +212,8 @@ impl Extractor {
             Some(Rejection::NotRelevant)
         } else if a.title.trim().is_empty() {
             Some(Rejection::NoTitle)
+        } else if page.accessible_for_free == Some(false) && self.paywalled == PaywalledText::Skip {
+            Some(Rejection::Paywalled)
         } else {
             None
         };

@@ -6,6 +6,18 @@ use super::Page;
 use crate::record::{Article, DateSource, Provenance};
 use crate::url::{self, Url};
 
+/// `crawl.paywalled_text: flag` on a record of `page`: only what a reader
+/// without a subscription sees is kept as its text and Markdown. A page
+/// with no paywalled part keeps its record as it is. The crawl and
+/// `reextract` both call this, so a record made again from the archive
+/// holds what the crawl would store.
+pub fn keep_free_part(article: &mut Article, page: &Page) {
+    if let Some((t, md)) = &page.free_part {
+        article.text = t.clone();
+        article.markdown = (!md.is_empty()).then(|| md.clone());
+    }
+}
+
 /// The record of `page`, fetched from `url` (the final URL), with what the
 /// crawl knew of it (`prov`) and the extractor that made it (`version`).
 pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Article {

@@ -110,8 +110,9 @@ pub struct Article {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc_offset: Option<u64>,
     /// Set only by `scraper reextract`: the current extractor no longer makes
-    /// an article of the archived page, or the current rule no longer finds it
-    /// relevant; `scraper build` drops the record (and counts it).
+    /// an article of the archived page, the current rule no longer finds it
+    /// relevant, or it is not free to read and `crawl.paywalled_text` is now
+    /// `skip`; `scraper build` drops the record (and counts it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn: Option<Rejection>,
 }

@@ -50,8 +50,8 @@ pub fn renumbered(r: &Renumbered) {
 pub fn reextracted(s: &Summary) {
     println!(
         "reextract: {} WARC file(s) ({} with a torn tail), {} records; {} unchanged, \
-         {} written ({} no longer an article, {} no longer relevant), {} unreadable; \
-         extractor {}{}",
+         {} written ({} no longer an article, {} no longer relevant, {} paywalled), \
+         {} unreadable; extractor {}{}",
         s.files,
         s.torn_files,
         s.records,
@@ -59,6 +59,7 @@ pub fn reextracted(s: &Summary) {
         s.written,
         s.withdrawn_not_article,
         s.withdrawn_not_relevant,
+        s.withdrawn_paywalled,
         s.unreadable,
         s.version,
         s.shard

@@ -222,12 +222,8 @@ impl Engine {
         }
         let mut article =
             crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
-        // `paywalled_text: flag`: only what a reader without a subscription sees.
-        if let Some((t, md)) = &page.free_part
-            && self.config.crawl.paywalled_text == PaywalledText::Flag
-        {
-            article.text = t.clone();
-            article.markdown = (!md.is_empty()).then(|| md.clone());
+        if self.config.crawl.paywalled_text == PaywalledText::Flag {
+            crate::extract::record::keep_free_part(&mut article, page);
         }
         if job.entry.update {
             self.host(&job.host).updated += 1;

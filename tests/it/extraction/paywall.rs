@@ -15,6 +15,11 @@ const LISTED: usize = 3;
 const BEHIND: &str = "Subscribers also read that the lab will publish its evaluation data.";
 
 fn crawl(policy: &str) -> Vec<serde_json::Value> {
+    crawl_in(policy).1
+}
+
+/// The crawl's workspace (its raw responses archived) and its records.
+fn crawl_in(policy: &str) -> (Workspace, Vec<serde_json::Value>) {
     let web = news_web_with(|r: &Req| {
         if r.host != "wall.test" {
             return None;
@@ -45,10 +50,25 @@ fn crawl(policy: &str) -> Vec<serde_json::Value> {
             _ => Reply::not_found(),
         })
     });
-    let ws = Workspace::new(&web, SOURCES, &format!("paywalled_text: {policy}"));
+    let ws = Workspace::new(
+        &web,
+        SOURCES,
+        &format!("paywalled_text: {policy}\narchive: articles"),
+    );
     let out = ws.crawl(&["--max-duration", "20s"]);
     assert!(out.status.success(), "crawl failed: {}", stderr(&out));
-    ws.records()
+    let records = ws.records();
+    (ws, records)
+}
+
+/// `scraper reextract`'s one-line report.
+fn reextract(ws: &Workspace, args: &[&str]) -> String {
+    let out = ws
+        .command(&[&["reextract", "--data", "data"], args].concat())
+        .output()
+        .expect("run scraper");
+    assert!(out.status.success(), "reextract failed: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn walled(records: &[serde_json::Value]) -> Vec<&serde_json::Value> {
@@ -93,4 +113,38 @@ fn flag_stores_only_the_free_part_and_skip_stores_nothing() {
     let records = crawl("skip");
     assert!(walled(&records).is_empty());
     assert!(!records.is_empty(), "the other host is still stored");
+}
+
+#[test]
+fn reextract_applies_the_paywall_policy_as_the_crawl_did() {
+    // `flag`: the records made again from the archive are the stored ones.
+    let (ws, records) = crawl_in("flag");
+    assert_eq!(walled(&records).len(), LISTED);
+    let said = reextract(&ws, &[]);
+    assert!(
+        said.contains(&format!("{} unchanged, 0 written", records.len())),
+        "{said}"
+    );
+    // `skip` on the same archive (the config changed since the crawl): the
+    // paywalled stories are written again as withdrawn, the others unchanged.
+    let config = ws.dir.path().join("config.yml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("paywalled_text: flag", "paywalled_text: skip"),
+    )
+    .unwrap();
+    let said = reextract(&ws, &[]);
+    assert!(
+        said.contains(&format!(
+            "{LISTED} written (0 no longer an article, 0 no longer relevant, {LISTED} paywalled)"
+        )),
+        "{said}"
+    );
+    let again: Vec<_> = ws
+        .records()
+        .into_iter()
+        .filter(|r| r["domain"] == "wall.test" && !r["withdrawn"].is_null())
+        .collect();
+    assert_eq!(again.len(), LISTED, "{again:?}");
 }

@@ -60,8 +60,8 @@ fn extraction_notes(s: &mut String, r: &Removed) {
     let _ = writeln!(
         s,
         "- Removed because the newest extraction is no longer an article: {}; \
-         no longer relevant: {}",
-        r.withdrawn_not_article, r.withdrawn_not_relevant
+         no longer relevant: {}; paywalled (`paywalled_text: skip`): {}",
+        r.withdrawn_not_article, r.withdrawn_not_relevant, r.withdrawn_paywalled
     );
 }
 

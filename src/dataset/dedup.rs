@@ -53,8 +53,10 @@ pub struct Removed {
     pub superseded: u64,
     /// Ids whose newest extraction is no longer an article...
     pub withdrawn_not_article: u64,
-    /// ... or no longer relevant (by the rule `scraper reextract` applied).
+    /// ... or no longer relevant (by the rule `scraper reextract` applied)...
     pub withdrawn_not_relevant: u64,
+    /// ... or not free to read, under `crawl.paywalled_text: skip`.
+    pub withdrawn_paywalled: u64,
 }
 
 /// Step 0: keep per id and URL only its newest extraction (highest extractor code
@@ -81,6 +83,10 @@ pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
             0 => true,
             Withdrawn::NOT_RELEVANT => {
                 removed.withdrawn_not_relevant += 1;
+                false
+            }
+            Withdrawn::PAYWALLED => {
+                removed.withdrawn_paywalled += 1;
                 false
             }
             _ => {
@@ -235,6 +241,8 @@ mod tests {
             v(30, 6, 1, Withdrawn::NOT_ARTICLE, 301),
             v(40, 0, 1, 0, 400),
             v(40, 6, 1, Withdrawn::NOT_RELEVANT, 401),
+            v(50, 0, 1, 0, 500),
+            v(50, 6, 1, Withdrawn::PAYWALLED, 501),
         ];
         let (kept, removed) = survivors(metas, &[], false, 1);
         let got: Vec<(i64, u128)> = kept.iter().map(|m| (m.id, m.text_key)).collect();
@@ -244,9 +252,10 @@ mod tests {
                 removed.superseded,
                 removed.withdrawn_not_article,
                 removed.withdrawn_not_relevant,
+                removed.withdrawn_paywalled,
                 removed.same_id
             ),
-            (5, 1, 1, 0)
+            (6, 1, 1, 1, 0)
         );
     }
 

@@ -61,12 +61,14 @@ pub struct Withdrawn;
 impl Withdrawn {
     pub const NOT_ARTICLE: u8 = 1;
     pub const NOT_RELEVANT: u8 = 2;
+    pub const PAYWALLED: u8 = 3;
 
     fn of(r: Option<crate::record::Rejection>) -> u8 {
         use crate::record::Rejection;
         match r {
             None => 0,
             Some(Rejection::NotRelevant) => Withdrawn::NOT_RELEVANT,
+            Some(Rejection::Paywalled) => Withdrawn::PAYWALLED,
             Some(_) => Withdrawn::NOT_ARTICLE,
         }
     }

@@ -56,6 +56,10 @@ const PRUNED_ROLES: &[&str] = &[
     "menubar",
     "search",
     "alert",
+    "status",
+    "tooltip",
+    "timer",
+    "marquee",
     "tablist",
     "toolbar",
 ];
@@ -66,6 +70,20 @@ pub(super) static CHROME_STRONG: ClassWords = ClassWords {
     tokens: &["ad", "ads", "tag", "tags"],
     token_starts: &[],
 };
+/// The class words that make even an `article` chrome: the panels of a
+/// site's account and consent dialogs, marked up as `article`s (`<article
+/// class="password-message-modal">`). Other class words do not prune an
+/// `article`: its classes name the story's features (`post
+/// comments-open`, `sidebar-left`) as often as not.
+static ARTICLE_CHROME: ClassWords = ClassWords {
+    anywhere: Phrases::pattern("modal|popup|pop-up|login|cookie|consent|signup|sign-up"),
+    tokens: &[],
+    token_starts: &[],
+};
+/// Is `id` an `article` that [`ARTICLE_CHROME`] names a dialog's panel?
+pub(super) fn article_chrome(dom: &Dom, id: NodeId) -> bool {
+    dom.tag(id) == "article" && ARTICLE_CHROME.is_match(&role_names(dom, id))
+}
 static CHROME_WEAK: ClassWords = ClassWords {
     anywhere: Phrases::pattern(
         "footer|header|masthead|menu|navbar|widget|byline|dateline|timestamp|meta|hidden|remark|extra|supplement|shoutbox|combx|community|agegate|legend|author|date",
@@ -298,12 +316,15 @@ pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
 }
 
 pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
-    if matches!(dom.tag(id), "html" | "body" | "main" | "article" | "a") {
+    if matches!(dom.tag(id), "html" | "body" | "main" | "a") {
         return false;
     }
     let ci = role_names(dom, id);
     if ci.is_empty() {
         return false;
+    }
+    if dom.tag(id) == "article" {
+        return article_chrome(dom, id);
     }
     let hit = (CHROME_STRONG.is_match(&ci) && !(ci.contains("caption") && caption_prose(dom, id)))
         || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));

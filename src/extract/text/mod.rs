@@ -27,7 +27,7 @@ mod select;
 mod stats;
 
 use cards::CardStats;
-use chrome::{body_box, chrome, landmark};
+use chrome::{article_chrome, body_box, chrome, landmark};
 pub use select::Content;
 use select::select;
 use stats::compute;
@@ -58,7 +58,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
-        if matches!(dom.tag(id), "article" | "main")
+        if (matches!(dom.tag(id), "article" | "main") && !article_chrome(dom, id))
             || dom
                 .attr(id, "itemprop")
                 .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
@@ -193,6 +193,17 @@ mod tests {
         assert!(!p.iter().any(|x| x.contains("Photo: A. Person")), "{p:?}");
         assert!(!p.iter().any(|x| x.contains("privacy policy")), "{p:?}");
         assert!(p.last().unwrap().starts_with("The last paragraph"), "{p:?}");
+    }
+
+    #[test]
+    fn status_notices_and_dialog_panels_marked_up_as_articles_are_chrome() {
+        let p = paragraphs(
+            "<main><article class=\"story sidebar-left\">{}</article></main>\
+             <span role=\"status\" aria-live=\"polite\">Saved to your list of stories to read later!</span>\
+             <article class=\"password-message-modal\"><p>You will get an e-mail from us shortly telling you how to reset your password.</p></article>",
+        );
+        assert_eq!(p.len(), 4, "{p:?}");
+        assert!(p.iter().all(|x| x.starts_with("The council met")), "{p:?}");
     }
 
     #[test]

@@ -147,15 +147,22 @@ fn page_markers(body: &[u8]) -> Option<(u32, String)> {
     let head = &body[..body.len().min(HEAD_BYTES)];
     let markers = Markers::get();
     let mut found = vec![false; markers.kinds.len()];
+    // Matches come in order of their end; every `<title` is as long, so the
+    // first one seen is the first in the page.
+    let mut title_at = None;
     for m in markers.automaton.find_overlapping_iter(head) {
-        found[m.pattern().as_usize()] = true;
+        let i = m.pattern().as_usize();
+        if i == Markers::TITLE_TAG && title_at.is_none() {
+            title_at = Some(m.end());
+        }
+        found[i] = true;
     }
     let first_of =
         |kind: Kind| (0..markers.kinds.len()).find(|&i| found[i] && markers.kinds[i].0 == kind);
     let mut score = 0;
     let mut strongest = None;
-    if found[Markers::TITLE_TAG]
-        && let Some(t) = title_text(head)
+    if let Some(at) = title_at
+        && let Some(t) = title_text(head, at)
         && TITLES.iter().any(|m| t.starts_with(m))
     {
         score += 2;
@@ -176,20 +183,12 @@ fn page_markers(body: &[u8]) -> Option<(u32, String)> {
     strongest.map(|m| (score, m))
 }
 
-/// The start of the first `<title>`'s text, in lower case (as much as a
-/// title marker and the marker's name need).
-fn title_text(head: &[u8]) -> Option<String> {
-    let at = find_ascii_ci(head, b"<title")?;
+/// The start of the text of the `<title` tag whose name ends at `at`, in
+/// lower case (as much as a title marker and the marker's name need).
+fn title_text(head: &[u8], at: usize) -> Option<String> {
     let open = head[at..].iter().position(|&b| b == b'>')? + at + 1;
     let rest = &head[open..head.len().min(open + 256)];
     Some(String::from_utf8_lossy(rest).trim_start().to_lowercase())
-}
-
-/// Where `needle` (lower case ASCII) first occurs in `hay`, ASCII letters
-/// matched without case.
-fn find_ascii_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

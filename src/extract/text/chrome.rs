@@ -293,12 +293,8 @@ pub(super) fn caption_prose(dom: &Dom, id: NodeId) -> bool {
     if !inline_only {
         return false;
     }
-    let Some(t) = dom.spaced_text_within(id, 4000) else {
-        return false;
-    };
-    let t = t.trim();
-    t.split_whitespace().nth(CAPTION_WORDS - 1).is_some()
-        && (t.contains(". ") || t.ends_with(['.', '!', '?']))
+    dom.spaced_text_within(id, 4000)
+        .is_some_and(|t| super::emit::spaced_sentence(&t, CAPTION_WORDS))
 }
 
 /// Markup inside a line of text.
@@ -324,7 +320,7 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
         return false;
     }
     if dom.tag(id) == "article" {
-        return article_chrome(dom, id);
+        return ARTICLE_CHROME.is_match(&ci);
     }
     let hit = (CHROME_STRONG.is_match(&ci) && !(ci.contains("caption") && caption_prose(dom, id)))
         || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));

@@ -550,9 +550,15 @@ const SENTENCE_WORDS: usize = 4;
 /// mark?
 fn reads_as_sentence(t: &str) -> bool {
     let t = t.trim();
-    t.ends_with(['。', '！', '？'])
-        || (t.split_whitespace().nth(SENTENCE_WORDS - 1).is_some()
-            && (t.contains(". ") || t.ends_with(['.', '!', '?'])))
+    t.ends_with(['。', '！', '？']) || spaced_sentence(t, SENTENCE_WORDS)
+}
+
+/// Has `t` at least `words` words (split at white space) and a full stop,
+/// a question or exclamation mark?
+pub(super) fn spaced_sentence(t: &str, words: usize) -> bool {
+    let t = t.trim();
+    t.split_whitespace().nth(words - 1).is_some()
+        && (t.contains(". ") || t.ends_with(['.', '!', '?']))
 }
 
 /// Least text outside links, per item, of a list of sentences with links

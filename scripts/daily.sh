@@ -60,7 +60,8 @@
 # A push that is rejected because the remote moved on is rebased and retried.
 # Every file a run commits is its own (shard, seen segment, consent log, run
 # summary state/runs/<run-id>.json, validators state/validators/<run-id>.json,
-# listing progress state/listings/<run-id>.json,
+# listing progress state/listings/<run-id>.json, URL family yields
+# state/families/<run-id>.json,
 # robots.txt/tdmrep.json cache state/doc_cache/<run-id>.json,
 # outbox files state/outbox/<owner>/<run-id>.jsonl) or the removal of a file it
 # folded in (older validators, its partition's outbox files), so runs from the
@@ -365,7 +366,7 @@ commit_and_push() {
 		if [ -f "$f" ]; then set -- "$@" "$f"; fi
 	done
 	if [ $# -gt 0 ]; then git add -- "$@" || die "git add failed"; fi
-	for f in "$DATA_DIR/state/validators" "$DATA_DIR/state/listings" "$DATA_DIR/state/doc_cache" "$DATA_DIR/state/outbox"; do
+	for f in "$DATA_DIR/state/validators" "$DATA_DIR/state/listings" "$DATA_DIR/state/families" "$DATA_DIR/state/doc_cache" "$DATA_DIR/state/outbox"; do
 		if [ -e "$f" ] || [ -n "$(git ls-files -- "$f")" ]; then
 			git add -A -- "$f" || die "git add $f failed"
 			set -- "$@" "$f"

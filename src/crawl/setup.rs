@@ -62,6 +62,7 @@ pub(super) fn open_store(
     recover_unfinished(data, history, &mut seen, run_id)?;
     let validators = Validators::load(&data.state, Validators::DEFAULT_CAP)?;
     let listings = state::Listings::load(&data.state)?;
+    let families = state::families::Families::load(&data.state)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
     Ok(Persist {
@@ -70,6 +71,7 @@ pub(super) fn open_store(
         ids,
         validators,
         listings,
+        families,
         consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
         warc: (config.crawl.archive != crate::config::Archive::None)
             .then(|| crate::store::warc::WarcWriter::new(&data.warc_dir(), run_id)),

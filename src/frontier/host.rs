@@ -53,9 +53,12 @@ impl Host {
     }
 }
 
-/// A ready host, ordered so that `BinaryHeap` pops the lowest pass (then lowest id).
+/// A ready host, ordered so that `BinaryHeap` pops the lowest group (fresh
+/// work before backlog), then the lowest pass, then the lowest id.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ReadyKey {
+    /// 0: its best entry is fresh work; 1: backlog or exploration.
+    pub(super) group: u8,
     pub(super) pass: f64,
     pub(super) id: u32,
     pub(super) stamp: u32,
@@ -75,8 +78,9 @@ impl PartialOrd for ReadyKey {
 impl Ord for ReadyKey {
     fn cmp(&self, other: &Self) -> Ordering {
         other
-            .pass
-            .total_cmp(&self.pass)
+            .group
+            .cmp(&self.group)
+            .then(other.pass.total_cmp(&self.pass))
             .then(other.id.cmp(&self.id))
             .then(other.stamp.cmp(&self.stamp))
     }

@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod family;
 mod host;
 mod pace;
 mod queue;
@@ -49,6 +50,7 @@ mod scope;
 mod value;
 mod weight;
 
+pub use family::{FamilyStats, STOP_AFTER, Standing};
 pub use host::HostStats;
 pub use pace::Pace;
 pub use schedule::{Frontier, IDLE_RECHECK};
@@ -116,6 +118,13 @@ pub struct Entry {
     /// fetched once, conditionally, and stored again only if its text changed.
     #[serde(default, skip_serializing_if = "is_false")]
     pub update: bool,
+    /// Exploration: a page found by a link whose URL family (host and
+    /// pattern, see `crate::url::trap::family`) has not shown yet that it
+    /// leads to articles. Served after every host's fresh work and backlog;
+    /// with `backlog` too, one of a family's first probes, served with the
+    /// backlog by its value.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub explore: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -142,6 +151,7 @@ impl Entry {
             value: neutral(),
             backlog: false,
             update: false,
+            explore: false,
         }
     }
 

@@ -13,8 +13,8 @@ use std::hash::BuildHasherDefault;
 
 use super::{Entry, Kind, Origin};
 
-/// Rank within a host: lower is served first. `(tier, band, depth)`: tier 0
-/// holds seeds (never shed), `band` is the entry's value counted down from
+/// Rank within a host: lower is served first. `(tier, band, depth)`: the first tiers
+/// hold seeds (never shed), `band` is the entry's value counted down from
 /// 1 in steps of 1/[`BAND_STEPS`], then shallower first.
 pub(crate) type Class = (u8, u8, u32);
 
@@ -34,8 +34,11 @@ pub(crate) fn value_band(value: f32) -> u8 {
 
 /// Longest URL (after the stripped prefix) the queue holds.
 pub(crate) const MAX_URL_BYTES: usize = u16::MAX as usize;
-/// Longest `lastmod` kept; a longer one cannot be a timestamp and is dropped.
-const MAX_LASTMOD_BYTES: usize = u8::MAX as usize;
+/// Longest `lastmod` kept; a longer one cannot be a timestamp and is dropped
+/// (the top bit of [`Item::lastmod_len`] is [`Entry::explore`]).
+const MAX_LASTMOD_BYTES: usize = 127;
+/// [`Item::lastmod_len`] bit of [`Entry::explore`].
+const LEN_EXPLORE: u8 = 1 << 7;
 /// Arenas smaller than this are never compacted (not worth the copy).
 const COMPACT_MIN_BYTES: usize = 64 * 1024;
 
@@ -53,6 +56,7 @@ const PREFIX_HTTP: u8 = 2;
 struct Item {
     off: u32,
     url_len: u16,
+    /// Bits 0-6: the length of `lastmod`; bit 7: [`Entry::explore`].
     lastmod_len: u8,
     /// Bits 0-1: prefix; bits 2-3: kind; bits 4-5: origin; bit 6:
     /// [`Entry::backlog`]; bit 7: [`Entry::update`].
@@ -61,7 +65,10 @@ struct Item {
 
 impl Item {
     fn bytes(&self) -> usize {
-        self.url_len as usize + self.lastmod_len as usize
+        self.url_len as usize + self.lastmod_bytes()
+    }
+    fn lastmod_bytes(&self) -> usize {
+        (self.lastmod_len & !LEN_EXPLORE) as usize
     }
     fn prefix(&self) -> u8 {
         self.flags & 0b11
@@ -204,7 +211,7 @@ impl HostQueue {
         let item = Item {
             off,
             url_len: text.len() as u16,
-            lastmod_len: lastmod.len() as u8,
+            lastmod_len: lastmod.len() as u8 | if entry.explore { LEN_EXPLORE } else { 0 },
             flags: prefix
                 | (kind_bits(entry.kind) << 2)
                 | (origin_bits(entry.origin) << 4)
@@ -342,9 +349,9 @@ impl HostQueue {
             PREFIX_HTTP => format!("http://{host}{text}"),
             _ => text.to_string(),
         };
-        let lastmod = (item.lastmod_len > 0).then(|| {
+        let lastmod = (item.lastmod_bytes() > 0).then(|| {
             let start = item.off as usize + item.url_len as usize;
-            text_of(&self.arena[start..start + item.lastmod_len as usize])
+            text_of(&self.arena[start..start + item.lastmod_bytes()])
         });
         Entry {
             url,
@@ -355,6 +362,7 @@ impl HostQueue {
             value: band_value(class.1),
             backlog: item.flags & FLAG_BACKLOG != 0,
             update: item.flags & FLAG_UPDATE != 0,
+            explore: item.lastmod_len & LEN_EXPLORE != 0,
         }
     }
 
@@ -412,6 +420,7 @@ mod tests {
             value: 0.3,
             backlog: false,
             update: false,
+            explore: false,
         }
     }
 
@@ -440,6 +449,7 @@ mod tests {
                 value: 0.3,
                 backlog: true,
                 update: true,
+                explore: true,
             },
             e("https://a.com.evil/x", Origin::Listed, 0),
         ];

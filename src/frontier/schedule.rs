@@ -19,11 +19,20 @@
 //! (10 × 0.1).
 //!
 //! Within a host, entries are ranked by [`Class`]: under the value policies
-//! (`focused`, `best_first`) seeds first, then feeds and sitemaps, then pages
+//! (`focused`, `best_first`) seeds first (feeds, then pages such as a home
+//! page, then sitemaps), then the feeds and sitemaps listings gave, then pages
 //! by value (best first), then the archive's backlog ([`Entry::backlog`]) by
-//! value, each by depth; under `round_robin` by origin (seed,
-//! listed, linked from a relevant page, other) then depth. First in, first out
-//! within a class.
+//! value, then exploration ([`Entry::explore`]), each by depth; under
+//! `round_robin` by origin (seed, listed, linked from a relevant page, other)
+//! then depth. First in, first out within a class.
+//!
+//! Fresh before backlog across the whole run (value policies): a host whose
+//! best entry is fresh work (a seed, a listing, a page of the day) is served
+//! before any host whose best is backlog or exploration, whatever their
+//! weights; weights share out turns only among hosts of one group. And while
+//! budget pacing is on, a backlog or exploration turn is taken only when the
+//! budget left exceeds the fresh work still queued, so the day's news is
+//! never priced out by the archive.
 //!
 //! Budget pacing (`focused` only, see `pace.rs`): `pace` sets a threshold on
 //! the expected value of a page; a picked host whose best entry is a page
@@ -45,11 +54,18 @@ use super::value::{expected, host_yield};
 use super::weight::weight;
 use super::{Entry, Kind, NEUTRAL, Next, Origin, Outcome, Params, Policy};
 
+/// Tiers of seeds under the value policies: feeds, then pages (a home
+/// page), then sitemaps (never shed).
+const SEED_TIERS: u8 = 3;
+/// Tier of the feeds and sitemaps listings gave.
+const LISTING_TIER: u8 = 3;
 /// Tier of pages under the value policies (below seeds and listings).
-const PAGE_TIER: u8 = 2;
+const PAGE_TIER: u8 = 4;
 /// Tier of the archive's backlog (listings never read, pages dated before
 /// their host's cut-off): after the day's fresh pages, valued like pages.
-const BACKLOG_TIER: u8 = 3;
+const BACKLOG_TIER: u8 = 5;
+/// Tier of exploration: pages of a URL family not yet known to pay.
+const EXPLORE_TIER: u8 = 6;
 
 /// How far ahead `next` says to look again when only a finishing fetch can free
 /// work (see [`Next::Wait`]).
@@ -89,6 +105,11 @@ pub struct Frontier {
     threshold: f64,
     /// Hosts declined by pacing.
     declined: Vec<u32>,
+    /// Budget left at the last `pace` (`None`: no budget pacing).
+    budget_left: Option<u64>,
+    /// Fresh entries (seeds, listings, the day's pages) queued at the last
+    /// `pace`, plus one per host holding them (its robots.txt, a redirect).
+    fresh_queued: u64,
 }
 
 impl Frontier {
@@ -124,6 +145,7 @@ impl Frontier {
             return false;
         }
         let class = self.class_of(&entry);
+        let was_fresh = self.group_of(id) == 0;
         let h = &mut self.hosts[id as usize];
         let mut pushed = if front {
             h.queue.push_front(host, &entry, class)
@@ -143,6 +165,7 @@ impl Frontier {
         }
         let h = &mut self.hosts[id as usize];
         let was_empty = h.queue.len() == usize::from(pushed.is_ok());
+
         let Ok(new_class) = pushed else {
             return false;
         };
@@ -152,8 +175,11 @@ impl Frontier {
         }
         if was_empty {
             self.schedule(id);
-        } else if self.hosts[id as usize].declined && !self.below_threshold(id) {
+        } else if self.hosts[id as usize].declined && !self.held_back(id) {
             self.hosts[id as usize].declined = false;
+            self.schedule(id);
+        } else if !was_fresh && self.group_of(id) == 0 {
+            // Its first fresh entry: it now goes before the backlog hosts.
             self.schedule(id);
         }
         let mut kept = true;
@@ -177,12 +203,18 @@ impl Frontier {
                 continue;
             }
             let w = self.weight_of(h);
-            if self.below_threshold(id) {
+            if key.group != self.group_of(id) {
+                // Its best entry changed group while it waited: file it again.
+                self.schedule(id);
+                self.promote(now);
+                continue;
+            }
+            if self.held_back(id) {
                 let h = &mut self.hosts[id as usize];
                 h.declined = true;
                 h.stamp = h.stamp.wrapping_add(1);
                 self.declined.push(id);
-                tracing::debug!(host = %h.name, threshold = self.threshold, "pacing: host declined; its best URL is worth less than the budget buys elsewhere");
+                tracing::debug!(host = %h.name, threshold = self.threshold, budget_left = ?self.budget_left, fresh_queued = self.fresh_queued, "pacing: host declined; its best URL is backlog the budget must keep for fresh work, or worth less than the budget buys elsewhere");
                 continue;
             }
             let h = &mut self.hosts[id as usize];
@@ -278,6 +310,7 @@ impl Frontier {
         let secs = p.time_left.as_secs_f64();
         let alpha = self.params.yield_alpha;
         let mut offers = Offers::default();
+        let mut fresh = 0u64;
         for h in &self.hosts {
             if h.dropped || h.queue.is_empty() {
                 continue;
@@ -292,15 +325,24 @@ impl Frontier {
             let y = host_yield(&h.yields, alpha);
             let mut must = 0;
             let mut groups = Vec::new();
+            let mut fresh_here = 0;
             for ((tier, band, _), n) in h.queue.class_lens() {
+                if tier < BACKLOG_TIER {
+                    fresh_here += n as u64;
+                }
                 if tier < PAGE_TIER {
                     must += n;
                 } else {
                     groups.push((expected(f64::from(band_value(band)), y), n));
                 }
             }
+            if fresh_here > 0 {
+                fresh += fresh_here + 1;
+            }
             offers.add_host(cap, must, groups.into_iter());
         }
+        self.fresh_queued = fresh;
+        self.budget_left = Some(p.budget_left);
         let threshold = offers.threshold(&p);
         if (threshold - self.threshold).abs() > 1e-9 {
             tracing::debug!(
@@ -472,12 +514,24 @@ impl Frontier {
                 (tier, value_band(NEUTRAL as f32), e.depth)
             }
             Policy::Focused | Policy::BestFirst => {
-                let tier = if e.origin == Origin::Seed {
-                    0
+                if e.origin == Origin::Seed {
+                    // Feeds first, then pages (a home page), then sitemaps:
+                    // the first listing to bring a URL is credited with it.
+                    let tier = match e.kind {
+                        Kind::Feed => 0,
+                        Kind::Page => 1,
+                        Kind::Sitemap => 2,
+                    };
+                    return (tier, value_band(e.value), e.depth);
+                }
+                // Exploration marked backlog too is a family's first probes:
+                // served with the backlog (by its value), not after it.
+                let tier = if e.explore && !e.backlog {
+                    EXPLORE_TIER
                 } else if e.backlog {
                     BACKLOG_TIER
                 } else if e.kind != Kind::Page {
-                    1
+                    LISTING_TIER
                 } else {
                     PAGE_TIER
                 };
@@ -499,6 +553,28 @@ impl Frontier {
             }
             _ => false,
         }
+    }
+
+    /// 0 when the host's best entry is fresh work, 1 when it is backlog or
+    /// exploration (under `round_robin`, always 0: one group).
+    fn group_of(&self, id: u32) -> u8 {
+        if self.params.policy == Policy::RoundRobin {
+            return 0;
+        }
+        match self.hosts[id as usize].queue.best_class() {
+            Some((tier, _, _)) if tier >= BACKLOG_TIER => 1,
+            _ => 0,
+        }
+    }
+
+    /// Is the host left out of the rotation for now: its best entry is
+    /// backlog while the budget left is needed for fresh work, or a page
+    /// below the pacing threshold?
+    fn held_back(&self, id: u32) -> bool {
+        let reserved = self
+            .budget_left
+            .is_some_and(|left| left <= self.fresh_queued);
+        (reserved && self.group_of(id) == 1) || self.below_threshold(id)
     }
 
     fn host_id(&mut self, host: &str) -> u32 {
@@ -552,10 +628,12 @@ impl Frontier {
                 break;
             }
             self.waiting.pop();
+            let group = self.group_of(id);
             let h = &mut self.hosts[id as usize];
             if h.stamp == stamp {
                 h.pass = h.pass.max(self.vtime);
                 self.ready.push(ReadyKey {
+                    group,
                     pass: h.pass,
                     id,
                     stamp,
@@ -589,7 +667,11 @@ impl Frontier {
     /// rotation. Returns (host, class), or None if only seeds are queued.
     fn shed_one(&mut self) -> Option<(u32, Class)> {
         let (&class, set) = self.classes.last_key_value()?;
-        if class.0 == 0 {
+        let seeds = match self.params.policy {
+            Policy::RoundRobin => 1,
+            Policy::Focused | Policy::BestFirst => SEED_TIERS,
+        };
+        if class.0 < seeds {
             return None;
         }
         let hosts = &self.hosts;

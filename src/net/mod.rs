@@ -17,7 +17,7 @@ mod error;
 mod fetch;
 mod guard;
 mod headers;
-mod polite;
+pub mod polite;
 mod robots;
 pub mod sign;
 mod tdmrep;

@@ -233,7 +233,7 @@ impl Gate {
 
     /// Raise the gap for a robots.txt Crawl-delay, up to the configured maximum.
     pub fn apply_crawl_delay(&self, host: &str, delay: Duration) {
-        let gap = delay.min(self.max_gap);
+        let gap = crawl_delay_gap(delay, Duration::ZERO, self.max_gap);
         self.with_host(host, |h| {
             if gap > h.gap {
                 h.gap = gap;
@@ -325,6 +325,14 @@ impl Drop for Permit {
     }
 }
 
+/// The one rule for a robots.txt Crawl-delay, obeyed by the sending gate
+/// and by the frontier alike: the host's gap becomes the delay, held to at
+/// most `max_crawl_delay` (a host asking for more is crawled at that gap,
+/// not skipped) and never below `min_host_gap`.
+pub fn crawl_delay_gap(delay: Duration, min_gap: Duration, max_gap: Duration) -> Duration {
+    delay.min(max_gap).max(min_gap)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,6 +419,25 @@ mod tests {
         // Another connection: from the answer again.
         let other: Conn = ("127.0.0.1:5001".parse().unwrap(), conn.1);
         assert_eq!(step(&g, 30, other).await, Duration::from_millis(100));
+    }
+
+    #[test]
+    fn one_crawl_delay_rule_below_at_and_above_the_cap() {
+        let (min, max) = (Duration::from_millis(100), Duration::from_secs(30));
+        for (delay, want) in [
+            (0, 100),
+            (50, 100),
+            (2_000, 2_000),
+            (30_000, 30_000),
+            (31_000, 30_000),
+            (3_600_000, 30_000),
+        ] {
+            assert_eq!(
+                crawl_delay_gap(Duration::from_millis(delay), min, max),
+                Duration::from_millis(want),
+                "{delay} ms"
+            );
+        }
     }
 
     #[test]

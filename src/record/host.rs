@@ -67,6 +67,18 @@ pub struct HostCounters {
     /// `dom_nodes`, `text`, `depth`, `links`, `listing_entries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub caps: BTreeMap<String, u64>,
+    /// Requests handed out by tier (`crate::frontier`): fresh work (seeds,
+    /// listings, the day's pages), the archive's backlog, and exploration
+    /// (pages of a URL family not yet known to lead to articles).
+    pub fresh_requests: u64,
+    pub backlog_requests: u64,
+    pub explore_requests: u64,
+    /// Links not queued, or queued ones not fetched, because their URL
+    /// family has stopped paying (`crate::frontier::FamilyStats`).
+    pub family_stopped: u64,
+    /// URL families that stopped paying in this run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub families_stopped: Vec<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -113,6 +125,20 @@ impl HostCounters {
 
     pub fn listing_unchanged(&mut self) {
         self.listings_unchanged += 1;
+    }
+
+    /// A URL was handed out to be fetched: counted by its tier.
+    pub fn dispatched(&mut self, backlog: bool, explore: bool) {
+        match (explore, backlog) {
+            (true, _) => self.explore_requests += 1,
+            (false, true) => self.backlog_requests += 1,
+            (false, false) => self.fresh_requests += 1,
+        }
+    }
+
+    /// A link was not queued, or not fetched, because its family stopped paying.
+    pub fn family_stopped(&mut self) {
+        self.family_stopped += 1;
     }
 
     pub fn listing_not_due(&mut self) {
@@ -346,7 +372,7 @@ mod tests {
         let text = serde_json::to_string(&h).unwrap();
         assert_eq!(
             text,
-            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0,"listing_requests":0,"page_requests":0,"listings_unchanged":0,"listings_not_due":0,"backlog":0,"updated":0}"#
+            r#"{"discovered":1,"fetched":1,"articles":1,"relevant":0,"errors":{"timeout":2},"bytes":1200,"politeness_wait_ms":350,"bad_listings":0,"disallowed":0,"known_failures":0,"not_modified":0,"stored":1,"traps":0,"withheld_ai_use":0,"listing_requests":0,"page_requests":0,"listings_unchanged":0,"listings_not_due":0,"backlog":0,"updated":0,"fresh_requests":0,"backlog_requests":0,"explore_requests":0,"family_stopped":0}"#
         );
         let back: HostCounters = serde_json::from_str(r#"{"fetched":2}"#).unwrap();
         assert_eq!(back.fetched, 2);

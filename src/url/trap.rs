@@ -240,6 +240,31 @@ pub fn pattern(url: &Url) -> String {
     out
 }
 
+/// A URL's family (see `crate::frontier::FamilyStats`): its path with the
+/// first segment kept unless it is mostly digits (`#`), every later segment
+/// `#` when mostly digits and `*` otherwise, and a bare `?` when it has a
+/// query. `/tag/robots` and `/tag/chips` are `/tag/*`; `/archive/2024/05/17`
+/// is `/archive/#/#/#`; `/2024/05/02/a-story` is `/#/#/#/*`.
+pub fn family(url: &Url) -> String {
+    let mut out = String::with_capacity(16);
+    for (i, seg) in url.path().split('/').skip(1).enumerate() {
+        out.push('/');
+        let digits = seg.bytes().filter(u8::is_ascii_digit).count();
+        let letters = seg.bytes().filter(u8::is_ascii_alphabetic).count();
+        if digits > 0 && digits >= letters {
+            out.push('#');
+        } else if i == 0 || seg.is_empty() {
+            out.push_str(seg);
+        } else {
+            out.push('*');
+        }
+    }
+    if url.query().is_some() {
+        out.push('?');
+    }
+    out
+}
+
 /// URLs admitted per (host, pattern) in this run, and date-page steps.
 #[derive(Debug, Default)]
 pub struct PatternCount {
@@ -360,6 +385,23 @@ mod tests {
         };
         assert_eq!(off.check(&u(&long)), None);
         assert_eq!(off.check(&u("https://a.test/a/a/a/a")), None);
+    }
+
+    #[test]
+    fn families_generalise_numbers_and_slugs() {
+        let cases = [
+            ("https://a.test/", "/"),
+            ("https://a.test/news", "/news"),
+            ("https://a.test/tag/robots", "/tag/*"),
+            ("https://a.test/tag/chips/page/2", "/tag/*/*/#"),
+            ("https://a.test/archive/2024/05/17", "/archive/#/#/#"),
+            ("https://a.test/2024/05/02/a-story", "/#/#/#/*"),
+            ("https://a.test/go/119", "/go/#"),
+            ("https://a.test/click?n=3&src=home", "/click?"),
+        ];
+        for (u, want) in cases {
+            assert_eq!(family(&crate::url::parse(u).unwrap()), want, "{u}");
+        }
     }
 
     #[test]

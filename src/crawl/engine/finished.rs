@@ -328,7 +328,7 @@ impl Engine {
                 flags,
             },
         );
-        if job.entry.kind != Kind::Page {
+        if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
             let read_before = self
                 .store
                 .listings
@@ -397,15 +397,19 @@ impl Engine {
     /// An extracted page: links followed and stored or not ([`Engine::page`]);
     /// one that was not stored is remembered as seen today.
     fn page_done(&mut self, job: &Job, meta: &Meta, page: &Page) -> Outcome {
+        self.learn_family(job, meta, page.is_article);
         let hit = self.page(job, meta, page);
         if hit {
             return Outcome::Hit;
         }
-        if !page.is_article && job.entry.origin != Origin::Seed {
-            // A listing page (home, section, tag) is revisited: ask conditionally then.
+        if !page.is_article {
+            // A listing page (home, section, tag; a seed too, now an HTML
+            // listing whose links were queued) is revisited: ask
+            // conditionally then.
             self.keep_validator(job, meta);
         }
-        self.remember(job, meta, flag::MISS);
+        let article = if page.is_article { flag::ARTICLE } else { 0 };
+        self.remember(job, meta, flag::MISS | article);
         Outcome::Miss
     }
 

@@ -23,7 +23,9 @@ impl Engine {
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
     pub(super) fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
-            let gap = delay.max(self.config.crawl.min_host_gap.0);
+            let c = &self.config.crawl;
+            let gap =
+                crate::net::polite::crawl_delay_gap(delay, c.min_host_gap.0, c.max_crawl_delay.0);
             self.frontier.set_gap(host, gap);
         }
         self.log.emit(Event::Robots(event::RobotsRead {
@@ -99,12 +101,15 @@ impl Engine {
         let key = job.url.as_str().to_string();
         let previous = self.store.listings.get(&key).and_then(|s| s.read);
         let cutoff = self.cutoff.for_listing(previous);
+        let is_feed = matches!(parsed.listing, Listing::Feed(_));
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
             Listing::Sitemap { urls, sitemaps } => {
-                if !sitemaps.is_empty() {
-                    // An index is read in full when it is read: its children can
-                    // change while it does not (how often: its listing state).
+                if sitemaps.iter().any(|c| c.lastmod.is_none()) {
+                    // An index with undated children is read in full when it
+                    // is read: they can change while it does not (how often:
+                    // its listing state). One that dates every child keeps its
+                    // validators: a 304 says no child changed.
                     self.store
                         .validators
                         .set(job.url.as_str(), Validator::default());
@@ -119,14 +124,20 @@ impl Engine {
         // A feed whose every entry is new, or whose oldest entry is newer than
         // our last read, may have dropped items we never saw: read the host's
         // other listings today.
+        // One that lists entries older than its cut-off reaches back past our
+        // last read and dropped nothing (a host quiet yesterday has only
+        // today's items in the overlap, all new).
         let listed = total.saturating_sub(too_old);
-        let truncated = previous.is_some_and(|p| {
-            (listed >= 2 && fresh as usize == listed) || oldest.is_some_and(|o| o > p)
-        });
+        let truncated = too_old == 0
+            && previous.is_some_and(|p| {
+                (listed >= 2 && fresh as usize == listed) || oldest.is_some_and(|o| o > p)
+            });
         let obs = self.sets.listing_obs.entry(key).or_default();
         obs.answered = true;
         obs.full = full;
         obs.fresh += fresh;
+        obs.feed = is_feed;
+        obs.updates += read.updates;
         if truncated || !full {
             self.wake_listings(&job.host, "a listing looks truncated");
         }
@@ -184,7 +195,9 @@ impl Engine {
                 read.fresh += u32::from(!backlog);
             }
         }
-        read.queued += self.queue_updates(job, stored, updates);
+        let updated = self.queue_updates(job, stored, updates);
+        read.queued += updated;
+        read.updates = updated as u32;
         read
     }
 
@@ -266,6 +279,7 @@ impl Engine {
             value: self.listed_value(item),
             backlog: false,
             update: false,
+            explore: false,
         }
     }
 
@@ -331,7 +345,11 @@ impl Engine {
     /// items at their cheapest); sitemaps, which repeat what the feed lists
     /// on most days, at the rate they bring something it did not.
     pub(super) fn defer_listing(&mut self, u: &url::Url, entry: &Entry) -> bool {
-        if entry.kind != Kind::Sitemap || self.sets.listing_obs.contains_key(u.as_str()) {
+        // Feeds are asked every run; sitemaps and seed pages (home and
+        // section pages, HTML listings) at their learned rate.
+        let html = entry.kind == Kind::Page && entry.origin == Origin::Seed;
+        if !(entry.kind == Kind::Sitemap || html) || self.sets.listing_obs.contains_key(u.as_str())
+        {
             return false;
         }
         let host = url::host_key(u);
@@ -366,6 +384,8 @@ struct PagesRead {
     fresh: u32,
     /// The oldest date among the entries kept.
     oldest: Option<chrono::DateTime<Utc>>,
+    /// Stored articles it says changed, queued to be asked again.
+    updates: u32,
 }
 
 /// What this run learned of one listing.
@@ -377,6 +397,11 @@ pub struct ListingObs {
     pub full: bool,
     /// Fresh URLs it (or its children) brought that no other listing had.
     pub fresh: u32,
+    /// It is a feed.
+    pub feed: bool,
+    /// Stored articles it (or its children) said changed: a read that
+    /// brings updates pays too, so a sitemap that announces them stays daily.
+    pub updates: u32,
     /// The index that listed it, and the `<lastmod>` it gave.
     pub parent: Option<String>,
     pub parent_lastmod: Option<String>,

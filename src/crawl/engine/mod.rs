@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDate, Utc};
 use tokio::sync::mpsc;
 
+mod family;
 mod finished;
 mod listing;
 mod page;
@@ -90,6 +91,8 @@ pub struct Persist {
     pub validators: Validators,
     /// What is known of every feed and sitemap (`state/listings/`).
     pub listings: Listings,
+    /// What each URL family of each host has yielded (`state/families/`).
+    pub families: crate::store::state::families::Families,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
     /// This run's WARC file (`crawl.archive`; `None` when off).
@@ -110,6 +113,9 @@ pub struct RunSets {
     listings_read: HashSet<u64>,
     /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
     pending_hits: Vec<u64>,
+    /// Seen hashes of everything stored in this run (request, final and
+    /// canonical URLs), durable or not: no page is stored twice in a run.
+    stored_this_run: HashSet<u64>,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     requeued: HashMap<u64, u8>,
     /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
@@ -129,6 +135,14 @@ pub struct RunSets {
     woken: HashSet<String>,
     /// What this run learned of each listing it queued or asked, by URL.
     listing_obs: HashMap<String, listing::ListingObs>,
+    /// Pages queued from links (seen hash) and the family key of the page
+    /// that linked them first: credited when they turn out to be articles.
+    discovered: HashMap<u64, String>,
+    /// Probes queued this run per family key (see `family.rs`).
+    probes: HashMap<String, u32>,
+    /// Fresh pages queued from links so far (an HTML listing's read is
+    /// useful when it adds some: see `page.rs`).
+    fresh_links: u32,
     /// Stored records not yet in a closed frame: seen hash and text fingerprint.
     pending_prints: Vec<(u64, u32)>,
     /// The WARC members of the job being handled (`crawl.archive`), until
@@ -436,7 +450,12 @@ impl Engine {
             // Asked "changed since the day we stored it?".
             last_modified = Some(http_day(seen.day));
         }
-        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, "dispatch");
+        if self.family_stopped_now(&host, &u, &entry) {
+            self.frontier.released(&host, self.now());
+            return;
+        }
+        self.host(&host).dispatched(entry.backlog, entry.explore);
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
         let job = Job {
             host,
             url: u,

@@ -43,7 +43,12 @@ impl Engine {
                 .iter()
                 .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
+                let before = self.sets.fresh_links;
                 self.follow_links(job, meta, page);
+                let fresh = self.sets.fresh_links - before;
+                if job.entry.origin == Origin::Seed && !page.is_article {
+                    self.html_listing_read(job, fresh);
+                }
             }
         }
         // Then the storing decision.
@@ -97,11 +102,30 @@ impl Engine {
                 depth: job.entry.depth + 1,
                 lastmod: None,
                 value,
-                backlog: false,
+                // Links of the archive's backlog are backlog too; links of an
+                // exploration page are judged as such (`family.rs`).
+                backlog: job.entry.backlog,
                 update: false,
+                explore: job.entry.explore,
             };
             self.enqueue_from(link, entry, Some(&meta.url));
         }
+    }
+
+    /// A seed page that is no article (a home or section page) was read: it
+    /// is a listing like a feed, useful when its links added fresh pages no
+    /// other listing of the host had queued, and so read as often as that
+    /// happens (`store::state::listings`).
+    fn html_listing_read(&mut self, job: &Job, fresh: u32) {
+        tracing::debug!(url = %job.url, fresh, "HTML listing read");
+        let obs = self
+            .sets
+            .listing_obs
+            .entry(job.url.to_string())
+            .or_default();
+        obs.answered = true;
+        obs.full = true;
+        obs.fresh += fresh;
     }
 
     /// Why the page is not stored, in this order; `None`: it is.
@@ -159,6 +183,11 @@ impl Engine {
         let Some(seen) = self.store.seen.get(hash) else {
             return self.already_stored(meta, page);
         };
+        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
+        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
+        if let Some(c) = &page.canonical_url {
+            self.sets.stored_this_run.insert(url::seen_hash(c));
+        }
         let print = crate::store::seen::text_print(&page.text);
         let unchanged = match seen.text_print() {
             // Stored before fingerprints existed: the page's own date decides.
@@ -182,11 +211,16 @@ impl Engine {
     }
 
     pub(super) fn already_stored(&self, meta: &Meta, page: &Page) -> bool {
+        // Stored in an earlier run, or in this one (its frame may not be
+        // closed yet, so the seen-set does not say it: a redirect onto a
+        // page stored minutes ago must not store it twice).
         let stored = |h: u64| {
-            self.store
-                .seen
-                .get(h)
-                .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
+            self.sets.stored_this_run.contains(&h)
+                || self
+                    .store
+                    .seen
+                    .get(h)
+                    .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
         };
         stored(url::seen_hash(&meta.url))
             || page
@@ -228,6 +262,11 @@ impl Engine {
         if job.entry.update {
             self.host(&job.host).updated += 1;
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
+        }
+        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
+        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
+        if let Some(c) = &page.canonical_url {
+            self.sets.stored_this_run.insert(url::seen_hash(c));
         }
         let print = crate::store::seen::text_print(&page.text);
         self.sets

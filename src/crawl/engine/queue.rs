@@ -19,7 +19,7 @@ impl Engine {
 
     /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
     /// cap counts only links between pages of one pattern).
-    pub fn enqueue_from(&mut self, url: &Url, entry: Entry, from: Option<&Url>) -> bool {
+    pub fn enqueue_from(&mut self, url: &Url, mut entry: Entry, from: Option<&Url>) -> bool {
         if !self.sets.handover.owns(url) {
             self.sets.handover.route(url, entry);
             return false;
@@ -70,9 +70,31 @@ impl Engine {
                 return false;
             }
         }
+        // Credited to the linking page's family if the link leads to an article.
+        let credit = match from {
+            Some(from) => {
+                if !self.admit_family(&host, url, &mut entry) {
+                    self.sets.this_run.insert(hash);
+                    return false;
+                }
+                Some(crate::store::state::families::key(
+                    &url::host_key(from),
+                    &crate::url::trap::family(from),
+                ))
+            }
+            None => None,
+        };
         let child_sitemap = entry.kind == Kind::Sitemap && entry.origin == Origin::Listed;
+        let fresh_page = entry.kind == Kind::Page && !entry.backlog && !entry.explore;
+        // Only fresh links earn their page's family a credit: a tag page
+        // that leads into the archive pays nothing to a daily run.
+        let credit = credit.filter(|_| !entry.backlog);
         if self.frontier.push(&host, entry) {
+            self.sets.fresh_links += u32::from(from.is_some() && fresh_page);
             self.sets.this_run.insert(hash);
+            if let Some(by) = credit {
+                self.sets.discovered.insert(hash, by);
+            }
             if child_sitemap {
                 self.sets.listed_sitemaps.insert(hash);
             }

@@ -58,6 +58,7 @@ pub(super) async fn finish(
     inbox.remove()?;
     engine.store.validators.save(&data.state, run_id)?;
     engine.store.listings.save(&data.state, run_id)?;
+    engine.store.families.save(&data.state, run_id)?;
     state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
@@ -123,21 +124,40 @@ impl Leftover {
 fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
     let obs = std::mem::take(&mut engine.sets.listing_obs);
     let mut credit: std::collections::HashMap<&str, u32> = Default::default();
-    for o in obs.values().filter(|o| o.fresh > 0) {
+    for o in obs.values().filter(|o| o.fresh + o.updates > 0) {
         let mut parent = o.parent.as_deref();
         // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
         for _ in 0..super::MAX_SITEMAP_DEPTH + 1 {
             let Some(p) = parent else { break };
-            *credit.entry(p).or_default() += o.fresh;
+            *credit.entry(p).or_default() += o.fresh + o.updates;
             parent = obs.get(p).and_then(|x| x.parent.as_deref());
         }
     }
+    // Hosts some listing of which brought fresh URLs: on the others it was
+    // a quiet day, which says nothing about how often to read them.
+    let hosts_where = |f: &dyn Fn(&super::listing::ListingObs) -> bool| -> HashSet<String> {
+        obs.iter()
+            .filter(|(_, o)| f(o))
+            .filter_map(|(u, _)| url::parse(u).map(|u| url::host_key(&u)))
+            .collect()
+    };
+    let busy = hosts_where(&|o| o.fresh > 0);
+    // Hosts whose feed brought fresh URLs: the others listings repeated.
+    let fed = hosts_where(&|o| o.feed && o.fresh > 0);
     let day = engine.day;
     for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
-        let useful = o.fresh + credit.get(url.as_str()).copied().unwrap_or(0) > 0;
+        let read = if o.fresh + o.updates + credit.get(url.as_str()).copied().unwrap_or(0) > 0 {
+            state::Read::Useful
+        } else if url::parse(url).is_some_and(|u| fed.contains(&url::host_key(&u))) {
+            state::Read::Covered
+        } else if url::parse(url).is_some_and(|u| busy.contains(&url::host_key(&u))) {
+            state::Read::Redundant
+        } else {
+            state::Read::Quiet
+        };
         let lastmod = o.parent_lastmod.clone();
         engine.store.listings.update(url, |s| {
-            s.answered(url, day, started_at, o.full, useful, lastmod)
+            s.answered(url, day, started_at, o.full, read, lastmod)
         });
     }
 }

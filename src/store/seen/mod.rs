@@ -47,6 +47,11 @@ pub mod flag {
     pub const MISS: u32 = 2;
     /// A `rel=canonical` alias of a stored hit.
     pub const ALIAS: u32 = 4;
+    /// With [`MISS`]: an article that was not stored (off the topic, too
+    /// short, withheld): it is not a listing, so it is not revisited after
+    /// `revisit_after_days` (a listing's word that it changed still brings
+    /// it back, like a stored one).
+    pub const ARTICLE: u32 = 32;
     /// Listed by a feed or sitemap (discovered, maybe not fetched yet).
     pub const LISTED: u32 = 8;
     /// Flags that, once set, survive every later record.
@@ -168,7 +173,7 @@ impl Seen {
         revisit_after_days: u32,
         retry_failed_after_days: u32,
     ) -> bool {
-        if self.is_stored() {
+        if self.is_stored() || self.flags & flag::ARTICLE != 0 {
             false
         } else if self.flags & flag::FAILED != 0 {
             today >= self.day.saturating_add(retry_failed_after_days)
@@ -429,6 +434,8 @@ mod tests {
         assert!(!s(1, flag::ALIAS | flag::MISS).due(100, 7));
         assert!(!s(10, flag::MISS).due(16, 7));
         assert!(s(10, flag::MISS).due(17, 7));
+        // An article not stored is no listing: not revisited.
+        assert!(!s(10, flag::MISS | flag::ARTICLE).due(100, 7));
         assert!(s(10, flag::LISTED).due(10, 7));
         let gone = s(10, Failure::Gone.flags());
         assert!(!gone.due_after(30, 7, 30));

@@ -59,8 +59,9 @@ pub struct ListingState {
     #[serde(default = "one")]
     pub every: u32,
     /// The day it is due again: `day + every`, drawn earlier by up to
-    /// `every - 1` days by a hash of the URL, so the listings of many hosts
-    /// that learned the same rate are not all asked on the same day.
+    /// `every - 1` days by a hash of the URL when the rate changes, so the
+    /// listings of many hosts that learned the same rate are not all asked
+    /// on the same day (and kept in phase while the rate holds).
     #[serde(default)]
     pub due_day: u32,
     /// Requests answered (200 or 304).
@@ -90,30 +91,41 @@ impl ListingState {
     }
 
     /// A request was answered on `today`: `full` says the listing was read
-    /// in full (at the run that started `started_at`), `useful` whether it
-    /// (or its children) brought URLs no other listing had. A first read
-    /// teaches nothing about the rate: it is asked again the next day.
+    /// in full (at the run that started `started_at`), `read` what it
+    /// brought. A first read teaches nothing about the rate: it is asked
+    /// again the next day; nor does a quiet day (no listing of the host
+    /// brought anything new), which keeps the rate as it was.
     pub fn answered(
         &mut self,
         url: &str,
         today: u32,
         started_at: DateTime<Utc>,
         full: bool,
-        useful: bool,
+        read: Read,
         parent_lastmod: Option<String>,
     ) {
         let first = self.reads == 0;
+        let before = self.every;
         self.reads += 1;
         self.day = today;
-        if useful {
+        if read == Read::Useful {
             self.useful += 1;
         }
-        self.every = if first || useful {
-            1
-        } else {
-            (self.every.max(1) * 2).min(MAX_EVERY_DAYS)
+        self.every = match read {
+            _ if first => 1,
+            Read::Useful => 1,
+            Read::Quiet => self.every.max(1),
+            Read::Redundant => (self.every.max(1) * 2).min(MAX_EVERY_DAYS),
+            Read::Covered => MAX_EVERY_DAYS,
         };
-        let stagger = (xxhash_rust::xxh3::xxh3_64(url.as_bytes()) % u64::from(self.every)) as u32;
+        // Drawn earlier by a hash of the URL when the rate changes, so that
+        // many hosts on one rate are spread over the days; kept in phase
+        // while the rate holds.
+        let stagger = if first || self.every != before {
+            (xxhash_rust::xxh3::xxh3_64(url.as_bytes()) % u64::from(self.every)) as u32
+        } else {
+            0
+        };
         self.due_day = today + self.every - stagger;
         if full {
             self.read = Some(started_at);
@@ -122,6 +134,21 @@ impl ListingState {
             }
         }
     }
+}
+
+/// What one read of a listing brought.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// URLs no other listing of the host had.
+    Useful,
+    /// Nothing another listing of the host did not bring first.
+    Redundant,
+    /// Nothing the host's feed (read every run) did not bring first: the
+    /// weekly floor at once, since the feed keeps watch (and a feed that
+    /// fails or looks truncated wakes the others).
+    Covered,
+    /// Nothing, and no other listing of the host brought anything either.
+    Quiet,
 }
 
 /// Every listing's state, and what this run changed.
@@ -212,20 +239,23 @@ mod tests {
         let t = at("2026-11-01T06:30:00Z");
         let mut s = ListingState::default();
         assert!(s.due(100), "never asked: due");
-        s.answered("u", 100, t, true, false, None);
+        s.answered("u", 100, t, true, Read::Redundant, None);
         assert_eq!(s.every, 1, "a first read teaches nothing");
         assert!(s.due(100) && s.due(101), "daily: every run");
         let mut waits = vec![];
         let mut day = 101;
         for _ in 0..5 {
             assert!(s.due(day), "day {day}");
-            s.answered("u", day, t, true, false, None);
+            s.answered("u", day, t, true, Read::Redundant, None);
             waits.push(s.every);
             assert!(s.due_day > day && s.due_day <= day + s.every, "{s:?}");
             assert!(!s.due(s.due_day - 1), "not before its day");
             day = s.due_day;
         }
         assert_eq!(waits, [2, 4, 7, 7, 7], "doubling up to a week");
+        // Once at the weekly floor, a whole week between reads.
+        s.answered("u", day, t, true, Read::Redundant, None);
+        assert_eq!(s.due_day, day + 7);
         // Listings of many hosts on the same rate are spread over the days.
         let due: std::collections::BTreeSet<u32> = (0..40)
             .map(|i| {
@@ -239,16 +269,16 @@ mod tests {
                     200,
                     t,
                     true,
-                    false,
+                    Read::Redundant,
                     None,
                 );
                 l.due_day
             })
             .collect();
         assert!(due.len() >= 4, "{due:?}");
-        s.answered("u", day, t, true, true, None);
+        s.answered("u", day, t, true, Read::Useful, None);
         assert_eq!(s.every, 1, "a useful read makes it daily again");
-        assert_eq!((s.reads, s.useful), (7, 1));
+        assert_eq!((s.reads, s.useful), (8, 1));
     }
 
     #[test]
@@ -256,12 +286,19 @@ mod tests {
         let mut s = ListingState::default();
         let read = at("2026-11-02T06:30:00Z");
         assert!(!s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))));
-        s.answered("u", 1, read, false, false, None);
+        s.answered("u", 1, read, false, Read::Redundant, None);
         assert!(
             !s.unchanged_since_read(Some(at("2026-01-01T00:00:00Z"))),
             "read in part only"
         );
-        s.answered("u", 2, read, true, false, Some("2026-11-01".into()));
+        s.answered(
+            "u",
+            2,
+            read,
+            true,
+            Read::Redundant,
+            Some("2026-11-01".into()),
+        );
         assert!(s.unchanged_since_read(Some(at("2026-11-01T00:00:00Z"))));
         assert!(s.unchanged_since_read(Some(read)));
         assert!(!s.unchanged_since_read(Some(at("2026-11-02T07:00:00Z"))));
@@ -279,13 +316,13 @@ mod tests {
         let mut one = Listings::load(st).unwrap();
         let mut two = Listings::load(st).unwrap();
         one.update("http://a.test/feed", |s| {
-            s.answered("a", 5, t, true, true, None)
+            s.answered("a", 5, t, true, Read::Useful, None)
         });
         two.update("http://a.test/feed", |s| {
-            s.answered("a", 6, t, true, false, None)
+            s.answered("a", 6, t, true, Read::Redundant, None)
         });
         two.update("http://b.test/s.xml", |s| {
-            s.answered("a", 6, t, false, false, None)
+            s.answered("a", 6, t, false, Read::Redundant, None)
         });
         two.save(st, "20261102T063000Z-bbbb").unwrap();
         one.save(st, "20261102T063000Z-aaaa").unwrap();
@@ -307,5 +344,23 @@ mod tests {
             Listings::load(st).is_err(),
             "a broken file is an error naming it"
         );
+    }
+
+    #[test]
+    fn a_quiet_day_keeps_the_rate_a_redundant_read_doubles_it() {
+        let t = chrono::Utc::now();
+        let mut s = ListingState::default();
+        s.answered("u", 10, t, true, Read::Useful, None);
+        s.answered("u", 11, t, true, Read::Quiet, None);
+        assert_eq!(
+            s.every, 1,
+            "a host's only listing on a quiet day stays daily"
+        );
+        s.answered("u", 12, t, true, Read::Redundant, None);
+        assert_eq!(s.every, 2);
+        s.answered("u", 14, t, true, Read::Quiet, None);
+        assert_eq!(s.every, 2);
+        s.answered("u", 16, t, true, Read::Covered, None);
+        assert_eq!(s.every, MAX_EVERY_DAYS);
     }
 }

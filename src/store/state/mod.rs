@@ -12,6 +12,7 @@
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.
 
+pub mod families;
 pub mod listings;
 pub(super) mod run_files;
 mod summary;
@@ -29,7 +30,7 @@ use crate::frontier::Entry;
 use crate::partition::Partition;
 
 pub use crate::record::{RunSummary, SeedProblem};
-pub use listings::{ListingState, Listings};
+pub use listings::{ListingState, Listings, Read};
 pub use summary::RunHistory;
 pub use validators::{Validator, Validators};
 

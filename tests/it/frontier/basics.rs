@@ -32,6 +32,7 @@ pub fn entry(url: &str, origin: Origin, depth: u32) -> Entry {
         },
         backlog: false,
         update: false,
+        explore: false,
     }
 }
 
@@ -210,6 +211,7 @@ fn drain_returns_everything_and_round_trips() {
             value: scraper::frontier::NEUTRAL as f32,
             backlog: false,
             update: false,
+            explore: false,
         },
         Entry {
             url: "https://a.com/post".into(),
@@ -220,6 +222,7 @@ fn drain_returns_everything_and_round_trips() {
             value: scraper::frontier::NEUTRAL as f32,
             backlog: false,
             update: false,
+            explore: false,
         },
         entry("http://b.com/x?page=2", Origin::Other, 4),
         entry("https://elsewhere.org/odd", Origin::Relevant, 2),
@@ -375,6 +378,7 @@ fn drained_entries_survive_frontier_jsonl() {
             value: scraper::frontier::NEUTRAL as f32,
             backlog: false,
             update: false,
+            explore: false,
         },
     );
     f.push(
@@ -402,4 +406,92 @@ fn drained_entries_survive_frontier_jsonl() {
     );
     assert!(again.push("a.com", old));
     assert_eq!(again.len(), 3);
+}
+
+/// Fresh work before backlog across hosts, whatever the weights: a host
+/// with a low yield weight and the day's pages goes before every host
+/// whose best is backlog, and exploration comes last of all; with a budget
+/// that only covers the fresh pages, no backlog turn is taken at all.
+#[test]
+fn fresh_work_goes_before_any_hosts_backlog() {
+    let mut p = params();
+    p.min_host_gap = Duration::ZERO;
+    p.warmup_pages = 1;
+    let mut f = Frontier::new(p);
+    // b and c have proved themselves; a has not (its weight is the floor).
+    for host in ["b.com", "c.com"] {
+        for i in 0..3 {
+            f.push(
+                host,
+                entry(&format!("https://{host}/w{i}"), Origin::Other, 1),
+            );
+            let Next::Ready { host: h, .. } = f.next(secs(0.0)) else {
+                panic!()
+            };
+            f.sent(&h, secs(0.0));
+            f.finished(&h, Outcome::Hit, secs(0.0));
+        }
+    }
+    for i in 0..2 {
+        f.push(
+            "a.com",
+            entry(&format!("https://a.com/w{i}"), Origin::Other, 1),
+        );
+        let Next::Ready { host: h, .. } = f.next(secs(0.0)) else {
+            panic!()
+        };
+        f.sent(&h, secs(0.0));
+        f.finished(&h, Outcome::Miss, secs(0.0));
+    }
+    let backlog = |u: &str| {
+        let mut e = entry(u, Origin::Listed, 1);
+        e.backlog = true;
+        e
+    };
+    for i in 0..5 {
+        f.push("b.com", backlog(&format!("https://b.com/old{i}")));
+        f.push("c.com", backlog(&format!("https://c.com/old{i}")));
+    }
+    let mut explore = entry("https://c.com/tag/x", Origin::Other, 2);
+    explore.explore = true;
+    f.push("c.com", explore);
+    for i in 0..3 {
+        f.push(
+            "a.com",
+            entry(&format!("https://a.com/new{i}"), Origin::Listed, 1),
+        );
+    }
+    let mut order = vec![];
+    while let Some(u) = fetch(&mut f, secs(1.0)) {
+        order.push(u);
+    }
+    assert_eq!(order.len(), 14, "{order:?}");
+    assert!(
+        order[..3].iter().all(|u| u.contains("a.com/new")),
+        "{order:?}"
+    );
+    assert_eq!(order.last().unwrap(), "https://c.com/tag/x", "{order:?}");
+
+    // A budget of 3 with 3 fresh pages queued: backlog hosts are held back.
+    let mut f = Frontier::new(params());
+    for i in 0..3 {
+        f.push("b.com", backlog(&format!("https://b.com/old{i}")));
+    }
+    f.push("a.com", entry("https://a.com/new", Origin::Listed, 1));
+    f.pace(
+        scraper::frontier::Pace {
+            budget_left: 2,
+            time_left: Duration::from_secs(60),
+            slot_rate: 10.0,
+        },
+        secs(0.0),
+    );
+    assert_eq!(
+        fetch(&mut f, secs(0.0)).as_deref(),
+        Some("https://a.com/new")
+    );
+    assert_eq!(
+        f.next(secs(5.0)),
+        Next::Wait(secs(5.0) + scraper::frontier::IDLE_RECHECK)
+    );
 }

@@ -197,6 +197,7 @@ fn entry(url: &str) -> Entry {
         value: scraper::frontier::NEUTRAL as f32,
         backlog: false,
         update: false,
+        explore: false,
     }
 }
 

@@ -1,11 +1,23 @@
 //! An evolving local web for the everyday-run tests and benchmark
 //! (`benches/daily_week.rs`): hosts that publish a few articles a day on a
 //! simulated calendar, each with robots.txt (a Disallow and a `Sitemap:`
-//! line), an RSS feed of the newest items, a sitemap index of monthly
-//! children whose `<lastmod>` is accurate, articles with
-//! `article:published_time` / `article:modified_time`, and a 404 for
-//! `tdmrep.json`. Listings and articles carry ETag / Last-Modified and answer
-//! conditional requests with 304.
+//! line), an RSS feed of the newest items (except the last `feedless` hosts,
+//! which publish none; the feed's build date changes its bytes every day),
+//! a home page (a seed on every host: the newest stories, a "most read" box
+//! and the day's date, so its bytes change daily), a sitemap index of
+//! monthly children whose `<lastmod>` is accurate, articles with
+//! `article:published_time` / `article:modified_time` that link their
+//! author, topic and tag pages (each a listing of that group's newest
+//! stories, with a second page) and two older stories, and a 404 for
+//! `tdmrep.json`. One host (`redirect_host`) links its stories from the
+//! home page and articles through a chain of two tracking redirects; one
+//! (`calendar_host`) links an archive calendar from its home page: a month
+//! page linking a page for each of its days and the month before, back
+//! forever, none with a story. `quiet` hosts publish nothing on a day (a
+//! different pair each day). Listings and articles carry ETag /
+//! Last-Modified and answer conditional requests with 304; the server
+//! counts full answers to unconditional requests for a listing whose bytes
+//! it had already served unchanged.
 //!
 //! The crawler is run with `SCRAPER_NOW` set to the same simulated time, so
 //! its days, cut-offs and listing rates follow the calendar. The server
@@ -45,6 +57,26 @@ struct Inner {
     /// (host, child path) -> the child's lastmod when last served (200 or 304).
     served: HashMap<(String, String), DateTime<Utc>>,
     needless: Vec<String>,
+    shape: Shape,
+    /// (host, path) -> hash of the listing bytes last served in full.
+    bodies: HashMap<(String, String), u64>,
+    /// Listings served in full to an unconditional request, bytes unchanged.
+    unconditional_same: Vec<String>,
+    /// Days advanced so far (picks the quiet hosts).
+    days: usize,
+}
+
+/// The kinds of hosts and pages of the web (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct Shape {
+    /// The last `feedless` hosts publish no feed.
+    pub feedless: usize,
+    /// Hosts that publish nothing on a given day.
+    pub quiet: usize,
+    /// The host whose links go through tracking redirects.
+    pub redirect_host: Option<usize>,
+    /// The host whose home page links the archive calendar.
+    pub calendar_host: Option<usize>,
 }
 
 /// The web's state (cheap to clone; clones share it).
@@ -64,6 +96,7 @@ impl World {
         archive_from: DateTime<Utc>,
         per_month: usize,
         now: DateTime<Utc>,
+        shape: Shape,
     ) -> World {
         let mut stories = HashMap::new();
         for (h, host) in hosts.iter().enumerate() {
@@ -94,6 +127,10 @@ impl World {
             stories,
             served: HashMap::new(),
             needless: Vec::new(),
+            shape,
+            bodies: HashMap::new(),
+            unconditional_same: Vec::new(),
+            days: 0,
         })))
     }
 
@@ -113,7 +150,13 @@ impl World {
         let from = w.now;
         let span = (t - from).num_seconds().max(1);
         let mut new = Vec::new();
-        for host in w.hosts.clone() {
+        let (n_hosts, quiet, day) = (w.hosts.len(), w.shape.quiet, w.days);
+        w.days += 1;
+        for (i, host) in w.hosts.clone().into_iter().enumerate() {
+            // A different `quiet` hosts rest each day.
+            if (0..quiet).any(|q| (day * quiet + q) % n_hosts == i) {
+                continue;
+            }
             let list = w.stories.get_mut(&host).unwrap();
             for k in 0..per_day {
                 let at = from + Duration::seconds(span * (k as i64 + 1) / (per_day as i64 + 1));
@@ -163,6 +206,17 @@ impl World {
         std::mem::take(&mut self.lock().needless)
     }
 
+    /// Listings served in full to a request without validators although
+    /// their bytes had not changed since last served, and clear the list.
+    pub fn take_unconditional_same(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().unconditional_same)
+    }
+
+    /// Is `path` a page of the archive calendar?
+    pub fn is_calendar(path: &str) -> bool {
+        path.starts_with("/archive/")
+    }
+
     /// Is a request for `path` of `host` backlog work, not the daily path:
     /// a story, or a month's child sitemap, that has not changed since
     /// `since` (the previous run)?
@@ -207,14 +261,30 @@ impl World {
             .collect();
         let visible: Vec<&Story> = owned.iter().collect();
         let path = r.path.as_str();
+        let h = w.hosts.iter().position(|x| *x == host).unwrap_or(0);
+        let shape = w.shape.clone();
+        let feedless = h + shape.feedless >= w.hosts.len();
+        let redirects = shape.redirect_host == Some(h);
+        if let Some(reply) = extra_page(
+            &mut w,
+            r,
+            &host,
+            &visible,
+            redirects,
+            shape.calendar_host == Some(h),
+        ) {
+            return reply;
+        }
         match path {
+            "/feed.xml" if feedless => Reply::not_found(),
             "/robots.txt" => Reply::text(format!(
                 "User-agent: *\nDisallow: /private/\nSitemap: http://{host}/sitemap_index.xml\n"
             )),
             "/feed.xml" => {
                 let items: Vec<&Story> = visible.iter().rev().take(FEED_LEN).copied().collect();
-                let body = rss(&host, &items);
+                let body = rss(&host, &items, now);
                 let lm = items.iter().map(|s| changed(s)).max().unwrap_or(now);
+                track(&mut w, r, &host, body.as_bytes());
                 conditional(r, body.into_bytes(), "application/rss+xml", lm)
             }
             "/sitemap_index.xml" => {
@@ -231,6 +301,7 @@ impl World {
                     ));
                 }
                 body.push_str("</sitemapindex>\n");
+                track(&mut w, r, &host, body.as_bytes());
                 conditional(r, body.into_bytes(), "application/xml", lm)
             }
             p if p.starts_with("/sitemaps/") && p.ends_with(".xml") => {
@@ -260,6 +331,7 @@ impl World {
                 let body = format!(
                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{urls}</urlset>\n"
                 );
+                track(&mut w, r, &host, body.as_bytes());
                 conditional(r, body.into_bytes(), "application/xml", lm)
             }
             "/.well-known/tdmrep.json" => Reply::not_found(),
@@ -268,7 +340,7 @@ impl World {
                 let Some(s) = visible.iter().find(|s| path_of(s) == p) else {
                     return Reply::not_found();
                 };
-                let body = article(&host, s);
+                let body = article_page(&host, s, &visible, redirects);
                 conditional(r, body.into_bytes(), "text/html; charset=utf-8", changed(s))
             }
         }
@@ -307,7 +379,7 @@ fn months<'a>(visible: &[&'a Story]) -> Vec<(String, Vec<&'a Story>)> {
     out
 }
 
-fn rss(host: &str, items: &[&Story]) -> String {
+fn rss(host: &str, items: &[&Story], now: DateTime<Utc>) -> String {
     let items: String = items
         .iter()
         .map(|s| {
@@ -321,7 +393,8 @@ fn rss(host: &str, items: &[&Story]) -> String {
         })
         .collect();
     format!(
-        "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>{host}</title><link>http://{host}/</link><description>news</description>\n{items}</channel></rss>\n"
+        "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>{host}</title><link>http://{host}/</link><description>news</description><lastBuildDate>{}</lastBuildDate>\n{items}</channel></rss>\n",
+        now.to_rfc2822()
     )
 }
 
@@ -511,6 +584,8 @@ pub struct Plan {
     pub change_day: usize,
     pub changes: usize,
     pub gap_ms: u64,
+    /// Kinds of hosts and pages (feedless hosts, quiet hosts, redirects, a calendar).
+    pub shape: Shape,
 }
 
 /// One day of the week, as the server saw it.
@@ -532,6 +607,12 @@ pub struct DayRow {
     pub backlog_left: u64,
     /// Requests for stories and child sitemaps unchanged since the previous run.
     pub backlog_requests: usize,
+    /// Requests for pages of the archive calendar.
+    pub calendar: usize,
+    /// Full answers to unconditional requests for unchanged listings.
+    pub unconditional_same: usize,
+    /// Requests the crawler counted as exploration.
+    pub explore_requests: u64,
 }
 
 impl DayRow {
@@ -561,11 +642,24 @@ pub struct Week {
 /// Run the first day and `plan.days` daily runs on the evolving web.
 pub fn run_week(plan: &Plan) -> Week {
     let hosts: Vec<String> = (0..plan.hosts).map(|i| format!("d{i:02}.test")).collect();
-    let world = World::new(&hosts, plan.archive_from, plan.per_month, plan.start);
+    let world = World::new(
+        &hosts,
+        plan.archive_from,
+        plan.per_month,
+        plan.start,
+        plan.shape.clone(),
+    );
     let web = world.start();
     let sources: String = hosts
         .iter()
-        .map(|h| format!("  - {{host: {h}, seeds: [http://{h}/feed.xml]}}\n"))
+        .enumerate()
+        .map(|(i, h)| {
+            if i + plan.shape.feedless >= hosts.len() {
+                format!("  - {{host: {h}, seeds: [http://{h}/]}}\n")
+            } else {
+                format!("  - {{host: {h}, seeds: [http://{h}/feed.xml, http://{h}/]}}\n")
+            }
+        })
         .collect();
     let ws = crate::support::fixture::Workspace::new(
         &web,
@@ -621,6 +715,7 @@ pub fn run_week(plan: &Plan) -> Week {
         }
         web.clear_log();
         let _ = world.take_needless();
+        let _ = world.take_unconditional_same();
         let mut args = vec![
             "crawl",
             "--data",
@@ -654,6 +749,30 @@ pub fn run_week(plan: &Plan) -> Week {
             crate::support::fixture::stderr(&out)
         );
         let log = web.log();
+        if let Ok(dir) = std::env::var("DAILY_LOG_DIR") {
+            // The server's view of the day, for reading by hand.
+            let lines: String = log
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {}{}\n",
+                        r.host,
+                        r.path,
+                        r.query
+                            .as_deref()
+                            .map(|q| format!("?{q}"))
+                            .unwrap_or_default()
+                    )
+                })
+                .collect();
+            let _ = std::fs::create_dir_all(&dir);
+            let _ = std::fs::write(format!("{dir}/day{}.log", d + 1), lines);
+            let _ = std::fs::copy(
+                ws.data().join("state/last_run.json"),
+                format!("{dir}/day{}.json", d + 1),
+            );
+            let _ = std::fs::write(format!("{dir}/day{}.stderr", d + 1), &out.stderr);
+        }
         tdmrep_requests += log
             .iter()
             .filter(|r| r.path == "/.well-known/tdmrep.json")
@@ -680,7 +799,10 @@ pub fn run_week(plan: &Plan) -> Week {
         rows.push(DayRow {
             day: d + 1,
             requests: log.len(),
-            listing_requests: log.iter().filter(|r| r.path.ends_with(".xml")).count(),
+            listing_requests: log
+                .iter()
+                .filter(|r| r.path.ends_with(".xml") || is_html_listing(&r.path))
+                .count(),
             not_modified: sum("not_modified") as usize,
             new: new.len(),
             new_found: new.iter().filter(|u| stored.contains(*u)).count(),
@@ -693,6 +815,9 @@ pub fn run_week(plan: &Plan) -> Week {
                 .count(),
             backlog_done: backlog_stored as f64 / backlog.len().max(1) as f64,
             backlog_left: sum("backlog"),
+            calendar: log.iter().filter(|r| World::is_calendar(&r.path)).count(),
+            unconditional_same: world.take_unconditional_same().len(),
+            explore_requests: sum("explore_requests"),
             backlog_requests: if d == 0 {
                 0
             } else {
@@ -725,11 +850,11 @@ pub fn stored_urls(ws: &crate::support::fixture::Workspace) -> std::collections:
 /// The per-day table.
 pub fn table(rows: &[DayRow]) -> String {
     let mut s = String::from(
-        "day  requests  backlog_req  listings  304s  new  found  req/new  daily/new  ideal  ratio  daily_ratio  needless  backlog_done  left  gap  robots\n",
+        "day  requests  backlog_req  listings  304s  new  found  req/new  daily/new  ideal  ratio  daily_ratio  needless  uncond  explore  calendar  backlog_done  left  gap  robots\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "{:>3}  {:>8}  {:>11}  {:>8}  {:>4}  {:>3}  {:>5}  {:>7.2}  {:>9.2}  {:>5.2}  {:>5.2}  {:>11.2}  {:>8}  {:>11.1}%  {:>4}  {:>3}  {:>6}\n",
+            "{:>3}  {:>8}  {:>11}  {:>8}  {:>4}  {:>3}  {:>5}  {:>7.2}  {:>9.2}  {:>5.2}  {:>5.2}  {:>11.2}  {:>8}  {:>6}  {:>7}  {:>8}  {:>11.1}%  {:>4}  {:>3}  {:>6}\n",
             r.day,
             r.requests,
             r.backlog_requests,
@@ -743,6 +868,9 @@ pub fn table(rows: &[DayRow]) -> String {
             if r.new > 0 { r.per_new() / r.ideal } else { f64::NAN },
             if r.new > 0 { r.daily_per_new() / r.ideal } else { f64::NAN },
             r.needless,
+            r.unconditional_same,
+            r.explore_requests,
+            r.calendar,
             r.backlog_done * 100.0,
             r.backlog_left,
             r.gap_violations,
@@ -750,4 +878,213 @@ pub fn table(rows: &[DayRow]) -> String {
         ));
     }
     s
+}
+
+/// Remember a listing's bytes as served in full; an unconditional request
+/// answered with the same bytes as last time is an unconditional full
+/// re-read of an unchanged listing.
+fn track(w: &mut Inner, r: &Req, host: &str, body: &[u8]) {
+    let hash = xxhash_rust::xxh3::xxh3_64(body);
+    let key = (host.to_string(), r.path.clone());
+    let conditional =
+        r.header("if-none-match").is_some() || r.header("if-modified-since").is_some();
+    if !conditional && w.bodies.get(&key) == Some(&hash) {
+        w.unconditional_same.push(format!("{host}{}", r.path));
+    }
+    w.bodies.insert(key, hash);
+}
+
+/// The groups a story belongs to: author, topic and tag pages.
+fn groups(s: &Story) -> [String; 3] {
+    const TOPICS: &[&str] = &["robots", "chips", "policy"];
+    [
+        format!("/author/writer-{}", s.n % 4),
+        format!("/topic/{}", TOPICS[s.n % 3]),
+        format!("/tag/tag-{}", s.n % 5),
+    ]
+}
+
+/// A story's link as the host's pages give it: through two tracking
+/// redirects on the redirect host.
+fn link_of(s: &Story, redirects: bool) -> String {
+    if redirects {
+        format!("/go/{}", s.n)
+    } else {
+        path_of(s)
+    }
+}
+
+fn html_list(title: &str, links: &[(String, String)], extra: &str) -> String {
+    let items: String = links
+        .iter()
+        .map(|(href, text)| format!("<li><a href=\"{href}\">{text}</a></li>\n"))
+        .collect();
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body>\n<nav><a href=\"/\">Home</a></nav>\n<main><h1>{title}</h1>\n<ul>\n{items}</ul>\n{extra}</main></body></html>"
+    )
+}
+
+/// An article page with its author, topic and tag links and two older stories.
+fn article_page(host: &str, s: &Story, visible: &[&Story], redirects: bool) -> String {
+    let mut links: String = groups(s)
+        .iter()
+        .map(|g| format!("<a href=\"{g}\">{}</a> ", &g[1..]))
+        .collect();
+    for back in [1, 7] {
+        if let Some(o) = s.n.checked_sub(back).and_then(|n| visible.get(n)) {
+            links.push_str(&format!(
+                "<a href=\"{}\">{}</a> ",
+                link_of(o, redirects),
+                title(o)
+            ));
+        }
+    }
+    article(host, s).replace(
+        "</main>",
+        &format!("<div class=\"more\">{links}</div></main>"),
+    )
+}
+
+/// Home, group and calendar pages and the tracking redirects; `None` for
+/// the other paths.
+fn extra_page(
+    w: &mut Inner,
+    r: &Req,
+    host: &str,
+    visible: &[&Story],
+    redirects: bool,
+    calendar: bool,
+) -> Option<Reply> {
+    let path = r.path.as_str();
+    let now = w.now;
+    if path == "/" {
+        let mut links: Vec<(String, String)> = visible
+            .iter()
+            .rev()
+            .take(12)
+            .map(|s| (link_of(s, redirects), title(s)))
+            .collect();
+        for t in ["robots", "chips", "policy"] {
+            links.push((format!("/topic/{t}"), t.to_string()));
+        }
+        if calendar {
+            links.push((now.format("/archive/%Y/%m").to_string(), "Archive".into()));
+        }
+        // "Most read" changes every day.
+        let k = visible.len().max(1);
+        let pick = (now.timestamp() / 86_400) as usize;
+        for i in 0..3 {
+            let s = visible[(pick * 7 + i * 13) % k];
+            links.push((link_of(s, redirects), format!("Most read: {}", title(s))));
+        }
+        let body = html_list(
+            &format!("{host} home"),
+            &links,
+            &format!("<p>Updated {}</p>", now.format("%A %e %B %Y")),
+        );
+        track(w, r, host, body.as_bytes());
+        return Some(conditional(
+            r,
+            body.into_bytes(),
+            "text/html; charset=utf-8",
+            now,
+        ));
+    }
+    if let Some(n) = path
+        .strip_prefix("/go/")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        return Some(Reply::redirect(302, &format!("/click?n={n}&src=home")));
+    }
+    if path == "/click" {
+        let n: usize = r
+            .query
+            .as_deref()
+            .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("n=")))
+            .and_then(|n| n.parse().ok())?;
+        let s = visible.iter().find(|s| s.n == n)?;
+        return Some(Reply::redirect(302, &path_of(s)));
+    }
+    if let Some(rest) = path.strip_prefix("/archive/") {
+        return Some(calendar_page(rest, now.date_naive()));
+    }
+    let (group, page) = match path.split_once("/page/") {
+        Some((g, p)) => (g, p.parse::<usize>().ok()?),
+        None => (path, 1),
+    };
+    if !["/author/", "/topic/", "/tag/"]
+        .iter()
+        .any(|p| group.starts_with(p))
+    {
+        return None;
+    }
+    let members: Vec<&Story> = visible
+        .iter()
+        .rev()
+        .filter(|s| groups(s).iter().any(|g| g == group))
+        .copied()
+        .collect();
+    if members.is_empty() {
+        return Some(Reply::not_found());
+    }
+    let links: Vec<(String, String)> = members
+        .iter()
+        .skip((page - 1) * 10)
+        .take(10)
+        .map(|s| (link_of(s, redirects), title(s)))
+        .collect();
+    let more = if members.len() > page * 10 {
+        format!("<a href=\"{group}/page/{}\">Older</a>", page + 1)
+    } else {
+        String::new()
+    };
+    let body = html_list(&format!("{host}: {}", &group[1..]), &links, &more);
+    let lm = members.iter().map(|s| changed(s)).max().unwrap_or(now);
+    track(w, r, host, body.as_bytes());
+    Some(conditional(
+        r,
+        body.into_bytes(),
+        "text/html; charset=utf-8",
+        lm,
+    ))
+}
+
+/// The archive calendar: `YYYY/MM` links each of its days (up to today)
+/// and the month before; `YYYY/MM/DD` has no story, only a line of text.
+fn calendar_page(rest: &str, today: chrono::NaiveDate) -> Reply {
+    let parts: Vec<u32> = rest.split('/').filter_map(|p| p.parse().ok()).collect();
+    let page = |title: String, links: Vec<(String, String)>| {
+        Reply::html(html_list(
+            &title,
+            &links,
+            "<p>No stories were archived here.</p>",
+        ))
+    };
+    match parts.as_slice() {
+        [y, m] if (1990..=today.year() as u32).contains(y) && (1..=12).contains(m) => {
+            let first = chrono::NaiveDate::from_ymd_opt(*y as i32, *m, 1).unwrap();
+            let mut links = Vec::new();
+            let mut d = first;
+            while d.month() == *m && d <= today {
+                links.push((d.format("/archive/%Y/%m/%d").to_string(), d.to_string()));
+                d += Duration::days(1);
+            }
+            let prev = first - Duration::days(1);
+            links.push((prev.format("/archive/%Y/%m").to_string(), "Earlier".into()));
+            page(format!("Archive {y}-{m:02}"), links)
+        }
+        [y, m, d] if chrono::NaiveDate::from_ymd_opt(*y as i32, *m, *d).is_some() => page(
+            format!("Archive {y}-{m:02}-{d:02}"),
+            vec![(format!("/archive/{y}/{m:02}"), "Month".into())],
+        ),
+        _ => Reply::not_found(),
+    }
+}
+
+/// Home, author, topic, tag and calendar pages: the web's HTML listings.
+fn is_html_listing(path: &str) -> bool {
+    path == "/"
+        || ["/author/", "/topic/", "/tag/", "/archive/"]
+            .iter()
+            .any(|p| path.starts_with(p))
 }

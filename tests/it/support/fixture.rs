@@ -215,7 +215,11 @@ impl Workspace {
             .env_remove("HTTP_PROXY")
             .env_remove("HTTPS_PROXY")
             .env_remove("GITHUB_STEP_SUMMARY")
-            .env("RUST_LOG", "info");
+            // SCRAPER_TEST_LOG (say `scraper=debug`) to read a test's runs by hand.
+            .env(
+                "RUST_LOG",
+                std::env::var("SCRAPER_TEST_LOG").unwrap_or_else(|_| "info".into()),
+            );
         cmd
     }
 

@@ -217,6 +217,7 @@ pub fn entry(host: &str, id: u64, origin: Origin, depth: u32) -> Entry {
         },
         backlog: false,
         update: false,
+        explore: false,
     }
 }
 

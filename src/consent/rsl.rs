@@ -269,7 +269,28 @@ pub fn license_lines(robots_txt: &[u8]) -> Vec<String> {
     out
 }
 
-/// The targets of `Link` header values whose `rel` includes `license`.
+/// Is a licence link an RSL document? Its `type` says `application/rsl+xml`,
+/// or, without a type, its path ends in `.xml` or `.rsl` (a Creative Commons
+/// deed, the usual `rel="license"` target, is not fetched).
+fn is_rsl(href: &str, kind: Option<&str>) -> bool {
+    if href.is_empty() {
+        return false;
+    }
+    match kind {
+        Some(t) => t.trim().eq_ignore_ascii_case("application/rsl+xml"),
+        None => {
+            let path = href
+                .split(['?', '#'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            path.ends_with(".xml") || path.ends_with(".rsl")
+        }
+    }
+}
+
+/// The targets of `Link` header values whose `rel` includes `license` and
+/// that point to an RSL document.
 pub fn link_licenses(values: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for value in values {
@@ -291,7 +312,13 @@ pub fn link_licenses(values: &[&str]) -> Vec<String> {
                             .any(|r| r.eq_ignore_ascii_case("license"))
                 })
             });
-            if license && !target.trim().is_empty() {
+            let kind = params.split(';').find_map(|p| {
+                p.trim()
+                    .split_once('=')
+                    .filter(|(k, _)| k.trim().eq_ignore_ascii_case("type"))
+                    .map(|(_, v)| v.trim().trim_matches('"').to_string())
+            });
+            if license && is_rsl(target.trim(), kind.as_deref()) {
                 out.push(target.trim().to_string());
             }
         }
@@ -302,8 +329,8 @@ pub fn link_licenses(values: &[&str]) -> Vec<String> {
 /// How far into an HTML page `<link rel="license">` is looked for.
 const HTML_HEAD_BYTES: usize = 64 << 10;
 
-/// The `href` of every `<link rel="license">` in the first bytes of an
-/// HTML page (the head: where `<link>` belongs).
+/// The `href` of every `<link rel="license">` to an RSL document in the
+/// first bytes of an HTML page (the head: where `<link>` belongs).
 pub fn html_licenses(html: &[u8]) -> Vec<String> {
     let head = &html[..html.len().min(HTML_HEAD_BYTES)];
     let text = String::from_utf8_lossy(head);
@@ -318,9 +345,13 @@ pub fn html_licenses(html: &[u8]) -> Vec<String> {
             .iter()
             .find(|(k, _)| k == "rel")
             .map(|(_, v)| v.to_ascii_lowercase());
+        let kind = attrs
+            .iter()
+            .find(|(k, _)| k == "type")
+            .map(|(_, v)| v.as_str());
         if rel.is_some_and(|r| r.split_whitespace().any(|t| t == "license"))
             && let Some((_, href)) = attrs.iter().find(|(k, _)| k == "href")
-            && !href.is_empty()
+            && is_rsl(href, kind)
         {
             out.push(href.clone());
         }
@@ -421,16 +452,15 @@ mod tests {
         let links = link_licenses(&[
             "<https://news.test/feed>; rel=\"alternate\", <https://news.test/license.xml>; rel=\"license\"; type=\"application/rsl+xml\"",
             "</terms.xml>; rel=\"terms license\"",
+            "<https://creativecommons.org/licenses/by/4.0/>; rel=license",
         ]);
         assert_eq!(links, vec!["https://news.test/license.xml", "/terms.xml"]);
         assert!(link_licenses(&["<https://x.test/>; rel=next"]).is_empty());
         // HTML <link rel="license">, any attribute order and quoting.
         let html = br#"<html><head><LINK href='/rsl.xml' REL="license" type="application/rsl+xml">
             <link rel=stylesheet href=/a.css><link rel="license" href="https://creativecommons.org/licenses/by/4.0/"/></head>"#;
-        assert_eq!(
-            html_licenses(html),
-            vec!["/rsl.xml", "https://creativecommons.org/licenses/by/4.0/"]
-        );
+        // A Creative Commons deed is a licence, but not an RSL document.
+        assert_eq!(html_licenses(html), vec!["/rsl.xml"]);
         assert!(html_licenses(b"<link rel=\"license\">").is_empty());
     }
 }

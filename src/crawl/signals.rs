@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::consent::{Signals, Source, rsl};
 use crate::extract::Page;
 use crate::net::{Net, Response, TdmRep};
+use crate::record::TdmOutcome;
 use crate::url::{self, Url};
 
 /// The signals a response's headers (and an HTML body's `<link rel="license">`) carry.
@@ -58,6 +59,9 @@ pub struct PageConsent {
     pub robots_hash: u64,
     /// The origin's `tdmrep.json`, when it was asked for.
     pub tdmrep: Option<Arc<TdmRep>>,
+    /// `Budget` or `Rested` when tdmrep.json or an RSL licence could not be
+    /// asked for: the page is then not decided on.
+    pub unasked: Option<TdmOutcome>,
 }
 
 /// Add the robots.txt, meta and (with `ask_tdmrep`) TDMRep and RSL signals
@@ -113,27 +117,41 @@ async fn add_signals(
     if let Some(page) = page {
         signals.meta(&page.consent_meta, net.agent());
     }
-    let tdmrep = if ask_tdmrep {
+    let mut got = PageConsent {
+        robots_hash: robots.hash,
+        tdmrep: None,
+        unasked: None,
+    };
+    if ask_tdmrep {
         let tdm = net.tdmrep(url).await;
         signals.tdmrep(&tdm.rules, &path);
-        add_licenses(net, url, &path, signals).await;
-        Some(tdm)
-    } else {
-        None
-    };
-    PageConsent {
-        robots_hash: robots.hash,
-        tdmrep,
+        let licenses = add_licenses(net, url, &path, signals).await;
+        got.unasked = not_asked(&tdm.outcome).or(licenses);
+        got.tdmrep = Some(tdm);
     }
+    got
 }
 
-/// Read each RSL licence pointed to and add what it says about the page.
-async fn add_licenses(net: &Net, url: &Url, path: &str, signals: &mut Signals) {
+/// `Budget` and `Rested`: a document that could not be asked for.
+fn not_asked(outcome: &TdmOutcome) -> Option<TdmOutcome> {
+    matches!(outcome, TdmOutcome::Budget | TdmOutcome::Rested).then(|| outcome.clone())
+}
+
+/// Read each RSL licence pointed to and add what it says about the page;
+/// `Some` when one could not be asked for (budget spent, host rested).
+async fn add_licenses(
+    net: &Net,
+    url: &Url,
+    path: &str,
+    signals: &mut Signals,
+) -> Option<TdmOutcome> {
     let origin = format!("{}://{}", url.scheme(), url::host_key(url));
+    let mut unasked = None;
     for (found, license) in signals.licenses.clone() {
         let terms = match url::parse(&license) {
             Some(l) => {
                 let got = net.rsl(&l).await;
+                unasked = unasked.or(not_asked(&got.outcome));
                 got.doc
                     .as_ref()
                     .and_then(|d| d.terms_for(&origin, path).cloned())
@@ -142,4 +160,5 @@ async fn add_licenses(net: &Net, url: &Url, path: &str, signals: &mut Signals) {
         };
         signals.rsl(&license, found, terms);
     }
+    unasked
 }

@@ -336,6 +336,136 @@ mod tests {
         assert!(!reserves_ai_training(&s), "{:?}", s.labels());
     }
 
+    /// One row per signal and per form it comes in (the documents' own
+    /// examples where they give some): the labels recorded and whether AI
+    /// training is reserved.
+    #[test]
+    fn every_signal_and_form() {
+        let robots = |txt: &'static [u8]| {
+            move |s: &mut Signals| {
+                s.content_signals(&content_signals(txt, "scraper"));
+                s.content_usage_robots(&UsageRules::parse(txt, "scraper"), "/news/a");
+            }
+        };
+        let rsl_terms = |xml: &[u8]| {
+            rsl::parse_rsl(xml)
+                .unwrap()
+                .terms_for("https://n.test", "/news/a")
+                .cloned()
+        };
+        type Row = (
+            &'static str,
+            Box<dyn Fn(&mut Signals)>,
+            Vec<&'static str>,
+            bool,
+        );
+        let table: Vec<Row> = vec![
+            // Content Signals, a managed robots.txt's `*` group.
+            (
+                "content-signal robots group",
+                Box::new(robots(b"User-Agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\n")),
+                vec!["robots.txt:search=yes", "robots.txt:ai-train=no"],
+                true,
+            ),
+            (
+                "content-signal robots outside groups",
+                Box::new(robots(b"Content-Signal: ai-train=no, use=reference\nUser-Agent: *\nAllow: /\n")),
+                vec!["robots.txt:ai-train=no", "robots.txt:use=reference"],
+                true,
+            ),
+            (
+                "content-signal header",
+                Box::new(|s: &mut Signals| s.content_signal_header(&["search=yes, ai-train=no"])),
+                vec!["content-signal:search=yes", "content-signal:ai-train=no"],
+                true,
+            ),
+            (
+                "content-signal header allows",
+                Box::new(|s: &mut Signals| s.content_signal_header(&["ai-train=yes, ai-input=no"])),
+                vec!["content-signal:ai-train=yes", "content-signal:ai-input=no"],
+                false,
+            ),
+            // aipref: the attachment draft's robots.txt example, scoped by path.
+            (
+                "content-usage robots group",
+                Box::new(robots(b"User-Agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n")),
+                vec!["robots.txt:content-usage:train-ai=n"],
+                true,
+            ),
+            (
+                "content-usage robots outside groups",
+                Box::new(robots(b"Content-Usage: train-ai=n\nUser-Agent: *\nAllow: /\n")),
+                vec![],
+                false,
+            ),
+            (
+                "content-usage old label",
+                Box::new(robots(b"User-Agent: *\nContent-Usage: bots=n\n")),
+                vec!["robots.txt:content-usage:bots=n"],
+                false,
+            ),
+            (
+                "content-usage header",
+                Box::new(|s: &mut Signals| s.content_usage_header(&["train-ai=n, search=y"])),
+                vec!["content-usage:train-ai=n,search=y"],
+                true,
+            ),
+            // RSL: prohibited, paid, free.
+            (
+                "rsl prohibits",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='/'><license><prohibits type='usage'>ai-train</prohibits></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::RobotsTxt, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;prohibits=ai-train;payment=free"],
+                true,
+            ),
+            (
+                "rsl paid",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='https://n.test/news/'><license><permits type='usage'>ai-train</permits><payment type='training'/></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::Header, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;permits=ai-train;payment=training"],
+                true,
+            ),
+            (
+                "rsl free",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='/'><license><permits type='usage'>ai-all</permits><payment type='attribution'/></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::Meta, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;permits=ai-all;payment=attribution"],
+                false,
+            ),
+            (
+                "rsl unread",
+                Box::new(|s: &mut Signals| s.rsl("https://n.test/l.xml", Source::Meta, None)),
+                vec!["rsl:https://n.test/l.xml;unread"],
+                false,
+            ),
+            // TDMRep and noai.
+            (
+                "tdm header",
+                Box::new(|s: &mut Signals| s.tdm_headers(Some("1"), None)),
+                vec!["tdm-header:1"],
+                true,
+            ),
+            (
+                "noai header",
+                Box::new(|s: &mut Signals| s.x_robots_tag(&["noai".into()], "scraper")),
+                vec!["x-robots-tag:noai"],
+                true,
+            ),
+        ];
+        for (what, add, labels, reserved) in table {
+            let mut s = Signals::default();
+            add(&mut s);
+            assert_eq!(s.labels(), labels, "{what}");
+            assert_eq!(reserves_ai_training(&s), reserved, "{what}");
+        }
+    }
+
     #[test]
     fn decision_table() {
         let table = [

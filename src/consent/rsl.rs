@@ -333,6 +333,12 @@ const HTML_HEAD_BYTES: usize = 64 << 10;
 /// first bytes of an HTML page (the head: where `<link>` belongs).
 pub fn html_licenses(html: &[u8]) -> Vec<String> {
     let head = &html[..html.len().min(HTML_HEAD_BYTES)];
+    // Most pages have no licence link: one fast scan rules them out.
+    if memchr::memmem::find(head, b"icense").is_none()
+        && memchr::memmem::find(head, b"ICENSE").is_none()
+    {
+        return Vec::new();
+    }
     let text = String::from_utf8_lossy(head);
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();

@@ -1,6 +1,6 @@
 //! robots.txt as the AI-use signals read it: the grouping rule shared by
-//! `Content-Signal` ([`super::content_signal`]), `Content-Usage`
-//! ([`super::aipref`]) and `License` ([`super::rsl`]) lines, robots-style
+//! `Content-Signal` (`content_signal.rs`), `Content-Usage` (`aipref.rs`)
+//! and `License` (`rsl.rs`) lines, robots-style
 //! path patterns, and the one reading of a product token ([`agent_token`]).
 //! A leaf: it imports no other file of `consent`.
 

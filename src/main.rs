@@ -39,7 +39,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Command::Compact(a) => commands::compact(a),
         Command::Reextract(a) => commands::reextract(config, a),
         Command::Renumber(a) => commands::renumber(config, a),
-        Command::Keys(a) => commands::keys(config, a),
+        Command::Keys(a) => cli::keys::keys(config, a),
         Command::Dashboard(a) => commands::dashboard(config, a),
     }
 }

@@ -62,7 +62,8 @@ pub enum Command {
     Renumber(RenumberArgs),
     /// Web Bot Auth: print the key directory of `crawl.web_bot_auth` (JSON to
     /// publish at `<signature_agent>/.well-known/http-message-signatures-directory`),
-    /// or make a new key with `--generate FILE`.
+    /// the signed response for it (`--response`), a Signature Agent Card
+    /// (`--card`), or make a new key with `--generate FILE`.
     Keys(KeysArgs),
 }
 
@@ -198,6 +199,19 @@ pub struct KeysArgs {
     /// exist, and print its key directory.
     #[arg(long, value_name = "FILE")]
     pub generate: Option<PathBuf>,
+    /// Another key (PEM) to publish beside the configured one: the next or
+    /// the previous key during a rotation. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub also: Vec<PathBuf>,
+    /// Print the whole signed HTTP response to serve for the key directory.
+    #[arg(long, conflicts_with = "card")]
+    pub response: bool,
+    /// Print a Signature Agent Card describing the crawler.
+    #[arg(long)]
+    pub card: bool,
+    /// How long the directory response's signatures stay valid, in hours.
+    #[arg(long, default_value_t = 24, value_name = "HOURS")]
+    pub valid_hours: u64,
 }
 
 #[derive(Debug, Args)]

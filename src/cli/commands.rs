@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use super::args::{
     BuildArgs, CheckUrlArgs, CompactArgs, CrawlArgs, DashboardArgs, ExtractArgs, HealthArgs,
-    KeysArgs, ProbeArgs, ReextractArgs, RenumberArgs, StatsArgs,
+    ProbeArgs, ReextractArgs, RenumberArgs, StatsArgs,
 };
 use super::{
     EXIT_INTERRUPTED, EXIT_OUTAGE, done, leave, load_config, one_thread_runtime, print, runtime,
@@ -163,34 +163,6 @@ pub fn renumber(config: &Path, a: &RenumberArgs) -> anyhow::Result<ExitCode> {
     let data = scraper::store::DataDir::open(&a.data)?;
     let r = scraper::store::renumber::renumber(&data, &a.shard, config.crawl.first_id)?;
     print::state::renumbered(&r);
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `scraper keys [--generate FILE]`: the key directory on stdout.
-pub fn keys(config: &Path, a: &KeysArgs) -> anyhow::Result<ExitCode> {
-    use scraper::net::sign;
-    let signer = match a.generate.as_deref() {
-        Some(path) => {
-            let s = sign::generate(path, "")?;
-            eprintln!(
-                "wrote a new Ed25519 key to {} (keep it secret; keyid {})",
-                path.display(),
-                s.keyid()
-            );
-            s
-        }
-        None => {
-            let cfg = load_config(config)?;
-            let Some(w) = &cfg.crawl.web_bot_auth else {
-                anyhow::bail!(
-                    "{}: crawl.web_bot_auth is not set (add key_file and signature_agent, or make a key with `scraper keys --generate FILE`)",
-                    config.display()
-                );
-            };
-            sign::Signer::from_config(w)?
-        }
-    };
-    println!("{}", serde_json::to_string_pretty(&signer.directory())?);
     Ok(ExitCode::SUCCESS)
 }
 

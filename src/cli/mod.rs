@@ -7,6 +7,7 @@
 pub mod args;
 pub mod commands;
 mod extract_files;
+pub mod keys;
 mod print;
 mod progress;
 

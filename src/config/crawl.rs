@@ -101,6 +101,9 @@ pub struct Crawl {
     /// First id when no `data/state/next_id` exists (continues legacy numbering).
     pub first_id: i64,
     pub ai_use_policy: AiUsePolicy,
+    /// The use this crawl makes of the pages (`train-ai` or `search`), which
+    /// every AI-use signal is checked against.
+    pub ai_usage: AiUsage,
     /// Pages not free to read: `store`, `flag` or `skip` (see [`PaywalledText`]).
     pub paywalled_text: PaywalledText,
     /// Which raw responses go to `data/warc/<run-id>.warc.gz` (see `crate::store::warc`).
@@ -263,6 +266,7 @@ impl Default for Crawl {
             web_bot_auth: None,
             first_id: 0,
             ai_use_policy: AiUsePolicy::Respect,
+            ai_usage: AiUsage::TrainAi,
             paywalled_text: PaywalledText::Store,
             archive: Archive::None,
             flush_every: Span::secs(5),
@@ -272,7 +276,7 @@ impl Default for Crawl {
 }
 
 /// What to do with publishers' AI-use reservations (the consent rules' own type).
-pub use crate::consent::AiUsePolicy;
+pub use crate::consent::{AiUsage, AiUsePolicy};
 
 /// What to do with the text of pages that are not free to read
 /// (`accessible_for_free: false`, see `extract::paywall`).
@@ -326,6 +330,7 @@ impl From<&Crawl> for NetOptions {
             max_requests: c.max_pages,
             allow_private_addresses: c.allow_private_addresses,
             web_bot_auth: c.web_bot_auth.clone(),
+            ai_usage: c.ai_usage,
         }
     }
 }

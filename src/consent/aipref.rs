@@ -1,38 +1,38 @@
-//! The IETF AI-preferences vocabulary (draft-ietf-aipref-vocab) where the
-//! attachment draft (draft-ietf-aipref-attach) puts it: the `Content-Usage`
-//! response header and robots.txt `Content-Usage` rules. Pure.
+//! The IETF AI-preferences vocabulary (draft-ietf-aipref-vocab-08) where
+//! the attachment draft (draft-ietf-aipref-attach-05) puts it: the
+//! `Content-Usage` response header and robots.txt `Content-Usage` rules.
+//! Pure.
 //!
 //! An expression is a Structured Fields Dictionary (RFC 9651):
-//! `train-ai=n, search=y`. Keys are category labels, values the tokens `y`
-//! (allowed) or `n` (not allowed); unknown keys, other values and all
-//! parameters are ignored, as the vocabulary asks. A value that is not a valid
-//! Dictionary (`Train-AI=n`, `train-ai=n,`, `train ai=n`) is ignored whole and
-//! counted as malformed.
+//! `train-ai=n, search=y`. The vocabulary has two labels, `train-ai` (AI
+//! training) and `search` (building a search index), which do not nest
+//! (nesting was removed in the August 2026 revision); values are the tokens
+//! `y` (allowed) or `n` (not allowed); unknown keys, other values and all
+//! parameters are ignored, as the vocabulary asks. Labels of earlier
+//! revisions (`bots`, `train-genai`, `ai-use`) are kept as seen, so records
+//! say what the publisher wrote, but they state nothing: `bots=n` does not
+//! reserve training. A value that is not a valid Dictionary (`Train-AI=n`,
+//! `train-ai=n,`, `train ai=n`) is ignored whole and counted as malformed.
+//! Where several statements apply (a header and a robots.txt rule), any `n`
+//! for a label wins: [`super::Signals`] keeps each as a signal of its own.
 //!
-//! Categories nest: `train-genai` inside `train-ai`; `train-ai`, `search` and
-//! `ai-use` inside `bots` (all automated processing). A use takes the
-//! preference of its own category, else of the nearest enclosing one that an
-//! expression states. The crawl's question is AI training (the dataset
-//! trains models, generative ones included): an expression reserves it when
-//! `train-ai` or `train-genai` resolves to `n` ([`reserves_training`]).
-//!
-//! robots.txt: `Content-Usage: [path] expression` lines in the group that
-//! applies to us (as robots rules are chosen; lines outside any group apply
-//! when our group has none that match). The path is a robots pattern (`*`,
-//! final `$`), `/` when omitted; the rule with the longest matching path
-//! applies, and rules with the same path are combined (`n` wins).
+//! robots.txt: `Content-Usage: [path] expression` lines inside the group
+//! that applies to us (as robots rules are chosen); lines outside any group
+//! state nothing (they are counted in [`UsageRules::outside`]). The path is a
+//! robots pattern (`*`, final `$`), `/` when omitted; the rule with the
+//! longest matching path applies, and rules with the same path are combined
+//! (`n` wins). A rule applies only to paths the group lets us crawl: the
+//! caller asks [`UsageRules::for_path`] only for those.
 
 use serde::Serialize;
 
-/// The category labels of the vocabulary draft, each with the category that
-/// encloses it.
-const CATEGORIES: [(&str, Option<&str>); 5] = [
-    ("bots", None),
-    ("train-ai", Some("bots")),
-    ("train-genai", Some("train-ai")),
-    ("search", Some("bots")),
-    ("ai-use", Some("bots")),
-];
+use super::terms::AiUsage;
+
+/// The labels of draft-ietf-aipref-vocab-08.
+pub const LABELS: [&str; 2] = ["train-ai", "search"];
+
+/// Labels of earlier revisions: recorded, never acted on.
+pub const OLD_LABELS: [&str; 3] = ["bots", "train-genai", "ai-use"];
 
 /// One stated preference: `train-ai=n` is `{category: "train-ai", allowed: false}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,13 +41,13 @@ pub struct Usage {
     pub allowed: bool,
 }
 
-/// A Content-Usage value: the known categories it states, in order; `Err`
-/// when it is not a Structured Fields Dictionary.
+/// A Content-Usage value: the labels it states (current and earlier), in
+/// order; `Err` when it is not a Structured Fields Dictionary.
 pub fn parse_content_usage(value: &str) -> Result<Vec<Usage>, String> {
     let members = sf::dictionary(value)?;
     let mut out: Vec<Usage> = Vec::new();
     for (key, token) in members {
-        if !CATEGORIES.iter().any(|(c, _)| *c == key) {
+        if !LABELS.contains(&key.as_str()) && !OLD_LABELS.contains(&key.as_str()) {
             continue;
         }
         let allowed = match token.as_deref() {
@@ -65,25 +65,26 @@ pub fn parse_content_usage(value: &str) -> Result<Vec<Usage>, String> {
     Ok(out)
 }
 
-/// The preference an expression gives `category`: its own, else the
-/// nearest enclosing category's; `None` when unstated.
-pub fn resolve(prefs: &[Usage], category: &str) -> Option<bool> {
-    let mut at = Some(category);
-    while let Some(c) = at {
-        if let Some(u) = prefs.iter().find(|u| u.category == c) {
-            return Some(u.allowed);
-        }
-        at = CATEGORIES
-            .iter()
-            .find(|(name, _)| *name == c)
-            .and_then(|(_, parent)| *parent);
+/// The preference an expression states for a current `label`; `None` when
+/// unstated (labels do not nest, and old labels state nothing).
+pub fn resolve(prefs: &[Usage], label: &str) -> Option<bool> {
+    if !LABELS.contains(&label) {
+        return None;
     }
-    None
+    prefs
+        .iter()
+        .find(|u| u.category == label)
+        .map(|u| u.allowed)
 }
 
-/// Does this expression reserve AI training (`train-ai` or `train-genai` `n`)?
+/// Does this expression reserve `usage` (its label `n`)?
+pub fn reserves(prefs: &[Usage], usage: AiUsage) -> bool {
+    resolve(prefs, usage.aipref_label()) == Some(false)
+}
+
+/// Does this expression reserve AI training (`train-ai=n`)?
 pub fn reserves_training(prefs: &[Usage]) -> bool {
-    resolve(prefs, "train-ai") == Some(false) || resolve(prefs, "train-genai") == Some(false)
+    reserves(prefs, AiUsage::TrainAi)
 }
 
 /// `train-ai=n,search=y`: the form records keep.
@@ -108,8 +109,9 @@ pub struct UsageRule {
 pub struct UsageRules {
     /// Rules of the group for our agent (or `*`).
     pub group: Vec<UsageRule>,
-    /// Rules outside any group.
-    pub global: Vec<UsageRule>,
+    /// `Content-Usage` lines outside any group: ignored, as the attachment
+    /// draft places the rule inside a group.
+    pub outside: usize,
     /// Lines that could not be read (no expression, or not a Dictionary).
     pub malformed: usize,
 }
@@ -119,34 +121,30 @@ impl UsageRules {
     pub fn parse(robots_txt: &[u8], agent: &str) -> UsageRules {
         let (group, global) = super::robots::robots_lines(robots_txt, agent, "content-usage");
         let mut malformed = 0;
-        let mut read = |lines: Vec<String>| -> Vec<UsageRule> {
-            lines
-                .iter()
-                .filter_map(|l| {
-                    let rule = parse_rule(l);
-                    malformed += usize::from(rule.is_none());
-                    rule
-                })
-                .collect()
-        };
-        let group = read(group);
-        let global = read(global);
+        let group = group
+            .iter()
+            .filter_map(|l| {
+                let rule = parse_rule(l);
+                malformed += usize::from(rule.is_none());
+                rule
+            })
+            .collect();
         UsageRules {
             group,
-            global,
+            outside: global.len(),
             malformed,
         }
     }
 
-    /// The preferences for `path` (path and query): the longest matching
-    /// rule of the group, else of the lines outside groups; rules with that
+    /// The preferences for `path` (path and query), a path the group lets
+    /// us crawl: the longest matching rule of the group, rules with that
     /// same path combined. `None` when no rule matches.
     pub fn for_path(&self, path: &str) -> Option<Vec<Usage>> {
-        longest_match(&self.group, path).or_else(|| longest_match(&self.global, path))
+        longest_match(&self.group, path)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.group.is_empty() && self.global.is_empty()
+        self.group.is_empty()
     }
 }
 
@@ -465,40 +463,55 @@ mod tests {
     }
 
     #[test]
-    fn categories_nest() {
-        let table: [(Vec<Usage>, bool); 8] = [
-            (vec![u("train-ai", false)], true),
-            (vec![u("train-genai", false)], true),
-            (vec![u("bots", false)], true),
-            (vec![u("bots", false), u("train-ai", true)], false),
-            (vec![u("train-ai", false), u("train-genai", true)], true),
-            (vec![u("search", false), u("ai-use", false)], false),
-            (vec![u("bots", true)], false),
-            (vec![], false),
+    fn two_labels_that_do_not_nest() {
+        // draft-ietf-aipref-vocab-08: only `train-ai` and `search` state
+        // anything; the labels of earlier revisions are kept but say nothing.
+        let table: [(Vec<Usage>, bool, bool); 8] = [
+            (vec![u("train-ai", false)], true, false),
+            (vec![u("search", false)], false, true),
+            (vec![u("train-genai", false)], false, false),
+            (vec![u("bots", false)], false, false),
+            (vec![u("ai-use", false)], false, false),
+            (vec![u("bots", false), u("train-ai", true)], false, false),
+            (vec![u("train-ai", false), u("search", true)], true, false),
+            (vec![], false, false),
         ];
-        for (prefs, want) in table {
-            assert_eq!(reserves_training(&prefs), want, "{}", label(&prefs));
+        for (prefs, train, search) in table {
+            assert_eq!(reserves_training(&prefs), train, "{}", label(&prefs));
+            assert_eq!(
+                reserves(&prefs, AiUsage::Search),
+                search,
+                "{}",
+                label(&prefs)
+            );
         }
-        let prefs = vec![u("bots", false), u("search", true)];
-        assert_eq!(resolve(&prefs, "search"), Some(true));
-        assert_eq!(resolve(&prefs, "train-genai"), Some(false));
+        assert_eq!(resolve(&[u("bots", false)], "bots"), None);
         assert_eq!(resolve(&[], "train-ai"), None);
+        // The vocabulary draft's own example, `train-ai=n, search=y`.
+        let prefs = parse_content_usage("train-ai=n, search=y").unwrap();
+        assert_eq!(resolve(&prefs, "search"), Some(true));
+        assert_eq!(label(&prefs), "train-ai=n,search=y");
+        // Old labels are parsed and recorded as written.
+        let prefs = parse_content_usage("bots=n, train-genai=n").unwrap();
+        assert_eq!(label(&prefs), "bots=n,train-genai=n");
+        assert!(!reserves_training(&prefs));
     }
 
     #[test]
-    fn robots_rules() {
-        let txt = b"Content-Usage: bots=n\n\
+    fn robots_rules_inside_groups_only() {
+        // The attachment draft's example: a rule inside the `*` group.
+        let txt = b"Content-Usage: train-ai=n\n\
             User-agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n\
             Content-Usage: /open/ search=n\nContent-Usage: /odd/ Train-AI=n\nContent-Usage: /empty/\n\n\
-            User-agent: scraper\nDisallow: /private\nContent-Usage: /news/*.html$ train-genai=n\n";
+            User-agent: scraper\nDisallow: /private\nContent-Usage: /news/*.html$ train-ai=n\n";
         let ours = UsageRules::parse(txt, "scraper");
-        assert_eq!(ours.malformed, 0);
+        assert_eq!((ours.malformed, ours.outside), (0, 1));
         assert_eq!(ours.group.len(), 1);
         let table = [
-            ("/news/a.html", Some(vec![u("train-genai", false)])),
-            // Our group has no rule for it: the lines outside groups.
-            ("/news/a.html?x=1", Some(vec![u("bots", false)])),
-            ("/", Some(vec![u("bots", false)])),
+            ("/news/a.html", Some(vec![u("train-ai", false)])),
+            // Our group has no rule for it; the line outside groups states nothing.
+            ("/news/a.html?x=1", None),
+            ("/", None),
         ];
         for (path, want) in table {
             assert_eq!(ours.for_path(path), want, "{path}");
@@ -519,8 +532,15 @@ mod tests {
             assert_eq!(star.for_path(path), want, "{path}");
         }
         assert!(UsageRules::parse(b"User-agent: *\nDisallow: /\n", "scraper").is_empty());
+        // Only outside a group: nothing applies.
+        let outside = UsageRules::parse(b"Content-Usage: train-ai=n\n", "scraper");
+        assert!(outside.is_empty() && outside.outside == 1);
         assert_eq!(
-            UsageRules::parse(b"\xff\xfe\nContent-Usage: \xff=n\n", "scraper").malformed,
+            UsageRules::parse(
+                b"\xff\xfe\nUser-agent: *\nContent-Usage: \xff=n\n",
+                "scraper"
+            )
+            .malformed,
             1
         );
     }

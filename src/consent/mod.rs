@@ -1,50 +1,61 @@
-//! Publisher consent for AI use: what a site says about training AI on its
-//! pages ([`Signals`]), and the one decision the crawl takes from it
-//! ([`AiDecision`] under [`AiUsePolicy`]). Pure: callers hand in
-//! the robots.txt body, response headers, page meta tags and the site's
-//! `tdmrep.json`; nothing here does I/O.
+//! Publisher consent for AI use: what a site says about using its pages
+//! ([`Signals`]), and the one decision the crawl takes from it
+//! ([`AiDecision`] under [`AiUsePolicy`]), checked against the use this
+//! crawl makes of the pages ([`AiUsage`], `crawl.ai_usage`: AI training by
+//! default). Pure: callers hand in the robots.txt body, response headers,
+//! page tags, the site's `tdmrep.json` and RSL documents; nothing here does I/O.
 //!
-//! Signals read:
-//! * robots.txt `Content-Signal:` lines (`search=yes, ai-train=no`), taken from
-//!   the group for our product token, else the `*` group, as robots rules are;
-//!   lines outside any group apply to everyone unless the group says otherwise.
+//! Signals read, each with the document it follows:
+//! * Content Signals (contentsignals.org, as managed robots.txt files write
+//!   it, 2025): robots.txt `Content-Signal:` lines in our group or the `*`
+//!   group, or outside any group, and the `Content-Signal` response header;
+//!   `search`, `ai-input`, `ai-train` and `use` ([`content_signal`]).
+//! * The IETF AI preferences: vocabulary draft-ietf-aipref-vocab-08 (labels
+//!   `train-ai` and `search`, no nesting) attached as draft-ietf-aipref-attach-05
+//!   says: the `Content-Usage` header, robots.txt `Content-Usage` rules inside
+//!   our group for crawlable paths ([`aipref`]).
+//! * RSL 1.0: a licence from robots.txt `License:`, `Link: rel="license"` or
+//!   `<link rel="license">`; its `permits`/`prohibits` usage and `payment`
+//!   ([`rsl`]).
+//! * TDMRep (W3C CG final report, 2024): the `tdm-reservation` / `tdm-policy`
+//!   header and meta tag, and `/.well-known/tdmrep.json` (the most specific
+//!   matching `location` wins).
 //! * `noai` / `noimageai` in `X-Robots-Tag` (plain, or `agent: directive` for
 //!   our token) and in `<meta name="robots">` / `<meta name="<our token>">`.
-//! * TDMRep: the `tdm-reservation` / `tdm-policy` header and meta tag, and the
-//!   rules of `/.well-known/tdmrep.json` (the most specific matching
-//!   `location` wins).
 //!
-//! [`reserves_ai_training`] says whether any of them reserves AI training:
-//! `ai-train=no`, `noai`, or a TDM reservation (`1`). `noimageai` is recorded
-//! but reserves nothing we keep (we store text only), and neither do other
-//! Content-Signal keys (`search`, `ai-input`). Where TDMRep sources disagree,
-//! the reservation wins. Malformed values are ignored.
+//! [`reserves_ai_training`] says whether any of them reserves the crawl's
+//! use: for training, `ai-train=no`, `train-ai=n`, `noai`, a TDM reservation
+//! (`1`), or an RSL licence that prohibits `ai-train` (or `ai-all`, `all`)
+//! or allows it only for payment (the crawler never pays). `noimageai` is
+//! recorded but reserves nothing we keep (we store text only), and neither
+//! do other keys (`ai-input`, `use`, old aipref labels). Any one reservation
+//! wins. Malformed values are ignored.
 //!
-//! * The IETF AI-preferences vocabulary ([`aipref`]): the `Content-Usage`
-//!   header and robots.txt `Content-Usage` rules (`train-ai=n`). Each
-//!   expression is one signal; it reserves AI training when `train-ai` or
-//!   `train-genai` resolves to `n` within it (`bots=n` included). Expressions
-//!   that are not valid Structured Fields are ignored and counted.
-//!
-//! Files: `signals.rs` (the signals of a page), `robots.rs` (robots.txt's
-//! Content-Signal lines, groups and patterns, the product token),
-//! `tdmrep.rs` (tdmrep.json rules), `aipref.rs` (Content-Usage),
-//! `decision.rs` (the decision). Fetching is `net`'s; the assembly of a
-//! fetched page's signals is `crawl::signals`.
+//! Files, none importing another that imports it back: `terms.rs` (the
+//! shared words: [`Source`], [`AiUsage`]), `robots.rs` (robots.txt groups,
+//! patterns, the product token), `content_signal.rs`, `aipref.rs`,
+//! `tdmrep.rs`, `rsl.rs` (one per signal), `signals.rs` (the signals of a
+//! page, using all of those), `decision.rs` (the decision). Fetching is
+//! `net`'s; the assembly of a fetched page's signals is `crawl::signals`.
 
 pub mod aipref;
+pub mod content_signal;
 mod decision;
 mod robots;
+pub mod rsl;
 mod signals;
 mod tdmrep;
+mod terms;
 
 pub use aipref::{Usage, UsageRules};
+pub use content_signal::{ContentSignal, content_signals, parse_content_signal};
 pub use decision::{AiDecision, AiUsePolicy};
+pub use robots::agent_token;
 #[cfg(test)]
 use robots::location_matches;
-pub use robots::{ContentSignal, agent_token, content_signals, parse_content_signal};
-pub use signals::{Signal, Signals, Source, reserves_ai_training, x_robots_directives};
+pub use signals::{Signal, Signals, reserves_ai_training, x_robots_directives};
 pub use tdmrep::{TdmRule, parse_tdmrep, tdmrep_match};
+pub use terms::{AiUsage, Source};
 
 #[cfg(test)]
 mod tests {
@@ -62,29 +73,7 @@ mod tests {
     }
 
     fn cs(key: &str, allowed: bool) -> ContentSignal {
-        ContentSignal {
-            key: key.into(),
-            allowed,
-        }
-    }
-
-    #[test]
-    fn content_signal_values() {
-        let table: [(&str, Vec<ContentSignal>); 7] = [
-            (
-                "search=yes, ai-train=no",
-                vec![cs("search", true), cs("ai-train", false)],
-            ),
-            ("AI-Train = NO", vec![cs("ai-train", false)]),
-            ("ai-train=maybe, search=yes", vec![cs("search", true)]),
-            ("ai-train", vec![]),
-            ("=no, bad key=no, ai-input=no", vec![cs("ai-input", false)]),
-            ("ai-train=yes, ai-train=no", vec![cs("ai-train", false)]),
-            ("", vec![]),
-        ];
-        for (value, want) in table {
-            assert_eq!(parse_content_signal(value), want, "{value}");
-        }
+        ContentSignal::new(key, if allowed { "yes" } else { "no" }, Source::RobotsTxt)
     }
 
     #[test]
@@ -284,9 +273,9 @@ mod tests {
         s.content_usage_header(&[]);
         assert_eq!((s.labels().len(), s.malformed), (0, 1));
         assert!(!reserves_ai_training(&s));
-        // robots.txt: the rule for the page's path.
+        // robots.txt: the rule for the page's path, inside the group.
         let rules = UsageRules::parse(
-            b"User-agent: *\nContent-Usage: search=y\nContent-Usage: /news/ train-genai=n\n",
+            b"User-agent: *\nContent-Usage: search=y\nContent-Usage: /news/ train-ai=n\n",
             "scraper",
         );
         let mut s = Signals::default();
@@ -295,21 +284,186 @@ mod tests {
         assert!(!reserves_ai_training(&s));
         s.content_usage_robots(&rules, "/news/story");
         assert!(reserves_ai_training(&s));
-        // Expressions resolve one by one: the header's `train-ai=y` does not
-        // lift a `bots=n` rule of robots.txt; `n` wins across sources.
-        let rules = UsageRules::parse(b"User-agent: *\nContent-Usage: bots=n\n", "scraper");
+        // Several statements: any `n` wins; the header's `train-ai=y` does
+        // not lift a robots.txt `train-ai=n`.
+        let rules = UsageRules::parse(b"User-agent: *\nContent-Usage: train-ai=n\n", "scraper");
         let mut s = Signals::default();
         s.content_usage_header(&["train-ai=y"]);
         assert!(!reserves_ai_training(&s));
         s.content_usage_robots(&rules, "/x");
         assert!(reserves_ai_training(&s));
+        // An old label is recorded, but reserves nothing.
+        let rules = UsageRules::parse(b"User-agent: *\nContent-Usage: bots=n\n", "scraper");
+        let mut s = Signals::default();
+        s.content_usage_robots(&rules, "/x");
+        s.content_usage_header(&["train-genai=n"]);
         assert_eq!(
             s.labels(),
             vec![
-                "content-usage:train-ai=y",
-                "robots.txt:content-usage:bots=n"
+                "robots.txt:content-usage:bots=n",
+                "content-usage:train-genai=n"
             ]
         );
+        assert!(!reserves_ai_training(&s));
+        // A crawl for a search index asks about `search`, not training.
+        let mut s = Signals {
+            usage: AiUsage::Search,
+            ..Signals::default()
+        };
+        s.content_usage_header(&["train-ai=n"]);
+        s.tdm_headers(Some("1"), None);
+        assert!(!reserves_ai_training(&s));
+        s.content_usage_header(&["search=n"]);
+        assert!(reserves_ai_training(&s));
+        assert_eq!(s.reserving(), vec!["content-usage:search=n"]);
+    }
+
+    #[test]
+    fn content_signal_header() {
+        let mut s = Signals::default();
+        s.content_signal_header(&["search=yes, ai-train=no", "use=immediate"]);
+        assert_eq!(
+            s.labels(),
+            vec![
+                "content-signal:search=yes",
+                "content-signal:ai-train=no",
+                "content-signal:use=immediate"
+            ]
+        );
+        assert!(reserves_ai_training(&s));
+        let mut s = Signals::default();
+        s.content_signal_header(&["ai-input=no, use=reference"]);
+        assert!(!reserves_ai_training(&s), "{:?}", s.labels());
+    }
+
+    /// One row per signal and per form it comes in (the documents' own
+    /// examples where they give some): the labels recorded and whether AI
+    /// training is reserved.
+    #[test]
+    fn every_signal_and_form() {
+        let robots = |txt: &'static [u8]| {
+            move |s: &mut Signals| {
+                s.content_signals(&content_signals(txt, "scraper"));
+                s.content_usage_robots(&UsageRules::parse(txt, "scraper"), "/news/a");
+            }
+        };
+        let rsl_terms = |xml: &[u8]| {
+            rsl::parse_rsl(xml)
+                .unwrap()
+                .terms_for("https://n.test", "/news/a")
+                .cloned()
+        };
+        type Row = (
+            &'static str,
+            Box<dyn Fn(&mut Signals)>,
+            Vec<&'static str>,
+            bool,
+        );
+        let table: Vec<Row> = vec![
+            // Content Signals, a managed robots.txt's `*` group.
+            (
+                "content-signal robots group",
+                Box::new(robots(b"User-Agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\n")),
+                vec!["robots.txt:search=yes", "robots.txt:ai-train=no"],
+                true,
+            ),
+            (
+                "content-signal robots outside groups",
+                Box::new(robots(b"Content-Signal: ai-train=no, use=reference\nUser-Agent: *\nAllow: /\n")),
+                vec!["robots.txt:ai-train=no", "robots.txt:use=reference"],
+                true,
+            ),
+            (
+                "content-signal header",
+                Box::new(|s: &mut Signals| s.content_signal_header(&["search=yes, ai-train=no"])),
+                vec!["content-signal:search=yes", "content-signal:ai-train=no"],
+                true,
+            ),
+            (
+                "content-signal header allows",
+                Box::new(|s: &mut Signals| s.content_signal_header(&["ai-train=yes, ai-input=no"])),
+                vec!["content-signal:ai-train=yes", "content-signal:ai-input=no"],
+                false,
+            ),
+            // aipref: the attachment draft's robots.txt example, scoped by path.
+            (
+                "content-usage robots group",
+                Box::new(robots(b"User-Agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n")),
+                vec!["robots.txt:content-usage:train-ai=n"],
+                true,
+            ),
+            (
+                "content-usage robots outside groups",
+                Box::new(robots(b"Content-Usage: train-ai=n\nUser-Agent: *\nAllow: /\n")),
+                vec![],
+                false,
+            ),
+            (
+                "content-usage old label",
+                Box::new(robots(b"User-Agent: *\nContent-Usage: bots=n\n")),
+                vec!["robots.txt:content-usage:bots=n"],
+                false,
+            ),
+            (
+                "content-usage header",
+                Box::new(|s: &mut Signals| s.content_usage_header(&["train-ai=n, search=y"])),
+                vec!["content-usage:train-ai=n,search=y"],
+                true,
+            ),
+            // RSL: prohibited, paid, free.
+            (
+                "rsl prohibits",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='/'><license><prohibits type='usage'>ai-train</prohibits></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::RobotsTxt, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;prohibits=ai-train;payment=free"],
+                true,
+            ),
+            (
+                "rsl paid",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='https://n.test/news/'><license><permits type='usage'>ai-train</permits><payment type='training'/></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::Header, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;permits=ai-train;payment=training"],
+                true,
+            ),
+            (
+                "rsl free",
+                Box::new(move |s: &mut Signals| {
+                    let t = rsl_terms(b"<rsl><content url='/'><license><permits type='usage'>ai-all</permits><payment type='attribution'/></license></content></rsl>");
+                    s.rsl("https://n.test/l.xml", Source::Meta, t);
+                }),
+                vec!["rsl:https://n.test/l.xml;permits=ai-all;payment=attribution"],
+                false,
+            ),
+            (
+                "rsl unread",
+                Box::new(|s: &mut Signals| s.rsl("https://n.test/l.xml", Source::Meta, None)),
+                vec!["rsl:https://n.test/l.xml;unread"],
+                false,
+            ),
+            // TDMRep and noai.
+            (
+                "tdm header",
+                Box::new(|s: &mut Signals| s.tdm_headers(Some("1"), None)),
+                vec!["tdm-header:1"],
+                true,
+            ),
+            (
+                "noai header",
+                Box::new(|s: &mut Signals| s.x_robots_tag(&["noai".into()], "scraper")),
+                vec!["x-robots-tag:noai"],
+                true,
+            ),
+        ];
+        for (what, add, labels, reserved) in table {
+            let mut s = Signals::default();
+            add(&mut s);
+            assert_eq!(s.labels(), labels, "{what}");
+            assert_eq!(reserves_ai_training(&s), reserved, "{what}");
+        }
     }
 
     #[test]

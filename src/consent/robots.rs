@@ -1,17 +1,8 @@
-//! robots.txt's AI-use lines: the `Content-Signal` entries of the group that
-//! applies to us, the grouping rule shared with `Content-Usage` lines
-//! ([`super::aipref`]), robots-style path patterns, and the one reading of a
-//! product token ([`agent_token`]).
-
-use serde::Serialize;
-
-/// One `key=yes|no` entry of a robots.txt `Content-Signal` line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContentSignal {
-    /// Lower-cased key: `search`, `ai-input`, `ai-train`, ...
-    pub key: String,
-    pub allowed: bool,
-}
+//! robots.txt as the AI-use signals read it: the grouping rule shared by
+//! `Content-Signal` (`content_signal.rs`), `Content-Usage` (`aipref.rs`)
+//! and `License` (`rsl.rs`) lines, robots-style
+//! path patterns, and the one reading of a product token ([`agent_token`]).
+//! A leaf: it imports no other file of `consent`.
 
 /// The product token of the crawler's `user_agent` (`scraper/0.1 (+url)`
 /// gives `scraper`), which robots.txt groups, Content-Signal and
@@ -38,28 +29,6 @@ fn token_of(v: &str, wildcard: bool) -> String {
         })
         .collect();
     t.to_ascii_lowercase()
-}
-
-/// The Content-Signal entries of a robots.txt body that apply to `agent`
-/// (a lower-cased product token): the entries of every group naming `agent`,
-/// or else of every `*` group, then entries outside groups for keys the group
-/// did not set. A key given twice keeps `no` if either says `no`.
-pub fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
-    let (group, global) = robots_lines(robots_txt, agent, "content-signal");
-    let read = |lines: Vec<String>| {
-        let mut out: Vec<ContentSignal> = Vec::new();
-        for c in lines.iter().flat_map(|v| parse_content_signal(v)) {
-            merge(&mut out, c);
-        }
-        out
-    };
-    let mut out = read(group);
-    for c in read(global) {
-        if !out.iter().any(|o| o.key == c.key) {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The values of a robots.txt body's `field` lines (lower-case name) that
@@ -121,37 +90,6 @@ pub(super) fn robots_lines(
     };
     let group = pick(&agent).or_else(|| pick("*")).unwrap_or_default();
     (group, global)
-}
-
-fn merge(into: &mut Vec<ContentSignal>, c: ContentSignal) {
-    match into.iter_mut().find(|o| o.key == c.key) {
-        Some(o) => o.allowed &= c.allowed,
-        None => into.push(c),
-    }
-}
-
-/// `search=yes, ai-train=no`: the well-formed entries; others are dropped.
-pub fn parse_content_signal(value: &str) -> Vec<ContentSignal> {
-    let mut out = Vec::new();
-    for part in value.split(',') {
-        let Some((k, v)) = part.split_once('=') else {
-            continue;
-        };
-        let key = k.trim().to_ascii_lowercase();
-        let well_formed = !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        let allowed = match v.trim().to_ascii_lowercase().as_str() {
-            "yes" => true,
-            "no" => false,
-            _ => continue,
-        };
-        if well_formed {
-            merge(&mut out, ContentSignal { key, allowed });
-        }
-    }
-    out
 }
 
 /// Robots-style pattern match: `*` any run, a final `$` anchors, otherwise a prefix.

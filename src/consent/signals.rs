@@ -1,34 +1,22 @@
 //! The AI-use signals of one page, as read from each place a publisher can
-//! give them (robots.txt, headers, meta tags, tdmrep.json), and whether they
-//! reserve AI training ([`reserves_ai_training`]).
+//! give them (robots.txt, headers, meta and link tags, tdmrep.json, an RSL
+//! licence), and whether they reserve the crawl's use ([`reserves_ai_training`]).
 
 use std::fmt;
 
 use serde::Serialize;
 
 use super::aipref::{self, Usage, UsageRules};
-use super::robots::ContentSignal;
-use super::tdmrep::{TdmRule, tdmrep_match};
-
-/// Where a signal was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Source {
-    /// robots.txt.
-    RobotsTxt,
-    /// An HTTP response header.
-    Header,
-    /// An HTML `<meta>` tag.
-    Meta,
-    /// `/.well-known/tdmrep.json`.
-    TdmRepJson,
-}
+use super::content_signal::{self, ContentSignal};
+use super::rsl::{Terms, Verdict};
+use super::tdmrep::{TdmRule, tdm_value, tdmrep_match};
+use super::terms::{AiUsage, Source};
 
 /// One AI-use signal a publisher gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Signal {
-    /// robots.txt `Content-Signal` entry for our group.
+    /// A Content Signals entry: robots.txt's for our group, or the response header's.
     ContentSignal(ContentSignal),
     /// `noai` or `noimageai`, from `X-Robots-Tag` ([`Source::Header`]) or a meta tag.
     Directive { source: Source, value: String },
@@ -41,30 +29,56 @@ pub enum Signal {
     /// An IETF AI-preferences expression: the `Content-Usage` header
     /// ([`Source::Header`]) or the robots.txt rule for the page ([`Source::RobotsTxt`]).
     ContentUsage { source: Source, prefs: Vec<Usage> },
+    /// An RSL licence found at `found`: its terms for the page, `None` when
+    /// the document could not be read or has no content element for the page.
+    Rsl {
+        url: String,
+        found: Source,
+        terms: Option<Terms>,
+    },
 }
 
 impl Signal {
     /// Does this signal alone reserve AI training?
     pub fn reserves(&self) -> bool {
+        self.reserves_use(AiUsage::TrainAi)
+    }
+
+    /// Does this signal alone reserve `usage`?
+    pub fn reserves_use(&self, usage: AiUsage) -> bool {
+        let training = usage == AiUsage::TrainAi;
         match self {
-            Signal::ContentSignal(c) => c.key == "ai-train" && !c.allowed,
-            Signal::Directive { value, .. } => value == "noai",
-            Signal::Tdm { reserved, .. } => *reserved,
-            Signal::ContentUsage { prefs, .. } => aipref::reserves_training(prefs),
+            Signal::ContentSignal(c) => {
+                c.key == usage.content_signal_key() && c.allowed() == Some(false)
+            }
+            Signal::Directive { value, .. } => training && value == "noai",
+            Signal::Tdm { reserved, .. } => training && *reserved,
+            Signal::ContentUsage { prefs, .. } => aipref::reserves(prefs, usage),
+            Signal::Rsl { terms, .. } => terms
+                .as_ref()
+                .and_then(|t| t.verdict(usage))
+                .is_some_and(|v| v != Verdict::Free),
         }
     }
 }
 
 /// The short form kept in records: `robots.txt:ai-train=no`,
-/// `x-robots-tag:noai`, `meta:noimageai`, `tdm-header:1`, `tdm-meta:0`,
+/// `content-signal:ai-train=no` (the header), `x-robots-tag:noai`,
+/// `meta:noimageai`, `tdm-header:1`, `tdm-meta:0`,
 /// `tdmrep.json:1;policy=https://...`, `content-usage:train-ai=n,search=y`,
-/// `robots.txt:content-usage:train-ai=n`.
+/// `robots.txt:content-usage:train-ai=n`,
+/// `rsl:https://.../license.xml;prohibits=ai-train;payment=free` (`;unread`
+/// when the licence said nothing for the page).
 impl fmt::Display for Signal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Signal::ContentSignal(c) => {
-                let v = if c.allowed { "yes" } else { "no" };
-                write!(f, "robots.txt:{}={v}", c.key)
+                let from = if c.source == Source::Header {
+                    "content-signal"
+                } else {
+                    "robots.txt"
+                };
+                write!(f, "{from}:{}={}", c.key, c.value)
             }
             Signal::Directive { source, value } => {
                 let from = if *source == Source::Header {
@@ -98,6 +112,10 @@ impl fmt::Display for Signal {
                 };
                 write!(f, "{from}content-usage:{}", aipref::label(prefs))
             }
+            Signal::Rsl { url, terms, .. } => match terms {
+                Some(t) => write!(f, "rsl:{url};{}", t.label()),
+                None => write!(f, "rsl:{url};unread"),
+            },
         }
     }
 }
@@ -109,6 +127,11 @@ pub struct Signals {
     /// `Content-Usage` header values that were not valid Structured Fields
     /// (ignored; robots.txt lines are counted in [`UsageRules::malformed`]).
     pub malformed: usize,
+    /// The use the signals are checked against (`crawl.ai_usage`).
+    pub usage: AiUsage,
+    /// RSL licences pointed to (absolute URLs, with where each was found),
+    /// not yet read: `crawl::signals` fetches them and adds [`Signal::Rsl`].
+    pub licenses: Vec<(Source, String)>,
 }
 
 impl Signals {
@@ -132,6 +155,40 @@ impl Signals {
         for c in entries {
             self.push(Signal::ContentSignal(c.clone()));
         }
+    }
+
+    /// Add the `Content-Signal` response header (all its field lines).
+    pub fn content_signal_header(&mut self, values: &[&str]) {
+        for v in values {
+            for c in content_signal::parse(v, Source::Header) {
+                self.push(Signal::ContentSignal(c));
+            }
+        }
+    }
+
+    /// Note an RSL licence pointed to at `found` (an absolute URL).
+    pub fn license_ref(&mut self, found: Source, url: String) {
+        if !self.licenses.iter().any(|(_, u)| *u == url) {
+            self.licenses.push((found, url));
+        }
+    }
+
+    /// Add what the RSL licence at `url` says about the page.
+    pub fn rsl(&mut self, url: &str, found: Source, terms: Option<Terms>) {
+        self.push(Signal::Rsl {
+            url: url.to_string(),
+            found,
+            terms,
+        });
+    }
+
+    /// The labels of the signals that reserve the crawl's use.
+    pub fn reserving(&self) -> Vec<String> {
+        self.seen
+            .iter()
+            .filter(|s| s.reserves_use(self.usage))
+            .map(Signal::to_string)
+            .collect()
     }
 
     /// Add `X-Robots-Tag` header values that apply to `agent`.
@@ -234,22 +291,15 @@ impl Signals {
     }
 }
 
-/// Does the publisher reserve AI training on this page?
+/// Does the publisher reserve the crawl's use (`signals.usage`, AI
+/// training unless configured otherwise) of this page? Any one signal that
+/// reserves it is enough: a `n` or `no` among several statements wins.
 pub fn reserves_ai_training(signals: &Signals) -> bool {
-    signals.seen.iter().any(Signal::reserves)
+    signals.seen.iter().any(|s| s.reserves_use(signals.usage))
 }
 
 fn is_ai_directive(d: &str) -> bool {
     d == "noai" || d == "noimageai"
-}
-
-/// A TDMRep `tdm-reservation` value: `1` reserved, `0` not; anything else is ignored.
-pub(super) fn tdm_value(v: &str) -> Option<bool> {
-    match v.trim() {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
-    }
 }
 
 /// Robots directives with a value after a colon: not user-agent prefixes.

@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use super::robots::location_matches;
-use super::signals::tdm_value;
 
 /// One rule of `tdmrep.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -67,4 +66,13 @@ pub fn tdmrep_match<'a>(rules: &'a [TdmRule], path: &str) -> Option<&'a TdmRule>
         }
     }
     best
+}
+
+/// A TDMRep `tdm-reservation` value: `1` reserved, `0` not; anything else is ignored.
+pub(super) fn tdm_value(v: &str) -> Option<bool> {
+    match v.trim() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
 }

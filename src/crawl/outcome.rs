@@ -231,7 +231,11 @@ mod tests {
             (
                 Page,
                 Listed,
-                Ok(Body::Turned(Turned::Payment { price: None })),
+                Ok(Body::Turned(Turned::Payment {
+                    price: None,
+                    error: None,
+                    terms: None,
+                })),
                 Answer::Failed(FailureClass::PaymentRequired),
             ),
             (

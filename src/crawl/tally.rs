@@ -64,7 +64,15 @@ impl Tally {
             Ok((meta, body)) => {
                 moved_to = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
                 match body {
-                    Body::Turned(Turned::Payment { price: Some(p) }) => s.price = Some(p.clone()),
+                    Body::Turned(Turned::Payment {
+                        price,
+                        error,
+                        terms,
+                    }) => {
+                        s.price = price.clone().or(s.price.take());
+                        s.payment_error = error.clone().or(s.payment_error.take());
+                        s.payment_terms = terms.clone().or(s.payment_terms.take());
+                    }
                     Body::Listing(parsed) => {
                         kind = match parsed.listing {
                             Listing::Feed(_) => Kind::Feed,
@@ -75,6 +83,16 @@ impl Tally {
                     Body::Page(page) => {
                         if answer == Answer::Success {
                             kind = Kind::Page;
+                        }
+                        if page.is_article && page.relevance.relevant {
+                            for label in meta.signals.reserving() {
+                                *s.ai_reserved.entry(label).or_default() += 1;
+                            }
+                            for (_, l) in &meta.signals.licenses {
+                                if !s.licenses.contains(l) {
+                                    s.licenses.push(l.clone());
+                                }
+                            }
                         }
                         self.page(&key, job, page);
                     }

@@ -345,14 +345,14 @@ fn capture(resp: &Response, wire: &crate::net::Wire) -> Captured {
 /// Content-Signal lines of the final URL's origin, meta tags, and, for a page
 /// the crawler would keep (an article, relevant), the origin's tdmrep.json
 /// (fetched once per origin, so hosts without candidates cost no request).
-/// `Some(Budget | Rested)` when tdmrep.json could not be asked for: the page
+/// `Some(Budget | Rested)` when tdmrep.json or an RSL licence could not be asked for: the page
 /// is then not decided on (a spent budget puts it back in the queue).
 async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<FetchError> {
     let candidate = job.entry.kind == Kind::Page && page.is_article && page.relevance.relevant;
     let got =
         signals::add_page_signals(&ctx.net, &meta.url, page, candidate, &mut meta.signals).await;
     meta.robots_hash = got.robots_hash;
-    match got.tdmrep.as_deref().map(|t| &t.outcome) {
+    match got.unasked.as_ref() {
         Some(TdmOutcome::Budget) => Some(FetchError::Budget),
         Some(TdmOutcome::Rested) => Some(FetchError::Rested),
         _ => None,

@@ -71,6 +71,19 @@ pub struct SourceRun {
     /// The price a `402 Payment Required` asked (`crawler-price`), the last seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<String>,
+    /// The error code a `402 Payment Required` gave (`crawler-error`), the last seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment_error: Option<String>,
+    /// The terms link a `402 Payment Required` gave, the last seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment_terms: Option<String>,
+    /// Relevant articles whose publisher reserves the crawl's use, by each
+    /// signal that says so: what the source reserved in this run.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub ai_reserved: BTreeMap<String, u64>,
+    /// RSL licences the source's relevant articles point to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub licenses: Vec<String>,
     /// The source host's robots.txt as this run saw it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robots: Option<RobotsSeen>,

@@ -298,7 +298,7 @@ impl Net {
         if !gap_wait.is_zero() {
             tracing::debug!(%url, wait_ms = gap_wait.as_millis() as u64, "gap: waited for host");
         }
-        if let Some(signer) = &self.inner.signer {
+        if let Some(signer) = self.inner.signer.as_ref().filter(|s| s.signs_for(&host)) {
             signer.sign(url, &mut headers, std::time::SystemTime::now());
         }
         let sent_at = Instant::now();
@@ -328,6 +328,11 @@ impl Net {
         self.inner.gate.answered(&host, sent_at, conn);
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
+        if let Some(signer) = &self.inner.signer
+            && headers.contains_key("accept-signature")
+        {
+            signer.asked_by(&host);
+        }
         let wire = WireHop::new(request_headers, &resp, conn, sent_utc);
         let retry_after = if status == 429 || status == 503 {
             self.hold_back(url, &host, status, &headers)

@@ -40,7 +40,7 @@ pub use guard::is_public;
 pub use headers::parse_media_type;
 pub use polite::Gate;
 pub use robots::Robots;
-pub use tdmrep::TdmRep;
+pub use tdmrep::{RslLicense, TdmRep};
 
 /// Which content types a fetch reads; others are skipped from their headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -200,6 +200,8 @@ pub struct NetOptions {
     pub allow_private_addresses: bool,
     /// Sign every request (Web Bot Auth).
     pub web_bot_auth: Option<sign::WebBotAuth>,
+    /// The use the crawl makes of the pages, which AI-use signals are checked against.
+    pub ai_usage: crate::consent::AiUsage,
 }
 
 /// The numbers from [`NetOptions`] that fetching needs.
@@ -232,6 +234,10 @@ struct Inner {
     robots: Mutex<HashMap<String, RobotsCell>>,
     /// One `tdmrep.json` cell per origin, as for robots.txt.
     tdmrep: Mutex<HashMap<String, Arc<OnceCell<Arc<TdmRep>>>>>,
+    /// One cell per RSL licence URL, as for tdmrep.json.
+    rsl: Mutex<HashMap<String, Arc<OnceCell<Arc<RslLicense>>>>>,
+    /// The use the crawl makes of the pages (`crawl.ai_usage`).
+    usage: crate::consent::AiUsage,
     sent: AtomicU64,
     budget: AtomicU64,
     /// Shared with the DNS resolver.
@@ -358,6 +364,8 @@ impl Net {
                 gate: Arc::new(gate),
                 robots: Mutex::new(HashMap::new()),
                 tdmrep: Mutex::new(HashMap::new()),
+                rsl: Mutex::new(HashMap::new()),
+                usage: cfg.ai_usage,
                 sent: AtomicU64::new(0),
                 budget: AtomicU64::new(cfg.max_requests),
                 allow_private,

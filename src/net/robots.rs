@@ -40,6 +40,8 @@ pub struct Robots {
     pub content_signals: Vec<crate::consent::ContentSignal>,
     /// `Content-Usage` rules for our group (see [`crate::consent::aipref`]).
     pub content_usage: crate::consent::UsageRules,
+    /// RSL `License:` lines, as written (see [`crate::consent::rsl`]).
+    pub licenses: Vec<String>,
     /// The body as parsed (empty when there was none): the provenance snapshot.
     pub body: Vec<u8>,
     /// Answered 304 to a conditional request: the body is the one an earlier
@@ -65,6 +67,7 @@ impl Robots {
             error: None,
             content_signals: crate::consent::content_signals(body, agent),
             content_usage: crate::consent::UsageRules::parse(body, agent),
+            licenses: crate::consent::rsl::license_lines(body),
             body: body.to_vec(),
             revalidated: false,
             rules,
@@ -96,6 +99,7 @@ impl Robots {
             error: None,
             content_signals: Vec::new(),
             content_usage: crate::consent::UsageRules::default(),
+            licenses: Vec::new(),
             body: Vec::new(),
             revalidated: false,
             rules,

@@ -1,9 +1,12 @@
-//! Web Bot Auth: every request signed with the operator's Ed25519 key (HTTP
-//! Message Signatures, RFC 9421, as the IETF webbotauth drafts profile them),
-//! so a publisher can verify the crawler without IP allow-lists.
+//! Web Bot Auth: requests signed with the operator's Ed25519 key (HTTP
+//! Message Signatures, RFC 9421, as draft-ietf-webbotauth-httpsig-protocol-01
+//! profiles them), so a publisher can verify the crawler without IP
+//! allow-lists.
 //!
-//! Each request carries three headers, made right before it is sent (so
-//! `created` is fresh for every request and redirect hop):
+//! Each signed request carries three headers, made right before it is sent
+//! (so `created` is fresh for every request and redirect hop). In the
+//! dictionary form (`signature_agent_form: dictionary`, the default, as the
+//! working group's draft writes it):
 //!
 //! ```text
 //! Signature-Agent: sig1="https://bot.example.org"
@@ -12,12 +15,30 @@
 //! Signature: sig1=:<base64 Ed25519 signature of the signature base>:
 //! ```
 //!
+//! In the string form (`signature_agent_form: string`, the earlier draft's,
+//! which the largest verifier in production still checks and whose
+//! JavaScript library cannot select a dictionary member),
+//! `Signature-Agent: "https://bot.example.org"` is covered whole as
+//! `"signature-agent"`. Pick the form that verifies where it matters.
+//!
+//! `sign: always` (default) signs every request; `sign: when_asked` signs a
+//! host's requests only once one of its answers carried `Accept-Signature`
+//! (RFC 9421 5.1), for the rest of the run.
+//!
 //! `keyid` is the RFC 7638 SHA-256 thumbprint (base64url) of the public key's
 //! JWK, which the operator publishes in the key directory ([`Signer::directory`],
 //! `scraper keys`) at `/.well-known/http-message-signatures-directory` of the
-//! `signature_agent` URL. Keys are read from PEM PKCS#8 (`-----BEGIN PRIVATE
-//! KEY-----`, as `openssl genpkey -algorithm ed25519` writes them); ring does
-//! the cryptography.
+//! `signature_agent` URL, served with the signature [`Signer::directory_headers`]
+//! makes (`scraper keys --response`), and described by a Signature Agent
+//! Card (`scraper keys --card`). Keys are read from PEM PKCS#8 (`-----BEGIN
+//! PRIVATE KEY-----`, as `openssl genpkey -algorithm ed25519` writes them);
+//! ring does the cryptography. The private key is never logged, written to
+//! state or archived: `Signer`'s `Debug` shows only the keyid.
+//!
+//! Key rotation: make a new key (`scraper keys --generate NEW.pem`), publish
+//! a directory holding both (`scraper keys --also NEW.pem --response`), switch
+//! `key_file` to the new key, and once the old key's last signatures have
+//! expired (a minute) publish the directory of the new key alone.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -42,6 +63,38 @@ pub struct WebBotAuth {
     pub key_file: Option<PathBuf>,
     /// URL of the operator's key directory (sent as `Signature-Agent`).
     pub signature_agent: String,
+    /// How `Signature-Agent` is written: `dictionary` (`sig1="https://..."`,
+    /// covered as `"signature-agent";key="sig1"`) or `string` (`"https://..."`).
+    #[serde(default)]
+    pub signature_agent_form: AgentForm,
+    /// `always`, or `when_asked` (a host's requests once it sent `Accept-Signature`).
+    #[serde(default)]
+    pub sign: SignWhen,
+    /// A contact for publishers (mail or URL), shown in the Signature Agent Card.
+    #[serde(default)]
+    pub contact: Option<String>,
+}
+
+/// How `Signature-Agent` is written and covered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentForm {
+    /// `sig1="https://..."`, covered as `"signature-agent";key="sig1"`
+    /// (draft-ietf-webbotauth-httpsig-protocol-01).
+    #[default]
+    Dictionary,
+    /// `"https://..."`, covered as `"signature-agent"` (the earlier form).
+    String,
+}
+
+/// Which requests are signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignWhen {
+    #[default]
+    Always,
+    /// Only a host's requests after it sent `Accept-Signature`.
+    WhenAsked,
 }
 
 impl WebBotAuth {
@@ -108,6 +161,12 @@ pub struct Signer {
     keyid: String,
     /// `"https://..."`: the `signature_agent` URL as a Structured Fields String.
     agent: String,
+    /// The `signature_agent` URL as configured.
+    agent_url: String,
+    form: AgentForm,
+    when: SignWhen,
+    /// Hosts that asked for a signature (`Accept-Signature`), under `when_asked`.
+    asked: std::sync::Mutex<std::collections::HashSet<String>>,
     rng: SystemRandom,
 }
 
@@ -125,7 +184,8 @@ impl Signer {
     /// set and not empty, else `key_file`.
     pub fn from_config(cfg: &WebBotAuth) -> Result<Signer, KeyError> {
         if let Some(pem) = std::env::var(KEY_ENV).ok().filter(|v| !v.trim().is_empty()) {
-            return Signer::from_pem(&pem, KEY_ENV, &cfg.signature_agent);
+            return Ok(Signer::from_pem(&pem, KEY_ENV, &cfg.signature_agent)?
+                .with(cfg.signature_agent_form, cfg.sign));
         }
         let path = cfg.key_file.as_deref().ok_or(KeyError::Missing)?;
         let pem = std::fs::read_to_string(path).map_err(|source| KeyError::Read {
@@ -133,7 +193,8 @@ impl Signer {
             source,
         })?;
         let from = format!("crawl.web_bot_auth.key_file `{}`", path.display());
-        Signer::from_pem(&pem, &from, &cfg.signature_agent)
+        Ok(Signer::from_pem(&pem, &from, &cfg.signature_agent)?
+            .with(cfg.signature_agent_form, cfg.sign))
     }
 
     /// A key from PEM text; `from` names where it came from, for errors.
@@ -150,8 +211,44 @@ impl Signer {
             key,
             keyid,
             agent: sf_string(signature_agent),
+            agent_url: signature_agent.to_string(),
+            form: AgentForm::Dictionary,
+            when: SignWhen::Always,
+            asked: std::sync::Mutex::new(std::collections::HashSet::new()),
             rng: SystemRandom::new(),
         })
+    }
+
+    /// The same key, writing `Signature-Agent` in `form` and signing `when`.
+    pub fn with(mut self, form: AgentForm, when: SignWhen) -> Signer {
+        self.form = form;
+        self.when = when;
+        self
+    }
+
+    /// Should a request to `host` (`host[:port]`) be signed?
+    pub fn signs_for(&self, host: &str) -> bool {
+        self.when == SignWhen::Always
+            || self
+                .asked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(host)
+    }
+
+    /// `host` answered with `Accept-Signature`: under `when_asked`, its
+    /// requests are signed from now on.
+    pub fn asked_by(&self, host: &str) {
+        if self.when == SignWhen::WhenAsked {
+            let new = self
+                .asked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(host.to_string());
+            if new {
+                tracing::info!(%host, "web bot auth: the host asked for signatures (Accept-Signature); its requests are signed from now on");
+            }
+        }
     }
 
     /// The JWK thumbprint that requests carry as `keyid`.
@@ -179,19 +276,30 @@ impl Signer {
     /// to `url`, created at `now`.
     pub fn sign(&self, url: &Url, headers: &mut HeaderMap, now: SystemTime) {
         let created = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let mut nonce = [0u8; 32];
+        let mut nonce = [0u8; 64];
         // A failing system RNG leaves the nonce zero; the signature still holds.
         let _ = self.rng.fill(&mut nonce);
+        let (agent_header, agent_component) = match self.form {
+            AgentForm::Dictionary => (
+                format!("{LABEL}={}", self.agent),
+                format!("\"signature-agent\";key=\"{LABEL}\""),
+            ),
+            AgentForm::String => (self.agent.clone(), "\"signature-agent\"".to_string()),
+        };
         let params = format!(
-            "(\"@authority\" \"signature-agent\";key=\"{LABEL}\");created={created};expires={};keyid=\"{}\";alg=\"ed25519\";nonce=\"{}\";tag=\"web-bot-auth\"",
+            "(\"@authority\" {agent_component});created={created};expires={};keyid=\"{}\";alg=\"ed25519\";nonce=\"{}\";tag=\"web-bot-auth\"",
             created + VALIDITY_SECS,
             self.keyid,
             STANDARD.encode(nonce),
         );
-        let base = signature_base(&authority(url), &self.agent, &params);
+        let base = format!(
+            "\"@authority\": {}\n{agent_component}: {}\n\"@signature-params\": {params}",
+            authority(url),
+            self.agent
+        );
         let signature = STANDARD.encode(self.key.sign(base.as_bytes()).as_ref());
         let values = [
-            ("signature-agent", format!("{LABEL}={}", self.agent)),
+            ("signature-agent", agent_header),
             ("signature-input", format!("{LABEL}={params}")),
             ("signature", format!("{LABEL}=:{signature}:")),
         ];
@@ -203,13 +311,35 @@ impl Signer {
             }
         }
     }
-}
 
-/// The RFC 9421 signature base for our two covered components.
-fn signature_base(authority: &str, agent: &str, params: &str) -> String {
-    format!(
-        "\"@authority\": {authority}\n\"signature-agent\";key=\"{LABEL}\": {agent}\n\"@signature-params\": {params}"
-    )
+    /// The `Signature-Input` and `Signature` values that sign the key
+    /// directory's response, one member per signer (`binding0`, ...): each
+    /// covers `"@authority";req` (the `signature_agent` URL's authority), with
+    /// `tag="http-message-signatures-directory"`, valid from `now` for `valid`.
+    pub fn directory_headers(
+        signers: &[&Signer],
+        now: SystemTime,
+        valid: std::time::Duration,
+    ) -> (String, String) {
+        let created = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let mut inputs = Vec::new();
+        let mut signatures = Vec::new();
+        for (i, s) in signers.iter().enumerate() {
+            let authority = crate::url::parse(&s.agent_url)
+                .map(|u| authority(&u))
+                .unwrap_or_default();
+            let params = format!(
+                "(\"@authority\";req);created={created};expires={};keyid=\"{}\";alg=\"ed25519\";tag=\"http-message-signatures-directory\"",
+                created + valid.as_secs(),
+                s.keyid
+            );
+            let base = format!("\"@authority\";req: {authority}\n\"@signature-params\": {params}");
+            let sig = STANDARD.encode(s.key.sign(base.as_bytes()).as_ref());
+            inputs.push(format!("binding{i}={params}"));
+            signatures.push(format!("binding{i}=:{sig}:"));
+        }
+        (inputs.join(", "), signatures.join(", "))
+    }
 }
 
 /// `@authority` (RFC 9421 2.2.3): the host, lower-cased, with the port only
@@ -354,7 +484,9 @@ mod tests {
         assert!(input.ends_with(";tag=\"web-bot-auth\""), "{input}");
         // The signature verifies over the base rebuilt from the headers.
         let params = input.strip_prefix("sig1=").unwrap();
-        let base = signature_base("news.example:8443", "\"https://bot.example\"", params);
+        let base = format!(
+            "\"@authority\": news.example:8443\n\"signature-agent\";key=\"sig1\": \"https://bot.example\"\n\"@signature-params\": {params}"
+        );
         let sig = h["signature"].to_str().unwrap();
         let raw = STANDARD
             .decode(
@@ -381,6 +513,96 @@ mod tests {
         assert_eq!(sf_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
     }
 
+    fn verifies(s: &Signer, base: &str, sig_header: &str, label: &str) -> bool {
+        let raw = STANDARD
+            .decode(
+                sig_header
+                    .strip_prefix(&format!("{label}=:"))
+                    .unwrap()
+                    .strip_suffix(':')
+                    .unwrap(),
+            )
+            .unwrap();
+        ring::signature::UnparsedPublicKey::new(
+            &ring::signature::ED25519,
+            s.key.public_key().as_ref(),
+        )
+        .verify(base.as_bytes(), &raw)
+        .is_ok()
+    }
+
+    #[test]
+    fn the_string_form_covers_the_whole_header() {
+        let s = Signer::from_pem(RFC8032_PEM, "test", "https://bot.example")
+            .unwrap()
+            .with(AgentForm::String, SignWhen::Always);
+        let url = crate::url::parse("http://a.test/x").unwrap();
+        let mut h = HeaderMap::new();
+        s.sign(
+            &url,
+            &mut h,
+            UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600),
+        );
+        assert_eq!(h["signature-agent"], "\"https://bot.example\"");
+        let input = h["signature-input"].to_str().unwrap();
+        assert!(
+            input.starts_with("sig1=(\"@authority\" \"signature-agent\");created=1767225600;"),
+            "{input}"
+        );
+        let params = input.strip_prefix("sig1=").unwrap();
+        let base = format!(
+            "\"@authority\": a.test\n\"signature-agent\": \"https://bot.example\"\n\"@signature-params\": {params}"
+        );
+        assert!(verifies(
+            &s,
+            &base,
+            h["signature"].to_str().unwrap(),
+            "sig1"
+        ));
+        // A 64-byte nonce, as the architecture draft's verifiers expect.
+        let nonce = params
+            .split("nonce=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(STANDARD.decode(nonce).unwrap().len(), 64);
+    }
+
+    #[test]
+    fn when_asked_signs_only_hosts_that_asked() {
+        let s = Signer::from_pem(RFC8032_PEM, "test", "https://bot.example")
+            .unwrap()
+            .with(AgentForm::Dictionary, SignWhen::WhenAsked);
+        assert!(!s.signs_for("a.test"));
+        s.asked_by("a.test");
+        assert!(s.signs_for("a.test") && !s.signs_for("b.test"));
+        let always = Signer::from_pem(RFC8032_PEM, "test", "https://bot.example").unwrap();
+        assert!(always.signs_for("b.test"));
+    }
+
+    #[test]
+    fn the_directory_response_is_signed_by_each_key() {
+        let s = Signer::from_pem(RFC8032_PEM, "test", "https://bot.example:8443/").unwrap();
+        let now = UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+        let (input, sig) =
+            Signer::directory_headers(&[&s], now, std::time::Duration::from_secs(86_400));
+        assert_eq!(
+            input,
+            "binding0=(\"@authority\";req);created=1767225600;expires=1767312000;keyid=\"kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k\";alg=\"ed25519\";tag=\"http-message-signatures-directory\""
+        );
+        let params = input.strip_prefix("binding0=").unwrap();
+        let base = format!("\"@authority\";req: bot.example:8443\n\"@signature-params\": {params}");
+        assert!(verifies(&s, &base, &sig, "binding0"));
+        // Debug never shows the key.
+        let shown = format!("{s:?}");
+        assert!(
+            shown.contains("keyid") && !shown.contains("key:"),
+            "{shown}"
+        );
+    }
+
     #[test]
     fn a_generated_key_reads_back_and_is_never_written_over() {
         let dir = tempfile::tempdir().unwrap();
@@ -389,6 +611,9 @@ mod tests {
         let cfg = WebBotAuth {
             key_file: Some(path.clone()),
             signature_agent: "https://b.test".into(),
+            signature_agent_form: AgentForm::String,
+            sign: SignWhen::Always,
+            contact: None,
         };
         let read = Signer::from_config(&cfg).unwrap();
         assert_eq!(made.keyid(), read.keyid());

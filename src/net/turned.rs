@@ -74,9 +74,15 @@ const SENTENCES: &[&str] = &[
 pub enum Turned {
     /// A bot challenge; `marker` says what showed it.
     Challenge { status: u16, marker: String },
-    /// `402 Payment Required`, with the price the publisher asks (the
-    /// `crawler-price` header of pay-per-crawl), if given.
-    Payment { price: Option<String> },
+    /// `402 Payment Required`, with what pay-per-crawl says beside it: the
+    /// price asked (`crawler-price`), the error code of a refused payment
+    /// (`crawler-error`), and a terms link (`Link` with `rel` `terms-of-service`,
+    /// `terms` or `payment`), each if given. The crawler never pays.
+    Payment {
+        price: Option<String>,
+        error: Option<String>,
+        terms: Option<String>,
+    },
 }
 
 impl Turned {
@@ -93,10 +99,53 @@ impl Turned {
             Turned::Challenge { status, marker } => {
                 format!("bot challenge ({status}, {marker})")
             }
-            Turned::Payment { price: Some(p) } => format!("payment required (402, price {p})"),
-            Turned::Payment { price: None } => "payment required (402)".to_string(),
+            Turned::Payment {
+                price,
+                error,
+                terms,
+            } => payment_words(price.as_deref(), error.as_deref(), terms.as_deref()),
         }
     }
+}
+
+/// `payment required (402, price USD 0.01, crawler-error 2, terms https://...)`.
+pub fn payment_words(price: Option<&str>, error: Option<&str>, terms: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if let Some(p) = price {
+        parts.push(format!("price {p}"));
+    }
+    if let Some(e) = error {
+        parts.push(format!("crawler-error {e}"));
+    }
+    if let Some(t) = terms {
+        parts.push(format!("terms {t}"));
+    }
+    if parts.is_empty() {
+        "payment required (402)".to_string()
+    } else {
+        format!("payment required (402, {})", parts.join(", "))
+    }
+}
+
+/// The target of a `Link` whose `rel` names terms (`terms-of-service`,
+/// `terms`, `payment`, `license`): where a 402 says its terms are.
+fn terms_link(headers: &[(String, String)]) -> Option<String> {
+    headers
+        .iter()
+        .filter(|(k, _)| k == "link")
+        .flat_map(|(_, v)| v.split(','))
+        .find_map(|link| {
+            let (target, params) = link.trim().strip_prefix('<')?.split_once('>')?;
+            let rel = params.split(';').find_map(|p| {
+                let (k, v) = p.trim().split_once('=')?;
+                k.trim()
+                    .eq_ignore_ascii_case("rel")
+                    .then(|| v.trim().trim_matches('"').to_ascii_lowercase())
+            })?;
+            rel.split_whitespace()
+                .any(|r| matches!(r, "terms-of-service" | "terms" | "payment" | "license"))
+                .then(|| target.trim().chars().take(300).collect())
+        })
 }
 
 /// Was this answer a challenge or a payment demand? `headers` have
@@ -109,11 +158,18 @@ pub fn classify(status: u16, headers: &[(String, String)], body: &[u8]) -> Optio
             .map(|(_, v)| v.trim().to_ascii_lowercase())
     };
     if status == 402 {
-        let price = ["crawler-price", "x-crawler-price"]
-            .iter()
-            .find_map(|n| headers.iter().find(|(k, _)| k == n))
-            .map(|(_, v)| v.trim().chars().take(80).collect());
-        return Some(Turned::Payment { price });
+        let first = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| headers.iter().find(|(k, _)| k == n))
+                .map(|(_, v)| v.trim().chars().take(80).collect::<String>())
+                .filter(|v| !v.is_empty())
+        };
+        return Some(Turned::Payment {
+            price: first(&["crawler-price", "x-crawler-price"]),
+            error: first(&["crawler-error", "x-crawler-error"]),
+            terms: terms_link(headers),
+        });
     }
     let marker = if header("cf-mitigated").is_some_and(|v| v == "challenge") {
         Some("cf-mitigated: challenge".to_string())
@@ -288,12 +344,28 @@ mod tests {
         assert_eq!(
             t,
             Some(Turned::Payment {
-                price: Some("USD 0.01".into())
+                price: Some("USD 0.01".into()),
+                error: None,
+                terms: None,
             })
         );
         assert_eq!(
             t.unwrap().describe(),
             "payment required (402, price USD 0.01)"
+        );
+        // A refused payment: its error code and the terms link are kept.
+        let t = classify(
+            402,
+            &h(&[
+                ("crawler-price", "USD 0.02"),
+                ("crawler-error", "3"),
+                ("link", "<https://pay.test/terms>; rel=\"terms-of-service\""),
+            ]),
+            b"",
+        );
+        assert_eq!(
+            t.unwrap().describe(),
+            "payment required (402, price USD 0.02, crawler-error 3, terms https://pay.test/terms)"
         );
         assert_eq!(
             classify(402, &[], b"").map(|t| t.class()),

@@ -79,6 +79,30 @@ pub struct HostCounters {
     /// URL families that stopped paying in this run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub families_stopped: Vec<String>,
+    /// What the host reserved: relevant articles whose publisher reserves
+    /// the crawl's use, by each signal that says so (`robots.txt:ai-train=no`,
+    /// `rsl:<url>;prohibits=ai-train;payment=free`, ...).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub ai_reserved: BTreeMap<String, u64>,
+    /// RSL licences the host's relevant articles point to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub licenses: Vec<String>,
+    /// The last `402 Payment Required` the host answered (never paid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payment: Option<PaymentAsked>,
+}
+
+/// What a `402 Payment Required` asked: `crawler-price`, `crawler-error`
+/// and the terms link, each if given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PaymentAsked {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -158,6 +182,19 @@ impl HostCounters {
 
     pub fn withheld(&mut self) {
         self.withheld_ai_use += 1;
+    }
+
+    /// A relevant article's AI-use signals: the reserving ones counted, the
+    /// RSL licences kept.
+    pub fn consent(&mut self, signals: &crate::consent::Signals) {
+        for label in signals.reserving() {
+            *self.ai_reserved.entry(label).or_default() += 1;
+        }
+        for (_, l) in &signals.licenses {
+            if !self.licenses.contains(l) {
+                self.licenses.push(l.clone());
+            }
+        }
     }
 
     /// `n` malformed `Content-Usage` values were ignored.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use answer::Answer;
 pub use event::Event;
-pub use host::{ErrorClass, HostCounters};
+pub use host::{ErrorClass, HostCounters, PaymentAsked};
 pub use kind::{Kind, Scope};
 pub use outcome::{
     DateSource, FailureClass, ParseCap, Rejection, RobotsAccess, RobotsOutcome, StopReason,

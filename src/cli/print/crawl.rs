@@ -10,7 +10,8 @@ use scraper::record::HostCounters;
 
 /// Print the table and write the step summary.
 pub fn show(end: &RunEnd) {
-    let table = markdown(&end.hosts);
+    let mut table = markdown(&end.hosts);
+    table.push_str(&consent_lines(&end.hosts));
     eprintln!("{table}");
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return;
@@ -23,6 +24,44 @@ pub fn show(end: &RunEnd) {
     if let Err(e) = written {
         tracing::warn!(path = %path.to_string_lossy(), error = %e, "cannot write the step summary");
     }
+}
+
+/// Below the table, one line per host that reserved AI use, pointed to an
+/// RSL licence or asked to be paid (never paid): what it said.
+pub fn consent_lines(hosts: &BTreeMap<String, HostCounters>) -> String {
+    let mut out = String::new();
+    for (host, h) in hosts {
+        let mut said = Vec::new();
+        if !h.ai_reserved.is_empty() {
+            let by: Vec<String> = h
+                .ai_reserved
+                .iter()
+                .map(|(l, n)| format!("{l} ({n})"))
+                .collect();
+            said.push(format!("reserved by {}", by.join(", ")));
+        }
+        if !h.licenses.is_empty() {
+            said.push(format!("RSL licence {}", h.licenses.join(", ")));
+        }
+        if let Some(p) = &h.payment {
+            said.push(format!(
+                "{} (not paid)",
+                scraper::net::turned::payment_words(
+                    p.price.as_deref(),
+                    p.error.as_deref(),
+                    p.terms.as_deref()
+                )
+            ));
+        }
+        if !said.is_empty() {
+            out.push_str(&format!("\n{host}: {}", said.join("; ")));
+        }
+    }
+    if !out.is_empty() {
+        out.insert_str(0, "\nconsent:");
+        out.push('\n');
+    }
+    out
 }
 
 /// The step summary's heading and one-line outcome.

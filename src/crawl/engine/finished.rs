@@ -420,7 +420,16 @@ impl Engine {
         self.log_failure(&job.url, answer, t.describe());
         tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
         match t {
-            Turned::Payment { .. } => {
+            Turned::Payment {
+                price,
+                error,
+                terms,
+            } => {
+                self.host(&job.host).payment = Some(crate::record::PaymentAsked {
+                    price,
+                    error,
+                    terms,
+                });
                 // The publisher reserves the page (like an AI-use signal):
                 // not transient, asked again after `retry_failed_after_days`.
                 let seen = Seen {

@@ -24,6 +24,9 @@ impl Engine {
         self.host(&job.host).page(page.is_article, relevant);
         self.host(&job.host)
             .bad_content_usage(meta.signals.malformed);
+        if page.is_article && relevant {
+            self.host(&job.host).consent(&meta.signals);
+        }
         for cause in &page.cuts {
             self.capped(&job.host, &meta.url, *cause);
         }

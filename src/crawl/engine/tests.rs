@@ -136,7 +136,7 @@ fn each_finished_job_is_counted_kept_and_blamed_as_before() {
             Want { errors: r#"{"challenge":1}"#, kept: 1, queued: 0, troubled: None, seen: None, run_errors: 1 }),
         ("seed feed challenged", feed.clone(), ok(403, Body::Turned(challenge)),
             Want { errors: r#"{"challenge":1}"#, kept: 0, queued: 0, troubled: Some("challenge on https://a.test/feed.xml"), seen: None, run_errors: 1 }),
-        ("page 402", page(Origin::Listed), ok(402, Body::Turned(Turned::Payment { price: None })),
+        ("page 402", page(Origin::Listed), ok(402, Body::Turned(Turned::Payment { price: None, error: None, terms: None })),
             Want { errors: r#"{"payment_required":1}"#, kept: 0, queued: 0, troubled: None, seen: Some(Failure::PaymentRequired.flags()), run_errors: 1 }),
         ("parser panicked", page(Origin::Listed), ok(200, Body::Panicked("boom".into())),
             Want { errors: r#"{"panic":1}"#, kept: 0, queued: 0, troubled: None, seen: None, run_errors: 1 }),

@@ -218,6 +218,7 @@ pub fn judge(source: &str, path: &str, runs: &[RunRef<'_>], t: &Health) -> Verdi
         v.notes
             .push(format!("robots.txt changed after run {prev_id}"));
     }
+    consent_notes(last, &mut v);
     v.findings
         .sort_by(|a, b| b.status.cmp(&a.status).then(a.since.cmp(&b.since)));
     v.status = v
@@ -335,6 +336,23 @@ fn count(s: &SourceRun, a: Answer) -> u64 {
     s.answers.get(&a).copied().unwrap_or(0)
 }
 
+/// What the last run saw the publisher reserve (consent is the publisher's
+/// to give: noted, never a problem), and the RSL licences it points to.
+fn consent_notes(last: &SourceRun, v: &mut Verdict) {
+    if !last.ai_reserved.is_empty() {
+        let by: Vec<String> = last
+            .ai_reserved
+            .iter()
+            .map(|(label, n)| format!("{label} ({n} articles)"))
+            .collect();
+        v.notes.push(format!("reserves AI use: {}", by.join(", ")));
+    }
+    if !last.licenses.is_empty() {
+        v.notes
+            .push(format!("RSL licence: {}", last.licenses.join(", ")));
+    }
+}
+
 /// Bot challenges and `402 Payment Required`, each on every request, every
 /// article (no page but seeds and listings got through), or some. Returns
 /// whether one fired on every request or article (the failing rules then say nothing more).
@@ -355,10 +373,16 @@ fn turned_rules(touched: &[(&str, &SourceRun)], t: &Health, v: &mut Verdict) -> 
         let some = |s: &SourceRun| count(s, answer) > 0;
         let what = match problem {
             Problem::BotChallenge => "bot challenge".to_string(),
-            _ => match touched.iter().rev().find_map(|(_, s)| s.price.as_deref()) {
-                Some(p) => format!("payment required (402, price {p})"),
-                None => "payment required (402)".to_string(),
-            },
+            _ => {
+                let last_of = |f: fn(&SourceRun) -> Option<&str>| {
+                    touched.iter().rev().find_map(|(_, s)| f(s))
+                };
+                crate::net::turned::payment_words(
+                    last_of(|s| s.price.as_deref()),
+                    last_of(|s| s.payment_error.as_deref()),
+                    last_of(|s| s.payment_terms.as_deref()),
+                )
+            }
         };
         let n_last = count(last, answer);
         if let Some((since, n)) = streak(touched, answered, every) {

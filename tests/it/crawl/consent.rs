@@ -1,8 +1,14 @@
 //! Publisher consent end to end: the real binary against a fixture web where
-//! one host says `ai-train=no` in robots.txt, one sends `X-Robots-Tag: noai`,
-//! one publishes a TDMRep reservation, one sends the IETF `Content-Usage:
-//! train-ai=n` header and one scopes a `Content-Usage` robots.txt rule to its
-//! article paths, next to a host that says nothing.
+//! each host uses one signal, as today's documents write it. Reserving AI
+//! training: `ai-train=no` in robots.txt, `X-Robots-Tag: noai`, a TDMRep
+//! reservation, the IETF `Content-Usage: train-ai=n` header, a
+//! `Content-Usage` robots.txt rule scoped to article paths, the
+//! `Content-Signal` response header, and RSL licences found through
+//! robots.txt `License:`, a `Link` header (paid terms) and `<link
+//! rel="license">`. Allowing it (nothing withheld): an old aipref label
+//! (`bots=n`), a `Content-Usage` line outside any group, a Content-Signal
+//! header that allows training, and a free RSL licence. A host that answers
+//! articles with `402` and a host that says nothing complete the web.
 
 use std::collections::HashMap;
 
@@ -11,16 +17,50 @@ use crate::support::fixture::{
 };
 use crate::support::web::{Reply, Req, Web};
 
-const SOURCES: &str = "  - {host: signal.test, seeds: [http://signal.test/]}\n  - {host: tagged.test, seeds: [http://tagged.test/]}\n  - {host: tdm.test, seeds: [http://tdm.test/]}\n  - {host: usage.test, seeds: [http://usage.test/]}\n  - {host: rules.test, seeds: [http://rules.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}";
+const SOURCES: &str = "  - {host: signal.test, seeds: [http://signal.test/]}\n  - {host: tagged.test, seeds: [http://tagged.test/]}\n  - {host: tdm.test, seeds: [http://tdm.test/]}\n  - {host: usage.test, seeds: [http://usage.test/]}\n  - {host: rules.test, seeds: [http://rules.test/]}\n  - {host: cshead.test, seeds: [http://cshead.test/]}\n  - {host: rsl.test, seeds: [http://rsl.test/]}\n  - {host: paid.test, seeds: [http://paid.test/]}\n  - {host: rslpage.test, seeds: [http://rslpage.test/]}\n  - {host: bots.test, seeds: [http://bots.test/]}\n  - {host: loose.test, seeds: [http://loose.test/]}\n  - {host: open.test, seeds: [http://open.test/]}\n  - {host: free.test, seeds: [http://free.test/]}\n  - {host: pay.test, seeds: [http://pay.test/]}\n  - {host: lab.test, path: /blog, seeds: [http://lab.test/blog/]}";
 
 /// The hosts that reserve AI training, with the signal each record must carry.
-const RESERVING: [(&str, &str); 5] = [
+const RESERVING: [(&str, &str); 9] = [
     ("signal.test", "robots.txt:ai-train=no"),
     ("tagged.test", "x-robots-tag:noai"),
     ("tdm.test", "tdmrep.json:1"),
     ("usage.test", "content-usage:train-ai=n"),
     ("rules.test", "robots.txt:content-usage:train-ai=n,search=y"),
+    ("cshead.test", "content-signal:ai-train=no"),
+    (
+        "rsl.test",
+        "rsl:http://rsl.test/license.xml;permits=search,ai-input;prohibits=ai-train;payment=free",
+    ),
+    (
+        "paid.test",
+        "rsl:http://paid.test/rsl.xml;permits=all;payment=purchase",
+    ),
+    (
+        "rslpage.test",
+        "rsl:http://rslpage.test/terms/license.xml;prohibits=ai-all;payment=free",
+    ),
 ];
+
+/// Hosts whose signals allow AI training, with the signal each record
+/// carries (`None`: no signal recorded): every article stored.
+const ALLOWING: [(&str, Option<&str>); 4] = [
+    // draft-ietf-aipref-vocab-08 has no `bots` label: recorded, not acted on.
+    ("bots.test", Some("robots.txt:content-usage:bots=n")),
+    // A Content-Usage line outside any group states nothing (attach-05).
+    ("loose.test", None),
+    ("open.test", Some("content-signal:ai-train=yes")),
+    (
+        "free.test",
+        Some("rsl:http://free.test/license.xml;permits=search,ai-train;payment=free"),
+    ),
+];
+
+/// An RSL document: `<content url="/">` with one licence.
+fn rsl_doc(license: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rsl xmlns=\"https://rslstandard.org/rsl\">\n  <content url=\"/\">\n    <license>\n{license}\n    </license>\n  </content>\n</rsl>\n"
+    )
+}
 
 /// rules.test's robots.txt: AI training allowed on the site, reserved under
 /// `/2024/` (every article), and a malformed line that is counted and ignored.
@@ -35,10 +75,42 @@ const LINKED_ONLY: usize = 9;
 fn consent_web() -> Web {
     news_web_with(|r: &Req| {
         let host = r.host.as_str();
-        if !RESERVING.iter().any(|(h, _)| *h == host) {
+        let known = RESERVING.iter().any(|(h, _)| *h == host)
+            || ALLOWING.iter().any(|(h, _)| *h == host)
+            || host == "pay.test";
+        if !known {
             return None;
         }
+        let rsl = |license: &str| Reply::bytes("application/rsl+xml", rsl_doc(license));
         let reply = match r.path.as_str() {
+            "/robots.txt" if host == "rsl.test" => {
+                Reply::text("User-agent: *\nAllow: /\n\nLicense: http://rsl.test/license.xml\n")
+            }
+            "/robots.txt" if host == "free.test" => {
+                Reply::text("User-agent: *\nAllow: /\nLicense: /license.xml\n")
+            }
+            "/robots.txt" if host == "bots.test" => {
+                Reply::text("User-agent: *\nAllow: /\nContent-Usage: bots=n\n")
+            }
+            "/robots.txt" if host == "loose.test" => {
+                Reply::text("Content-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\n")
+            }
+            "/license.xml" if host == "rsl.test" => rsl(
+                "<permits type=\"usage\">search ai-input</permits><prohibits type=\"usage\">ai-train</prohibits><payment type=\"free\"/>",
+            ),
+            "/license.xml" if host == "free.test" => {
+                rsl("<permits type=\"usage\">search ai-train</permits><payment type=\"free\"/>")
+            }
+            "/rsl.xml" if host == "paid.test" => rsl(
+                "<permits type=\"usage\">all</permits><payment type=\"purchase\"><amount currency=\"USD\">25</amount></payment>",
+            ),
+            "/terms/license.xml" if host == "rslpage.test" => {
+                rsl("<prohibits type=\"usage\">ai-all</prohibits>")
+            }
+            p if host == "pay.test" && p.contains("/story-") => Reply::status(402)
+                .header("crawler-price", "USD 0.01")
+                .header("crawler-error", "2")
+                .header("Link", "<http://pay.test/terms>; rel=\"terms-of-service\""),
             "/robots.txt" if host == "signal.test" => Reply::text(
                 "User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n\n\
                  User-agent: otherbot\nContent-Signal: ai-train=yes\n",
@@ -60,6 +132,12 @@ fn consent_web() -> Web {
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(0);
                 let mut html = article_html(host, n, &day(n));
+                if host == "rslpage.test" {
+                    html = html.replace(
+                        "</head>",
+                        "<link rel=\"license\" type=\"application/rsl+xml\" href=\"/terms/license.xml\"></head>",
+                    );
+                }
                 if n == 0 {
                     let link = format!(
                         "<p><a href=\"{}\">More</a></p></article>",
@@ -76,6 +154,12 @@ fn consent_web() -> Web {
             // The home page's value is malformed (upper case): counted, ignored.
             "usage.test" if r.path == "/" => reply.header("Content-Usage", "Train-AI=n"),
             "usage.test" => reply.header("Content-Usage", "train-ai=n"),
+            "cshead.test" => reply.header("Content-Signal", "search=yes, ai-train=no"),
+            "open.test" => reply.header("Content-Signal", "search=yes, ai-train=yes, use=full"),
+            "paid.test" if r.path.contains("/story-") => reply.header(
+                "Link",
+                "<http://paid.test/rsl.xml>; rel=\"license\"; type=\"application/rsl+xml\"",
+            ),
             _ => reply,
         })
     })
@@ -210,6 +294,120 @@ fn respect_withholds_reserved_pages_and_says_why() {
     assert_eq!(
         lines.iter().filter(|l| l["kind"] == "withheld").count(),
         RESERVING.len() * (LISTED + 1)
+    );
+    allowed_are_stored(&ws, &web, &records, &s);
+    health_says_what_each_host_reserved(&ws, &s, &stderr);
+}
+
+/// Nothing is withheld that the signals allow; what they said is recorded.
+fn allowed_are_stored(
+    ws: &Workspace,
+    web: &Web,
+    records: &[serde_json::Value],
+    s: &serde_json::Value,
+) {
+    let domains = by_domain(records);
+    for (host, label) in ALLOWING {
+        let got = domains.get(host).map_or(&[][..], |v| v.as_slice());
+        assert_eq!(
+            got.len(),
+            LISTED + 1,
+            "{host}: every article stored: {}",
+            s["hosts"][host]
+        );
+        assert_eq!(
+            s["hosts"][host]["withheld_ai_use"].as_u64(),
+            Some(0),
+            "{host}"
+        );
+        for r in got {
+            assert_eq!(r["ai_reserved"], false, "{r}");
+            match label {
+                Some(l) => assert!(
+                    r["ai_signals"].as_array().unwrap().iter().any(|x| x == l),
+                    "{host}: {}",
+                    r["ai_signals"]
+                ),
+                None => assert!(r.get("ai_signals").is_none(), "{r}"),
+            }
+        }
+    }
+    // Each licence read once, however many pages point to it.
+    for (host, path) in [
+        ("rsl.test", "/license.xml"),
+        ("free.test", "/license.xml"),
+        ("paid.test", "/rsl.xml"),
+        ("rslpage.test", "/terms/license.xml"),
+    ] {
+        assert_eq!(web.count(host, path), 1, "{host}{path}");
+    }
+    // The 402 host: nothing stored, nothing paid for.
+    assert!(!domains.contains_key("pay.test"));
+    assert_eq!(
+        s["hosts"]["pay.test"]["payment"],
+        serde_json::json!({"price": "USD 0.01", "error": "2", "terms": "http://pay.test/terms"})
+    );
+    let _ = ws;
+}
+
+/// `last_run.json`, the end-of-run lines and `scraper health` say what each host reserved.
+fn health_says_what_each_host_reserved(ws: &Workspace, s: &serde_json::Value, stderr: &str) {
+    for (host, label) in RESERVING {
+        let by = s["hosts"][host]["ai_reserved"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{host}: {}", s["hosts"][host]));
+        assert!(by.keys().any(|k| k.starts_with(label)), "{host}: {by:?}");
+        assert!(
+            stderr.contains(&format!("{host}: reserved by {label}")),
+            "{host}:\n{stderr}"
+        );
+    }
+    assert_eq!(
+        s["hosts"]["rsl.test"]["licenses"],
+        serde_json::json!(["http://rsl.test/license.xml"])
+    );
+    assert_eq!(
+        s["hosts"]["free.test"]["licenses"],
+        serde_json::json!(["http://free.test/license.xml"])
+    );
+    for (host, _) in ALLOWING {
+        assert!(
+            s["hosts"][host].get("ai_reserved").is_none(),
+            "{host}: {}",
+            s["hosts"][host]
+        );
+    }
+    assert!(
+        stderr.contains("pay.test: payment required (402, price USD 0.01, crawler-error 2, terms http://pay.test/terms) (not paid)"),
+        "{stderr}"
+    );
+    let out = ws.command(&["health", "--data", "data"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        crate::support::fixture::stderr(&out)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "payment required (402, price USD 0.01, crawler-error 2, terms http://pay.test/terms)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: reserves AI use: rsl:http://rsl.test/license.xml;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: RSL licence: http://free.test/license.xml"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "note: reserves AI use: content-signal:ai-train=no ({} articles)",
+            LISTED + 1
+        )),
+        "{text}"
     );
 }
 

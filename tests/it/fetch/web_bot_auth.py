@@ -4,7 +4,9 @@
 # library (RFC 9421), none of which shares code with the crawler.
 #
 #   gen KEYFILE                  write a new Ed25519 key (PEM PKCS#8 v1); print {"x", "thumbprint"}
-#   verify REQUESTS.json AGENT   verify every request; print {"verified", "nonces", "created"}
+#   verify REQUESTS.json AGENT X [FORM]
+#                                verify every request, FORM `dictionary` (default) or
+#                                `string`; print {"verified", "nonces", "created"}
 import base64
 import datetime
 import hashlib
@@ -64,7 +66,11 @@ class Keys(HTTPSignatureKeyResolver):
         return self.key if key_id == self.keyid else None
 
 
-def verify(requests_file, agent, x):
+def verify(requests_file, agent, x, form="dictionary"):
+    if form == "string":
+        agent_component, agent_value = '"signature-agent"', f'"{agent}"'
+    else:
+        agent_component, agent_value = '"signature-agent";key="sig1"', f'sig1="{agent}"'
     with open(requests_file) as f:
         requests = json.load(f)
     verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519, key_resolver=Keys(x))
@@ -76,14 +82,14 @@ def verify(requests_file, agent, x):
                 msg,
                 max_age=datetime.timedelta(minutes=5),
                 expect_tag="web-bot-auth",
-                require_components=["@authority", '"signature-agent";key="sig1"'],
+                require_components=["@authority", agent_component],
             )
         except Exception as e:  # noqa: BLE001 - every failure is reported
             failures.append(f"{r['method']} {r['url']}: {e!r}")
             continue
         params = results[0].parameters
         sa = [v for k, v in r["headers"] if k.lower() == "signature-agent"]
-        if sa != [f'sig1="{agent}"']:
+        if sa != [agent_value]:
             failures.append(f"{r['url']}: Signature-Agent {sa}")
         if params.get("alg") != "ed25519" or params["expires"] <= params["created"]:
             failures.append(f"{r['url']}: parameters {params}")
@@ -99,4 +105,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
     else:
-        verify(sys.argv[2], sys.argv[3], sys.argv[4])
+        verify(*sys.argv[2:])

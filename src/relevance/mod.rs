@@ -32,6 +32,7 @@
 mod evidence;
 mod keywords;
 mod matcher;
+mod model;
 pub mod prose;
 mod score;
 
@@ -42,6 +43,7 @@ use serde::Serialize;
 
 pub use evidence::Evidence;
 pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
+pub use model::{Effect, FEATURES, Model};
 use matcher::Matcher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's
@@ -62,6 +64,8 @@ pub struct Rule {
 pub(crate) struct Vocab {
     strong: Matcher,
     broad: Matcher,
+    /// `related`: topic-neighbourhood words, looked for in the title.
+    related: Matcher,
     /// For each strong term (in `strong`'s order), its `ambiguous` group.
     ambiguous_group: Vec<Option<usize>>,
     /// For each `ambiguous` group, its context words.
@@ -69,7 +73,12 @@ pub(crate) struct Vocab {
 }
 
 impl Vocab {
-    fn new(targets: &[String], strong_targets: &[String], ambiguous: &[Ambiguous]) -> Vocab {
+    fn new(
+        targets: &[String],
+        strong_targets: &[String],
+        related: &[String],
+        ambiguous: &[Ambiguous],
+    ) -> Vocab {
         let strong = Matcher::new(strong_targets);
         let ambiguous_group = strong
             .terms()
@@ -79,6 +88,7 @@ impl Vocab {
         let context = ambiguous.iter().map(|a| Matcher::new(&a.context)).collect();
         Vocab {
             broad: Matcher::new(targets),
+            related: Matcher::new(related),
             strong,
             ambiguous_group,
             context,
@@ -119,11 +129,16 @@ pub struct Relevance {
     pub density: f64,
     /// The two-tier gate passed.
     pub gate: bool,
+    /// Fewer prose words than `min_article_words`: score 0.
+    pub thin: bool,
     /// `relevance_score`, in [0, 1], rounded to 3 decimals.
     pub score: f64,
     /// The score a relevant page needs (`min_relevance_score`).
     pub min_score: f64,
     pub evidence: Evidence,
+    /// The model's features: value, weight and effect on the score (weights
+    /// 0 without a `keywords.model`). `scripts/relevance-fit.py` reads them.
+    pub features: Vec<Effect>,
     pub relevant: bool,
     /// The verdict in one line.
     pub reason: String,
@@ -190,7 +205,9 @@ impl Rule {
             let v = &k.languages.iter().nth(i)?.1;
             let (code, cell) = &self.languages[i];
             let vocab =
-                cell.get_or_init(|| Vocab::new(&v.targets, &v.strong_targets, &v.ambiguous));
+                cell.get_or_init(|| {
+                    Vocab::new(&v.targets, &v.strong_targets, &v.related, &v.ambiguous)
+                });
             Some((code.as_str(), vocab))
         });
         match listed {
@@ -210,7 +227,7 @@ impl Rule {
     fn english(&self) -> &Vocab {
         let k = &self.keywords;
         self.fallback
-            .get_or_init(|| Vocab::new(&k.targets, &k.strong_targets, &k.ambiguous))
+            .get_or_init(|| Vocab::new(&k.targets, &k.strong_targets, &k.related, &k.ambiguous))
     }
 
     /// [`Judge::is_relevant`] with the English lists.
@@ -246,11 +263,7 @@ impl Judge<'_> {
         let k = self.keywords;
         let broad = self.vocab.broad.total(title) + self.vocab.broad.total(text);
         let strong = self.vocab.strong.total(title) + self.vocab.strong.total(text);
-        (
-            broad >= k.min_target_mentions && strong >= k.min_strong_mentions,
-            broad,
-            strong,
-        )
+        (gate_passes(k, broad, strong), broad, strong)
     }
 
     /// Just the verdict of [`Rule::evaluate`], computed without per-term
@@ -271,8 +284,7 @@ impl Judge<'_> {
     /// The `relevance_score` alone, rounded to 3 decimals.
     pub fn score(&self, title: &str, text: &str) -> f64 {
         let ev = evidence::gather(self.vocab, title, text);
-        let k = self.keywords;
-        round3(score::parts(&ev, &k.score, k.min_article_words).value(&k.score))
+        round3(score::value(&ev, self.keywords))
     }
 
     /// Evaluate the rule on a title and a text whose paragraphs are separated by `\n`.
@@ -292,11 +304,11 @@ impl Judge<'_> {
         } else {
             f64::from(body_strong) * 1000.0 / words as f64
         };
-        let gate =
-            broad_mentions >= k.min_target_mentions && strong_mentions >= k.min_strong_mentions;
+        let gate = gate_passes(k, broad_mentions, strong_mentions);
         let evidence = evidence::gather(self.vocab, title, text);
         let parts = score::parts(&evidence, &k.score, k.min_article_words);
-        let score = round3(parts.value(&k.score));
+        let score = round3(score::value(&evidence, k));
+        let features = score::effects(&evidence, k);
         let relevant = gate && score >= k.min_relevance_score;
         let vocabulary = self.listed.unwrap_or("en").to_string();
         let mut reasons = vec![match self.listed {
@@ -304,13 +316,18 @@ impl Judge<'_> {
             None => "vocabulary: the top-level (English) lists".to_string(),
         }];
         reasons.push(format!(
-            "gate {}: {broad_mentions} broad mention(s) (>= {} needed), {strong_mentions} strong \
-             (>= {} needed)",
+            "gate {}: {broad_mentions} broad mention(s) (>= {} needed; strong ones count too), \
+             {strong_mentions} strong (>= {} needed)",
             if gate { "passed" } else { "failed" },
             k.min_target_mentions,
             k.min_strong_mentions
         ));
-        reasons.extend(score::reasons(&evidence, &parts, k.min_article_words));
+        match &k.model {
+            Some(m) if !parts.thin => {
+                reasons.extend(score::model_reasons(&evidence, m, &features));
+            }
+            _ => reasons.extend(score::reasons(&evidence, &parts, k.min_article_words)),
+        }
         let reason = if !gate {
             format!(
                 "not relevant: the two-tier gate needs {} broad and {} strong mention(s), found \
@@ -339,9 +356,11 @@ impl Judge<'_> {
             strong_in_title_or_lede,
             density,
             gate,
+            thin: parts.thin,
             score,
             min_score: k.min_relevance_score,
             evidence,
+            features,
             relevant,
             reason,
             reasons,
@@ -381,6 +400,13 @@ impl Judge<'_> {
         }
         1.0 - 0.5_f64.powf(weight)
     }
+}
+
+/// The two-tier gate: enough topic mentions (a strong mention is a broad one
+/// too, so a story naming ChatGPT throughout is not short of broad words) and
+/// enough strong ones.
+fn gate_passes(k: &Keywords, broad: u32, strong: u32) -> bool {
+    broad.max(strong) >= k.min_target_mentions && strong >= k.min_strong_mentions
 }
 
 fn round3(x: f64) -> f64 {

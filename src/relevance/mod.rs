@@ -34,6 +34,7 @@ mod keywords;
 mod matcher;
 mod model;
 pub mod prose;
+mod publisher;
 mod score;
 
 use std::collections::HashMap;
@@ -44,6 +45,7 @@ use serde::Serialize;
 pub use evidence::Evidence;
 pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
 pub use model::{Effect, FEATURES, Model};
+pub use publisher::Publisher;
 use matcher::Matcher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's
@@ -144,6 +146,10 @@ pub struct Relevance {
     pub reason: String,
     /// How the score was reached, one part a line.
     pub reasons: Vec<String>,
+    /// The publisher's own section and keywords and the URL's section, when
+    /// the page was at hand (`extract`, `check-url`): shown, not scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<Publisher>,
 }
 
 /// Words in a text: runs of letters or digits, where every two characters of
@@ -364,6 +370,7 @@ impl Judge<'_> {
             relevant,
             reason,
             reasons,
+            publisher: None,
         }
     }
 
@@ -414,6 +421,34 @@ fn round3(x: f64) -> f64 {
 }
 
 impl Relevance {
+    /// The verdict with the publisher's labels beside it (and a reason line
+    /// saying which name the topic); the verdict and score do not change.
+    pub fn with_publisher(mut self, p: Publisher) -> Relevance {
+        let mut found = Vec::new();
+        if let Some(s) = &p.section {
+            found.push(format!("section {s:?}"));
+        }
+        if !p.keywords.is_empty() {
+            found.push(format!("{} keyword(s)", p.keywords.len()));
+        }
+        if let Some(s) = &p.url_section {
+            found.push(format!("URL section {s}"));
+        }
+        if !found.is_empty() {
+            let on = if p.on_topic.is_empty() {
+                "none names the topic".to_string()
+            } else {
+                format!("naming the topic: {}", p.on_topic.join(", "))
+            };
+            self.reasons.push(format!(
+                "publisher labels (shown, not scored: a record stores title and text only): {}; {on}",
+                found.join(", ")
+            ));
+        }
+        self.publisher = Some(p);
+        self
+    }
+
     /// Broad terms found, most frequent first: the record's `keywords`.
     pub fn keywords(&self) -> Vec<String> {
         self.broad_terms.iter().map(|t| t.term.clone()).collect()

@@ -10,13 +10,22 @@
 //! 1. **the two-tier gate**: at least `min_target_mentions` broad mentions and
 //!    at least `min_strong_mentions` strong mentions in title and text, and
 //! 2. **the score**: a `relevance_score` in [0, 1] of at least
-//!    `min_relevance_score`. The score ([`score`]) weighs strong mentions in
-//!    the story's own prose (not in menus or headline lists, see [`prose`];
-//!    not the same words repeated; an ambiguous term such as `AI` only with a
-//!    context word in its paragraph, see [`evidence`]), how many of the story's
-//!    paragraphs mention the topic, whether the title or lede does, and how
-//!    many distinct strong terms appear. A page with fewer than
-//!    `min_article_words` prose words is thin and scores 0.
+//!    `min_relevance_score`. The score is a logistic model ([`model`], weights
+//!    in `keywords.model`, fitted on labelled articles by
+//!    `scripts/relevance-fit.py`) over the [`evidence`]: strong mentions in the
+//!    story's own prose (not in menus or headline lists, see [`prose`]; not the
+//!    same words repeated; an ambiguous term such as `AI` only with a context
+//!    word in its paragraph), how many of the story's paragraphs mention the
+//!    topic and how many of its first three, whether the title or lede does,
+//!    whether the title names a broad or a `related` term, how many distinct
+//!    strong terms appear, and the length. Without a model it is the weighted
+//!    mean of [`score`]'s parts. A page with fewer than `min_article_words`
+//!    prose words is thin and scores 0. The reasons list each feature's effect,
+//!    largest first.
+//!
+//! The publisher's own labels (section, keywords, URL section; see
+//! [`publisher`]) are shown beside the verdict when the page is at hand, and
+//! are not part of it: a record stores title and text only.
 //!
 //! Matching rules for a term (which may be a phrase):
 //! * words match whole words only (`AI` is not the letters in `said`);
@@ -44,9 +53,9 @@ use serde::Serialize;
 
 pub use evidence::Evidence;
 pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
+use matcher::Matcher;
 pub use model::{Effect, FEATURES, Model};
 pub use publisher::Publisher;
-use matcher::Matcher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's
 /// vocabulary is compiled the first time a page in that language is judged
@@ -210,10 +219,9 @@ impl Rule {
                 .ok()?;
             let v = &k.languages.iter().nth(i)?.1;
             let (code, cell) = &self.languages[i];
-            let vocab =
-                cell.get_or_init(|| {
-                    Vocab::new(&v.targets, &v.strong_targets, &v.related, &v.ambiguous)
-                });
+            let vocab = cell.get_or_init(|| {
+                Vocab::new(&v.targets, &v.strong_targets, &v.related, &v.ambiguous)
+            });
             Some((code.as_str(), vocab))
         });
         match listed {
@@ -332,7 +340,13 @@ impl Judge<'_> {
             Some(m) if !parts.thin => {
                 reasons.extend(score::model_reasons(&evidence, m, &features));
             }
-            _ => reasons.extend(score::reasons(&evidence, &parts, k.min_article_words)),
+            // A thin page: the one line that says so.
+            Some(_) => reasons.extend(
+                score::reasons(&evidence, &parts, k.min_article_words)
+                    .into_iter()
+                    .take(1),
+            ),
+            None => reasons.extend(score::reasons(&evidence, &parts, k.min_article_words)),
         }
         let reason = if !gate {
             format!(

@@ -87,7 +87,10 @@ impl Model {
 
     /// The log-odds of the features.
     pub fn logit(&self, x: &[f64; FEATURES.len()]) -> f64 {
-        self.bias + (0..FEATURES.len()).map(|i| self.weight(i) * x[i]).sum::<f64>()
+        self.bias
+            + (0..FEATURES.len())
+                .map(|i| self.weight(i) * x[i])
+                .sum::<f64>()
     }
 
     /// Each feature's value, weight and effect.

@@ -49,13 +49,21 @@ pub(super) fn effects(ev: &Evidence, k: &Keywords) -> Vec<Effect> {
 pub(super) fn model_reasons(ev: &Evidence, m: &Model, effects: &[Effect]) -> Vec<String> {
     let mut moved: Vec<&Effect> = effects.iter().filter(|e| e.effect != 0.0).collect();
     moved.sort_by(|a, b| b.effect.abs().total_cmp(&a.effect.abs()));
-    let mut out = vec![format!(
-        "{:+.2} to start: a page with no evidence (keywords.model.bias)",
-        m.bias
-    )];
+    let z = m.bias + effects.iter().map(|e| e.effect).sum::<f64>();
+    let mut out = vec![
+        format!(
+            "log-odds {z:+.2}, the sum of the lines below: score 1 / (1 + e^{:+.2}) = {:.2}",
+            -z,
+            model::sigmoid(z)
+        ),
+        format!(
+            "{:+.2} to start: a page with no evidence (keywords.model.bias)",
+            m.bias
+        ),
+    ];
     out.extend(moved.iter().map(|e| {
         format!(
-            "{:+.2} {}: {} (keywords.model.weights.{})",
+            "{:+.2} {}: {}; weight keywords.model.weights.{}",
             e.effect,
             if e.effect > 0.0 {
                 "toward relevant"

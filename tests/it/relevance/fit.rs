@@ -64,7 +64,9 @@ fn a_refit_writes_a_block_that_loads_and_a_changed_weight_fails_the_check() {
     let config = dir.path().join("config.yml");
     let shipped = std::fs::read_to_string(root().join("config.yml")).expect("config");
     // Empty the block, as a user starting on a new topic would have it.
-    let begin = shipped.find("# relevance-fit: begin").expect("begin marker");
+    let begin = shipped
+        .find("# relevance-fit: begin")
+        .expect("begin marker");
     let end = shipped.find("  # relevance-fit: end").expect("end marker");
     let emptied = format!("{}\n{}", &shipped[..begin + 22], &shipped[end..]);
     std::fs::write(&config, &emptied).expect("write");
@@ -154,7 +156,11 @@ fn the_features_table_is_what_the_rule_computes_on_the_labelled_articles() {
 
 #[test]
 fn the_reasons_rank_the_evidence_by_its_effect() {
-    let rule = Rule::new(&Config::load(&root().join("config.yml")).expect("config").keywords);
+    let rule = Rule::new(
+        &Config::load(&root().join("config.yml"))
+            .expect("config")
+            .keywords,
+    );
     let text = [
         "OpenAI on Tuesday released a new large language model that it says reasons better.",
         "The company said the change would roll out over the coming weeks, starting with \

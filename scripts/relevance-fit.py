@@ -245,6 +245,7 @@ def main():
     ap.add_argument("--features", help="a features table saved by --save-features, instead of --labels")
     ap.add_argument("--save-features", help="write the features table here")
     ap.add_argument("--config", default="config.yml")
+    ap.add_argument("--name", help="what the config's note calls the labelled set (default: the file's name)")
     ap.add_argument("--l2", type=float, default=None,
                     help=f"L2 penalty on the weights (default: chosen from {L2_GRID})")
     ap.add_argument("--folds", type=int, default=5)
@@ -262,6 +263,7 @@ def main():
         source = os.path.basename(a.labels)
     else:
         sys.exit("give --labels FILE --bin BINARY, or --features FILE")
+    source = a.name or source
     if a.save_features:
         with open(a.save_features, "w", encoding="utf-8") as fh:
             for r in rows:
@@ -274,8 +276,10 @@ def main():
     model = fit(past, names, l2)
     p, r, f1 = scores([(predict(model, x, threshold), x["about"]) for x in rows])
     about = sum(1 for x in rows if x["about"])
-    note = [f"Written by scripts/relevance-fit.py from {source}: {len(rows)} labelled pages",
-            f"({about} about the topic, {len(past)} past the gate). Chosen by {a.folds}-fold cross-validation:",
+    note = ["Written by scripts/relevance-fit.py. Labelled set:",
+            f"  {source}",
+            f"{len(rows)} pages ({about} about the topic, {len(past)} past the gate). "
+            f"Chosen by {a.folds}-fold cross-validation:",
             f"L2 {l2:g}, min_relevance_score {threshold} (the probability a relevant page needs);",
             f"cross-validated precision {cp:.3f} recall {cr:.3f} F1 {cf1:.3f}."]
     bias, weights = rounded(model)

@@ -192,9 +192,10 @@ pub fn extract(
     let is_article = article_signal.is_some()
         && prose_ratio >= rule.keywords.min_prose_ratio
         && !text.is_empty();
-    let relevance = rule
-        .judge(lang.as_deref())
-        .evaluate(title.as_deref().unwrap_or(""), &text);
+    let judge = rule.judge(lang.as_deref());
+    let relevance = judge
+        .evaluate(title.as_deref().unwrap_or(""), &text)
+        .with_publisher(judge.publisher(&m.metas, &m.jsonld, page_url.as_deref()));
     let keywords = relevance.keywords();
     Page {
         title,

@@ -34,6 +34,15 @@ pub struct Evidence {
     pub title_mentions: u32,
     /// Counted strong mentions in the lede (the first paragraph that is mostly prose).
     pub lede_mentions: u32,
+    /// Of the story's first [`EARLY_PARAGRAPHS`] paragraphs, the ones with a counted mention.
+    pub early_paragraphs_with_mentions: u32,
+    /// Ambiguous strong mentions in the title that did not count (no context
+    /// word in the title, the group unconfirmed in the text).
+    pub title_unconfirmed_mentions: u32,
+    /// Broad (`targets`) mentions in the title.
+    pub title_broad_mentions: u32,
+    /// `related` mentions in the title.
+    pub title_related_mentions: u32,
 }
 
 impl Evidence {
@@ -47,6 +56,9 @@ impl Evidence {
 
 /// Fewest paragraphs the spread divides by.
 pub const MIN_PARAGRAPHS: u32 = 3;
+
+/// The story's first paragraphs, where a story about the topic says so.
+pub const EARLY_PARAGRAPHS: u32 = 3;
 
 /// Bytes of context on each side that make a mention's "surrounding words".
 const CONTEXT_BYTES: usize = 16;
@@ -168,6 +180,9 @@ pub(super) fn gather(rule: &Vocab, title: &str, text: &str) -> Evidence {
         if p.prose_words >= PARAGRAPH_WORDS {
             ev.paragraphs += 1;
             ev.paragraphs_with_mentions += u32::from(counted > 0);
+            if ev.paragraphs <= EARLY_PARAGRAPHS {
+                ev.early_paragraphs_with_mentions += u32::from(counted > 0);
+            }
             if !lede_found && p.prose_words * 2 >= p.all_words {
                 lede_found = true;
                 ev.lede_mentions = counted;
@@ -185,7 +200,10 @@ pub(super) fn gather(rule: &Vocab, title: &str, text: &str) -> Evidence {
             Some(g) => title_plain || confirmed(g) || rule.context[g].any(title),
         };
         ev.title_mentions += u32::from(counted);
+        ev.title_unconfirmed_mentions += u32::from(!counted);
     });
+    ev.title_broad_mentions = rule.broad.total(title);
+    ev.title_related_mentions = rule.related.total(title);
     ev
 }
 

@@ -14,6 +14,10 @@ pub struct Keywords {
     pub targets: Vec<String>,
     /// Terms only an AI story uses.
     pub strong_targets: Vec<String>,
+    /// Words of the topic's neighbourhood (robots, automation, algorithms)
+    /// that every tech story uses in its body but that, in a title, say the
+    /// story is about the topic's field: the model's `title_related` feature.
+    pub related: Vec<String>,
     /// Broad mentions a page needs (in title + text).
     pub min_target_mentions: u32,
     /// Strong mentions a page needs (in title + text): the gate's second tier.
@@ -32,8 +36,13 @@ pub struct Keywords {
     pub min_relevance_score: f64,
     /// Prose words a page needs; fewer make it a thin page (score 0).
     pub min_article_words: u32,
-    /// How the score's parts are weighed.
+    /// How the score's parts are weighed (without a `model`), and the length
+    /// the mentions are scaled to (`per_words`, with one too).
     pub score: ScoreWeights,
+    /// The fitted logistic model (`scripts/relevance-fit.py` writes it): when
+    /// present the score is its probability, otherwise the weighted mean of
+    /// `score`'s parts.
+    pub model: Option<super::model::Model>,
     /// Vocabularies of other languages, by ISO 639-1 code: a page whose `lang`
     /// is listed is judged with that language's `targets`, `strong_targets`
     /// and `ambiguous` instead of the lists above, which are English's and the
@@ -49,6 +58,7 @@ pub struct Keywords {
 pub struct Vocabulary {
     pub targets: Vec<String>,
     pub strong_targets: Vec<String>,
+    pub related: Vec<String>,
     pub ambiguous: Vec<Ambiguous>,
 }
 
@@ -159,6 +169,9 @@ impl Keywords {
                 "keywords.score: full_mentions, full_terms and full_spread must be above 0".into(),
             );
         }
+        if let Some(m) = &self.model {
+            m.validate()?;
+        }
         check_ambiguous("keywords", &self.strong_targets, &self.ambiguous)?;
         for (code, v) in &self.languages {
             check_ambiguous(
@@ -195,6 +208,7 @@ impl Default for Keywords {
         Keywords {
             targets: Vec::new(),
             strong_targets: Vec::new(),
+            related: Vec::new(),
             min_target_mentions: 3,
             min_strong_mentions: 2,
             min_strong_density: 8.0,
@@ -204,6 +218,7 @@ impl Default for Keywords {
             min_relevance_score: 0.5,
             min_article_words: 120,
             score: ScoreWeights::default(),
+            model: None,
             languages: BTreeMap::new(),
         }
     }

@@ -10,13 +10,22 @@
 //! 1. **the two-tier gate**: at least `min_target_mentions` broad mentions and
 //!    at least `min_strong_mentions` strong mentions in title and text, and
 //! 2. **the score**: a `relevance_score` in [0, 1] of at least
-//!    `min_relevance_score`. The score ([`score`]) weighs strong mentions in
-//!    the story's own prose (not in menus or headline lists, see [`prose`];
-//!    not the same words repeated; an ambiguous term such as `AI` only with a
-//!    context word in its paragraph, see [`evidence`]), how many of the story's
-//!    paragraphs mention the topic, whether the title or lede does, and how
-//!    many distinct strong terms appear. A page with fewer than
-//!    `min_article_words` prose words is thin and scores 0.
+//!    `min_relevance_score`. The score is a logistic model ([`model`], weights
+//!    in `keywords.model`, fitted on labelled articles by
+//!    `scripts/relevance-fit.py`) over the [`evidence`]: strong mentions in the
+//!    story's own prose (not in menus or headline lists, see [`prose`]; not the
+//!    same words repeated; an ambiguous term such as `AI` only with a context
+//!    word in its paragraph), how many of the story's paragraphs mention the
+//!    topic and how many of its first three, whether the title or lede does,
+//!    whether the title names a broad or a `related` term, how many distinct
+//!    strong terms appear, and the length. Without a model it is the weighted
+//!    mean of [`score`]'s parts. A page with fewer than `min_article_words`
+//!    prose words is thin and scores 0. The reasons list each feature's effect,
+//!    largest first.
+//!
+//! The publisher's own labels (section, keywords, URL section; see
+//! [`publisher`]) are shown beside the verdict when the page is at hand, and
+//! are not part of it: a record stores title and text only.
 //!
 //! Matching rules for a term (which may be a phrase):
 //! * words match whole words only (`AI` is not the letters in `said`);
@@ -32,7 +41,9 @@
 mod evidence;
 mod keywords;
 mod matcher;
+mod model;
 pub mod prose;
+mod publisher;
 mod score;
 
 use std::collections::HashMap;
@@ -43,6 +54,8 @@ use serde::Serialize;
 pub use evidence::Evidence;
 pub use keywords::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
 use matcher::Matcher;
+pub use model::{Effect, FEATURES, Model};
+pub use publisher::Publisher;
 
 /// A rule built once from `config.yml`'s `keywords`. Each language's
 /// vocabulary is compiled the first time a page in that language is judged
@@ -62,6 +75,8 @@ pub struct Rule {
 pub(crate) struct Vocab {
     strong: Matcher,
     broad: Matcher,
+    /// `related`: topic-neighbourhood words, looked for in the title.
+    related: Matcher,
     /// For each strong term (in `strong`'s order), its `ambiguous` group.
     ambiguous_group: Vec<Option<usize>>,
     /// For each `ambiguous` group, its context words.
@@ -69,7 +84,12 @@ pub(crate) struct Vocab {
 }
 
 impl Vocab {
-    fn new(targets: &[String], strong_targets: &[String], ambiguous: &[Ambiguous]) -> Vocab {
+    fn new(
+        targets: &[String],
+        strong_targets: &[String],
+        related: &[String],
+        ambiguous: &[Ambiguous],
+    ) -> Vocab {
         let strong = Matcher::new(strong_targets);
         let ambiguous_group = strong
             .terms()
@@ -79,6 +99,7 @@ impl Vocab {
         let context = ambiguous.iter().map(|a| Matcher::new(&a.context)).collect();
         Vocab {
             broad: Matcher::new(targets),
+            related: Matcher::new(related),
             strong,
             ambiguous_group,
             context,
@@ -119,16 +140,25 @@ pub struct Relevance {
     pub density: f64,
     /// The two-tier gate passed.
     pub gate: bool,
+    /// Fewer prose words than `min_article_words`: score 0.
+    pub thin: bool,
     /// `relevance_score`, in [0, 1], rounded to 3 decimals.
     pub score: f64,
     /// The score a relevant page needs (`min_relevance_score`).
     pub min_score: f64,
     pub evidence: Evidence,
+    /// The model's features: value, weight and effect on the score (weights
+    /// 0 without a `keywords.model`). `scripts/relevance-fit.py` reads them.
+    pub features: Vec<Effect>,
     pub relevant: bool,
     /// The verdict in one line.
     pub reason: String,
     /// How the score was reached, one part a line.
     pub reasons: Vec<String>,
+    /// The publisher's own section and keywords and the URL's section, when
+    /// the page was at hand (`extract`, `check-url`): shown, not scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<Publisher>,
 }
 
 /// Words in a text: runs of letters or digits, where every two characters of
@@ -189,8 +219,9 @@ impl Rule {
                 .ok()?;
             let v = &k.languages.iter().nth(i)?.1;
             let (code, cell) = &self.languages[i];
-            let vocab =
-                cell.get_or_init(|| Vocab::new(&v.targets, &v.strong_targets, &v.ambiguous));
+            let vocab = cell.get_or_init(|| {
+                Vocab::new(&v.targets, &v.strong_targets, &v.related, &v.ambiguous)
+            });
             Some((code.as_str(), vocab))
         });
         match listed {
@@ -210,7 +241,7 @@ impl Rule {
     fn english(&self) -> &Vocab {
         let k = &self.keywords;
         self.fallback
-            .get_or_init(|| Vocab::new(&k.targets, &k.strong_targets, &k.ambiguous))
+            .get_or_init(|| Vocab::new(&k.targets, &k.strong_targets, &k.related, &k.ambiguous))
     }
 
     /// [`Judge::is_relevant`] with the English lists.
@@ -246,11 +277,7 @@ impl Judge<'_> {
         let k = self.keywords;
         let broad = self.vocab.broad.total(title) + self.vocab.broad.total(text);
         let strong = self.vocab.strong.total(title) + self.vocab.strong.total(text);
-        (
-            broad >= k.min_target_mentions && strong >= k.min_strong_mentions,
-            broad,
-            strong,
-        )
+        (gate_passes(k, broad, strong), broad, strong)
     }
 
     /// Just the verdict of [`Rule::evaluate`], computed without per-term
@@ -271,8 +298,7 @@ impl Judge<'_> {
     /// The `relevance_score` alone, rounded to 3 decimals.
     pub fn score(&self, title: &str, text: &str) -> f64 {
         let ev = evidence::gather(self.vocab, title, text);
-        let k = self.keywords;
-        round3(score::parts(&ev, &k.score, k.min_article_words).value(&k.score))
+        round3(score::value(&ev, self.keywords))
     }
 
     /// Evaluate the rule on a title and a text whose paragraphs are separated by `\n`.
@@ -292,11 +318,11 @@ impl Judge<'_> {
         } else {
             f64::from(body_strong) * 1000.0 / words as f64
         };
-        let gate =
-            broad_mentions >= k.min_target_mentions && strong_mentions >= k.min_strong_mentions;
+        let gate = gate_passes(k, broad_mentions, strong_mentions);
         let evidence = evidence::gather(self.vocab, title, text);
         let parts = score::parts(&evidence, &k.score, k.min_article_words);
-        let score = round3(parts.value(&k.score));
+        let score = round3(score::value(&evidence, k));
+        let features = score::effects(&evidence, k);
         let relevant = gate && score >= k.min_relevance_score;
         let vocabulary = self.listed.unwrap_or("en").to_string();
         let mut reasons = vec![match self.listed {
@@ -304,13 +330,24 @@ impl Judge<'_> {
             None => "vocabulary: the top-level (English) lists".to_string(),
         }];
         reasons.push(format!(
-            "gate {}: {broad_mentions} broad mention(s) (>= {} needed), {strong_mentions} strong \
-             (>= {} needed)",
+            "gate {}: {broad_mentions} broad mention(s) (>= {} needed; strong ones count too), \
+             {strong_mentions} strong (>= {} needed)",
             if gate { "passed" } else { "failed" },
             k.min_target_mentions,
             k.min_strong_mentions
         ));
-        reasons.extend(score::reasons(&evidence, &parts, k.min_article_words));
+        match &k.model {
+            Some(m) if !parts.thin => {
+                reasons.extend(score::model_reasons(&evidence, m, &features));
+            }
+            // A thin page: the one line that says so.
+            Some(_) => reasons.extend(
+                score::reasons(&evidence, &parts, k.min_article_words)
+                    .into_iter()
+                    .take(1),
+            ),
+            None => reasons.extend(score::reasons(&evidence, &parts, k.min_article_words)),
+        }
         let reason = if !gate {
             format!(
                 "not relevant: the two-tier gate needs {} broad and {} strong mention(s), found \
@@ -339,12 +376,15 @@ impl Judge<'_> {
             strong_in_title_or_lede,
             density,
             gate,
+            thin: parts.thin,
             score,
             min_score: k.min_relevance_score,
             evidence,
+            features,
             relevant,
             reason,
             reasons,
+            publisher: None,
         }
     }
 
@@ -383,11 +423,46 @@ impl Judge<'_> {
     }
 }
 
+/// The two-tier gate: enough topic mentions (a strong mention is a broad one
+/// too, so a story naming ChatGPT throughout is not short of broad words) and
+/// enough strong ones.
+fn gate_passes(k: &Keywords, broad: u32, strong: u32) -> bool {
+    broad.max(strong) >= k.min_target_mentions && strong >= k.min_strong_mentions
+}
+
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
 impl Relevance {
+    /// The verdict with the publisher's labels beside it (and a reason line
+    /// saying which name the topic); the verdict and score do not change.
+    pub fn with_publisher(mut self, p: Publisher) -> Relevance {
+        let mut found = Vec::new();
+        if let Some(s) = &p.section {
+            found.push(format!("section {s:?}"));
+        }
+        if !p.keywords.is_empty() {
+            found.push(format!("{} keyword(s)", p.keywords.len()));
+        }
+        if let Some(s) = &p.url_section {
+            found.push(format!("URL section {s}"));
+        }
+        if !found.is_empty() {
+            let on = if p.on_topic.is_empty() {
+                "none names the topic".to_string()
+            } else {
+                format!("naming the topic: {}", p.on_topic.join(", "))
+            };
+            self.reasons.push(format!(
+                "publisher labels (shown, not scored: a record stores title and text only): {}; {on}",
+                found.join(", ")
+            ));
+        }
+        self.publisher = Some(p);
+        self
+    }
+
     /// Broad terms found, most frequent first: the record's `keywords`.
     pub fn keywords(&self) -> Vec<String> {
         self.broad_terms.iter().map(|t| t.term.clone()).collect()

@@ -1,8 +1,10 @@
 //! The relevance score in [0, 1] from the [`Evidence`], with its reasons.
 //!
 //! A page with fewer than `min_article_words` prose words is thin and scores
-//! 0. Otherwise the score is the weighted mean (weights from
-//! `keywords.score`) of four parts, each in [0, 1]:
+//! 0. Otherwise, with a fitted `keywords.model` (the shipped config has one),
+//! the score is that model's probability (see [`super::model`]); without one
+//! it is the weighted mean (weights from `keywords.score`) of four parts,
+//! each in [0, 1]:
 //!
 //! * **mentions**: `ln(1 + m) / ln(1 + full_mentions)`, capped at 1, where `m`
 //!   counts strong mentions in prose sentences, each in distinct surrounding
@@ -14,9 +16,78 @@
 //! * **diversity**: `(distinct terms - 1) / (full_terms - 1)`, capped at 1
 //!   (one term repeated is weaker evidence than several).
 
-use super::ScoreWeights;
-
 use super::evidence::Evidence;
+use super::model::{self, Effect, Model};
+use super::{Keywords, ScoreWeights};
+
+/// The score of the evidence: 0 for a thin page, the model's probability
+/// with a model, the weighted mean of the parts without.
+pub(super) fn value(ev: &Evidence, k: &Keywords) -> f64 {
+    if ev.prose_words < k.min_article_words {
+        return 0.0;
+    }
+    match &k.model {
+        Some(m) => model::sigmoid(m.logit(&model::values(ev, k.score.per_words))),
+        None => parts(ev, &k.score, k.min_article_words).value(&k.score),
+    }
+}
+
+/// Each feature's value, weight (0 without a model) and effect.
+pub(super) fn effects(ev: &Evidence, k: &Keywords) -> Vec<Effect> {
+    let none = Model {
+        bias: 0.0,
+        weights: Default::default(),
+    };
+    k.model
+        .as_ref()
+        .unwrap_or(&none)
+        .effects(&model::values(ev, k.score.per_words))
+}
+
+/// The model's reasons: the features that moved the score, largest effect
+/// first, each with what it counted and the knob that changes it.
+pub(super) fn model_reasons(ev: &Evidence, m: &Model, effects: &[Effect]) -> Vec<String> {
+    let mut moved: Vec<&Effect> = effects.iter().filter(|e| e.effect != 0.0).collect();
+    moved.sort_by(|a, b| b.effect.abs().total_cmp(&a.effect.abs()));
+    let z = m.bias + effects.iter().map(|e| e.effect).sum::<f64>();
+    let mut out = vec![
+        format!(
+            "log-odds {z:+.2}, the sum of the lines below: score 1 / (1 + e^{:+.2}) = {:.2}",
+            -z,
+            model::sigmoid(z)
+        ),
+        format!(
+            "{:+.2} to start: a page with no evidence (keywords.model.bias)",
+            m.bias
+        ),
+    ];
+    out.extend(moved.iter().map(|e| {
+        format!(
+            "{:+.2} {}: {}; weight keywords.model.weights.{}",
+            e.effect,
+            if e.effect > 0.0 {
+                "toward relevant"
+            } else {
+                "against"
+            },
+            model::describe(&e.feature, ev),
+            e.feature
+        )
+    }));
+    let silent: Vec<String> = effects
+        .iter()
+        .filter(|e| e.effect == 0.0 && e.weight > 0.0)
+        .map(|e| model::describe(&e.feature, ev))
+        .collect();
+    if !silent.is_empty() {
+        out.push(format!("missing: {}", silent.join("; ")));
+    }
+    let ignored = not_counted(ev);
+    if !ignored.is_empty() {
+        out.push(ignored.trim_start_matches("; ").to_string());
+    }
+    out
+}
 
 /// The four parts of the score, each in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]

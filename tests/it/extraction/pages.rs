@@ -154,11 +154,20 @@ fn a_listing_dense_with_ai_headlines_is_not_an_article() {
 #[test]
 fn an_ai_story_naming_its_topic_only_in_the_body_is_relevant() {
     let mut body = String::from("<p>Maria Lopez used to spend her evenings answering email.</p>");
-    for _ in 0..6 {
-        body.push_str(
-            "<p>Now a chatbot drafts the replies. The large language model behind it was \
-             tuned by the district, which says the AI saves teachers hours every week.</p>",
-        );
+    // Six paragraphs in different words (the same paragraph six times would
+    // be boilerplate, counted once).
+    for d in [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+    ] {
+        body.push_str(&format!(
+            "<p>On {d} a chatbot drafted the replies. The large language model used on {d} \
+             was tuned by the district, which says the AI it ran on {d} saved teachers hours.</p>"
+        ));
     }
     let html = format!(
         "<html><head><title>The assistant that writes a teacher's email</title></head><body>\

@@ -67,9 +67,10 @@ pub struct HostCounters {
     /// `dom_nodes`, `text`, `depth`, `links`, `listing_entries`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub caps: BTreeMap<String, u64>,
-    /// Requests handed out by tier (`crate::frontier`): fresh work (seeds,
-    /// listings, the day's pages), the archive's backlog, and exploration
-    /// (pages of a URL family not yet known to lead to articles).
+    /// URLs handed out to be fetched, by tier (`crate::frontier`): fresh
+    /// work (seeds, listings, the day's pages), the archive's backlog, and
+    /// exploration (pages of a URL family not yet known to lead to
+    /// articles). One robots.txt then refuses is counted too (no request).
     pub fresh_requests: u64,
     pub backlog_requests: u64,
     pub explore_requests: u64,

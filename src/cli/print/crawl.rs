@@ -81,8 +81,8 @@ fn heading(end: &RunEnd) -> String {
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
     let mut out = String::from(
-        "| host | discovered | fetched | robots-denied | traps | articles | relevant | stored | withheld: ai-use | 304 | errors | caps | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n",
+        "| host | discovered | fetched | robots-denied | traps | articles | relevant | stored | withheld: ai-use | 304 | errors | caps | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog | handed out: fresh / backlog / explore | family-stopped links |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let list = |m: &BTreeMap<String, u64>| {
         if m.is_empty() {
@@ -98,7 +98,7 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             h.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let (errors, caps) = (list(&errors), list(&h.caps));
         out.push_str(&format!(
-            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} |\n",
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} | {} / {} / {} | {} |\n",
             h.discovered,
             h.fetched,
             h.disallowed,
@@ -115,7 +115,11 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             h.listings_unchanged,
             h.listings_not_due,
             h.updated,
-            h.backlog
+            h.backlog,
+            h.fresh_requests,
+            h.backlog_requests,
+            h.explore_requests,
+            h.family_stopped
         ));
     }
     out
@@ -144,7 +148,7 @@ mod tests {
         assert_eq!(md.lines().count(), 4);
         assert!(
             md.contains(
-                "| a.test | 0 | 3 | 0 | 4 | 0 | 0 | 1 | 0 | 0 | challenge: 1, timeout: 2 | dom_nodes: 1 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 |"
+                "| a.test | 0 | 3 | 0 | 4 | 0 | 0 | 1 | 0 | 0 | challenge: 1, timeout: 2 | dom_nodes: 1 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 | 0 / 0 / 0 | 0 |"
             ),
             "{md}"
         );

@@ -148,3 +148,47 @@ fn a_week_of_daily_runs_finds_each_day_and_finishes_the_backlog() {
         "{line}"
     );
 }
+
+/// A first run (no daily state, budget to spare) on a host whose home page
+/// links an archive calendar that runs into the past (30 day pages a month,
+/// month after month, no story): the calendar costs at most 10 requests and
+/// the host's stories are all stored.
+#[test]
+fn a_past_running_calendar_costs_at_most_ten_requests() {
+    let p = Plan {
+        hosts: 2,
+        per_month: 2,
+        archive_from: day(2026, 8, 1),
+        floor: day(2026, 8, 1),
+        start: day(2026, 11, 24) + chrono::Duration::minutes(390),
+        first_budget: 400,
+        days: 0,
+        daily_budget: 0,
+        daily_secs: 20,
+        per_day: 0,
+        change_day: 0,
+        changes: 0,
+        gap_ms: 10,
+        shape: Shape {
+            feedless: 1,
+            quiet: 0,
+            redirect_host: None,
+            calendar_host: Some(1),
+        },
+    };
+    let week = daily_web::run_week(&p);
+    let table = daily_web::table(&week.rows);
+    println!("{table}");
+    let first = &week.rows[0];
+    assert!(
+        first.calendar >= 1,
+        "the calendar was never reached:\n{table}"
+    );
+    assert!(first.calendar <= 10, "{table}");
+    assert!(first.backlog_done >= 0.99, "{table}");
+    assert_eq!(
+        (first.gap_violations, first.robots_violations),
+        (0, 0),
+        "{table}"
+    );
+}

@@ -205,7 +205,10 @@ impl Workspace {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_scraper"));
+        // SCRAPER_BIN runs another build (a benchmark's baseline, the landed binary).
+        let bin =
+            std::env::var_os("SCRAPER_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_scraper").into());
+        let mut cmd = Command::new(bin);
         cmd.current_dir(self.dir.path())
             .arg("--config")
             .arg(self.dir.path().join("config.yml"))

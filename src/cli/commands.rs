@@ -124,7 +124,7 @@ pub fn build(config: &Path, a: &BuildArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `scraper compact`: the seen-set, validators, listings and document cache.
+/// `scraper compact`: the seen-set, validators, listings, URL families and document cache.
 pub fn compact(a: &CompactArgs) -> anyhow::Result<ExitCode> {
     use scraper::store::state;
     let data = scraper::store::DataDir::open(&a.data)?;
@@ -137,6 +137,8 @@ pub fn compact(a: &CompactArgs) -> anyhow::Result<ExitCode> {
     print::state::folded(validators, "validators", &format!("validators/{stamp}"));
     let listings = state::listings::compact(&data.state, &stamp)?;
     print::state::folded(listings, "listings", &format!("listings/{stamp}"));
+    let families = state::families::compact(&data.state, &stamp)?;
+    print::state::folded(families, "URL families", &format!("families/{stamp}"));
     let today = scraper::store::seen::day_stamp(now);
     let docs = state::compact_doc_cache(&data.state, &stamp, today)?;
     print::state::folded(docs, "document-cache", &format!("doc_cache/{stamp}"));

@@ -74,6 +74,19 @@ impl Families {
     }
 }
 
+/// Fold every per-run families file into one, `families/<name>.json`, and
+/// remove the others (for `scraper compact`). Returns the files folded.
+pub fn compact(state_dir: &Path, name: &str) -> Result<usize, StoreError> {
+    let dir = state_dir.join(FAMILIES_DIR);
+    let none = state_dir.join("families.json");
+    super::run_files::fold(&dir, &none, name, || {
+        let all = Families::load(state_dir)?;
+        let mut text = serde_json::to_string_pretty(&all.map).unwrap_or_default();
+        text.push('\n');
+        Ok(text.into_bytes())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +105,13 @@ mod tests {
         let h = Families::load(dir.path()).unwrap();
         let s = h.get(&key("a.test", "/tag/*")).unwrap();
         assert_eq!((s.fetched, s.day), (2, 11));
+        assert_eq!(compact(dir.path(), "c").unwrap(), 2);
+        assert_eq!(
+            Families::load(dir.path()).unwrap(),
+            Families {
+                map: h.map.clone(),
+                changed: Default::default()
+            }
+        );
     }
 }

@@ -665,5 +665,6 @@ fn suggest(origin: &Url, path: Option<String>, p: &Probe) -> Source {
         host: origin.host_str().unwrap_or("").to_string(),
         path,
         seeds,
+        render: None,
     }
 }

@@ -28,8 +28,8 @@ pub use crate::net::sign::WebBotAuth;
 pub use crate::record::Scope;
 pub use crate::relevance::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
 pub use crate::source::{Render as RenderMode, Source};
-pub use render::Render;
 pub use crawl::{AiUsePolicy, Archive, Crawl, PaywalledText, Traps};
+pub use render::Render;
 pub use span::{Span, parse_duration};
 
 /// Why a configuration could not be loaded.

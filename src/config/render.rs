@@ -14,7 +14,8 @@ pub struct Render {
     pub mode: Mode,
     /// The browser: a name looked up on PATH, or a path.
     pub browser: String,
-    /// Pages rendered at once.
+    /// Pages rendered at once (checked as it is read, so an error names its line).
+    #[serde(deserialize_with = "tabs")]
     pub tabs: usize,
     /// Longest one page may take to render.
     pub page_timeout: Span,
@@ -33,6 +34,16 @@ impl Default for Render {
             max_memory: o.max_memory,
         }
     }
+}
+
+fn tabs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if n == 0 || n > 16 {
+        return Err(serde::de::Error::custom(format!(
+            "crawl.render.tabs: expected 1 to 16, got {n}"
+        )));
+    }
+    Ok(n)
 }
 
 impl Render {
@@ -64,5 +75,53 @@ impl From<&Render> for crate::render::Options {
             page_timeout: r.page_timeout.0,
             max_memory: r.max_memory,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::config::{Config, RenderMode};
+
+    #[test]
+    fn render_settings_and_modes_parse_and_bad_values_name_their_line() {
+        let text = "sources:\n  - {host: a.test, render: always}\n  - {host: b.test}\ncrawl:\n  render:\n    mode: never\n    tabs: 3\n";
+        let c = Config::parse(text, Path::new("c.yml")).unwrap();
+        assert_eq!(c.sources[0].render, Some(RenderMode::Always));
+        assert_eq!(c.sources[1].render, None);
+        assert_eq!(c.crawl.render.mode, RenderMode::Never);
+        assert_eq!(c.crawl.render.tabs, 3);
+        assert_eq!(Config::default().crawl.render.mode, RenderMode::Auto);
+        for (bad, line, want) in [
+            (
+                "sources:\n  - {host: a.test, render: sometimes}\n",
+                "2",
+                "sometimes",
+            ),
+            ("crawl:\n  render:\n    mode: maybe\n", "3", "maybe"),
+            (
+                "crawl:\n  render:\n\n    tabs: 0\n",
+                "4",
+                "crawl.render.tabs",
+            ),
+            ("crawl:\n  render:\n    tab: 2\n", "3", "tab"),
+        ] {
+            let err = Config::parse(bad, Path::new("c.yml"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("c.yml") && err.contains(want), "{bad}: {err}");
+            assert!(
+                err.contains(&format!("line {line}")) || err.contains(&format!("{line}:")),
+                "{bad}: no line {line} in {err}"
+            );
+        }
+        let err = Config::parse(
+            "crawl:\n  render:\n    max_memory: 1000\n",
+            Path::new("c.yml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("crawl.render.max_memory"), "{err}");
     }
 }

@@ -79,10 +79,7 @@ static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 /// black-hole proxy catches anything that would slip past.
 pub async fn launch(exe: &Path, max_memory: u64) -> Result<Live, RenderError> {
     let n = LAUNCHES.fetch_add(1, Ordering::SeqCst);
-    let profile = std::env::temp_dir().join(format!(
-        "scraper-chromium-{}-{n}",
-        std::process::id()
-    ));
+    let profile = std::env::temp_dir().join(format!("scraper-chromium-{}-{n}", std::process::id()));
     // A V8 heap cap per renderer: a quarter of the cap, at least 64 MB.
     let heap_mb = (max_memory / 4 >> 20).max(64);
     let mut cfg = BrowserConfig::builder()
@@ -108,12 +105,10 @@ pub async fn launch(exe: &Path, max_memory: u64) -> Result<Live, RenderError> {
         cfg = cfg.no_sandbox();
     }
     let cfg = cfg.build().map_err(RenderError::Launch)?;
-    let (mut browser, mut handler) = Browser::launch(cfg).await.map_err(|e| {
-        RenderError::Launch(format!("cannot start {}: {e}", exe.display()))
-    })?;
-    let pid = browser
-        .get_mut_child()
-        .and_then(|c| c.as_mut_inner().id());
+    let (mut browser, mut handler) = Browser::launch(cfg)
+        .await
+        .map_err(|e| RenderError::Launch(format!("cannot start {}: {e}", exe.display())))?;
+    let pid = browser.get_mut_child().and_then(|c| c.as_mut_inner().id());
     let dead = Arc::new(AtomicBool::new(false));
     let flag = dead.clone();
     let handler = tokio::spawn(async move {
@@ -184,12 +179,7 @@ fn stat(pid: u32) -> Option<(u32, u32, u64, u64)> {
     let f: Vec<&str> = rest.split_whitespace().collect();
     // After the name: state(0) ppid(1) ... utime(11) stime(12) ... rss(21).
     let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
-    Some((
-        pid,
-        num(1)? as u32,
-        num(21)?,
-        num(11)? + num(12)?,
-    ))
+    Some((pid, num(1)? as u32, num(21)?, num(11)? + num(12)?))
 }
 
 #[cfg(test)]

@@ -76,7 +76,12 @@ impl Activity {
     /// No request in flight, and none for `quiet`.
     pub fn is_quiet(&self, quiet: std::time::Duration) -> bool {
         self.inflight.load(Ordering::SeqCst) == 0
-            && self.last.lock().unwrap_or_else(|e| e.into_inner()).elapsed() >= quiet
+            && self
+                .last
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .elapsed()
+                >= quiet
     }
 
     fn count(&self, f: impl FnOnce(&mut Requests)) {
@@ -249,18 +254,49 @@ mod tests {
         let d = doc();
         let p = |k: ResourceType, m: &str, u: &str, served: bool| plan(&k, m, u, &d, served);
         use ResourceType as R;
-        assert_eq!(p(R::Document, "GET", "http://news.test/a", false), Plan::Document);
-        assert_eq!(p(R::Document, "GET", "http://news.test/a", true), Plan::RefuseKind);
-        assert_eq!(p(R::Document, "GET", "http://news.test/b", false), Plan::RefuseKind);
+        assert_eq!(
+            p(R::Document, "GET", "http://news.test/a", false),
+            Plan::Document
+        );
+        assert_eq!(
+            p(R::Document, "GET", "http://news.test/a", true),
+            Plan::RefuseKind
+        );
+        assert_eq!(
+            p(R::Document, "GET", "http://news.test/b", false),
+            Plan::RefuseKind
+        );
         let api = url::parse("http://news.test/api/1.json").unwrap();
-        assert_eq!(p(R::Fetch, "GET", api.as_str(), true), Plan::Fetch(api.clone()));
+        assert_eq!(
+            p(R::Fetch, "GET", api.as_str(), true),
+            Plan::Fetch(api.clone())
+        );
         assert_eq!(p(R::Xhr, "GET", api.as_str(), true), Plan::Fetch(api));
-        assert_eq!(p(R::Xhr, "POST", "http://news.test/api", true), Plan::RefuseKind);
-        assert_eq!(p(R::Script, "GET", "http://cdn.test/app.js", true), Plan::RefuseHost);
-        assert_eq!(p(R::Script, "GET", "http://news.test:8080/app.js", true), Plan::RefuseHost);
-        for k in [R::Image, R::Media, R::Font, R::Stylesheet, R::Ping, R::Other] {
+        assert_eq!(
+            p(R::Xhr, "POST", "http://news.test/api", true),
+            Plan::RefuseKind
+        );
+        assert_eq!(
+            p(R::Script, "GET", "http://cdn.test/app.js", true),
+            Plan::RefuseHost
+        );
+        assert_eq!(
+            p(R::Script, "GET", "http://news.test:8080/app.js", true),
+            Plan::RefuseHost
+        );
+        for k in [
+            R::Image,
+            R::Media,
+            R::Font,
+            R::Stylesheet,
+            R::Ping,
+            R::Other,
+        ] {
             assert_eq!(p(k, "GET", "http://news.test/x", true), Plan::RefuseKind);
         }
-        assert_eq!(p(R::Script, "GET", "data:text/javascript,1", true), Plan::RefuseKind);
+        assert_eq!(
+            p(R::Script, "GET", "data:text/javascript,1", true),
+            Plan::RefuseKind
+        );
     }
 }

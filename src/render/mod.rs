@@ -204,11 +204,12 @@ impl Renderer {
     /// starts a new one. Its CPU time so far is kept.
     async fn check_memory(&self, live: &Arc<browser::Live>) {
         let (rss, cpu) = browser::tree_usage(live.pid);
-        let mut t = self.totals.lock().unwrap_or_else(|e| e.into_inner());
-        t.peak_rss = t.peak_rss.max(rss);
-        let gone = *self.cpu_gone.lock().unwrap_or_else(|e| e.into_inner());
-        t.browser_cpu_ms = t.browser_cpu_ms.max(gone + cpu);
-        drop(t);
+        {
+            let gone = *self.cpu_gone.lock().unwrap_or_else(|e| e.into_inner());
+            let mut t = self.totals.lock().unwrap_or_else(|e| e.into_inner());
+            t.peak_rss = t.peak_rss.max(rss);
+            t.browser_cpu_ms = t.browser_cpu_ms.max(gone + cpu);
+        }
         if rss > self.opts.max_memory {
             tracing::warn!(
                 rss_mb = rss >> 20,
@@ -299,7 +300,9 @@ async fn navigate_and_read(
 ) -> Result<String, RenderError> {
     page.goto(url.as_str()).await.map_err(cdp)?;
     // Leave a second of the time limit for reading the DOM.
-    let settle_by = deadline.checked_sub(Duration::from_secs(1)).unwrap_or(deadline);
+    let settle_by = deadline
+        .checked_sub(Duration::from_secs(1))
+        .unwrap_or(deadline);
     let mut last_len = 0u64;
     for _ in 0..MAX_SCROLLS {
         wait_quiet(activity, settle_by).await;

@@ -16,8 +16,17 @@ pub const MAX_SHELL_TEXT: usize = 1500;
 
 /// Ids and classes of elements scripts typically mount a page into.
 const MOUNTS: &[&str] = &[
-    "root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main", "content", "story",
-    "article", "page",
+    "root",
+    "app",
+    "__next",
+    "__nuxt",
+    "___gatsby",
+    "svelte",
+    "main",
+    "content",
+    "story",
+    "article",
+    "page",
 ];
 
 /// Why the markup looks like an application shell, or `None`.
@@ -94,8 +103,7 @@ fn script_bytes(lower: &[u8]) -> usize {
             break;
         };
         let start = open + gt + 1;
-        let end = memmem::find(&lower[start..], b"</script")
-            .map_or(lower.len(), |e| start + e);
+        let end = memmem::find(&lower[start..], b"</script").map_or(lower.len(), |e| start + e);
         total += end - start;
         from = end;
     }
@@ -117,10 +125,12 @@ mod tests {
             "{\"p\":\"x\"}".repeat(300)
         );
         assert!(shell_reason(json.as_bytes(), 20).is_some());
-        let noscript = b"<body><noscript>Please enable JavaScript to read this story.</noscript></body>";
+        let noscript =
+            b"<body><noscript>Please enable JavaScript to read this story.</noscript></body>";
         assert!(shell_reason(noscript, 0).is_some());
         // A filled mount point, a small script, a thin page: not shells.
-        let filled = br#"<body><div id="root"><p>Hello there, reader.</p></div><script>x=1</script></body>"#;
+        let filled =
+            br#"<body><div id="root"><p>Hello there, reader.</p></div><script>x=1</script></body>"#;
         assert_eq!(shell_reason(filled, 20), None);
         let thin = b"<body><h1>Contact</h1><p>Write to us.</p></body>";
         assert_eq!(shell_reason(thin, 20), None);

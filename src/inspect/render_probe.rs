@@ -96,45 +96,59 @@ pub async fn compare(
             return report;
         }
     };
-    for f in pages.iter().take(MAX_COMPARED) {
-        let doc = Doc {
-            url: f.url.clone(),
-            body: Arc::new(f.body.clone()),
-            content_type: f.content_type.clone(),
-        };
-        let mut c = Compared {
-            url: f.url.to_string(),
-            static_article: f.is_article,
-            static_chars: f.text_chars,
-            rendered_article: false,
-            rendered_chars: 0,
-            error: None,
-            render_ms: 0,
-            requests: 0,
-        };
-        match renderer.render(net, doc).await {
-            Ok(r) => {
-                let page = crate::extract::extract(
-                    r.html.as_bytes(),
-                    Some("utf-8"),
-                    Some(&f.url),
-                    rule,
-                    today,
-                );
-                c.rendered_article = page.is_article;
-                c.rendered_chars = page.text.chars().count() as u64;
-                c.render_ms = r.wall.as_millis() as u64;
-                c.requests = r.requests.answered;
-            }
-            Err(e) => c.error = Some(e.to_string()),
-        }
-        report.compared.push(c);
-    }
+    // Up to `crawl.render.tabs` pages at once, through the one browser.
+    let runs = pages
+        .iter()
+        .take(MAX_COMPARED)
+        .map(|f| compare_one(&renderer, net, rule, today, f));
+    report.compared = futures_util::future::join_all(runs).await;
     renderer.shutdown().await;
     let (recommended, reason) = judge(&report.compared);
     report.recommended = recommended;
     report.reason = reason;
     report
+}
+
+/// One page read both ways.
+async fn compare_one(
+    renderer: &Renderer,
+    net: &Net,
+    rule: &Rule,
+    today: chrono::NaiveDate,
+    f: &Fetched,
+) -> Compared {
+    let doc = Doc {
+        url: f.url.clone(),
+        body: Arc::new(f.body.clone()),
+        content_type: f.content_type.clone(),
+    };
+    let mut c = Compared {
+        url: f.url.to_string(),
+        static_article: f.is_article,
+        static_chars: f.text_chars,
+        rendered_article: false,
+        rendered_chars: 0,
+        error: None,
+        render_ms: 0,
+        requests: 0,
+    };
+    match renderer.render(net, doc).await {
+        Ok(r) => {
+            let page = crate::extract::extract(
+                r.html.as_bytes(),
+                Some("utf-8"),
+                Some(&f.url),
+                rule,
+                today,
+            );
+            c.rendered_article = page.is_article;
+            c.rendered_chars = page.text.chars().count() as u64;
+            c.render_ms = r.wall.as_millis() as u64;
+            c.requests = r.requests.answered;
+        }
+        Err(e) => c.error = Some(e.to_string()),
+    }
+    c
 }
 
 /// The verdict in a word and in words (pure).

@@ -129,7 +129,7 @@ pub async fn launch(exe: &Path, max_memory: u64) -> Result<Live, RenderError> {
     })
 }
 
-/// Resident bytes and CPU milliseconds of `pid` and all its descendants.
+/// Memory (proportional set size, bytes) and CPU milliseconds of `pid` and all its descendants.
 pub fn tree_usage(pid: Option<u32>) -> (u64, u64) {
     let Some(root) = pid else { return (0, 0) };
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -163,12 +163,23 @@ pub fn tree_usage(pid: Option<u32>) -> (u64, u64) {
             libc::sysconf(libc::_SC_CLK_TCK).max(1) as u64,
         )
     };
+    // Proportional set sizes: the processes share most of their pages, so
+    // summing resident sizes would count the shared libraries once each.
     procs
         .iter()
         .filter(|(p, ..)| tree.contains(p))
-        .fold((0, 0), |(rss, cpu), (_, _, r, t)| {
-            (rss + r * page, cpu + t * 1000 / ticks)
+        .fold((0, 0), |(mem, cpu), (p, _, r, t)| {
+            let own = pss(*p).unwrap_or(r * page);
+            (mem + own, cpu + t * 1000 / ticks)
         })
+}
+
+/// The proportional set size of `pid` in bytes (`/proc/<pid>/smaps_rollup`).
+fn pss(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let line = text.lines().find(|l| l.starts_with("Pss:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb << 10)
 }
 
 /// `(pid, ppid, rss pages, utime + stime ticks)` from `/proc/<pid>/stat`.

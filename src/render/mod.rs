@@ -34,6 +34,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::fetch::{
     EnableParams, EventRequestPaused, RequestPattern, RequestStage,
 };
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use serde::Serialize;
 
 use crate::net::Net;
@@ -41,7 +42,7 @@ use crate::url::Url;
 pub use intercept::Requests;
 
 /// No request in flight for this long: the page has settled (for now).
-pub const QUIET: Duration = Duration::from_millis(300);
+pub const QUIET: Duration = Duration::from_millis(200);
 /// Scroll-and-settle rounds at most (lazy-loaded parts).
 pub const MAX_SCROLLS: usize = 6;
 
@@ -253,7 +254,12 @@ async fn tab(
     activity: Arc<intercept::Activity>,
     deadline: Instant,
 ) -> Result<String, RenderError> {
-    let page = live.browser.new_page("about:blank").await.map_err(cdp)?;
+    // A window of its own: a tab behind another draws no frames, and lazy
+    // loading waits on frames (IntersectionObserver).
+    let mut target = CreateTargetParams::new("about:blank");
+    target.new_window = Some(true);
+    target.background = Some(false);
+    let page = live.browser.new_page(target).await.map_err(cdp)?;
     let events = page
         .event_listener::<EventRequestPaused>()
         .await
@@ -310,11 +316,7 @@ async fn navigate_and_read(
             break;
         }
         let len: u64 = page
-            .evaluate(
-                "(() => { const h = document.documentElement; \
-                 window.scrollTo(0, h ? h.scrollHeight : 0); \
-                 return h ? h.outerHTML.length : 0; })()",
-            )
+            .evaluate_function(SCROLL)
             .await
             .map_err(cdp)?
             .into_value()
@@ -327,6 +329,20 @@ async fn navigate_and_read(
     }
     page.content().await.map_err(cdp)
 }
+
+/// Scroll to the end, let two frames (or 250 ms) pass so observers fire,
+/// and return the DOM's size.
+const SCROLL: &str = "async () => {
+  const h = document.documentElement;
+  if (!h) return 0;
+  window.scrollTo(0, h.scrollHeight);
+  window.dispatchEvent(new Event('scroll'));
+  await Promise.race([
+    new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))),
+    new Promise(r => setTimeout(r, 250)),
+  ]);
+  return h.outerHTML.length;
+}";
 
 /// Until no request has been in flight for [`QUIET`], or `by`.
 async fn wait_quiet(activity: &intercept::Activity, by: Instant) {

@@ -71,6 +71,27 @@ impl Drop for Live {
     }
 }
 
+impl Live {
+    /// The DevTools connection closed, or the main process exited (a zombie
+    /// counts as gone; `/proc` is read on Linux, elsewhere the connection alone tells).
+    pub fn is_dead(&self) -> bool {
+        if self.dead.load(Ordering::SeqCst) {
+            return true;
+        }
+        let Some(pid) = self.pid else { return false };
+        if !Path::new("/proc/self").exists() {
+            return false;
+        }
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(text) => text
+                .rfind(')')
+                .and_then(|i| text[i + 1..].split_whitespace().next())
+                .is_some_and(|state| state == "Z" || state == "X"),
+            Err(_) => true,
+        }
+    }
+}
+
 /// Launches made by this process, for distinct profile folders.
 static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 

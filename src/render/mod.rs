@@ -34,7 +34,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::fetch::{
     EnableParams, EventRequestPaused, RequestPattern, RequestStage,
 };
-use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams};
 use serde::Serialize;
 
 use crate::net::Net;
@@ -155,12 +155,7 @@ impl Renderer {
         let started = Instant::now();
         let live = self.live().await?;
         let activity = Arc::new(intercept::Activity::new());
-        let limit = self.opts.page_timeout;
-        let work = tab(&live, net, doc, activity.clone(), started + limit);
-        let result = match tokio::time::timeout(limit, work).await {
-            Ok(r) => r,
-            Err(_) => Err(RenderError::Timeout(limit)),
-        };
+        let result = tab(&live, net, doc, activity.clone(), self.opts.page_timeout).await;
         let requests = *activity.counts.lock().unwrap_or_else(|e| e.into_inner());
         let wall = started.elapsed();
         {
@@ -182,11 +177,16 @@ impl Renderer {
         })
     }
 
+    /// The browser's main process, while one runs (for tests and benches).
+    pub async fn browser_pid(&self) -> Option<u32> {
+        self.live.lock().await.as_ref().and_then(|l| l.pid)
+    }
+
     /// The running browser, launched (again) when there is none or it died.
     async fn live(&self) -> Result<Arc<browser::Live>, RenderError> {
         let mut slot = self.live.lock().await;
         if let Some(l) = slot.as_ref() {
-            if !l.dead.load(std::sync::atomic::Ordering::SeqCst) {
+            if !l.is_dead() {
                 return Ok(l.clone());
             }
             tracing::warn!("the browser died; starting it again");
@@ -235,9 +235,17 @@ impl Renderer {
         let l = self.live.lock().await.take();
         if let Some(l) = l {
             let (_, cpu) = browser::tree_usage(l.pid);
-            let gone = *self.cpu_gone.lock().unwrap_or_else(|e| e.into_inner());
-            let mut t = self.totals.lock().unwrap_or_else(|e| e.into_inner());
-            t.browser_cpu_ms = t.browser_cpu_ms.max(gone + cpu);
+            {
+                let gone = *self.cpu_gone.lock().unwrap_or_else(|e| e.into_inner());
+                let mut t = self.totals.lock().unwrap_or_else(|e| e.into_inner());
+                t.browser_cpu_ms = t.browser_cpu_ms.max(gone + cpu);
+            }
+            // The last holder closes it and waits for it; otherwise it is
+            // killed when the last page in flight lets go.
+            if let Ok(mut l) = Arc::try_unwrap(l) {
+                let _ = tokio::time::timeout(Duration::from_secs(2), l.browser.close()).await;
+                let _ = tokio::time::timeout(Duration::from_secs(2), l.browser.wait()).await;
+            }
         }
     }
 }
@@ -246,53 +254,65 @@ fn cdp(e: impl std::fmt::Display) -> RenderError {
     RenderError::Browser(e.to_string())
 }
 
-/// One page in its own tab: intercept, navigate, settle, read the DOM, close.
+/// One page in its own tab: intercept, navigate, settle, read the DOM
+/// within `limit`; the tab is closed by the browser either way (a page
+/// whose script hangs cannot close itself).
 async fn tab(
     live: &browser::Live,
     net: &Net,
     doc: Doc,
     activity: Arc<intercept::Activity>,
-    deadline: Instant,
+    limit: Duration,
 ) -> Result<String, RenderError> {
+    let deadline = Instant::now() + limit;
     // A window of its own: a tab behind another draws no frames, and lazy
     // loading waits on frames (IntersectionObserver).
     let mut target = CreateTargetParams::new("about:blank");
     target.new_window = Some(true);
     target.background = Some(false);
-    let page = live.browser.new_page(target).await.map_err(cdp)?;
-    let events = page
-        .event_listener::<EventRequestPaused>()
+    let page = tokio::time::timeout(limit, live.browser.new_page(target))
+        .await
+        .map_err(|_| RenderError::Timeout(limit))?
+        .map_err(cdp)?;
+    let id = page.target_id().clone();
+    let result = tokio::time::timeout(limit, async {
+        let events = page
+            .event_listener::<EventRequestPaused>()
+            .await
+            .map_err(cdp)?;
+        let pattern = RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: None,
+            request_stage: Some(RequestStage::Request),
+        };
+        page.execute(EnableParams {
+            patterns: Some(vec![pattern]),
+            handle_auth_requests: None,
+        })
         .await
         .map_err(cdp)?;
-    let pattern = RequestPattern {
-        url_pattern: Some("*".into()),
-        resource_type: None,
-        request_stage: Some(RequestStage::Request),
-    };
-    page.execute(EnableParams {
-        patterns: Some(vec![pattern]),
-        handle_auth_requests: None,
+        let document = intercept::Document {
+            url: doc.url.clone(),
+            body: doc.body.clone(),
+            content_type: doc
+                .content_type
+                .clone()
+                .unwrap_or_else(|| "text/html".into()),
+        };
+        let server = tokio::spawn(intercept::serve(
+            page.clone(),
+            events,
+            net.clone(),
+            document,
+            activity.clone(),
+        ));
+        let read = navigate_and_read(&page, &doc.url, &activity, deadline).await;
+        server.abort();
+        read
     })
     .await
-    .map_err(cdp)?;
-    let document = intercept::Document {
-        url: doc.url.clone(),
-        body: doc.body.clone(),
-        content_type: doc
-            .content_type
-            .clone()
-            .unwrap_or_else(|| "text/html".into()),
-    };
-    let server = tokio::spawn(intercept::serve(
-        page.clone(),
-        events,
-        net.clone(),
-        document,
-        activity.clone(),
-    ));
-    let result = navigate_and_read(&page, &doc.url, &activity, deadline).await;
-    server.abort();
-    if let Err(e) = page.close().await {
+    .unwrap_or(Err(RenderError::Timeout(limit)));
+    if let Err(e) = live.browser.execute(CloseTargetParams::new(id)).await {
         tracing::debug!(error = %e, "closing a tab");
     }
     result

@@ -10,7 +10,7 @@
 //!   fetched when the reader scrolls to its end (an IntersectionObserver).
 //! - `news.test`: ordinary static articles.
 //!
-//! `probe` must recommend rendering for the first two and not the third;
+//! `probe` must recommend rendering for the lazy source and not the static one;
 //! under `render: auto` the shells are rendered and stored with their text
 //! (the lazy story once the probe's verdict is remembered), the static pages
 //! are not rendered, and the server never sees a disallowed, refused-kind or
@@ -259,7 +259,7 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
     let started = Instant::now();
     let web = Web::start(route);
     let crawl_cfg = format!(
-        "min_host_gap: 50ms\nmax_duration: 20s\nrender: {{mode: auto, browser: \"{}\", tabs: 2, page_timeout: 8s}}",
+        "min_host_gap: 50ms\nmax_duration: 20s\narchive: articles\nrender: {{mode: auto, browser: \"{}\", tabs: 2, page_timeout: 8s}}",
         chromium()
     );
     let ws = Workspace::new(&web, SOURCES, &crawl_cfg);
@@ -274,7 +274,6 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
 
     // 1. The probe, both ways: rendering for the script-built sources only.
     for (host, want, data) in [
-        ("app.test", true, "probed"),
         ("lazy.test", true, lazy_data.as_str()),
         ("news.test", false, "probed"),
     ] {
@@ -292,10 +291,6 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
         serde_json::from_str(&text).unwrap()
     };
     let verdicts = read(ws.dir.path().join("probed/state/render_verdicts.json"));
-    assert_eq!(
-        verdicts["sources"]["app.test"]["render"], true,
-        "{verdicts}"
-    );
     assert_eq!(
         verdicts["sources"]["news.test"]["render"], false,
         "{verdicts}"
@@ -355,6 +350,23 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
         err.contains("Rendered ") && err.contains("by robots.txt"),
         "{err}"
     );
+    // The archive keeps the rendered DOM beside the response as served.
+    let mut kinds = Vec::new();
+    for file in scraper::store::warc::list(&ws.data().join("warc")).unwrap() {
+        scraper::store::warc::read_records(&file, |rec| {
+            if rec.header("WARC-Target-URI") == Some("http://app.test/csr/1") {
+                let block = String::from_utf8_lossy(&rec.block).into_owned();
+                kinds.push((rec.header("WARC-Type").unwrap_or("").to_string(), block));
+            }
+        })
+        .unwrap();
+    }
+    let kind = |k: &str| kinds.iter().find(|(t, _)| t == k).map(|(_, b)| b.as_str());
+    let served = kind("response").is_some_and(|b| b.contains("<div id=\"root\"></div>"));
+    assert!(served, "{kinds:?}");
+    let dom = kind("conversion").is_some_and(|b| b.contains("(csr-body five)"));
+    assert!(dom, "{kinds:?}");
+    assert!(kind("metadata").is_some(), "{kinds:?}");
     web.clear_log();
 
     // 3. With the probe's verdicts: the lazy story is rendered, scrolled and stored whole.
@@ -396,4 +408,70 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
         "took {:?}",
         started.elapsed()
     );
+}
+
+/// The renderer alone: a page whose script never ends is cut at the time
+/// limit without harming the next page, and a browser that died is started
+/// again.
+#[test]
+fn a_hung_page_times_out_and_a_dead_browser_is_started_again() {
+    if !Tool::Browser.need(
+        "the rendering test",
+        || on_path(&chromium()),
+        "apt-get install -y chromium, as .ci/run does",
+    ) {
+        return;
+    }
+    use scraper::render::{Doc, Options, RenderError, Renderer};
+    let web = Web::start(route);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut crawl = scraper::config::Crawl::default();
+        crawl.min_host_gap = scraper::config::Span(Duration::from_millis(20));
+        let net = scraper::net::Net::new(&crawl, Some(&web.proxy_url())).unwrap();
+        let renderer = Renderer::new(Options {
+            browser: chromium(),
+            tabs: 2,
+            page_timeout: Duration::from_secs(3),
+            max_memory: 1 << 30,
+        })
+        .unwrap();
+        let doc = |path: &str, html: String| Doc {
+            url: scraper::url::parse(&format!("http://app.test{path}")).unwrap(),
+            body: std::sync::Arc::new(html.into_bytes()),
+            content_type: Some("text/html".into()),
+        };
+        let hung = doc(
+            "/hung",
+            format!(
+                "{}<body><p>x</p><script>while (true) {{}}</script></body></html>",
+                head("Hung")
+            ),
+        );
+        let t = Instant::now();
+        let r = renderer.render(&net, hung).await;
+        assert!(matches!(r, Err(RenderError::Timeout(_))), "{r:?}");
+        assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+        let csr = renderer
+            .render(&net, doc("/csr/1", csr_page()))
+            .await
+            .unwrap();
+        assert!(csr.html.contains("(csr-body two)"), "{}", csr.html);
+        assert_eq!(csr.requests.answered, 2, "{:?}", csr.requests);
+        assert_eq!(csr.requests.refused_robots, 1, "{:?}", csr.requests);
+        assert_eq!(csr.requests.refused_host, 1, "{:?}", csr.requests);
+        let pid = renderer.browser_pid().await.expect("a running browser");
+        // SAFETY: kill has no memory-safety preconditions; the pid is our child.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let again = renderer
+            .render(&net, doc("/json/2", json_page()))
+            .await
+            .unwrap();
+        assert!(again.html.contains("(json-body one)"));
+        let totals = renderer.totals();
+        assert_eq!(totals.launches, 2, "{totals:?}");
+        assert_eq!((totals.rendered, totals.failed), (2, 1), "{totals:?}");
+        renderer.shutdown().await;
+    });
 }

@@ -203,15 +203,18 @@ fn pss(pid: u32) -> Option<u64> {
     Some(kb << 10)
 }
 
-/// `(pid, ppid, rss pages, utime + stime ticks)` from `/proc/<pid>/stat`.
+/// `(pid, ppid, rss pages, CPU ticks: its own and its waited-for children's)` from `/proc/<pid>/stat`.
 fn stat(pid: u32) -> Option<(u32, u32, u64, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may hold spaces and parentheses: fields follow the last `)`.
     let rest = &text[text.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state(0) ppid(1) ... utime(11) stime(12) ... rss(21).
+    // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13)
+    // cstime(14) ... rss(21). The children's times count the processes that
+    // already ended (a closed tab's renderer) and were waited for.
     let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
-    Some((pid, num(1)? as u32, num(21)?, num(11)? + num(12)?))
+    let cpu = num(11)? + num(12)? + num(13)? + num(14)?;
+    Some((pid, num(1)? as u32, num(21)?, cpu))
 }
 
 #[cfg(test)]

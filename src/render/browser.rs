@@ -102,7 +102,7 @@ pub async fn launch(exe: &Path, max_memory: u64) -> Result<Live, RenderError> {
     let n = LAUNCHES.fetch_add(1, Ordering::SeqCst);
     let profile = std::env::temp_dir().join(format!("scraper-chromium-{}-{n}", std::process::id()));
     // A V8 heap cap per renderer: a quarter of the cap, at least 64 MB.
-    let heap_mb = (max_memory / 4 >> 20).max(64);
+    let heap_mb = ((max_memory / 4) >> 20).max(64);
     let mut cfg = BrowserConfig::builder()
         .chrome_executable(exe)
         .user_data_dir(&profile)

@@ -59,6 +59,12 @@ pub struct Activity {
     pub counts: Mutex<Requests>,
 }
 
+impl Default for Activity {
+    fn default() -> Activity {
+        Activity::new()
+    }
+}
+
 impl Activity {
     pub fn new() -> Activity {
         Activity {

@@ -426,8 +426,10 @@ fn a_hung_page_times_out_and_a_dead_browser_is_started_again() {
     let web = Web::start(route);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let mut crawl = scraper::config::Crawl::default();
-        crawl.min_host_gap = scraper::config::Span(Duration::from_millis(20));
+        let crawl = scraper::config::Crawl {
+            min_host_gap: scraper::config::Span(Duration::from_millis(20)),
+            ..Default::default()
+        };
         let net = scraper::net::Net::new(&crawl, Some(&web.proxy_url())).unwrap();
         let renderer = Renderer::new(Options {
             browser: chromium(),

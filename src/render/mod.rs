@@ -127,7 +127,13 @@ pub struct Renderer {
     totals: Mutex<Totals>,
     /// CPU of browsers already gone (their trees can no longer be read).
     cpu_gone: Mutex<u64>,
+    /// Starts that failed in a row; at [`MAX_FAILED_STARTS`] rendering is
+    /// given up for the rest of the run (each start may wait 20 s).
+    failed_starts: std::sync::atomic::AtomicU32,
 }
+
+/// Failed browser starts in a row after which rendering is given up.
+pub const MAX_FAILED_STARTS: u32 = 3;
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -146,6 +152,7 @@ impl Renderer {
             live: tokio::sync::Mutex::new(None),
             totals: Mutex::new(Totals::default()),
             cpu_gone: Mutex::new(0),
+            failed_starts: std::sync::atomic::AtomicU32::new(0),
         })
     }
 
@@ -192,7 +199,20 @@ impl Renderer {
             tracing::warn!("the browser died; starting it again");
             *slot = None;
         }
-        let l = Arc::new(browser::launch(&self.exe, self.opts.max_memory).await?);
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.failed_starts.load(SeqCst) >= MAX_FAILED_STARTS {
+            return Err(RenderError::Launch(format!(
+                "given up after {MAX_FAILED_STARTS} failed starts"
+            )));
+        }
+        let l = match browser::launch(&self.exe, self.opts.max_memory).await {
+            Ok(l) => Arc::new(l),
+            Err(e) => {
+                self.failed_starts.fetch_add(1, SeqCst);
+                return Err(e);
+            }
+        };
+        self.failed_starts.store(0, SeqCst);
         self.totals
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -93,7 +93,8 @@ fn is_empty_content(rest: &[u8]) -> bool {
     false
 }
 
-/// Bytes between `<script...>` and `</script>`, all scripts together.
+/// Bytes between `<script...>` and `</script>`, all scripts together but
+/// JSON-LD (metadata for search engines, not what draws the page).
 fn script_bytes(lower: &[u8]) -> usize {
     let mut total = 0;
     let mut from = 0;
@@ -104,7 +105,9 @@ fn script_bytes(lower: &[u8]) -> usize {
         };
         let start = open + gt + 1;
         let end = memmem::find(&lower[start..], b"</script").map_or(lower.len(), |e| start + e);
-        total += end - start;
+        if memmem::find(&lower[open..start], b"ld+json").is_none() {
+            total += end - start;
+        }
         from = end;
     }
     total
@@ -134,6 +137,12 @@ mod tests {
         assert_eq!(shell_reason(filled, 20), None);
         let thin = b"<body><h1>Contact</h1><p>Write to us.</p></body>";
         assert_eq!(shell_reason(thin, 20), None);
+        // JSON-LD is not a script that draws the page.
+        let ld = format!(
+            "<body><h1>Tags</h1><script type=\"application/ld+json\">{}</script></body>",
+            "{\"@type\":\"ItemList\"}".repeat(300)
+        );
+        assert_eq!(shell_reason(ld.as_bytes(), 20), None);
         // `id="rooted"` is not a mount point.
         let other = br#"<body><div id="rooted"></div></body>"#;
         assert_eq!(shell_reason(other, 0), None);

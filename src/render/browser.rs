@@ -64,10 +64,27 @@ pub struct Live {
 
 impl Drop for Live {
     fn drop(&mut self) {
-        // The browser is killed when `browser` drops (kill-on-drop); the
-        // handler task and the throwaway profile go with it.
+        // The browser is killed now (were it left to kill-on-drop, it would
+        // still be writing its profile); the throwaway profile is removed
+        // once the process is gone.
         self.handler.abort();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        if let Some(c) = self.browser.get_mut_child() {
+            let _ = c.as_mut_inner().start_kill();
+        }
+        let (pid, profile) = (self.pid, self.profile.clone());
+        if pid.is_none_or(exited) {
+            let _ = std::fs::remove_dir_all(&profile);
+            return;
+        }
+        std::thread::spawn(move || {
+            for _ in 0..60 {
+                if pid.is_none_or(exited) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let _ = std::fs::remove_dir_all(&profile);
+        });
     }
 }
 
@@ -78,17 +95,22 @@ impl Live {
         if self.dead.load(Ordering::SeqCst) {
             return true;
         }
-        let Some(pid) = self.pid else { return false };
-        if !Path::new("/proc/self").exists() {
-            return false;
-        }
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(text) => text
-                .rfind(')')
-                .and_then(|i| text[i + 1..].split_whitespace().next())
-                .is_some_and(|state| state == "Z" || state == "X"),
-            Err(_) => true,
-        }
+        self.pid.is_some_and(exited)
+    }
+}
+
+/// The process ended (gone, or a zombie not yet reaped); `false` where
+/// `/proc` cannot tell.
+fn exited(pid: u32) -> bool {
+    if !Path::new("/proc/self").exists() {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(text) => text
+            .rfind(')')
+            .and_then(|i| text[i + 1..].split_whitespace().next())
+            .is_some_and(|state| state == "Z" || state == "X"),
+        Err(_) => true,
     }
 }
 

@@ -92,15 +92,32 @@ impl Rendering {
         let mode = source
             .and_then(|k| self.sources.get(k).copied())
             .unwrap_or(self.default);
-        match mode {
-            RenderMode::Never => None,
-            RenderMode::Always => Some("render: always"),
-            RenderMode::Auto if source.is_some_and(|k| self.verdicts.says_render(k)) => {
-                Some("the probe found that rendering adds the story here")
-            }
-            RenderMode::Auto if page.is_article => None,
-            RenderMode::Auto => crate::render::shell::shell_reason(html, page.text.chars().count()),
-        }
+        let probed = source.is_some_and(|k| self.verdicts.says_render(k));
+        decide(
+            mode,
+            probed,
+            page.is_article,
+            page.text.chars().count(),
+            html,
+        )
+    }
+}
+
+/// The rule itself (pure): `probed` says the probe's verdict for the page's
+/// source is `render`. The shell test is made only when it can decide.
+fn decide(
+    mode: RenderMode,
+    probed: bool,
+    is_article: bool,
+    text_chars: usize,
+    html: &[u8],
+) -> Option<&'static str> {
+    match mode {
+        RenderMode::Never => None,
+        RenderMode::Always => Some("render: always"),
+        RenderMode::Auto if probed => Some("the probe found that rendering adds the story here"),
+        RenderMode::Auto if is_article => None,
+        RenderMode::Auto => crate::render::shell::shell_reason(html, text_chars),
     }
 }
 
@@ -216,5 +233,30 @@ fn archive(
     }
     if let Some(c) = meta.captured.as_mut() {
         crate::store::warc::add_rendered(c, html.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_pages_are_rendered() {
+        let shell =
+            br#"<html><body><div id="root"></div><script src="/app.js"></script></body></html>"#;
+        let plain = b"<html><body><h1>About</h1><p>Who we are.</p></body></html>";
+        use RenderMode::{Always, Auto, Never};
+        assert!(decide(Auto, false, false, 0, shell).is_some());
+        assert!(decide(Auto, false, false, 20, plain).is_none());
+        assert!(
+            decide(Auto, false, true, 0, shell).is_none(),
+            "an article as served"
+        );
+        assert!(
+            decide(Auto, true, true, 2000, plain).is_some(),
+            "the probe's verdict"
+        );
+        assert!(decide(Always, false, true, 2000, plain).is_some());
+        assert!(decide(Never, true, false, 0, shell).is_none());
     }
 }

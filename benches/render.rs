@@ -9,7 +9,9 @@
 //! 50 ms, so shared pages count once).
 //!
 //! `cargo bench --bench render` (release); `RENDER_BENCH_RUNS` runs of each
-//! (default 3). Needs `chromium` on PATH.
+//! (default 3). With `static` or `app` as an argument, one crawl of that
+//! kind (to time the whole process from outside, e.g. `/usr/bin/time -v`).
+//! Needs `chromium` on PATH.
 
 #[path = "../tests/it/support"]
 #[allow(dead_code)]
@@ -179,7 +181,18 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
+    // `static` or `app` as an argument: one crawl of that kind, for timing
+    // the whole process from outside.
+    let only: Option<String> = std::env::args().find(|a| a == "static" || a == "app");
     let web = Web::start(route);
+    if let Some(kind) = only {
+        let r = crawl(&web, &kind);
+        println!(
+            "{kind}: {} pages, wall {:.2} s, cpu {:.2} s, peak tree memory {:.0} MB",
+            r.pages, r.wall, r.cpu, r.peak_mb
+        );
+        return;
+    }
     let (mut stat, mut rend) = (Vec::new(), Vec::new());
     for i in 0..runs {
         for (kind, all) in [("static", &mut stat), ("app", &mut rend)] {

@@ -59,9 +59,14 @@ impl Verdicts {
         Ok(())
     }
 
-    /// Does the probe say `source` needs rendering?
+    /// Does the probe say `source` needs rendering? A key with or without
+    /// `www.` names the same source (as `sources[].host` does).
     pub fn says_render(&self, source: &str) -> bool {
-        self.sources.get(source).is_some_and(|v| v.render)
+        let bare = |k: &str| k.strip_prefix("www.").unwrap_or(k).to_string();
+        let want = bare(source);
+        self.sources
+            .iter()
+            .any(|(k, v)| v.render && bare(k) == want)
     }
 }
 
@@ -86,6 +91,7 @@ mod tests {
         v.save(dir.path()).unwrap();
         let back = Verdicts::load(dir.path());
         assert!(back.says_render("app.test"));
+        assert!(back.says_render("www.app.test"));
         assert!(!back.says_render("news.test"));
         std::fs::write(dir.path().join(FILE), "{not json").unwrap();
         assert_eq!(Verdicts::load(dir.path()), Verdicts::default());

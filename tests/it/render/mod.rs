@@ -367,6 +367,25 @@ fn script_built_articles_are_rendered_politely_and_static_ones_are_not() {
     let dom = kind("conversion").is_some_and(|b| b.contains("(csr-body five)"));
     assert!(dom, "{kinds:?}");
     assert!(kind("metadata").is_some(), "{kinds:?}");
+    // `reextract` reads the rendered DOM, not the empty shell.
+    let re = ws
+        .command(&["reextract", "--data", "data", "--all"])
+        .output()
+        .unwrap();
+    assert!(re.status.success(), "reextract: {}", stderr(&re));
+    let again: Vec<serde_json::Value> = records(&ws, "data")
+        .into_iter()
+        .filter(|r| r["url"] == "http://app.test/csr/1")
+        .collect();
+    assert_eq!(again.len(), 2, "{again:?}");
+    for r in &again {
+        assert!(r.get("withdrawn").is_none(), "{r}");
+        assert_eq!(r["rendered"], true, "{r}");
+        assert!(
+            r["text"].as_str().unwrap().contains("(csr-body five)"),
+            "{r}"
+        );
+    }
     web.clear_log();
 
     // 3. With the probe's verdicts: the lazy story is rendered, scrolled and stored whole.

@@ -23,7 +23,7 @@ FLOORS = [
     ["partition", "source"],
     ["record"],
     ["net", "extract", "discover", "relevance", "frontier", "health"],
-    ["store"],
+    ["store", "render"],
     ["config"],
     ["reextract", "dataset"],
     ["crawl"],

@@ -22,6 +22,7 @@ pub mod phrases;
 pub mod record;
 pub mod reextract;
 pub mod relevance;
+pub mod render;
 pub mod report;
 pub mod source;
 pub mod store;

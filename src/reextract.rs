@@ -130,9 +130,20 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
             .unwrap_or_default()
             .to_string();
         let mut response: Option<Record> = None;
+        // The DOM a browser rendered from that response (`crate::render`).
+        let mut rendered: Option<Vec<u8>> = None;
         let mut write_err = None;
         let scan = warc::read_records(&file, |rec| match rec.header("WARC-Type") {
-            Some("response") => response = Some(rec),
+            Some("response") => {
+                rendered = None;
+                response = Some(rec);
+            }
+            Some("conversion") => {
+                let id = response.as_ref().and_then(|r| r.header("WARC-Record-ID"));
+                if id.is_some() && id == rec.header("WARC-Refers-To") {
+                    rendered = Some(rec.block);
+                }
+            }
             Some("metadata") => {
                 let Some(resp) = response
                     .take_if(|r| r.header("WARC-Record-ID") == rec.header("WARC-Concurrent-To"))
@@ -143,7 +154,7 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
                     return;
                 };
                 sum.records += 1;
-                let article = match ex.article(&resp, prov, &name) {
+                let article = match ex.article(&resp, rendered.take(), prov, &name) {
                     Ok(a) => a,
                     Err(e) => {
                         tracing::warn!(file = %name, offset = resp.offset, error = %e, "archived response not readable");
@@ -185,8 +196,15 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
 }
 
 impl Extractor {
-    /// The record made again from one archived response.
-    fn article(&self, resp: &Record, mut prov: Provenance, file: &str) -> Result<Article, String> {
+    /// The record made again from one archived response, or from the DOM a
+    /// browser rendered from it when the archive kept one.
+    fn article(
+        &self,
+        resp: &Record,
+        rendered: Option<Vec<u8>>,
+        mut prov: Provenance,
+        file: &str,
+    ) -> Result<Article, String> {
         let http = resp.http().ok_or("not an HTTP response")?;
         let target = resp.header("WARC-Target-URI").ok_or("no WARC-Target-URI")?;
         let url = crate::url::parse(target).ok_or("WARC-Target-URI is not an http(s) URL")?;
@@ -197,11 +215,16 @@ impl Extractor {
             .map_or((None, None), crate::net::parse_media_type);
         let today = chrono::NaiveDate::parse_from_str(&prov.extracted_on, "%Y-%m-%d")
             .map_err(|_| "metadata without a readable extracted-on day")?;
-        let page =
-            crate::extract::extract(&body, charset.as_deref(), Some(&url), &self.rule, today);
+        let page = match &rendered {
+            Some(dom) => crate::extract::extract(dom, Some("utf-8"), Some(&url), &self.rule, today),
+            None => {
+                crate::extract::extract(&body, charset.as_deref(), Some(&url), &self.rule, today)
+            }
+        };
         prov.warc_file = Some(file.to_string());
         prov.warc_offset = Some(resp.offset);
         let mut a = crate::extract::record::article(&page, &url, &prov, &self.version);
+        a.rendered = rendered.is_some();
         if self.paywalled == PaywalledText::Flag {
             crate::extract::record::keep_free_part(&mut a, &page);
         }

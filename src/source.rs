@@ -20,6 +20,35 @@ pub struct Source {
     /// Pages, RSS/Atom/JSON feeds or sitemaps to start from. Empty means the host's home page.
     #[serde(default)]
     pub seeds: Vec<String>,
+    /// Whether this source's pages are rendered in a browser; absent: the
+    /// crawl-wide `crawl.render.mode` (see `crate::render`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<Render>,
+}
+
+/// When a page is rendered in headless Chromium before extraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Render {
+    /// Never: the static HTML only.
+    Never,
+    /// When the static read finds no article but the markup looks like an
+    /// application shell, or `scraper probe` measured that rendering adds
+    /// the story for this source.
+    #[default]
+    Auto,
+    /// Every page of the source.
+    Always,
+}
+
+impl Render {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Render::Never => "never",
+            Render::Auto => "auto",
+            Render::Always => "always",
+        }
+    }
 }
 
 impl Source {
@@ -64,6 +93,9 @@ impl Source {
         }
         let seeds: Vec<String> = self.seeds.iter().map(|s| yaml_scalar(s)).collect();
         parts.push(format!("seeds: [{}]", seeds.join(", ")));
+        if let Some(r) = self.render {
+            parts.push(format!("render: {}", r.as_str()));
+        }
         format!("- {{{}}}", parts.join(", "))
     }
 }
@@ -219,6 +251,7 @@ pub(crate) fn src(host: &str, path: Option<&str>, seeds: &[&str]) -> Source {
         host: host.into(),
         path: path.map(str::to_string),
         seeds: seeds.iter().map(|s| s.to_string()).collect(),
+        render: None,
     }
 }
 
@@ -283,11 +316,13 @@ mod tests {
                 host: "www.example.com".into(),
                 path: None,
                 seeds: vec![],
+                render: None,
             },
             Source {
                 host: "lab.org".into(),
                 path: Some("/blog".into()),
                 seeds: vec![],
+                render: None,
             },
         ];
         let scope = Sources::new(&sources);

@@ -154,6 +154,12 @@ pub struct ProbeArgs {
     pub max_requests: u64,
     #[arg(long)]
     pub proxy: Option<String>,
+    /// Do not compare the sampled pages as rendered in a browser.
+    #[arg(long)]
+    pub no_render: bool,
+    /// Where the rendering verdict is remembered (`state/render_verdicts.json`).
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
 }
 
 #[derive(Debug, Args)]

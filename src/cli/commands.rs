@@ -98,6 +98,8 @@ pub fn probe(config: &Path, a: &ProbeArgs) -> anyhow::Result<ExitCode> {
         sample: a.sample,
         max_requests: a.max_requests,
         proxy: a.proxy.clone(),
+        render: !a.no_render,
+        data: (!a.no_render).then(|| a.data.clone()),
     };
     let p = runtime()?.block_on(scraper::inspect::probe::probe(&config, &a.target, &opts))?;
     print::probe::show(&p, a.json);

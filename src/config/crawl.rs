@@ -112,6 +112,8 @@ pub struct Crawl {
     pub flush_every: Span,
     /// Limits against crawler traps (see `crate::url::trap`).
     pub traps: Traps,
+    /// Rendering in headless Chromium (see `crate::render`).
+    pub render: super::render::Render,
 }
 
 /// `crawl.traps`: general rules against crawler traps; 0 turns one off.
@@ -192,6 +194,7 @@ impl Crawl {
         if let Some(w) = &c.web_bot_auth {
             w.validate()?;
         }
+        c.render.validate()?;
         Ok(())
     }
 
@@ -271,6 +274,7 @@ impl Default for Crawl {
             archive: Archive::None,
             flush_every: Span::secs(5),
             traps: Traps::default(),
+            render: super::render::Render::default(),
         }
     }
 }

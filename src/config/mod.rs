@@ -13,6 +13,7 @@
 //! under their `config.yml` names. No module below `config` imports it.
 
 mod crawl;
+mod render;
 mod span;
 
 use std::path::{Path, PathBuf};
@@ -26,8 +27,9 @@ pub use crate::health::Health;
 pub use crate::net::sign::WebBotAuth;
 pub use crate::record::Scope;
 pub use crate::relevance::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabulary};
-pub use crate::source::Source;
+pub use crate::source::{Render as RenderMode, Source};
 pub use crawl::{AiUsePolicy, Archive, Crawl, PaywalledText, Traps};
+pub use render::Render;
 pub use span::{Span, parse_duration};
 
 /// Why a configuration could not be loaded.
@@ -236,12 +238,14 @@ mod tests {
                 "https://ex.test/a b?x=[1],{2}#c".into(),
                 "http://ex.test/q?a=1&b=\"2\"".into(),
             ],
+            render: Some(crate::source::Render::Always),
         };
         let text = format!("sources:\n  {}\n", s.yaml_line());
         let c = Config::parse(&text, Path::new("c.yml")).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(c.sources[0].host, "ex.test");
         assert_eq!(c.sources[0].path.as_deref(), Some("/blog"));
         assert_eq!(c.sources[0].seeds, s.seeds);
+        assert_eq!(c.sources[0].render, s.render);
     }
 
     #[test]

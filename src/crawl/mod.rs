@@ -8,6 +8,7 @@ pub mod handover;
 mod interrupt;
 mod outcome;
 pub mod reach;
+pub mod render;
 mod setup;
 pub mod signals;
 pub mod tally;
@@ -50,6 +51,8 @@ pub struct RunEnd {
     pub stored: u64,
     /// The per-host funnel (also in `last_run.json` unless an outage).
     pub hosts: BTreeMap<String, HostCounters>,
+    /// What the browser did, when pages could be rendered (`crate::render`).
+    pub render: Option<crate::render::Totals>,
 }
 
 /// The totals a running crawl reports to its progress display.
@@ -113,14 +116,20 @@ pub async fn run(
         answers,
         progress,
     };
+    let rendering = ctx.clone();
     let mut engine = Engine::new(config, ctx, store, log, start);
     setup::carry_over(&mut engine, &data, opts.resume)?;
     let inbox = setup::read_inbox(&mut engine, &data)?;
     engine.queue_seeds();
     let stop = engine.run(interrupt::listen()).await;
-    engine
+    let mut end = engine
         .finish(&data, stop, started_at, &run_id, &inbox)
-        .await
+        .await?;
+    if let Some(r) = &rendering.render {
+        r.renderer.shutdown().await;
+        end.render = Some(r.renderer.totals());
+    }
+    Ok(end)
 }
 
 /// The run's start: now, or the RFC 3339 time in `SCRAPER_NOW` (for tests

@@ -40,6 +40,8 @@ pub struct Ctx {
     pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
     /// Which responses are captured for the WARC archive.
     pub archive: Archive,
+    /// Rendering in a browser (`None`: no page is rendered; see `super::render`).
+    pub render: Option<super::render::Rendering>,
 }
 
 /// A job's request was answered and its body read; parsing follows.
@@ -115,6 +117,8 @@ pub struct Meta {
     /// The exchange as WARC members, when `crawl.archive` keeps this
     /// response (under `articles`: only a page that is a relevant article).
     pub captured: Option<Box<Captured>>,
+    /// The page was rendered in a browser (or rendering was tried and failed).
+    pub rendered: Option<super::render::RenderNote>,
 }
 
 #[cfg(test)]
@@ -136,6 +140,7 @@ impl Meta {
             signals: Signals::default(),
             robots_hash: 0,
             captured: None,
+            rendered: None,
         }
     }
 }
@@ -241,12 +246,19 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
         (None, k) => k,
     };
     // Never closed, so `acquire` only fails if it were: then parse anyway.
-    let _slot = ctx.parses.acquire().await.ok();
-    let ctx = ctx.clone();
-    let parsed = tokio::task::spawn_blocking(move || parse(&ctx, kind, &resp, wire)).await;
+    let slot = ctx.parses.acquire().await.ok();
+    let c = ctx.clone();
+    let parsed = tokio::task::spawn_blocking(move || {
+        let mut wire = wire;
+        let (body, captured) = parse(&c, kind, &resp, &mut wire);
+        (body, captured, resp, wire)
+    })
+    .await;
+    drop(slot);
     match parsed {
-        Ok((body, captured)) => {
+        Ok((body, captured, resp, wire)) => {
             meta.captured = captured;
+            let body = super::render::after_parse(ctx, job, &mut meta, body, resp, wire).await;
             (meta, body)
         }
         Err(e) => {
@@ -273,6 +285,7 @@ fn meta_of(ctx: &Ctx, resp: &Response) -> Meta {
         signals: signals::from_headers(&ctx.net, resp),
         robots_hash: 0,
         captured: None,
+        rendered: None,
     }
 }
 
@@ -282,7 +295,7 @@ fn parse(
     ctx: &Ctx,
     kind: Kind,
     resp: &Response,
-    wire: Option<Box<crate::net::Wire>>,
+    wire: &mut Option<Box<crate::net::Wire>>,
 ) -> (Body, Option<Box<Captured>>) {
     let body = match kind {
         Kind::Feed | Kind::Sitemap => {
@@ -314,13 +327,16 @@ fn parse(
         (Body::Page(p), Archive::Articles) => p.is_article && p.relevance.relevant,
         _ => false,
     };
-    let captured = wire.filter(|_| keep).map(|w| Box::new(capture(resp, &w)));
+    let captured = keep
+        .then(|| wire.take())
+        .flatten()
+        .map(|w| Box::new(capture(resp, &w)));
     (body, captured)
 }
 
 /// The publisher asks that the page not be archived (`noarchive` or `none`
 /// in a robots meta tag or an `X-Robots-Tag`, for any agent).
-fn noarchive(page: &Page, x_robots_tag: &[String]) -> bool {
+pub(super) fn noarchive(page: &Page, x_robots_tag: &[String]) -> bool {
     page.robots_meta
         .iter()
         .any(|d| d == "noarchive" || d == "none")

@@ -64,5 +64,6 @@ pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Arti
         warc_file: prov.warc_file.clone(),
         warc_offset: prov.warc_offset,
         withdrawn: None,
+        rendered: false,
     }
 }

@@ -3,7 +3,9 @@
 //! AI-use signals), the start page (`<link rel=alternate>` feeds, meta and
 //! header signals), looks for feeds and sitemaps at the usual paths, counts
 //! what they list by month, fetches a small sample of listed pages and shows
-//! the extractor's and the relevance verdicts, and suggests a `sources:`
+//! the extractor's and the relevance verdicts, compares them as served and
+//! as rendered in a browser (`render_probe`: the one thing it keeps, the
+//! verdict in `data/state/render_verdicts.json`), and suggests a `sources:`
 //! entry. Every request goes through [`Net`]: robots.txt and the per-host gap
 //! hold as in a crawl, and `--max-requests` bounds the whole probe.
 
@@ -12,6 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use chrono::{DateTime, FixedOffset, Utc};
 use serde::Serialize;
 
+use super::render_probe::{self, Fetched, RenderReport};
 use crate::config::{Config, Source};
 use crate::consent::{self, Signals};
 use crate::crawl::signals;
@@ -49,6 +52,10 @@ pub struct Options {
     /// Most requests in all (robots.txt included).
     pub max_requests: u64,
     pub proxy: Option<String>,
+    /// Compare the sampled pages as served and as rendered in a browser.
+    pub render: bool,
+    /// The data folder where the rendering verdict is remembered (`None`: not remembered).
+    pub data: Option<std::path::PathBuf>,
 }
 
 /// What the probe found.
@@ -81,6 +88,8 @@ pub struct Probe {
     pub by_month: BTreeMap<String, u64>,
     pub undated: u64,
     pub sample: Vec<SampleReport>,
+    /// The sampled pages read as served and as rendered, and which strategy the source needs.
+    pub render: RenderReport,
     /// The probe's conclusion in words.
     pub verdict: String,
     /// A `sources:` entry for `config.yml`, as a value ...
@@ -248,9 +257,15 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     pr.read_listings(start, queue, &mut found.listings).await;
     let pages = listed_pages(&found, path.as_deref());
     p.count_by_month(&pages);
+    let mut fetched = Vec::new();
     for u in sample_order(&pages).into_iter().take(opts.sample) {
         let Some(u) = url::parse(u) else { continue };
-        p.sample.push(pr.sample_page(&u).await);
+        let (report, page) = pr.sample_page(&u).await;
+        p.sample.push(report);
+        fetched.extend(page);
+    }
+    if opts.render {
+        p.render = render_probe::compare(config, &pr.net, &pr.rule, pr.today, &fetched).await;
     }
     p.listings = found.listings.into_iter().map(|(r, _)| r).collect();
     p.ai_signals = found.signals.labels();
@@ -259,6 +274,9 @@ async fn probe_start(config: &Config, start: &Url, opts: &Options) -> anyhow::Re
     p.verdict = verdict(&p);
     if p.robots.allows_start && p.robots.outcome != RobotsAccess::Unreachable {
         let source = suggest(&found.origin, path, &p);
+        if let Some(data) = &opts.data {
+            render_probe::remember(data, &source.key(), &mut p.render, pr.today)?;
+        }
         p.suggested = Some(source.yaml_line());
         p.suggested_source = Some(source);
     }
@@ -291,6 +309,7 @@ impl Probe {
             by_month: BTreeMap::new(),
             undated: 0,
             sample: Vec::new(),
+            render: RenderReport::default(),
             verdict: String::new(),
             suggested_source: None,
             suggested: None,
@@ -548,7 +567,7 @@ impl Prober {
     /// Fetch and judge one listed page; its AI-use signals are assembled as
     /// the crawl's worker assembles them (the response's headers, robots.txt's
     /// Content-Signal and Content-Usage lines, the meta tags, tdmrep.json).
-    async fn sample_page(&self, u: &Url) -> SampleReport {
+    async fn sample_page(&self, u: &Url) -> (SampleReport, Option<Fetched>) {
         let mut r = SampleReport {
             url: u.to_string(),
             error: None,
@@ -565,19 +584,26 @@ impl Prober {
         let resp = match self.net.fetch(u, &Request::html(), &|_: &Url| true).await {
             Err(FetchError::Budget) => {
                 r.error = Some("not fetched: --max-requests reached".into());
-                return r;
+                return (r, None);
             }
             Err(e) => {
                 r.error = Some(e.to_string());
-                return r;
+                return (r, None);
             }
             Ok(resp) => resp,
         };
         if !(200..300).contains(&resp.status) {
             r.error = Some(format!("the server answered HTTP {}", resp.status));
-            return r;
+            return (r, None);
         }
         let page = self.extract(&resp);
+        let fetched = Fetched {
+            url: resp.url.clone(),
+            body: resp.body.clone(),
+            content_type: resp.header("content-type").map(str::to_string),
+            is_article: page.is_article,
+            text_chars: page.text.chars().count() as u64,
+        };
         let mut signals = signals::from_headers(&self.net, &resp);
         let url = resp.url.clone();
         // The response goes before tdmrep.json is fetched, as in the worker.
@@ -592,7 +618,7 @@ impl Prober {
         r.relevance = page.relevance.reason.clone();
         r.text_chars = page.text.chars().count() as u64;
         r.ai_reserved = consent::reserves_ai_training(&signals);
-        r
+        (r, Some(fetched))
     }
 }
 
@@ -637,6 +663,9 @@ fn verdict(p: &Probe) -> String {
             );
         }
     }
+    if p.render.recommended.is_some() {
+        parts.push(p.render.reason.clone());
+    }
     if p.ai_reserved {
         parts.push(
             "the publisher reserves AI training (withheld under ai_use_policy: respect)".into(),
@@ -665,5 +694,6 @@ fn suggest(origin: &Url, path: Option<String>, p: &Probe) -> Source {
         host: origin.host_str().unwrap_or("").to_string(),
         path,
         seeds,
+        render: None,
     }
 }

@@ -91,6 +91,15 @@ pub struct HostCounters {
     /// The last `402 Payment Required` the host answered (never paid).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payment: Option<PaymentAsked>,
+    /// Pages rendered in a browser (`crate::render`), their wall time, and
+    /// the requests the browser made that the crawler fetched for it;
+    /// written only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rendered: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub render_ms: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub render_requests: u64,
 }
 
 /// What a `402 Payment Required` asked: `crawler-price`, `crawler-error`
@@ -179,6 +188,13 @@ impl HostCounters {
     pub fn page(&mut self, article: bool, relevant: bool) {
         self.articles += u64::from(article);
         self.relevant += u64::from(relevant);
+    }
+
+    /// A page was rendered: `ms` of wall time, `requests` fetched for the browser.
+    pub fn rendered(&mut self, ms: u64, requests: u64) {
+        self.rendered += 1;
+        self.render_ms += ms;
+        self.render_requests += requests;
     }
 
     pub fn withheld(&mut self) {

@@ -115,6 +115,10 @@ pub struct Article {
     /// `skip`; `scraper build` drops the record (and counts it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn: Option<Rejection>,
+    /// The text was read from the page as a browser rendered it
+    /// (`crate::render`), not from the HTML as first served.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rendered: bool,
 }
 
 /// What the crawl knew of a stored record that the page does not say: the

@@ -4,7 +4,8 @@
 //! A file starts with a `warcinfo` record; then each archived fetch is a
 //! group of members written with one `write`: the `response` (status line,
 //! headers and body as received, before content decoding), its `request`
-//! (as sent), and, for a stored article, a `metadata` record with our record
+//! (as sent), for a rendered page a `conversion` record holding the DOM the
+//! browser built ([`add_rendered`]), and, for a stored article, a `metadata` record with our record
 //! id, run id, fetch time and consent signals ([`Provenance`]). The record's
 //! `warc_offset` is the offset of the response member, so one page is read
 //! with one seek ([`read_at`]).
@@ -290,6 +291,25 @@ pub fn capture(url: &str, wire: &Wire, body: &[u8]) -> Captured {
         date,
         hold: None,
     }
+}
+
+/// Add a rendered page's DOM (`crate::render`) to its captured response, as
+/// a `conversion` record that refers to the response.
+pub fn add_rendered(captured: &mut Captured, dom: &[u8]) {
+    let id = record_id();
+    let digest = sha1(&[dom]);
+    captured.members.extend(member(
+        &[
+            ("WARC-Type", "conversion"),
+            ("WARC-Record-ID", &id),
+            ("WARC-Date", &captured.date),
+            ("WARC-Target-URI", &captured.target),
+            ("WARC-Refers-To", &captured.response_id),
+            ("WARC-Block-Digest", &digest),
+            ("Content-Type", "text/html; charset=utf-8"),
+        ],
+        &[dom],
+    ));
 }
 
 /// The `metadata` member that goes with a captured response of a stored record.

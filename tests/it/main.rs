@@ -18,5 +18,6 @@ mod extraction;
 mod fetch;
 mod frontier;
 mod relevance;
+mod render;
 mod robustness;
 mod state;

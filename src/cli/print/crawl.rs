@@ -12,6 +12,9 @@ use scraper::record::HostCounters;
 pub fn show(end: &RunEnd) {
     let mut table = markdown(&end.hosts);
     table.push_str(&consent_lines(&end.hosts));
+    if let Some(line) = end.render.as_ref().and_then(rendering) {
+        table.push_str(&format!("\n{line}\n"));
+    }
     eprintln!("{table}");
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return;
@@ -78,11 +81,36 @@ fn heading(end: &RunEnd) -> String {
     }
 }
 
+/// What the browser cost this run, in one line (`None` when it rendered nothing).
+fn rendering(t: &scraper::render::Totals) -> Option<String> {
+    if t.rendered + t.failed == 0 {
+        return None;
+    }
+    let r = &t.requests;
+    Some(format!(
+        "Rendered {} pages ({} failed): {:.1} s of page time ({:.0} ms a page), browser CPU {:.1} s, \
+         browser peak memory {} MB, {} start(s); its requests: {} fetched through robots, gap and budget, \
+         refused {} by kind, {} to other hosts, {} by robots.txt, {} not fetched.",
+        t.rendered,
+        t.failed,
+        t.wall_ms as f64 / 1000.0,
+        t.wall_ms as f64 / t.rendered.max(1) as f64,
+        t.browser_cpu_ms as f64 / 1000.0,
+        t.peak_rss >> 20,
+        t.launches,
+        r.answered,
+        r.refused_kind,
+        r.refused_host,
+        r.refused_robots,
+        r.failed
+    ))
+}
+
 /// The per-host table as Markdown (end of run, `$GITHUB_STEP_SUMMARY`).
 pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
     let mut out = String::from(
-        "| host | discovered | fetched | robots-denied | traps | articles | relevant | stored | withheld: ai-use | 304 | errors | caps | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog | handed out: fresh / backlog / explore | family-stopped links |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| host | discovered | fetched | robots-denied | traps | articles | relevant | stored | withheld: ai-use | 304 | errors | caps | MB | wait s | requests: listings / pages | listings skipped: unchanged / not due | updated | backlog | handed out: fresh / backlog / explore | family-stopped links | rendered: pages / s / requests |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let list = |m: &BTreeMap<String, u64>| {
         if m.is_empty() {
@@ -98,7 +126,7 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             h.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let (errors, caps) = (list(&errors), list(&h.caps));
         out.push_str(&format!(
-            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} | {} / {} / {} | {} |\n",
+            "| {host} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {errors} | {caps} | {:.2} | {:.1} | {} / {} | {} / {} | {} | {} | {} / {} / {} | {} | {} / {:.1} / {} |\n",
             h.discovered,
             h.fetched,
             h.disallowed,
@@ -119,7 +147,10 @@ pub fn markdown(hosts: &BTreeMap<String, HostCounters>) -> String {
             h.fresh_requests,
             h.backlog_requests,
             h.explore_requests,
-            h.family_stopped
+            h.family_stopped,
+            h.rendered,
+            h.render_ms as f64 / 1000.0,
+            h.render_requests
         ));
     }
     out
@@ -148,7 +179,7 @@ mod tests {
         assert_eq!(md.lines().count(), 4);
         assert!(
             md.contains(
-                "| a.test | 0 | 3 | 0 | 4 | 0 | 0 | 1 | 0 | 0 | challenge: 1, timeout: 2 | dom_nodes: 1 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 | 0 / 0 / 0 | 0 |"
+                "| a.test | 0 | 3 | 0 | 4 | 0 | 0 | 1 | 0 | 0 | challenge: 1, timeout: 2 | dom_nodes: 1 | 2.00 | 0.0 | 0 / 0 | 0 / 0 | 0 | 0 | 0 / 0 / 0 | 0 | 0 / 0.0 / 0 |"
             ),
             "{md}"
         );

@@ -55,6 +55,7 @@ pub fn show(p: &Probe, json: bool) {
         }
     }
     sample(p);
+    rendering(p);
     println!("\nverdict: {}", p.verdict);
     if let Some(entry) = &p.suggested {
         println!("\nsuggested entry for config.yml (under `sources:`):\n{entry}");
@@ -101,6 +102,40 @@ fn listings(p: &Probe) {
     }
     if !missing.is_empty() {
         println!("  tried without success: {}", missing.join(", "));
+    }
+}
+
+/// The sampled pages as served and as rendered, and the strategy recommended.
+fn rendering(p: &Probe) {
+    let r = &p.render;
+    if r.compared.is_empty() && r.reason.is_empty() {
+        return;
+    }
+    println!("\nrendering:");
+    for c in &r.compared {
+        match &c.error {
+            Some(e) => println!("  failed  {}: {e}", c.url),
+            None => println!(
+                "  {}  {}: as served {} chars{}, rendered {} chars{} ({} ms, {} requests)",
+                if c.gains() { "gains " } else { "same  " },
+                c.url,
+                c.static_chars,
+                if c.static_article { " (article)" } else { "" },
+                c.rendered_chars,
+                if c.rendered_article { " (article)" } else { "" },
+                c.render_ms,
+                c.requests
+            ),
+        }
+    }
+    let word = match r.recommended {
+        Some(true) => "recommended",
+        Some(false) => "not needed",
+        None => "not measured",
+    };
+    println!("  rendering {word}: {}", r.reason);
+    if let Some(f) = &r.remembered_in {
+        println!("  remembered in {f}");
     }
 }
 

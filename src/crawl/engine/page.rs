@@ -22,6 +22,10 @@ impl Engine {
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let relevant = page.relevance.relevant;
         self.host(&job.host).page(page.is_article, relevant);
+        if let Some(r) = meta.rendered.filter(|r| r.ok) {
+            let ms = r.wall.as_millis() as u64;
+            self.host(&job.host).rendered(ms, r.requests);
+        }
         self.host(&job.host)
             .bad_content_usage(meta.signals.malformed);
         if page.is_article && relevant {
@@ -262,6 +266,7 @@ impl Engine {
         if self.config.crawl.paywalled_text == PaywalledText::Flag {
             crate::extract::record::keep_free_part(&mut article, page);
         }
+        article.rendered = meta.rendered.is_some_and(|r| r.kept);
         if job.entry.update {
             self.host(&job.host).updated += 1;
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");

@@ -88,6 +88,7 @@ pub(super) async fn finish(
         fetched: summary.pages_fetched,
         stored: engine.counts.stored,
         hosts: summary.hosts,
+        render: None,
     })
 }
 
@@ -208,6 +209,7 @@ fn finish_outage(
         fetched: requests,
         stored: 0,
         hosts,
+        render: None,
     })
 }
 

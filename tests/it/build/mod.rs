@@ -302,6 +302,7 @@ fn round_trip_field_by_field() {
                 warc_file: None,
                 warc_offset: None,
                 withdrawn: None,
+                rendered: false,
             });
         }
     }

@@ -496,7 +496,22 @@ fn probe_lists_feed_and_sitemap_counts_by_month_samples_pages_and_its_entry_craw
         web.gap_violations("probe.test", std::time::Duration::from_millis(48)),
         0
     );
-    assert!(!ws.data().exists(), "probe stored something");
+    // Nothing stored but the rendering verdict (`state/render_verdicts.json`).
+    let mut stored = Vec::new();
+    let mut dirs = vec![ws.data()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.file_type().is_ok_and(|t| t.is_dir()) {
+                true => dirs.push(e.path()),
+                false => stored.push(e.path()),
+            }
+        }
+    }
+    let verdicts = ws.data().join("state/render_verdicts.json");
+    assert!(
+        stored.iter().all(|f| *f == verdicts),
+        "probe stored {stored:?}"
+    );
     assert_eq!(
         p["requests"].as_u64().unwrap() as usize,
         web.count_host("probe.test")

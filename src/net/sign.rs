@@ -41,8 +41,8 @@
 //! expired (a minute) publish the directory of the new key alone.
 //!
 //! The key is read when a `Net` is built (crawl, check-url, probe), never by
-//! commands that do not fetch, so a build without the secret still runs; every
-//! request is signed inside `Net::send`, after the politeness gate.
+//! commands that do not fetch, so a build without the secret still runs.
+//! Signing happens inside `Net::send`, after the politeness gate.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -11,8 +11,8 @@ a lower floor and, without a circle, one on its own floor; never one above.
 
 Inside each folder, the nodes are its files and sub-folders other than its
 `mod.rs` (a sub-folder stands for everything under it). A file names a sibling
-by `super::x`, `self::x` (in a `mod.rs`), or `crate::a::b::x`, in a `use` tree
-or a path in the code; `mod x;` only makes a child. A child naming its parent
+by `super::x` or `crate::a::b::x`, in a `use` tree or a path in the code
+(inline `mod m { }` blocks read from their file); `mod x;` only makes a child. A child naming its parent
 (`super::Item`) and a parent naming its children are the parent/child pattern,
 not a circle: only ties between siblings count. Names reached through a
 parent's `pub use` count as the parent's, so a circle through a re-export is
@@ -201,11 +201,35 @@ def module_path(src, path):
     return parts
 
 
+def inline_mods(code):
+    """The spans of inline `mod name { ... }` blocks (nested ones included)."""
+    spans = []
+    for m in re.finditer(r"\bmod\s+\w+\s*\{", code):
+        j, depth = m.end() - 1, 0
+        while j < len(code):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        spans.append((m.start(), j))
+    return spans
+
+
 def use_paths(code):
-    """Every path that starts at `crate`, `super` or `self`, use groups expanded."""
+    """Every path that starts at `crate`, `super` or `self`, use groups expanded.
+    Inside an inline `mod x { ... }`, its leading `super`s that only climb
+    back to the file are dropped, so the path is read from the file."""
     out = []
+    spans = inline_mods(code)
     for m in re.finditer(r"(?<![\w:])(crate|super|self)\s*::", code):
-        out.extend(tree(code, m.start(), []))
+        depth = sum(1 for a, b in spans if a < m.start() < b)
+        for p in tree(code, m.start(), []):
+            k = 0
+            while k < depth and k < len(p) and p[k] == "super":
+                k += 1
+            if k:
+                p = ["self"] + p[k:]
+            out.append(p)
     return out
 
 

@@ -7,7 +7,7 @@
 //! articles of distinct wording. Every answer comes `LATENCY` late (a slow
 //! network), the host gap is `GAP`, and every runner has `SLOTS` fetches in
 //! flight: a runner is bound by its slots x latency, not by the hosts' gaps,
-//! which is what one machine meets when its sources grow (see ARCHITECTURE.md,
+//! which is what one machine meets when its sources grow (see benches/README.md,
 //! Scale).
 //!
 //! 1. Coverage: both crawl the web to the end; the partitions' stored URLs

@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""The layering check: no import circle between top-level modules of src/, and
-no import that runs up the layer order ARCHITECTURE.md states ("Layers").
+"""The layering check: no import circle between top-level modules of src/, no
+import that runs up the layer order ARCHITECTURE.md states ("Layers"), and no
+import circle between the files of one folder.
 
 Reads every `crate::<module>` path (and `use crate::{a, b}` groups) in src/,
 comments and `#[cfg(test)]` code left out, and maps each file to its top-level
 module (`src/x.rs` and `src/x/...` are `x`). Files that lib.rs does not declare
 are the binary's and sit on the top floor. A module may import any module on
 a lower floor and, without a circle, one on its own floor; never one above.
+
+Inside each folder, the nodes are its files and sub-folders other than its
+`mod.rs` (a sub-folder stands for everything under it). A file names a sibling
+by `super::x` or `crate::a::b::x`, in a `use` tree or a path in the code
+(inline `mod m { }` blocks read from their file); `mod x;` only makes a child. A child naming its parent
+(`super::Item`) and a parent naming its children are the parent/child pattern,
+not a circle: only ties between siblings count. Names reached through a
+parent's `pub use` count as the parent's, so a circle through a re-export is
+not seen.
 
 Usage: python3 scripts/layers.py [SRC]   (exit 0: clean; 1: violations listed)
 Only the standard library is needed.
@@ -30,6 +40,15 @@ FLOORS = [
     ["report", "inspect"],
 ]
 BIN = "(binary)"
+
+# File circles known and being fixed elsewhere: folder -> the files in it.
+# src/extract/text: chrome.rs, emit.rs and stats.rs (issue 38; the extract
+# helper's branch moves the shared sentence and tag tests into a leaf file).
+# Remove the entry once that lands (the script then prints a note). A circle
+# is excused only if all its files are listed here.
+KNOWN_FILE_CIRCLES = {
+    "extract/text": ["chrome", "emit", "stats"],
+}
 
 
 CHAR = re.compile(r"'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\\n])'")
@@ -173,6 +192,140 @@ def circles(edges):
     return out
 
 
+def module_path(src, path):
+    """The module path of a file: src/a/b.rs and src/a/b/mod.rs are ["a", "b"]."""
+    parts = os.path.relpath(path, src).split(os.sep)
+    parts[-1] = parts[-1][:-3]
+    if parts[-1] in ("mod", "lib", "main"):
+        parts.pop()
+    return parts
+
+
+def inline_mods(code):
+    """The spans of inline `mod name { ... }` blocks (nested ones included)."""
+    spans = []
+    for m in re.finditer(r"\bmod\s+\w+\s*\{", code):
+        j, depth = m.end() - 1, 0
+        while j < len(code):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        spans.append((m.start(), j))
+    return spans
+
+
+def use_paths(code):
+    """Every path that starts at `crate`, `super` or `self`, use groups expanded.
+    Inside an inline `mod x { ... }`, its leading `super`s that only climb
+    back to the file are dropped, so the path is read from the file."""
+    out = []
+    spans = inline_mods(code)
+    for m in re.finditer(r"(?<![\w:])(crate|super|self)\s*::", code):
+        depth = sum(1 for a, b in spans if a < m.start() < b)
+        for p in tree(code, m.start(), []):
+            k = 0
+            while k < depth and k < len(p) and p[k] == "super":
+                k += 1
+            if k:
+                p = ["self"] + p[k:]
+            out.append(p)
+    return out
+
+
+def tree(code, i, prefix):
+    """The paths of the use tree or path at code[i:], each a list of segments."""
+    path = list(prefix)
+    n = len(code)
+    while True:
+        while i < n and code[i].isspace():
+            i += 1
+        if i < n and code[i] == "{":
+            out, i = [], i + 1
+            while i < n:
+                # One item of the group, up to its `,` or the closing `}`.
+                j, depth = i, 0
+                while j < n and not (depth == 0 and code[j] in ",}"):
+                    depth += {"{": 1, "}": -1}.get(code[j], 0)
+                    j += 1
+                item = code[i:j].strip()
+                if item:
+                    if item == "self":
+                        out.append(path)
+                    else:
+                        out.extend(tree(code[i:j], 0, path))
+                if j >= n or code[j] == "}":
+                    break
+                i = j + 1
+            return out
+        m = re.compile(r"(\w+|\*)").match(code, i)
+        if not m:
+            return [path] if path else []
+        path.append(m.group(1))
+        i = m.end()
+        while i < n and code[i].isspace():
+            i += 1
+        if code.startswith("::", i):
+            i += 2
+        else:
+            return [path]
+
+
+def resolve(here, path, modules):
+    """The module a path names, from a file at module path `here` (None if none).
+    `self` is the file's module and `super` its parent, for `mod.rs` files too."""
+    base = list(here)
+    segs = list(path)
+    if segs[0] == "crate":
+        base, segs = [], segs[1:]
+    elif segs[0] == "self":
+        segs = segs[1:]
+    while segs and segs[0] == "super":
+        if not base:
+            return None
+        base, segs = base[:-1], segs[1:]
+    full = base + [s for s in segs if s != "*"]
+    # The longest prefix that is a module of src/.
+    for k in range(len(full), -1, -1):
+        if tuple(full[:k]) in modules:
+            return full[:k]
+    return None
+
+
+def file_circles(src):
+    """{folder: [sorted circle, ...]}: import circles between a folder's files."""
+    skip = test_files(src)
+    files = {}
+    for d, _, names in os.walk(src):
+        for n in sorted(names):
+            path = os.path.join(d, n)
+            if n.endswith(".rs") and path not in skip and n not in ("lib.rs", "main.rs"):
+                files[path] = module_path(src, path)
+    modules = {tuple(m) for m in files.values()} | {()}
+    edges = {}
+    for path, here in files.items():
+        code = strip(open(path, encoding="utf-8").read())
+        for p in use_paths(code):
+            there = resolve(here, p, modules)
+            if there is None:
+                continue
+            k = 0
+            while k < min(len(here), len(there)) and here[k] == there[k]:
+                k += 1
+            # Siblings only: both strictly below their common folder, not at its top.
+            if k >= len(here) or k >= len(there) or k == 0:
+                continue
+            folder = "/".join(here[:k])
+            edges.setdefault(folder, {}).setdefault(here[k], {}).setdefault(there[k], set()).add(
+                os.path.relpath(path, src)
+            )
+    out = {}
+    for folder, e in sorted(edges.items()):
+        for comp in circles(e):
+            out.setdefault(folder, []).append((comp, e))
+    return out
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "src"
     lib, edges = imports(src)
@@ -193,12 +346,30 @@ def main():
         side = [(a, b) for a, b in inner if floor.get(b, 0) == floor.get(a, 0)]
         ties = [f"{a} -> {b} ({', '.join(sorted(set(edges[a][b])))})" for a, b in up or side]
         problems.append(f"circle: {', '.join(comp)}, closed by " + " ; ".join(ties))
+    nfolders = 0
+    circled = file_circles(src)
+    for folder, found in circled.items():
+        for comp, e in found:
+            ties = " ; ".join(
+                f"{a} -> {b} ({', '.join(sorted(e[a][b]))})" for a in comp for b in sorted(e[a]) if b in comp
+            )
+            line = f"file circle in src/{folder}: {', '.join(comp)}, by " + ties
+            if set(comp) <= set(KNOWN_FILE_CIRCLES.get(folder, [])):
+                print("known (being fixed elsewhere): " + line)
+                nfolders += 1
+            else:
+                problems.append(line)
+    for folder in sorted(set(KNOWN_FILE_CIRCLES) - set(circled)):
+        print(f"note: src/{folder} has no file circle now: remove its KNOWN_FILE_CIRCLES entry")
     for p in problems:
         print(p)
     if problems:
         print(f"layers: {len(problems)} violation(s)")
         return 1
-    print(f"layers: clean ({len(lib)} modules, {len(FLOORS)} floors, no circle, no upward import)")
+    print(
+        f"layers: clean ({len(lib)} modules, {len(FLOORS)} floors, no circle, no upward import, "
+        f"no file circle but {nfolders} known)"
+    )
     return 0
 
 

@@ -8,6 +8,20 @@
 //! (xxh3 values are fixed by its specification). Every host therefore has
 //! exactly one owner, and per-host politeness (robots.txt, the gap) holds
 //! across runners without any coordination. Pure: no I/O.
+//!
+//! How a run uses it: `crawl::handover` sends every URL of another
+//! partition's host away (seeds left to their owner, links and listing entries
+//! dropped in `domains` scope or written to the owner's outbox in `open` scope,
+//! redirects to such a host not followed; counts under `handover` in the run
+//! summary). `--min-lastmod auto` starts from the latest run that covered this
+//! partition's hosts, one of the same partition or of the whole crawl
+//! (`store::state::RunHistory::latest_for`); after a change of `N` a partition
+//! without such a run reads its listings in full once. `daily-crawl.yml` plans
+//! a matrix over its `partitions` input, each leg pushing on its own, then asks
+//! for one dataset build; `scraper stats` shows the latest run of each
+//! partition. Tested end to end in `tests/it/automation/partition_daily.rs`
+//! (four clones, one bare remote, every host fetched by its owner only). What
+//! grows first with N and with sources: `benches/README.md`, "Scale".
 
 use std::fmt;
 use std::str::FromStr;

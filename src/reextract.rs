@@ -13,6 +13,12 @@
 //! records whose bytes equal the newest stored version of their id are not
 //! written again unless `--all` asks for every one. Unchanged code gives
 //! byte-identical records.
+//!
+//! A reextract shard is not a crawl run: it has no summary and is not re-read
+//! at start as an unfinished run's shard. The page is decoded with
+//! `net::decode_body` and made into a record with `extract::record::article`,
+//! the function the crawl uses, so unchanged code gives the same bytes;
+//! `crawl.paywalled_text` applies as in the crawl.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

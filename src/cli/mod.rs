@@ -3,6 +3,10 @@
 //! extract` over saved files, the progress display of a running crawl, and
 //! everything that prints for people ([`print`]). The library returns values;
 //! only this folder prints them.
+//!
+//! `EXIT_OUTAGE` (69) is defined here, once. Log lines are coloured only when
+//! stderr is a terminal and `NO_COLOR` is unset, so log files and CI logs
+//! carry no escape codes.
 
 pub mod args;
 pub mod commands;

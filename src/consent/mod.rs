@@ -37,6 +37,10 @@
 //! `tdmrep.rs`, `rsl.rs` (one per signal), `signals.rs` (the signals of a
 //! page, using all of those), `decision.rs` (the decision). Fetching is
 //! `net`'s; the assembly of a fetched page's signals is `crawl::signals`.
+//!
+//! A `Content-Usage` expression is judged on its own (a header's `train-ai=y`
+//! does not lift a robots.txt `bots=n`); a malformed one is ignored and counted
+//! per host (`bad_content_usage`), never a reason to fail the page.
 
 pub mod aipref;
 pub mod content_signal;

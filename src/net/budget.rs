@@ -28,6 +28,15 @@
 //! latest growth (the buffer at most doubles, plus one step's output, and
 //! never passes the body cap). Decoder windows, socket buffers and parsing
 //! are outside the budget.
+//!
+//! Two rules for callers: a task must not hold one `Response` while it
+//! fetches another body, or the second may wait on the first's token. With
+//! `crawl.archive` on, a content-encoded body is held twice while it is read
+//! (raw and decoded): the raw copy is covered before it grows, so one lease may
+//! then cover a body cap plus a raw cap (`max_raw_bytes`); the raw bytes are
+//! dropped once the page is parsed, and only a page that will be archived is
+//! turned into gzip members on the worker, which keep the lease until the
+//! engine has appended them.
 
 use std::sync::Arc;
 

@@ -3,8 +3,11 @@
 //! conditionally and a `304` reuses the remembered body. Both files are still
 //! requested once per origin per run, so robots.txt is never used more than a
 //! run old (RFC 9309 allows caching up to 24 hours; daily runs re-read it).
-//! Loaded from and saved to `state/doc_cache.json` by the crawl
-//! ([`crate::store::state::DocCache`]); here only the lookups and updates.
+//! Loaded from `state/doc_cache/<run-id>.json` files (and the legacy
+//! `state/doc_cache.json`; the later day wins) and saved by the crawl as one
+//! file per run holding what it found new or changed, or last wrote over 15
+//! days ago ([`crate::store::state::DocCache`]); documents not answered for
+//! 30 days are dropped. Here only the lookups and updates.
 
 use std::collections::BTreeMap;
 

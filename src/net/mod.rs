@@ -9,6 +9,13 @@
 //! decompression), the robots.txt cache, the politeness [`Gate`], and the
 //! request counter with its budget. Status codes are data: a 404 or a 500 is
 //! `Ok(Response)`; `Err(FetchError)` means no usable answer.
+//!
+//! Also here: `doc_cache` (robots.txt and tdmrep.json asked conditionally
+//! across runs), `tdmrep` (fetching `/.well-known/tdmrep.json`), `budget` (one
+//! budget for body bytes in flight), `turned` (bot challenges and `402`),
+//! `tls` (reqwest's TLS with the platform verifier made at the first HTTPS
+//! handshake). [`NetOptions`] is all `Net::new` needs, made from `crawl:` in
+//! `config/crawl.rs` (the one reader of `allow_private_addresses`).
 
 mod budget;
 mod decode;

@@ -7,6 +7,10 @@
 //! `robotxt` (longest match, Allow wins ties, `*` and `$`) for our product
 //! token, falling back to `*`. `Crawl-delay` raises the host's politeness gap
 //! and `Sitemap:` lines are handed to discovery.
+//!
+//! A robots.txt unreachable because of a network failure refuses its host's
+//! URLs under that failure's class (`dns`, `tls`, `timeout`, ...); one that
+//! answered 5xx refuses them as `robots`.
 
 use std::sync::Arc;
 use std::time::Duration;

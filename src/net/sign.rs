@@ -39,6 +39,10 @@
 //! a directory holding both (`scraper keys --also NEW.pem --response`), switch
 //! `key_file` to the new key, and once the old key's last signatures have
 //! expired (a minute) publish the directory of the new key alone.
+//!
+//! The key is read when a `Net` is built (crawl, check-url, probe), never by
+//! commands that do not fetch, so a build without the secret still runs.
+//! Signing happens inside `Net::send`, after the politeness gate.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -18,6 +18,12 @@
 //! `captcha-delivery.com`, `px-captcha`, ...) 2; a challenge sentence
 //! ("Enable JavaScript and cookies to continue", "Verify you are human", ...) 1;
 //! a thin page (under [`THIN_BYTES`] bytes) 1. No host names, no site rules.
+//!
+//! What the crawl does with them: a 402 is the publisher reserving its
+//! content, recorded in the seen-set as failed for good (`payment_required`,
+//! with its `crawler-price` kept) and asked again after
+//! `retry_failed_after_days`; a challenged page is kept for the next run, and a
+//! challenged seed or listing keeps its source's cut-off.
 
 use crate::record::FailureClass;
 

@@ -220,3 +220,14 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
     }
     i
 }
+
+/// In a text longer than `per_words` prose words, mentions count as if the
+/// text had been `per_words` long (passing mentions add up in long texts).
+/// Here, a leaf both `score` and `model` read, so neither imports the other.
+pub(super) fn long_text_factor(prose_words: u32, per_words: u32) -> f64 {
+    if per_words == 0 || prose_words <= per_words {
+        1.0
+    } else {
+        f64::from(per_words) / f64::from(prose_words)
+    }
+}

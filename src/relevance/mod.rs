@@ -37,6 +37,13 @@
 //!   (`machine-learning`);
 //! * matches do not overlap; at one position the longest term wins, so
 //!   `generative AI` counts once, as `generative AI`.
+//!
+//! Crawl and build agree because the verdict (`Rule::judge(lang).verdict`;
+//! `is_relevant` and `evaluate` give the same) depends on `keywords`, title,
+//! text and `lang` alone: the extractor judges with the `lang` it stores and
+//! the build's pass 1 reads that same `lang`; no `lang`, or one without a
+//! `keywords.languages` entry, means the English lists. `Rule::new` builds
+//! nothing: each language's matchers are built on its first page.
 
 mod evidence;
 mod keywords;

@@ -34,8 +34,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::evidence::{EARLY_PARAGRAPHS, Evidence};
-use super::score::long_text_factor;
+use super::evidence::{EARLY_PARAGRAPHS, Evidence, long_text_factor};
 
 /// The features' names, in the order of [`values`].
 pub const FEATURES: [&str; 9] = [

@@ -16,7 +16,7 @@
 //! * **diversity**: `(distinct terms - 1) / (full_terms - 1)`, capped at 1
 //!   (one term repeated is weaker evidence than several).
 
-use super::evidence::Evidence;
+use super::evidence::{Evidence, long_text_factor};
 use super::model::{self, Effect, Model};
 use super::{Keywords, ScoreWeights};
 
@@ -125,16 +125,6 @@ pub(super) fn parts(ev: &Evidence, w: &ScoreWeights, min_words: u32) -> Parts {
         spread,
         title,
         diversity,
-    }
-}
-
-/// In a text longer than `per_words` prose words, mentions count as if the
-/// text had been `per_words` long (passing mentions add up in long texts).
-pub(super) fn long_text_factor(prose_words: u32, per_words: u32) -> f64 {
-    if per_words == 0 || prose_words <= per_words {
-        1.0
-    } else {
-        f64::from(per_words) / f64::from(prose_words)
     }
 }
 

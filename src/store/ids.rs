@@ -32,6 +32,12 @@
 //! still grow with time across the switch, and `scraper renumber` keeps
 //! working on old data. Ids are no longer dense: a run of 40 articles uses
 //! 40 ids of a block of 1,024.
+//!
+//! Limits: at most 128 partitions; a clock before 2026 is refused. A laptop
+//! run and an Action run of one partition on one day have different start
+//! seconds or suffixes, so distinct ids without renumbering (tested in
+//! `tests/it/automation/partition_daily.rs`); `scripts/daily.sh` never calls
+//! `scraper renumber`, which stays for data from older versions.
 
 use chrono::{DateTime, Utc};
 

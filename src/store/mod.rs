@@ -14,8 +14,9 @@
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
 //! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
 //! * [`warc`]: the per-run WARC archives `warc/<run-id>.warc.gz` (`crawl.archive`).
-//! * [`state`]: the small state files (`next_id`, `last_run.json`,
-//!   `frontier.jsonl`, `validators.json`), run ids and the atomic writer.
+//! * [`state`]: the small state files (run summaries, `last_run.json`,
+//!   `frontier.jsonl`, the per-run `validators/`, `listings/`, `families/`
+//!   and `doc_cache/` files), run ids and the atomic writer.
 
 pub mod consent;
 pub mod health;

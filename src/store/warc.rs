@@ -18,6 +18,14 @@
 //!
 //! Built here (pure): [`capture`] turns a fetched exchange into its response
 //! and request members (on a worker, so the engine only appends bytes).
+//!
+//! `crawl.archive` says what is kept: `none`, `articles` (the responses of
+//! stored articles) or `all`. The fetch keeps what a record needs
+//! (`Request::keep_raw`: the raw bytes of an encoded body, the request headers
+//! as sent, the answer's version). A page that says `noarchive` (robots meta or
+//! `X-Robots-Tag`) or that is withheld for AI use is never archived. WARC files
+//! are never committed: they are uploaded to the Hub's `raw/` or kept as an
+//! Actions artifact.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};

@@ -27,6 +27,9 @@
 //! pattern, and a URL with a run of literal percent signs (`%25%25`, what a
 //! spiral of raw `%` normalises to) is refused. [`url_date`] reads the date a
 //! URL carries; the clock is the caller's (`today` is passed in).
+//!
+//! A link refused here is counted in its host's `traps` and logged as a
+//! `trap` event with its `kind` (`crawl.traps` holds the limits).
 
 use std::collections::HashMap;
 

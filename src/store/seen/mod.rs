@@ -24,6 +24,17 @@
 //! table of where each range of leading hash bits starts (about 0.5 byte per
 //! URL), so a lookup is a binary search among a handful of records; this
 //! run's changes live in a small hash map on top.
+//!
+//! # Articles that change and failures for good
+//! A stored hit's record carries a 16-bit fingerprint of its text
+//! (`flag::TEXT_MASK`). When a listing dates a hit later than its day, the URL
+//! is asked again with `If-Modified-Since`; a 304, or a text with the same
+//! fingerprint, only moves the record's day, and a changed text is stored as a
+//! new record with `updated: true`. A URL that failed for good (404, 410, a
+//! redirect loop, too many redirects, a body over the cap, a content type not
+//! read) is recorded with flag `FAILED` and its class and not queued again
+//! before `retry_failed_after_days`; network failures, 429 and 5xx are never
+//! recorded.
 
 mod file;
 mod merge;

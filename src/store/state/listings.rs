@@ -8,7 +8,7 @@
 //! and how many days to wait before asking again (`every`, learned from
 //! whether its reads bring URLs no other listing of the host brought).
 //!
-//! The rules the engine applies with it (`crawl/listing.rs`):
+//! The rules the engine applies with it (`crawl/engine/listing.rs`):
 //! * a child sitemap whose parent's `<lastmod>` is not newer than our last
 //!   full read is not requested at all;
 //! * a listing is asked again once `every` days have passed since it was
@@ -25,6 +25,37 @@
 //! line, sorted), never rewritten; loading folds them in run order, the
 //! later `day` winning, so runs of several machines merge in git by keeping
 //! every file. `scraper compact` folds them into one.
+//!
+//! The rate in full. A read is *useful* when the listing (or, for an index,
+//! its children) brought a fresh URL no other listing of the host had already
+//! queued this run (feeds are queued first, so a sitemap repeating the feed's
+//! items adds nothing; updates of stored articles do not count). `every` is 1
+//! after a useful read (and after the first), doubles after one that was not
+//! (2, 4, 7: a week at most), goes to 7 at once when the host's feed brought
+//! what it had, and stays as it was on a quiet day (no listing of the host
+//! brought anything). `due_day` is `day + every` drawn earlier by a hash of
+//! the URL by up to `every - 1` days, so hosts on one rate are spread over the
+//! days. Feeds are asked every run (one conditional request); the rate holds
+//! sitemaps and HTML listings back: a seed page that is no article (a home or
+//! section page) is a listing too, useful when its links add fresh pages.
+//! Seeds are served feeds first, then pages, then sitemaps, so the first to
+//! bring a URL is credited. A seed or robots.txt `Sitemap:` sitemap not due is
+//! held back (`listings_not_due`) and queued at once when another listing of
+//! its host fails, is malformed, is read in part or looks truncated (every
+//! entry new, or its oldest entry newer than our last read). With `every` 1 a
+//! listing is read every run, twice a day included.
+//!
+//! Children of an index: of those `discover::select_children` picks (undated,
+//! dated at or after the floor, the 3 newest by date then name, at most 200),
+//! one whose `<lastmod>` is not newer than our last full read is skipped
+//! (`listings_unchanged`); an undated one read recently is asked at its rate;
+//! a changed one is asked with `If-None-Match` / `If-Modified-Since`. An index
+//! that dates every child keeps its validators (a 304 says no child changed);
+//! one with an undated child is read in full when asked. Nesting stops at 3
+//! levels below a seed or a robots.txt `Sitemap:` line.
+//!
+//! Upgrading from a version without `state/listings/` reads every listing once
+//! from the floor (the seen-set keeps stored pages from being fetched again).
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -5,9 +5,10 @@
 //! | file | owner | content |
 //! |---|---|---|
 //! | `next_id` | [`crate::store::renumber`] | legacy: the next counter id; written only by `renumber` (runs take id blocks, `crate::store::ids`) |
-//! | `last_run.json` | [`RunSummary`] | the last run's summary and the `--min-lastmod auto` watermark |
-//! | `frontier.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume`, one [`Entry`] per line |
-//! | `validators.json` | [`Validators`] | ETag / Last-Modified per URL for conditional requests |
+//! | `runs/<run-id>.json`, `last_run.json` | [`RunSummary`], `summary.rs` | each run's summary (written once) and this machine's last copy (replaced, not committed), with the `--min-lastmod auto` watermarks |
+//! | `frontier.jsonl`, `frontier-<i>-of-<N>.jsonl` | [`save_frontier`] / [`load_frontier`] | the queue left for `--resume` and carry-over, one [`Entry`] per line, plus the work kept for the next run (hosts whose robots.txt was unreachable or that were rested, pages that failed for a network reason or a 5xx); one file per partition, never committed (the Action keeps it in its cache) |
+//! | `validators/<run-id>.json` (legacy `validators.json`, only read) | [`Validators`] | ETag / Last-Modified per feed, sitemap and seed URL that the run set or forgot |
+//! | `listings/<run-id>.json`, `families/<run-id>.json` | `listings.rs`, `families.rs` | listings' progress and rate; URL families' yield |
 //! | `doc_cache/<run-id>.json` | [`load_doc_cache`] / [`save_doc_cache`] | robots.txt and tdmrep.json bodies with their validators, what each run had news of |
 //!
 //! Run ids ([`new_run_id`]) name a run's shard and seen segment.

@@ -1,4 +1,4 @@
-//! The frontier at scale, held to the figures ARCHITECTURE.md cites: a million
+//! The frontier at scale, held to the figures benches/README.md cites: a million
 //! queued URLs (~75 bytes, over 10,000 hosts) take at most 90 bytes each by the
 //! frontier's own count (77.6 measured) and at most 100 bytes of resident
 //! memory each in a process that does only that (97 measured: the allocator's
@@ -12,7 +12,7 @@ use scraper::frontier::{Entry, Frontier, Kind, Origin, Params};
 
 use crate::support::rng::Rng;
 
-/// ARCHITECTURE.md, "Scale": heap bytes per queued URL, by the frontier's count.
+/// benches/README.md, "Scale" (and ARCHITECTURE.md): heap bytes per queued URL, by the frontier's count.
 const HEAP_PER_QUEUED_URL: f64 = 90.0;
 /// The same, as resident memory of a fresh process.
 const RSS_PER_QUEUED_URL: f64 = 100.0;

@@ -8,7 +8,6 @@ pub mod handover;
 mod interrupt;
 mod outcome;
 pub mod reach;
-pub mod render;
 mod setup;
 pub mod signals;
 pub mod tally;

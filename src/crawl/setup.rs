@@ -116,7 +116,7 @@ pub(super) fn worker_context(
         parses: tokio::sync::Semaphore::new(config.crawl.parse_concurrency),
         answered: Some(answered_tx),
         archive: config.crawl.archive,
-        render: super::render::Rendering::setup(config, &data.state)?,
+        render: super::worker::render::Rendering::setup(config, &data.state)?,
     });
     Ok((ctx, seeds, answered_rx))
 }

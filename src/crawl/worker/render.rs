@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::worker::{Body, Ctx, Job, Meta};
+use super::{Body, Ctx, Job, Meta};
 use crate::config::{Archive, Config, RenderMode};
 use crate::extract::{self, Page};
 use crate::net::{Response, Wire};
@@ -218,7 +218,7 @@ fn archive(
         Archive::All => true,
         Archive::Articles => page.is_article && page.relevance.relevant,
     };
-    if !keep || super::worker::noarchive(page, &meta.x_robots_tag) {
+    if !keep || super::noarchive(page, &meta.x_robots_tag) {
         meta.captured = None;
         return;
     }

@@ -5,6 +5,8 @@
 //! As soon as the answer is read, before parsing, the worker sends an
 //! [`Answered`] to the engine, so the host's turn is free while it parses.
 
+pub mod render;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,7 +43,7 @@ pub struct Ctx {
     /// Which responses are captured for the WARC archive.
     pub archive: Archive,
     /// Rendering in a browser (`None`: no page is rendered; see `super::render`).
-    pub render: Option<super::render::Rendering>,
+    pub render: Option<render::Rendering>,
 }
 
 /// A job's request was answered and its body read; parsing follows.
@@ -118,7 +120,7 @@ pub struct Meta {
     /// response (under `articles`: only a page that is a relevant article).
     pub captured: Option<Box<Captured>>,
     /// The page was rendered in a browser (or rendering was tried and failed).
-    pub rendered: Option<super::render::RenderNote>,
+    pub rendered: Option<render::RenderNote>,
 }
 
 #[cfg(test)]
@@ -258,7 +260,7 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
     match parsed {
         Ok((body, captured, resp, wire)) => {
             meta.captured = captured;
-            let body = super::render::after_parse(ctx, job, &mut meta, body, resp, wire).await;
+            let body = render::after_parse(ctx, job, &mut meta, body, resp, wire).await;
             (meta, body)
         }
         Err(e) => {

@@ -192,7 +192,6 @@ mod tests {
             id,
             frame,
             line: 0,
-            raw_len: 10,
             url_key: url,
             canonical_key: canon,
             text_key: text,

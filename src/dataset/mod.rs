@@ -7,9 +7,9 @@
 //!    canonical-URL and text keys, and the relevance verdict.
 //! 2. `dedup` picks survivors (lowest id wins; see its docs for the rule) in
 //!    id order; [`write`] re-reads just those lines frame by frame and writes
-//!    `out/data/train-0000i-of-0000N.parquet` (each via `.tmp` and a rename),
-//!    every row group a task for a pool of worker threads, then `card`
-//!    writes `out/README.md`.
+//!    `out/data/train-<first id>.parquet` (each via `.tmp` and a rename),
+//!    every file a task for a pool of worker threads, then `card` writes
+//!    `out/README.md`.
 //!
 //! The data files depend only on the shards and config: fixed row order, fixed
 //! cuts and writer options, no timestamps.
@@ -59,12 +59,12 @@ pub struct Tuning {
     pub jobs: usize,
     /// zstd level of the Parquet pages.
     pub zstd_level: i32,
-    /// A new file starts after about this many bytes of JSON input (~1 GiB gives
-    /// files of a few hundred MB).
-    pub file_bytes: u64,
-    /// A row group ends after about this many bytes of JSON input, or rows.
-    pub row_group_bytes: u64,
-    pub row_group_rows: usize,
+    /// Rows per file, on average (~200 MB of Parquet at 3 KB a row): a file
+    /// ends before a row whose id hashes to a multiple of it (see [`write::cut`]),
+    /// so cuts stay put when rows before them come or go.
+    pub file_rows: u64,
+    /// Rows per row group, on average, cut the same way inside each file.
+    pub row_group_rows: u64,
     /// Rows per Arrow batch handed to the Parquet writer.
     pub batch_rows: usize,
     /// Shards whose current frame is kept decoded while writing one file.
@@ -76,9 +76,8 @@ impl Default for Tuning {
         Tuning {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             zstd_level: 1,
-            file_bytes: 1 << 30,
-            row_group_bytes: 128 << 20,
-            row_group_rows: 100_000,
+            file_rows: 65_536,
+            row_group_rows: 8_192,
             batch_rows: 1024,
             frame_cache: 64,
         }
@@ -303,9 +302,10 @@ fn write_data(
     let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
     let dir = out.join("data");
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-    let ranges = write::cut(rows, tuning.file_bytes, usize::MAX);
-    let names: Vec<String> = (0..ranges.len())
-        .map(|i| format!("train-{i:05}-of-{:05}.parquet", ranges.len()))
+    let ranges = write::cut(rows, tuning.file_rows);
+    let names: Vec<String> = ranges
+        .iter()
+        .map(|r| write::file_name(rows.get(r.start).map(|m| m.id)))
         .collect();
     let jobs: Vec<(&[scan::Meta], PathBuf)> = ranges
         .iter()
@@ -318,7 +318,6 @@ fn write_data(
         schema: schema.clone(),
         props,
         cuts: write::Cuts {
-            row_group_bytes: tuning.row_group_bytes,
             row_group_rows: tuning.row_group_rows,
             batch_rows: tuning.batch_rows,
             frame_cache: tuning.frame_cache,

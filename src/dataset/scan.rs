@@ -32,8 +32,6 @@ pub struct Meta {
     pub frame: u32,
     /// Index of the line among the frame's non-empty lines.
     pub line: u32,
-    /// Length of the JSON line, for sizing row groups and files.
-    pub raw_len: u32,
     pub url_key: u64,
     pub canonical_key: Option<u64>,
     /// [`text_key`] of the text, 0 for a text without words (a hash is 0
@@ -265,7 +263,6 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 id: row.id,
                 frame: frame_index,
                 line: n as u32,
-                raw_len: line.len() as u32,
                 url_key: url,
                 canonical_key: canonical_key(row.canonical_url.as_deref()).filter(|&k| k != url),
                 text_key: text_key(&row.text).unwrap_or(0),

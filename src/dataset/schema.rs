@@ -6,7 +6,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::properties::{CdcOptions, EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
 /// Columns with few distinct values: dictionary encoded.
@@ -65,9 +65,22 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
+/// Content-defined pages: 64 to 256 KiB of column values each, cut where a
+/// rolling hash of the values says (`parquet`'s FastCDC-style chunker), so an
+/// edit changes the pages around it and every other page keeps its bytes,
+/// which is what a chunk-deduplicating store (the Hub's) needs for a small
+/// upload. Smaller than the crate's default (256 KiB to 1 MiB) so that a
+/// changed row costs a page of a few tens of KB compressed, not hundreds.
+pub const CDC: CdcOptions = CdcOptions {
+    min_chunk_size: 64 << 10,
+    max_chunk_size: 256 << 10,
+    norm_level: 0,
+};
+
 /// Fixed writer options: zstd at `level`, dictionaries only where values
 /// repeat, page-level statistics (hence a column index) except on `text` and
-/// `markdown`, rows declared sorted by `id`. Row groups are cut by the caller.
+/// `markdown`, rows declared sorted by `id`, content-defined pages ([`CDC`]).
+/// Row groups are cut by the caller.
 pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties> {
     let mut b = WriterProperties::builder()
         .set_writer_version(WriterVersion::PARQUET_1_0)
@@ -78,6 +91,10 @@ pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties
         .set_column_index_truncate_length(Some(64))
         .set_max_row_group_row_count(None)
         .set_max_row_group_bytes(None)
+        .set_content_defined_chunking(Some(CDC))
+        // Pages end where the chunker says, not at a running size.
+        .set_data_page_size_limit(1 << 30)
+        .set_data_page_row_count_limit(1 << 30)
         .set_sorting_columns(Some(vec![SortingColumn {
             column_idx: 0,
             descending: false,

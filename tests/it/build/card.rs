@@ -347,7 +347,7 @@ fn publish_dry_run_lists_the_upload() {
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
     write_shard(&data, "run-1", &[article(1)]);
     run(&data, &out, &Tuning::default());
-    std::fs::write(out.join("data/train-00009-of-00010.parquet.tmp"), b"x").unwrap();
+    std::fs::write(out.join("data/train-0000000000000009.parquet.tmp"), b"x").unwrap();
     let config = dir.path().join("config.yml");
     std::fs::write(
         &config,
@@ -373,7 +373,7 @@ fn publish_dry_run_lists_the_upload() {
     assert!(stdout.contains("datasets/me/ai-news"), "{stdout}");
     assert!(stdout.contains("  README.md ("), "{stdout}");
     assert!(
-        stdout.contains("  data/train-00000-of-00001.parquet ("),
+        stdout.contains("  data/train-8000000000000001.parquet ("),
         "{stdout}"
     );
     assert!(!stdout.contains(".tmp ("), "{stdout}");

@@ -24,6 +24,7 @@ mod revision;
 mod row;
 mod scan;
 mod schema;
+mod spill;
 mod write;
 
 use std::collections::BTreeMap;
@@ -144,7 +145,9 @@ pub fn build_with(
     let started = Instant::now();
     let shards = shard::list(&DataDir::open_read(&opts.data).articles)?;
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
-    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs);
+    let tmp = opts.out.join(".build-tmp");
+    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs, &tmp)
+        .with_context(|| format!("spill to {}", tmp.display()))?;
     let read = scan.metas.len() as u64;
     let secs = || started.elapsed().as_secs_f64();
     tracing::debug!(
@@ -164,12 +167,16 @@ pub fn build_with(
             ..Summary::default()
         });
     }
-    let picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs);
+    let picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs)
+        .context("read the spilled signatures")?;
     tracing::debug!(
         secs = secs(),
         survivors = picked.rows.len(),
         "survivors picked"
     );
+    drop(scan.sigs);
+    // Empty by now: every spill file was unlinked when it was opened.
+    let _ = std::fs::remove_dir(&tmp);
     let written = write_data(&opts.out, &shards, &scan.frames, &picked.rows, tuning)?;
     tracing::debug!(secs = secs(), "pass 2 (write) done");
     let built = Built {
@@ -203,12 +210,14 @@ struct Picked {
 }
 
 /// Pick the survivors among the scanned records (see [`dedup`]).
-fn pick_survivors(scan: &mut scan::Scan, relevance_filter: bool, jobs: usize) -> Picked {
+fn pick_survivors(
+    scan: &mut scan::Scan,
+    relevance_filter: bool,
+    jobs: usize,
+) -> std::io::Result<Picked> {
     let metas = std::mem::take(&mut scan.metas);
-    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs);
-    // The signatures are not needed past this point: give their memory back before pass 2.
-    scan.sigs = Vec::new();
-    Picked { rows, removed }
+    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs)?;
+    Ok(Picked { rows, removed })
 }
 
 /// What the dataset's description is made from.

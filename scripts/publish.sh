@@ -139,13 +139,14 @@ fi
 [ -n "$previous" ] && [ -f "$previous" ] || previous=/dev/null
 
 # Changed (or new) files, and files the last publish had that this build lacks.
-awk 'NR == FNR { old[$3] = $1; next } old[$3] != $1 { print $3 }' "$previous" "$dist/manifest.sha256" >"$work/changed"
-awk 'NR == FNR { now[$3] = 1; next } !($3 in now) { print $3 }' "$dist/manifest.sha256" "$previous" >"$work/gone"
+# (FILENAME, not NR == FNR: the first file may be empty.)
+awk 'FILENAME == ARGV[1] { old[$3] = $1; next } old[$3] != $1 { print $3 }' "$previous" "$dist/manifest.sha256" >"$work/changed"
+awk 'FILENAME == ARGV[1] { now[$3] = 1; next } !($3 in now) { print $3 }' "$dist/manifest.sha256" "$previous" >"$work/gone"
 echo manifest.sha256 >>"$work/changed"
 files_total=$(wc -l <"$dist/manifest.sha256" | tr -d ' ')
 files_changed=$(($(wc -l <"$work/changed" | tr -d ' ') - 1))
 bytes_total=$(awk '{ s += $2 } END { print s + 0 }' "$dist/manifest.sha256")
-bytes_changed=$(awk 'NR == FNR { c[$1] = 1; next } ($3 in c) { s += $2 } END { print s + 0 }' "$work/changed" "$dist/manifest.sha256")
+bytes_changed=$(awk 'FILENAME == ARGV[1] { c[$1] = 1; next } ($3 in c) { s += $2 } END { print s + 0 }' "$work/changed" "$dist/manifest.sha256")
 gone_count=$(wc -l <"$work/gone" | tr -d ' ')
 
 # The day's changes, from build.json's "changes" block (zeros on a first build).

@@ -57,6 +57,11 @@ pub struct Removed {
     pub withdrawn_not_relevant: u64,
     /// ... or not free to read, under `crawl.paywalled_text: skip`.
     pub withdrawn_paywalled: u64,
+    /// New rows that are near duplicates of a row an earlier release
+    /// published (the index kept beside the dataset, [`super::index`]).
+    pub near_earlier_release: u64,
+    /// The ids withdrawn (all three reasons), sorted: for the day's changes.
+    pub withdrawn_ids: Vec<i64>,
 }
 
 /// Step 0: keep per id and URL only its newest extraction (highest extractor code
@@ -79,6 +84,9 @@ pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
             return false;
         }
         last = Some((m.id, m.url_key));
+        if m.withdrawn != 0 {
+            removed.withdrawn_ids.push(m.id);
+        }
         match m.withdrawn {
             0 => true,
             Withdrawn::NOT_RELEVANT => {

@@ -17,6 +17,7 @@
 mod card;
 mod columns;
 mod dedup;
+mod index;
 mod minhash;
 pub use minhash::exact_jaccard;
 mod near;
@@ -145,6 +146,7 @@ pub fn build_with(
     let started = Instant::now();
     let shards = shard::list(&DataDir::open_read(&opts.data).articles)?;
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
+    let out_existed = opts.out.exists();
     let tmp = opts.out.join(".build-tmp");
     let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs, &tmp)
         .with_context(|| format!("spill to {}", tmp.display()))?;
@@ -158,6 +160,11 @@ pub fn build_with(
     );
     let broken = log_broken(&scan.reports);
     if opts.strict && broken > 0 {
+        // Nothing written: not even the (empty) spill folder, nor `out` if it was new.
+        let _ = std::fs::remove_dir(&tmp);
+        if !out_existed {
+            let _ = std::fs::remove_dir(&opts.out);
+        }
         let reports = scan.reports;
         return Ok(Summary {
             ok: false,
@@ -167,23 +174,28 @@ pub fn build_with(
             ..Summary::default()
         });
     }
-    let picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs)
+    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs)
         .context("read the spilled signatures")?;
+    let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
+    against_earlier_releases(&index, &mut picked, &scan.sigs)
+        .context("compare new rows with earlier releases")?;
     tracing::debug!(
         secs = secs(),
         survivors = picked.rows.len(),
         "survivors picked"
     );
+    let written = write_data(&opts.out, &shards, &scan.frames, &picked.rows, tuning)?;
+    tracing::debug!(secs = secs(), "pass 2 (write) done");
+    let changes = remember(&index, &picked, &scan.sigs).context("update the index")?;
     drop(scan.sigs);
     // Empty by now: every spill file was unlinked when it was opened.
     let _ = std::fs::remove_dir(&tmp);
-    let written = write_data(&opts.out, &shards, &scan.frames, &picked.rows, tuning)?;
-    tracing::debug!(secs = secs(), "pass 2 (write) done");
     let built = Built {
         config,
         opts,
         written: &written,
         picked: &picked,
+        changes,
         reports: &scan.reports,
         read,
         started,
@@ -220,12 +232,69 @@ fn pick_survivors(
     Ok(Picked { rows, removed })
 }
 
+/// Remove the new rows (ids above the index's last) that are near
+/// duplicates of a row an earlier release published ([`index`]).
+fn against_earlier_releases(
+    index: &index::Index,
+    picked: &mut Picked,
+    sigs: &spill::SigStore,
+) -> std::io::Result<()> {
+    use spill::Sigs;
+    let Some(last) = index.last_id else {
+        return Ok(());
+    };
+    let mut new = Vec::new();
+    for (k, m) in picked.rows.iter().enumerate() {
+        if m.id > last && m.sig != near::NONE {
+            new.push((k as u32, sigs.get(m.sig)?));
+        }
+    }
+    let matched = index.matches(&new)?;
+    drop(new);
+    if matched.is_empty() {
+        return Ok(());
+    }
+    let mut gone = matched.iter().peekable();
+    let mut k = 0u32;
+    picked.rows.retain(|_| {
+        let drop_it = gone.next_if(|&&g| g == k).is_some();
+        k += 1;
+        !drop_it
+    });
+    picked.removed.near_earlier_release = matched.len() as u64;
+    Ok(())
+}
+
+/// Add this build's new rows to the index and record its ids; returns what
+/// changed since the previous release.
+fn remember(
+    index: &index::Index,
+    picked: &Picked,
+    sigs: &spill::SigStore,
+) -> std::io::Result<Option<index::Changes>> {
+    use spill::Sigs;
+    let rows = &picked.rows;
+    let new = rows
+        .iter()
+        .filter(|m| index.last_id.is_none_or(|last| m.id > last) && m.sig != near::NONE)
+        .map(|m| Ok((m.id, sigs.get(m.sig)?)));
+    index.append(new)?;
+    let ids = index::Ids {
+        len: rows.len(),
+        id: &|k| rows[k].id,
+        updated: &|k| rows[k].updated,
+    };
+    index.record_ids(&ids, &picked.removed.withdrawn_ids)
+}
+
 /// What the dataset's description is made from.
 struct Built<'a> {
     config: &'a Config,
     opts: &'a BuildOptions,
     written: &'a Written,
     picked: &'a Picked,
+    /// What changed since the previous release (none on a first build).
+    changes: Option<index::Changes>,
     reports: &'a [ShardReport],
     /// Good records read.
     read: u64,
@@ -235,7 +304,9 @@ struct Built<'a> {
 /// Write `build.json` (the revision: runs covered, rows) and the card `README.md`.
 fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
     let totals = &b.written.totals;
-    let revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
+    let mut revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
+    revision.changes = b.changes.clone();
+    revision.near_earlier_release = b.picked.removed.near_earlier_release;
     crate::store::write_atomic(
         &b.opts.out.join(revision::FILE),
         revision.to_json().as_bytes(),

@@ -83,7 +83,10 @@ fn all_chunks(dir: &Path, gear: &[u64; 256]) -> Vec<(u128, usize)> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let [old, new] = args.as_slice() else {
         eprintln!("usage: chunk_diff OLD_DIR NEW_DIR");
         return;

@@ -33,8 +33,8 @@ use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
 use super::near;
-use super::spill::Sigs;
 use super::scan::{Meta, Withdrawn};
+use super::spill::Sigs;
 use crate::url::IdentityHasher;
 
 /// How many records each rule removed.

@@ -183,11 +183,7 @@ impl Index {
     /// previous release, then record them as the published ones. `updated`
     /// tells which rows are new versions; `withdrawn` (sorted) which ids
     /// `scraper reextract` withdrew. `None` when there was no previous release.
-    pub fn record_ids(
-        &self,
-        ids: &Ids<'_>,
-        withdrawn: &[i64],
-    ) -> std::io::Result<Option<Changes>> {
+    pub fn record_ids(&self, ids: &Ids<'_>, withdrawn: &[i64]) -> std::io::Result<Option<Changes>> {
         let path = self.dir.join("ids.bin");
         let changes = match File::open(&path) {
             Ok(f) => Some(diff(&path, f, ids, withdrawn)?),
@@ -235,12 +231,7 @@ fn each_row(path: &Path, f: &mut dyn FnMut(i64, &Signature)) -> std::io::Result<
 }
 
 /// Merge the previous ids (sorted, from `f`) with this build's.
-fn diff(
-    path: &Path,
-    f: File,
-    ids: &Ids<'_>,
-    withdrawn: &[i64],
-) -> std::io::Result<Changes> {
+fn diff(path: &Path, f: File, ids: &Ids<'_>, withdrawn: &[i64]) -> std::io::Result<Changes> {
     let mut r = BufReader::with_capacity(1 << 20, f);
     let mut magic = [0u8; 8];
     r.read_exact(&mut magic)?;

@@ -71,6 +71,34 @@ pub struct Tuning {
     pub batch_rows: usize,
     /// Shards whose current frame is kept decoded while writing one file.
     pub frame_cache: usize,
+    /// Memory to plan for (`dataset.build_memory_mb`): bounds how many
+    /// near-duplicate bands are sorted at once. What it cannot bound (the
+    /// per-record table) is logged when it will not fit.
+    pub memory_bytes: u64,
+}
+
+/// Bytes a record costs in memory while exact duplicates are removed: its
+/// [`scan::Meta`] and its share of the URL and text key sets.
+const RECORD_BYTES: u64 = 140;
+/// Bytes a record costs in each band being sorted.
+const BAND_BYTES: u64 = 16;
+
+/// Threads for the near-duplicate bands that `memory` leaves room for, after the
+/// per-record table of `records` records (at least one).
+fn band_jobs(records: u64, jobs: usize, memory: u64) -> usize {
+    let table = records.saturating_mul(RECORD_BYTES);
+    if table > memory {
+        tracing::warn!(
+            records,
+            table_mib = table >> 20,
+            build_memory_mib = memory >> 20,
+            "the per-record table alone exceeds dataset.build_memory_mb"
+        );
+    }
+    let room = memory.saturating_sub(table) / records.max(1).saturating_mul(BAND_BYTES).max(1);
+    usize::try_from(room)
+        .unwrap_or(usize::MAX)
+        .clamp(1, jobs.max(1))
 }
 
 impl Default for Tuning {
@@ -82,6 +110,7 @@ impl Default for Tuning {
             row_group_rows: 8_192,
             batch_rows: 1024,
             frame_cache: 64,
+            memory_bytes: 1 << 30,
         }
     }
 }
@@ -134,7 +163,11 @@ pub struct Summary {
 
 /// Build the dataset (`ok` is false when `--strict` found broken input).
 pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<Summary> {
-    build_with(config, opts, &Tuning::default())
+    let tuning = Tuning {
+        memory_bytes: config.dataset.build_memory_mb.saturating_mul(1 << 20),
+        ..Tuning::default()
+    };
+    build_with(config, opts, &tuning)
 }
 
 /// [`build`] with explicit [`Tuning`], returning what it did.
@@ -174,7 +207,8 @@ pub fn build_with(
             ..Summary::default()
         });
     }
-    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs)
+    let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
+    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, jobs)
         .context("read the spilled signatures")?;
     let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
     against_earlier_releases(&index, &mut picked, &scan.sigs)
@@ -477,4 +511,16 @@ fn git_commit(data: &Path) -> Option<String> {
         .ok()?;
     let commit = String::from_utf8(out.stdout).ok()?.trim().to_string();
     (out.status.success() && !commit.is_empty()).then_some(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn band_threads_fit_the_memory() {
+        // 1 M records: 140 MB of table, 16 MB a band.
+        assert_eq!(super::band_jobs(1_000_000, 2, 1 << 30), 2);
+        assert_eq!(super::band_jobs(1_000_000, 8, 200_000_000), 3);
+        // Not even the table fits: one band at a time.
+        assert_eq!(super::band_jobs(10_000_000, 2, 1 << 30), 1);
+    }
 }

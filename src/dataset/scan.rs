@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::minhash::{self, Signature};
 use super::near;
-use super::spill::{MetaSpill, SigStore};
 use super::row::{Broken, Keys, canonical_key, text_key, url_key};
+use super::spill::{MetaSpill, SigStore};
 use crate::relevance::Rule;
 use crate::store::shard::frames::{Decoder, FrameReader, line_ranges};
 

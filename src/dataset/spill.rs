@@ -111,7 +111,10 @@ impl SigStore {
         for s in sigs {
             sig_to_bytes(s, &mut bytes);
         }
-        let mut len = self.len.lock().map_err(|_| std::io::Error::other("poisoned"))?;
+        let mut len = self
+            .len
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?;
         let base = *len;
         (&self.file).write_all(&bytes)?;
         *len += sigs.len() as u32;
@@ -250,7 +253,10 @@ impl MetaSpill {
         out: &mut Vec<Meta>,
         fix: impl Fn(Meta) -> Meta,
     ) -> std::io::Result<()> {
-        let run = self.runs.lock().map_or(None, |r| r.get(shard).copied().flatten());
+        let run = self
+            .runs
+            .lock()
+            .map_or(None, |r| r.get(shard).copied().flatten());
         let Some((offset, n)) = run else {
             return Ok(());
         };
@@ -283,13 +289,32 @@ mod tests {
             withdrawn: 2,
         };
         let spill = MetaSpill::new(dir.path(), 2).unwrap();
-        spill.put(1, &[m, Meta { canonical_key: None, ..m }]).unwrap();
+        spill
+            .put(
+                1,
+                &[
+                    m,
+                    Meta {
+                        canonical_key: None,
+                        ..m
+                    },
+                ],
+            )
+            .unwrap();
         spill.put(0, &[Meta { id: 1, ..m }]).unwrap();
         assert_eq!(spill.total(), 3);
         let mut out = Vec::new();
         spill.take(0, &mut out, |m| m).unwrap();
-        spill.take(1, &mut out, |m| Meta { frame: m.frame + 1, ..m }).unwrap();
-        assert_eq!(format!("{:?}", out[1]), format!("{:?}", Meta { frame: 8, ..m }));
+        spill
+            .take(1, &mut out, |m| Meta {
+                frame: m.frame + 1,
+                ..m
+            })
+            .unwrap();
+        assert_eq!(
+            format!("{:?}", out[1]),
+            format!("{:?}", Meta { frame: 8, ..m })
+        );
         assert_eq!(out[0].id, 1);
         assert_eq!(out[2].canonical_key, None);
         let store = SigStore::new(dir.path()).unwrap();

@@ -497,11 +497,18 @@ fn publish_sends_only_the_files_that_changed() {
         };
         let o = c.output().unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-        assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         stdout
     };
     let all = publish(None);
-    assert!(all.contains(&format!("data/{} (", file_name(&first.files[0]))), "{all}");
+    assert!(
+        all.contains(&format!("data/{} (", file_name(&first.files[0]))),
+        "{all}"
+    );
     let previous = dir.path().join("published.sha256");
     std::fs::copy(out.join("manifest.sha256"), &previous).unwrap();
     // Nothing new: only the manifest goes.
@@ -515,7 +522,10 @@ fn publish_sends_only_the_files_that_changed() {
     let sent = second.files.iter().filter(|f| listed(f)).count();
     assert!(sent >= 1 && sent < second.files.len(), "{day}");
     assert!(!listed(&second.files[0]), "{day}");
-    assert!(day.contains("  README.md (") && day.contains("  index/ids.bin ("), "{day}");
+    assert!(
+        day.contains("  README.md (") && day.contains("  index/ids.bin ("),
+        "{day}"
+    );
     assert!(day.contains("+3 rows, 0 updated, 0 withdrawn"), "{day}");
 }
 

@@ -373,5 +373,8 @@ fn near_copies_of_earlier_releases_go_without_their_shards() {
     // The index now holds both days' rows: a third build adds nothing to it.
     let segments = std::fs::read_dir(out.join("index")).unwrap().count();
     run(&data, &out, &Tuning::default());
-    assert_eq!(std::fs::read_dir(out.join("index")).unwrap().count(), segments);
+    assert_eq!(
+        std::fs::read_dir(out.join("index")).unwrap().count(),
+        segments
+    );
 }

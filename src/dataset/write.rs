@@ -77,7 +77,7 @@ pub fn cut(rows: &[Meta], every: u64) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, m) in rows.iter().enumerate() {
-        if i > start && (id_hash(m.id) % every == 0 || i - start >= max) {
+        if i > start && (id_hash(m.id).is_multiple_of(every) || i - start >= max) {
             out.push(start..i);
             start = i;
         }

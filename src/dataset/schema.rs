@@ -177,4 +177,40 @@ mod tests {
         assert_eq!(dtype(kw.data_type()), "list<string>");
         assert!(writer_properties(3).is_ok());
     }
+
+    /// Fields of `record::Article` that are deliberately not columns, and why.
+    const LEFT_OUT: &[(&str, &str)] = &[
+        ("updated", "the build keeps only the latest version of a URL"),
+        ("warc_file", "archive location on the crawler's disk"),
+        ("warc_offset", "archive location on the crawler's disk"),
+        ("withdrawn", "withdrawn records are removed, never published"),
+    ];
+
+    /// Every field of `Article` (read from its source) is a column or is
+    /// listed in [`LEFT_OUT`]: a new field cannot be silently dropped.
+    #[test]
+    fn every_article_field_is_a_column_or_left_out_on_purpose() {
+        let src = include_str!("../record/mod.rs");
+        let start = src.find("pub struct Article {").expect("Article in record/mod.rs");
+        let body = &src[start..start + src[start..].find("\n}").expect("end of Article")];
+        let fields: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub "))
+            .filter_map(|l| l.split(':').next())
+            .filter(|n| !n.contains(' '))
+            .collect();
+        assert!(fields.len() > 20, "{fields:?}");
+        let s = schema();
+        for f in &fields {
+            let column = s.field_with_name(f).is_ok();
+            let left_out = LEFT_OUT.iter().any(|(n, _)| n == f);
+            assert!(
+                column != left_out,
+                "Article.{f}: a column: {column}, listed as left out: {left_out}"
+            );
+        }
+        for (n, _) in LEFT_OUT {
+            assert!(fields.contains(n), "{n} is no longer a field of Article");
+        }
+    }
 }

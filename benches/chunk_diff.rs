@@ -37,6 +37,11 @@ fn gear() -> [u64; 256] {
 
 /// The chunks of `data`, as (hash, length).
 fn chunks(data: &[u8], gear: &[u64; 256], out: &mut Vec<(u128, usize)>) {
+    chunks_at(data, gear, &mut |h, _, len| out.push((h, len)));
+}
+
+/// The chunks of `data`: `f(hash, offset, length)` for each.
+fn chunks_at(data: &[u8], gear: &[u64; 256], f: &mut dyn FnMut(u128, usize, usize)) {
     let mut start = 0;
     while start < data.len() {
         let end = (start + MAX).min(data.len());
@@ -51,7 +56,7 @@ fn chunks(data: &[u8], gear: &[u64; 256], out: &mut Vec<(u128, usize)>) {
             }
             i += 1;
         }
-        out.push((xxh3_128(&data[start..cut]), cut - start));
+        f(xxh3_128(&data[start..cut]), start, cut - start);
         start = cut;
     }
 }
@@ -97,13 +102,24 @@ fn main() {
         .map(|(h, _)| h)
         .collect();
     let (mut new_bytes, mut total, mut new_chunks, mut n) = (0usize, 0usize, 0usize, 0usize);
-    for (h, len) in all_chunks(Path::new(new), &gear) {
-        total += len;
-        n += 1;
-        if seen.insert(h) {
-            new_bytes += len;
-            new_chunks += 1;
-        }
+    // CHUNK_LOG=FILE lists each new chunk as "path offset length", to see where they fall.
+    let mut log = std::env::var_os("CHUNK_LOG").map(|p| std::fs::File::create(p).expect("CHUNK_LOG"));
+    let mut list = Vec::new();
+    files(Path::new(new), &mut list);
+    for f in list {
+        let data = std::fs::read(&f).unwrap_or_else(|e| panic!("read {}: {e}", f.display()));
+        chunks_at(&data, &gear, &mut |h, at, len| {
+            total += len;
+            n += 1;
+            if seen.insert(h) {
+                new_bytes += len;
+                new_chunks += 1;
+                if let Some(l) = log.as_mut() {
+                    use std::io::Write;
+                    let _ = writeln!(l, "{} {at} {len}", f.display());
+                }
+            }
+        });
     }
     println!("{new_bytes} {total} {new_chunks} {n}");
 }

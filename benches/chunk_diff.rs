@@ -103,7 +103,8 @@ fn main() {
         .collect();
     let (mut new_bytes, mut total, mut new_chunks, mut n) = (0usize, 0usize, 0usize, 0usize);
     // CHUNK_LOG=FILE lists each new chunk as "path offset length", to see where they fall.
-    let mut log = std::env::var_os("CHUNK_LOG").map(|p| std::fs::File::create(p).expect("CHUNK_LOG"));
+    let mut log =
+        std::env::var_os("CHUNK_LOG").map(|p| std::fs::File::create(p).expect("CHUNK_LOG"));
     let mut list = Vec::new();
     files(Path::new(new), &mut list);
     for f in list {

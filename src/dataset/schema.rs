@@ -183,10 +183,16 @@ mod tests {
 
     /// Fields of `record::Article` that are deliberately not columns, and why.
     const LEFT_OUT: &[(&str, &str)] = &[
-        ("updated", "the build keeps only the latest version of a URL"),
+        (
+            "updated",
+            "the build keeps only the latest version of a URL",
+        ),
         ("warc_file", "archive location on the crawler's disk"),
         ("warc_offset", "archive location on the crawler's disk"),
-        ("withdrawn", "withdrawn records are removed, never published"),
+        (
+            "withdrawn",
+            "withdrawn records are removed, never published",
+        ),
     ];
 
     /// Every field of `Article` (read from its source) is a column or is
@@ -194,7 +200,9 @@ mod tests {
     #[test]
     fn every_article_field_is_a_column_or_left_out_on_purpose() {
         let src = include_str!("../record/mod.rs");
-        let start = src.find("pub struct Article {").expect("Article in record/mod.rs");
+        let start = src
+            .find("pub struct Article {")
+            .expect("Article in record/mod.rs");
         let body = &src[start..start + src[start..].find("\n}").expect("end of Article")];
         let fields: Vec<&str> = body
             .lines()

@@ -65,18 +65,17 @@ pub fn schema() -> SchemaRef {
     ]))
 }
 
-/// Content-defined pages: 16 to 64 KiB of column values each, cut where a
+/// Content-defined pages: 64 to 256 KiB of column values each, cut where a
 /// rolling hash of the values says (`parquet`'s FastCDC-style chunker), so an
-/// edit changes the pages around it and every other page keeps its bytes,
-/// which is what a chunk-deduplicating store (the Hub's, ~64 KiB chunks)
-/// needs for a small upload. Far smaller than the crate's default (256 KiB to
-/// 1 MiB): its chunker needs eight hash matches per boundary, so after an
-/// edit the boundaries take a few pages to fall back in step, and each of
-/// those pages is re-uploaded (`benches/cdc_delta.sh` measures it: 64 to
-/// 256 KiB pages cost about 0.5 MB of new chunks per removed row).
+/// edit changes the pages around it and the pages further on keep their
+/// bytes, which is what a chunk-deduplicating store (the Hub's, ~64 KiB
+/// chunks) needs for a small upload. `benches/cdc_delta.sh` measures it:
+/// about 0.5 MB of new chunks per removed row, mostly in `text`, `title` and
+/// `url`; 16 to 64 KiB pages cost the same per removed row and made the files
+/// 4% larger, so the smaller crate default (256 KiB to 1 MiB) is not used either.
 pub const CDC: CdcOptions = CdcOptions {
-    min_chunk_size: 16 << 10,
-    max_chunk_size: 64 << 10,
+    min_chunk_size: 64 << 10,
+    max_chunk_size: 256 << 10,
     norm_level: 0,
 };
 

@@ -71,7 +71,9 @@ pub fn schema() -> SchemaRef {
 /// bytes, which is what a chunk-deduplicating store (the Hub's, ~64 KiB
 /// chunks) needs for a small upload. `benches/cdc_delta.sh` measures it:
 /// about 0.5 MB of new chunks per removed row, mostly in `text`, `title` and
-/// `url`; 16 to 64 KiB pages cost the same per removed row and made the files
+/// `url`, in runs of 1 to 1.5 MB after the row: the chunker's boundaries take
+/// that long to fall back in step (a boundary needs eight hash matches and the
+/// count is never reset, so an edit shifts it). 16 to 64 KiB pages cost the same per removed row and made the files
 /// 4% larger. The crate's default (256 KiB to 1 MiB) was not measured.
 pub const CDC: CdcOptions = CdcOptions {
     min_chunk_size: 64 << 10,

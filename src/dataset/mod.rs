@@ -77,9 +77,10 @@ pub struct Tuning {
     pub memory_bytes: u64,
 }
 
-/// Bytes a record costs in memory while exact duplicates are removed: its
-/// [`scan::Meta`] and its share of the URL and text key sets.
-const RECORD_BYTES: u64 = 140;
+/// Bytes a record costs in memory: its [`scan::Meta`], its share of the URL
+/// and text key sets and of the band tables (measured: peak RSS grows by
+/// ~190 bytes a record between 200,000 and 2.2 million records).
+const RECORD_BYTES: u64 = 190;
 /// Bytes a record costs in each band being sorted.
 const BAND_BYTES: u64 = 16;
 
@@ -517,9 +518,9 @@ fn git_commit(data: &Path) -> Option<String> {
 mod tests {
     #[test]
     fn band_threads_fit_the_memory() {
-        // 1 M records: 140 MB of table, 16 MB a band.
+        // 1 M records: 190 MB of table, 16 MB a band.
         assert_eq!(super::band_jobs(1_000_000, 2, 1 << 30), 2);
-        assert_eq!(super::band_jobs(1_000_000, 8, 200_000_000), 3);
+        assert_eq!(super::band_jobs(1_000_000, 8, 250_000_000), 3);
         // Not even the table fits: one band at a time.
         assert_eq!(super::band_jobs(10_000_000, 2, 1 << 30), 1);
     }

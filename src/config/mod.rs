@@ -72,6 +72,8 @@ pub struct Dataset {
     pub languages: Vec<String>,
     /// Hugging Face repo id used by scripts/publish.sh.
     pub hub_repo: String,
+    /// Memory `scraper build` plans for, in MiB (see `dataset::Tuning::memory_bytes`).
+    pub build_memory_mb: u64,
 }
 
 impl Default for Dataset {
@@ -84,6 +86,7 @@ impl Default for Dataset {
                 .into(),
             languages: vec!["en".into()],
             hub_repo: String::new(),
+            build_memory_mb: 1024,
         }
     }
 }
@@ -139,6 +142,9 @@ impl Config {
         self.keywords.validate()?;
         self.crawl.validate()?;
         self.health.validate()?;
+        if self.dataset.build_memory_mb < 64 {
+            return Err("dataset.build_memory_mb: at least 64 (MiB)".into());
+        }
         for (i, s) in self.sources.iter().enumerate() {
             s.validate(i)?;
         }

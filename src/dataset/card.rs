@@ -274,6 +274,24 @@ impl Card<'_> {
              ds = load_dataset(\"{repo}\", revision=\"{}\", split=\"train\")\n```\n",
             r.revision, r.revision, r.revision
         );
+        match &r.changes {
+            Some(c) => {
+                let _ = writeln!(
+                    s,
+                    "Since the previous release ({} rows): {} rows added, {} updated \
+                     (new versions replacing older ones), {} withdrawn, {} otherwise removed; \
+                     {} new rows were near duplicates of rows published by earlier releases \
+                     and left out.\n",
+                    c.previous_rows,
+                    c.added,
+                    c.updated,
+                    c.withdrawn,
+                    c.removed,
+                    r.near_earlier_release
+                );
+            }
+            None => s.push_str("This is the first release built here.\n\n"),
+        }
         let (first, last) = (r.runs.first(), r.runs.last());
         match (first, last) {
             (Some(first), Some(last)) => {
@@ -415,6 +433,12 @@ impl Card<'_> {
             minhash::ROWS,
             minhash::THRESHOLD,
             r.near_text
+        );
+        let _ = writeln!(
+            s,
+            "- Removed as a near duplicate of a row published by an earlier release \
+             (the index in `index/`): {}",
+            r.near_earlier_release
         );
         let _ = writeln!(s, "- Removed as a repeated id: {}", r.same_id);
     }

@@ -32,9 +32,9 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use super::minhash::Signature;
 use super::near;
 use super::scan::{Meta, Withdrawn};
+use super::spill::Sigs;
 use crate::url::IdentityHasher;
 
 /// How many records each rule removed.
@@ -57,6 +57,11 @@ pub struct Removed {
     pub withdrawn_not_relevant: u64,
     /// ... or not free to read, under `crawl.paywalled_text: skip`.
     pub withdrawn_paywalled: u64,
+    /// New rows that are near duplicates of a row an earlier release
+    /// published (the index kept beside the dataset, [`super::index`]).
+    pub near_earlier_release: u64,
+    /// The ids withdrawn (all three reasons), sorted: for the day's changes.
+    pub withdrawn_ids: Vec<i64>,
 }
 
 /// Step 0: keep per id and URL only its newest extraction (highest extractor code
@@ -79,6 +84,9 @@ pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
             return false;
         }
         last = Some((m.id, m.url_key));
+        if m.withdrawn != 0 {
+            removed.withdrawn_ids.push(m.id);
+        }
         match m.withdrawn {
             0 => true,
             Withdrawn::NOT_RELEVANT => {
@@ -102,12 +110,12 @@ type FastSet<T> = HashSet<T, BuildHasherDefault<IdentityHasher>>;
 
 /// Sort `metas` into output order and keep only survivors. `sigs` holds the
 /// signatures `Meta::sig` points at; `jobs` threads hash the bands.
-pub fn survivors(
+pub fn survivors<S: Sigs + ?Sized>(
     mut metas: Vec<Meta>,
-    sigs: &[Signature],
+    sigs: &S,
     relevance_filter: bool,
     jobs: usize,
-) -> (Vec<Meta>, Removed) {
+) -> std::io::Result<(Vec<Meta>, Removed)> {
     let mut removed = Removed::default();
     newest_extraction(&mut metas, &mut removed);
     removed.updated = keep_latest_versions(&mut metas);
@@ -146,7 +154,7 @@ pub fn survivors(
     });
     drop((urls, texts));
     let order: Vec<u32> = metas.iter().map(|m| m.sig).collect();
-    let near = near::near_duplicates(&order, sigs, jobs);
+    let near = near::near_duplicates(&order, sigs, jobs)?;
     drop(order);
     let mut k = 0;
     metas.retain(|_| {
@@ -154,7 +162,7 @@ pub fn survivors(
         !near[k - 1]
     });
     removed.near_text = near.iter().filter(|&&n| n).count() as u64;
-    (metas, removed)
+    Ok((metas, removed))
 }
 
 /// Step 0: for every URL key with a record marked `updated`, drop the
@@ -186,13 +194,15 @@ fn keep_latest_versions(metas: &mut Vec<Meta>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::minhash::Signature;
+
+    const NO_SIGS: &[Signature] = &[];
 
     fn meta(id: i64, frame: u32, url: u64, canon: Option<u64>, text: u128) -> Meta {
         Meta {
             id,
             frame,
             line: 0,
-            raw_len: 10,
             url_key: url,
             canonical_key: canon,
             text_key: text,
@@ -218,7 +228,7 @@ mod tests {
             v3,                        // the latest version of 10
             meta(60, 4, 1, None, 600), // a later plain copy of the URL
         ];
-        let (kept, removed) = survivors(metas, &[], false, 1);
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
         let ids: Vec<i64> = kept.iter().map(|m| m.id).collect();
         assert_eq!(ids, vec![20, 50]);
         assert_eq!((removed.updated, removed.same_url), (2, 1));
@@ -244,7 +254,7 @@ mod tests {
             v(50, 0, 1, 0, 500),
             v(50, 6, 1, Withdrawn::PAYWALLED, 501),
         ];
-        let (kept, removed) = survivors(metas, &[], false, 1);
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
         let got: Vec<(i64, u128)> = kept.iter().map(|m| (m.id, m.text_key)).collect();
         assert_eq!(got, vec![(10, 101), (20, 200)]);
         assert_eq!(
@@ -270,7 +280,7 @@ mod tests {
             meta(60, 3, 6, None, 106),
             meta(60, 4, 7, None, 107), // a second record claiming id 60
         ];
-        let (kept, removed) = survivors(metas, &[], false, 1);
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
         let ids: Vec<(i64, u32)> = kept.iter().map(|m| (m.id, m.frame)).collect();
         assert_eq!(ids, vec![(10, 1), (60, 3)]);
         assert_eq!(
@@ -291,10 +301,10 @@ mod tests {
     fn relevance_runs_first() {
         // 11 is rejected by relevance, so its later copy 12 survives.
         let metas = vec![meta(11, 0, 1, None, 1), meta(12, 0, 1, None, 1)];
-        let (kept, removed) = survivors(metas.clone(), &[], true, 1);
+        let (kept, removed) = survivors(metas.clone(), NO_SIGS, true, 1).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![12]);
         assert_eq!(removed.relevance, 1);
-        let (kept, _) = survivors(metas, &[], false, 1);
+        let (kept, _) = survivors(metas, NO_SIGS, false, 1).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![11]);
     }
 }

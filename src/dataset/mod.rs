@@ -7,9 +7,9 @@
 //!    canonical-URL and text keys, and the relevance verdict.
 //! 2. `dedup` picks survivors (lowest id wins; see its docs for the rule) in
 //!    id order; [`write`] re-reads just those lines frame by frame and writes
-//!    `out/data/train-0000i-of-0000N.parquet` (each via `.tmp` and a rename),
-//!    every row group a task for a pool of worker threads, then `card`
-//!    writes `out/README.md`.
+//!    `out/data/train-<first id>.parquet` (each via `.tmp` and a rename),
+//!    every file a task for a pool of worker threads, then `card` writes
+//!    `out/README.md`.
 //!
 //! The data files depend only on the shards and config: fixed row order, fixed
 //! cuts and writer options, no timestamps.
@@ -17,6 +17,7 @@
 mod card;
 mod columns;
 mod dedup;
+mod index;
 mod minhash;
 pub use minhash::exact_jaccard;
 mod near;
@@ -24,6 +25,7 @@ mod revision;
 mod row;
 mod scan;
 mod schema;
+mod spill;
 mod write;
 
 use std::collections::BTreeMap;
@@ -59,16 +61,45 @@ pub struct Tuning {
     pub jobs: usize,
     /// zstd level of the Parquet pages.
     pub zstd_level: i32,
-    /// A new file starts after about this many bytes of JSON input (~1 GiB gives
-    /// files of a few hundred MB).
-    pub file_bytes: u64,
-    /// A row group ends after about this many bytes of JSON input, or rows.
-    pub row_group_bytes: u64,
-    pub row_group_rows: usize,
+    /// Rows per file, on average (~200 MB of Parquet at 3 KB a row): a file
+    /// ends before a row whose id hashes to a multiple of it (see [`write::cut`]),
+    /// so cuts stay put when rows before them come or go.
+    pub file_rows: u64,
+    /// Rows per row group, on average, cut the same way inside each file.
+    pub row_group_rows: u64,
     /// Rows per Arrow batch handed to the Parquet writer.
     pub batch_rows: usize,
     /// Shards whose current frame is kept decoded while writing one file.
     pub frame_cache: usize,
+    /// Memory to plan for (`dataset.build_memory_mb`): bounds how many
+    /// near-duplicate bands are sorted at once. What it cannot bound (the
+    /// per-record table) is logged when it will not fit.
+    pub memory_bytes: u64,
+}
+
+/// Bytes a record costs in memory: its [`scan::Meta`], its share of the URL
+/// and text key sets and of the band tables (measured: peak RSS grows by
+/// ~190 bytes a record between 200,000 and 2.2 million records).
+const RECORD_BYTES: u64 = 190;
+/// Bytes a record costs in each band being sorted.
+const BAND_BYTES: u64 = 16;
+
+/// Threads for the near-duplicate bands that `memory` leaves room for, after the
+/// per-record table of `records` records (at least one).
+fn band_jobs(records: u64, jobs: usize, memory: u64) -> usize {
+    let table = records.saturating_mul(RECORD_BYTES);
+    if table > memory {
+        tracing::warn!(
+            records,
+            table_mib = table >> 20,
+            build_memory_mib = memory >> 20,
+            "the per-record table alone exceeds dataset.build_memory_mb"
+        );
+    }
+    let room = memory.saturating_sub(table) / records.max(1).saturating_mul(BAND_BYTES).max(1);
+    usize::try_from(room)
+        .unwrap_or(usize::MAX)
+        .clamp(1, jobs.max(1))
 }
 
 impl Default for Tuning {
@@ -76,11 +107,11 @@ impl Default for Tuning {
         Tuning {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             zstd_level: 1,
-            file_bytes: 1 << 30,
-            row_group_bytes: 128 << 20,
-            row_group_rows: 100_000,
+            file_rows: 65_536,
+            row_group_rows: 8_192,
             batch_rows: 1024,
             frame_cache: 64,
+            memory_bytes: 1 << 30,
         }
     }
 }
@@ -133,7 +164,11 @@ pub struct Summary {
 
 /// Build the dataset (`ok` is false when `--strict` found broken input).
 pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<Summary> {
-    build_with(config, opts, &Tuning::default())
+    let tuning = Tuning {
+        memory_bytes: config.dataset.build_memory_mb.saturating_mul(1 << 20),
+        ..Tuning::default()
+    };
+    build_with(config, opts, &tuning)
 }
 
 /// [`build`] with explicit [`Tuning`], returning what it did.
@@ -145,7 +180,10 @@ pub fn build_with(
     let started = Instant::now();
     let shards = shard::list(&DataDir::open_read(&opts.data).articles)?;
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
-    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs);
+    let out_existed = opts.out.exists();
+    let tmp = opts.out.join(".build-tmp");
+    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs, &tmp)
+        .with_context(|| format!("spill to {}", tmp.display()))?;
     let read = scan.metas.len() as u64;
     let secs = || started.elapsed().as_secs_f64();
     tracing::debug!(
@@ -156,6 +194,11 @@ pub fn build_with(
     );
     let broken = log_broken(&scan.reports);
     if opts.strict && broken > 0 {
+        // Nothing written: not even the (empty) spill folder, nor `out` if it was new.
+        let _ = std::fs::remove_dir(&tmp);
+        if !out_existed {
+            let _ = std::fs::remove_dir(&opts.out);
+        }
         let reports = scan.reports;
         return Ok(Summary {
             ok: false,
@@ -165,7 +208,12 @@ pub fn build_with(
             ..Summary::default()
         });
     }
-    let picked = pick_survivors(&mut scan, opts.relevance_filter, tuning.jobs);
+    let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
+    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, jobs)
+        .context("read the spilled signatures")?;
+    let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
+    against_earlier_releases(&index, &mut picked, &scan.sigs)
+        .context("compare new rows with earlier releases")?;
     tracing::debug!(
         secs = secs(),
         survivors = picked.rows.len(),
@@ -173,11 +221,16 @@ pub fn build_with(
     );
     let written = write_data(&opts.out, &shards, &scan.frames, &picked.rows, tuning)?;
     tracing::debug!(secs = secs(), "pass 2 (write) done");
+    let changes = remember(&index, &picked, &scan.sigs).context("update the index")?;
+    drop(scan.sigs);
+    // Empty by now: every spill file was unlinked when it was opened.
+    let _ = std::fs::remove_dir(&tmp);
     let built = Built {
         config,
         opts,
         written: &written,
         picked: &picked,
+        changes,
         reports: &scan.reports,
         read,
         started,
@@ -204,12 +257,69 @@ struct Picked {
 }
 
 /// Pick the survivors among the scanned records (see [`dedup`]).
-fn pick_survivors(scan: &mut scan::Scan, relevance_filter: bool, jobs: usize) -> Picked {
+fn pick_survivors(
+    scan: &mut scan::Scan,
+    relevance_filter: bool,
+    jobs: usize,
+) -> std::io::Result<Picked> {
     let metas = std::mem::take(&mut scan.metas);
-    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs);
-    // The signatures are not needed past this point: give their memory back before pass 2.
-    scan.sigs = Vec::new();
-    Picked { rows, removed }
+    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs)?;
+    Ok(Picked { rows, removed })
+}
+
+/// Remove the new rows (ids above the index's last) that are near
+/// duplicates of a row an earlier release published ([`index`]).
+fn against_earlier_releases(
+    index: &index::Index,
+    picked: &mut Picked,
+    sigs: &spill::SigStore,
+) -> std::io::Result<()> {
+    use spill::Sigs;
+    let Some(last) = index.last_id else {
+        return Ok(());
+    };
+    let mut new = Vec::new();
+    for (k, m) in picked.rows.iter().enumerate() {
+        if m.id > last && m.sig != near::NONE {
+            new.push((k as u32, sigs.get(m.sig)?));
+        }
+    }
+    let matched = index.matches(&new)?;
+    drop(new);
+    if matched.is_empty() {
+        return Ok(());
+    }
+    let mut gone = matched.iter().peekable();
+    let mut k = 0u32;
+    picked.rows.retain(|_| {
+        let drop_it = gone.next_if(|&&g| g == k).is_some();
+        k += 1;
+        !drop_it
+    });
+    picked.removed.near_earlier_release = matched.len() as u64;
+    Ok(())
+}
+
+/// Add this build's new rows to the index and record its ids; returns what
+/// changed since the previous release.
+fn remember(
+    index: &index::Index,
+    picked: &Picked,
+    sigs: &spill::SigStore,
+) -> std::io::Result<Option<index::Changes>> {
+    use spill::Sigs;
+    let rows = &picked.rows;
+    let new = rows
+        .iter()
+        .filter(|m| index.last_id.is_none_or(|last| m.id > last) && m.sig != near::NONE)
+        .map(|m| Ok((m.id, sigs.get(m.sig)?)));
+    index.append(new)?;
+    let ids = index::Ids {
+        len: rows.len(),
+        id: &|k| rows[k].id,
+        updated: &|k| rows[k].updated,
+    };
+    index.record_ids(&ids, &picked.removed.withdrawn_ids)
 }
 
 /// What the dataset's description is made from.
@@ -218,6 +328,8 @@ struct Built<'a> {
     opts: &'a BuildOptions,
     written: &'a Written,
     picked: &'a Picked,
+    /// What changed since the previous release (none on a first build).
+    changes: Option<index::Changes>,
     reports: &'a [ShardReport],
     /// Good records read.
     read: u64,
@@ -227,7 +339,9 @@ struct Built<'a> {
 /// Write `build.json` (the revision: runs covered, rows) and the card `README.md`.
 fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
     let totals = &b.written.totals;
-    let revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
+    let mut revision = revision::Revision::new(chrono::Utc::now(), totals.rows, b.reports);
+    revision.changes = b.changes.clone();
+    revision.near_earlier_release = b.picked.removed.near_earlier_release;
     crate::store::write_atomic(
         &b.opts.out.join(revision::FILE),
         revision.to_json().as_bytes(),
@@ -303,9 +417,10 @@ fn write_data(
     let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
     let dir = out.join("data");
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-    let ranges = write::cut(rows, tuning.file_bytes, usize::MAX);
-    let names: Vec<String> = (0..ranges.len())
-        .map(|i| format!("train-{i:05}-of-{:05}.parquet", ranges.len()))
+    let ranges = write::cut(rows, tuning.file_rows);
+    let names: Vec<String> = ranges
+        .iter()
+        .map(|r| write::file_name(rows.get(r.start).map(|m| m.id)))
         .collect();
     let jobs: Vec<(&[scan::Meta], PathBuf)> = ranges
         .iter()
@@ -318,7 +433,6 @@ fn write_data(
         schema: schema.clone(),
         props,
         cuts: write::Cuts {
-            row_group_bytes: tuning.row_group_bytes,
             row_group_rows: tuning.row_group_rows,
             batch_rows: tuning.batch_rows,
             frame_cache: tuning.frame_cache,
@@ -398,4 +512,16 @@ fn git_commit(data: &Path) -> Option<String> {
         .ok()?;
     let commit = String::from_utf8(out.stdout).ok()?.trim().to_string();
     (out.status.success() && !commit.is_empty()).then_some(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn band_threads_fit_the_memory() {
+        // 1 M records: 190 MB of table, 16 MB a band.
+        assert_eq!(super::band_jobs(1_000_000, 2, 1 << 30), 2);
+        assert_eq!(super::band_jobs(1_000_000, 8, 250_000_000), 3);
+        // Not even the table fits: one band at a time.
+        assert_eq!(super::band_jobs(10_000_000, 2, 1 << 30), 1);
+    }
 }

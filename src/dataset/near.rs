@@ -12,10 +12,14 @@
 //! never remove one an earlier build kept (as for exact duplicates), and a
 //! chain A ~ B ~ C with A and C far apart keeps C.
 //!
-//! Memory: one `(u64, u32)` per record for the band being sorted, plus one
-//! `(u32, u32)` per candidate pair; the signatures are the caller's.
+//! Memory: one `(u64, u32)` per record for each band being sorted (one per
+//! thread), one `u32` per signature, plus one `(u32, u32)` per candidate pair.
+//! The signatures stay where the caller keeps them (on disk in a build,
+//! [`super::spill::SigStore`]): each band reads them once in order, and a
+//! candidate pair fetches its two.
 
-use super::minhash::{self, BANDS, Signature};
+use super::minhash::{self, BANDS};
+use super::spill::Sigs;
 
 /// A record is compared with at most this many earlier records of one band group.
 pub const MAX_EARLIER: usize = 32;
@@ -26,8 +30,20 @@ pub const NONE: u32 = u32::MAX;
 /// For each record (`order[k]` is its index into `sigs`, or [`NONE`]), whether
 /// it is a near duplicate of an earlier kept record. Uses up to `jobs` threads
 /// for the bands.
-pub fn near_duplicates(order: &[u32], sigs: &[Signature], jobs: usize) -> Vec<bool> {
-    let mut pairs = candidates(order, sigs, jobs);
+pub fn near_duplicates<S: Sigs + ?Sized>(
+    order: &[u32],
+    sigs: &S,
+    jobs: usize,
+) -> std::io::Result<Vec<bool>> {
+    // Where each signature stands in `order` (NONE: not a record's).
+    let mut pos = vec![NONE; sigs.count() as usize];
+    for (k, &s) in order.iter().enumerate() {
+        if let Some(p) = pos.get_mut(s as usize) {
+            *p = k as u32;
+        }
+    }
+    let mut pairs = candidates(&pos, sigs, jobs)?;
+    drop(pos);
     pairs.sort_unstable();
     pairs.dedup();
     let mut removed = vec![false; order.len()];
@@ -36,19 +52,23 @@ pub fn near_duplicates(order: &[u32], sigs: &[Signature], jobs: usize) -> Vec<bo
         if removed[l] || removed[e] {
             continue;
         }
-        let (a, b) = (&sigs[order[e] as usize], &sigs[order[l] as usize]);
-        if minhash::similarity(a, b) >= minhash::THRESHOLD {
+        let (a, b) = (sigs.get(order[e])?, sigs.get(order[l])?);
+        if minhash::similarity(&a, &b) >= minhash::THRESHOLD {
             removed[l] = true;
         }
     }
-    removed
+    Ok(removed)
 }
 
 /// Candidate pairs `(later, earlier)` (positions in `order`) over all bands.
-fn candidates(order: &[u32], sigs: &[Signature], jobs: usize) -> Vec<(u32, u32)> {
+fn candidates<S: Sigs + ?Sized>(
+    pos: &[u32],
+    sigs: &S,
+    jobs: usize,
+) -> std::io::Result<Vec<(u32, u32)>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = jobs.clamp(1, BANDS);
-    let found: Vec<Vec<(u32, u32)>> = std::thread::scope(|s| {
+    let found: Vec<std::io::Result<Vec<(u32, u32)>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 s.spawn(|| {
@@ -59,9 +79,9 @@ fn candidates(order: &[u32], sigs: &[Signature], jobs: usize) -> Vec<(u32, u32)>
                         if band >= BANDS {
                             break;
                         }
-                        band_pairs(order, sigs, band, &mut keys, &mut pairs);
+                        band_pairs(pos, sigs, band, &mut keys, &mut pairs)?;
                     }
-                    pairs
+                    Ok(pairs)
                 })
             })
             .collect();
@@ -71,28 +91,26 @@ fn candidates(order: &[u32], sigs: &[Signature], jobs: usize) -> Vec<(u32, u32)>
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut all = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    let mut all = Vec::new();
     for f in found {
-        all.extend(f);
+        all.extend(f?);
     }
-    all
+    Ok(all)
 }
 
-fn band_pairs(
-    order: &[u32],
-    sigs: &[Signature],
+fn band_pairs<S: Sigs + ?Sized>(
+    pos: &[u32],
+    sigs: &S,
     band: usize,
     keys: &mut Vec<(u64, u32)>,
     pairs: &mut Vec<(u32, u32)>,
-) {
+) -> std::io::Result<()> {
     keys.clear();
-    keys.extend(
-        order
-            .iter()
-            .enumerate()
-            .filter(|&(_, &s)| s != NONE)
-            .map(|(k, &s)| (minhash::band_key(&sigs[s as usize], band), k as u32)),
-    );
+    sigs.each(&mut |i, sig| {
+        if let Some(&k) = pos.get(i as usize).filter(|&&k| k != NONE) {
+            keys.push((minhash::band_key(sig, band), k));
+        }
+    })?;
     keys.sort_unstable();
     for group in keys.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
         for (i, &(_, later)) in group.iter().enumerate().skip(1) {
@@ -101,12 +119,13 @@ fn band_pairs(
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::minhash::signature;
+    use crate::dataset::minhash::{Signature, signature};
 
     fn story(seed: usize, n: usize) -> String {
         (0..n)
@@ -131,7 +150,7 @@ mod tests {
         let sigs: Vec<Signature> = texts.iter().filter_map(|t| signature(t)).collect();
         // Record 3 has no words.
         let order = [0, 1, 2, NONE, 3, 4];
-        let removed = near_duplicates(&order, &sigs, 2);
+        let removed = near_duplicates(&order, sigs.as_slice(), 2).unwrap();
         assert_eq!(removed, vec![false, false, true, false, true, false]);
     }
 
@@ -148,7 +167,7 @@ mod tests {
         let sigs: Vec<Signature> = [a, b, c].iter().filter_map(|t| signature(t)).collect();
         let sim = |i: usize, j: usize| minhash::similarity(&sigs[i], &sigs[j]);
         assert!(sim(0, 1) >= minhash::THRESHOLD && sim(0, 2) < minhash::THRESHOLD);
-        let removed = near_duplicates(&[0, 1, 2], &sigs, 1);
+        let removed = near_duplicates(&[0, 1, 2], sigs.as_slice(), 1).unwrap();
         // C is compared only with kept records: A, not the removed B.
         assert_eq!(removed, vec![false, true, false]);
     }

@@ -30,6 +30,11 @@ pub struct Revision {
     pub rows: u64,
     /// The crawl runs read, in name (hence time) order.
     pub runs: Vec<Run>,
+    /// What changed since the previous release (`null` on a first build):
+    /// rows added, updated, withdrawn, otherwise removed.
+    pub changes: Option<super::index::Changes>,
+    /// New rows removed as near duplicates of a row an earlier release published.
+    pub near_earlier_release: u64,
 }
 
 impl Revision {
@@ -51,6 +56,8 @@ impl Revision {
             built_at: built_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             rows,
             runs,
+            changes: None,
+            near_earlier_release: 0,
         }
     }
 

@@ -1,7 +1,9 @@
 //! Pass 1: read every shard once, in parallel over shards, and keep only a
 //! small [`Meta`] per good line (id, where the line is, dedup keys, the
 //! relevance verdict): about 80 bytes a record, never the text. Broken lines
-//! and frames are counted per shard in a [`ShardReport`].
+//! and frames are counted per shard in a [`ShardReport`]. Each shard's
+//! signatures go to the [`SigStore`] on disk and its metas to a
+//! [`MetaSpill`] as soon as it is read (see [`super::spill`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -10,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::minhash::{self, Signature};
 use super::near;
 use super::row::{Broken, Keys, canonical_key, text_key, url_key};
+use super::spill::{MetaSpill, SigStore};
 use crate::relevance::Rule;
 use crate::store::shard::frames::{Decoder, FrameReader, line_ranges};
 
@@ -32,8 +35,6 @@ pub struct Meta {
     pub frame: u32,
     /// Index of the line among the frame's non-empty lines.
     pub line: u32,
-    /// Length of the JSON line, for sizing row groups and files.
-    pub raw_len: u32,
     pub url_key: u64,
     pub canonical_key: Option<u64>,
     /// [`text_key`] of the text, 0 for a text without words (a hash is 0
@@ -130,12 +131,11 @@ impl ShardReport {
 }
 
 /// The result of pass 1 over all shards.
-#[derive(Debug, Default)]
 pub struct Scan {
     pub frames: Vec<FrameRef>,
     pub metas: Vec<Meta>,
-    /// MinHash signatures of the texts, indexed by [`Meta::sig`].
-    pub sigs: Vec<Signature>,
+    /// MinHash signatures of the texts, indexed by [`Meta::sig`], on disk.
+    pub sigs: SigStore,
     pub reports: Vec<ShardReport>,
 }
 
@@ -147,10 +147,24 @@ struct ShardScan {
     report: ShardReport,
 }
 
-/// Scan `shards` with up to `jobs` threads. `rule` is evaluated on every good line.
-pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
+/// What a shard left in memory once its metas and signatures are spilled.
+struct ShardDone {
+    frames: Vec<(u64, u32)>,
+    report: ShardReport,
+}
+
+/// Scan `shards` with up to `jobs` threads, spilling to temporary files
+/// under `tmp`. `rule` is evaluated on every good line.
+pub fn scan(
+    shards: &[PathBuf],
+    rule: Option<&Rule>,
+    jobs: usize,
+    tmp: &Path,
+) -> std::io::Result<Scan> {
+    let sigs = SigStore::new(tmp)?;
+    let spill = MetaSpill::new(tmp, shards.len())?;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<ShardScan>>> =
+    let results: Mutex<Vec<Option<std::io::Result<ShardDone>>>> =
         Mutex::new((0..shards.len()).map(|_| None).collect());
     let workers = jobs.clamp(1, shards.len().max(1));
     std::thread::scope(|s| {
@@ -160,23 +174,27 @@ pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = shards.get(i) else { break };
                     let one = scan_shard(path, rule);
+                    let done = spill_shard(one, i, &sigs, &spill);
                     // A poisoned lock means another worker panicked; the scope re-raises that panic.
                     if let Ok(mut r) = results.lock() {
-                        r[i] = Some(one);
+                        r[i] = Some(done);
                     }
                 }
             });
         }
     });
-    let mut out = Scan::default();
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    // Exact sizes up front: no doubling of the largest tables while they grow.
-    let count = |f: fn(&ShardScan) -> usize| results.iter().flatten().map(f).sum::<usize>();
-    out.metas.reserve_exact(count(|r| r.metas.len()));
-    out.sigs.reserve_exact(count(|r| r.sigs.len()));
-    out.frames.reserve_exact(count(|r| r.frames.len()));
+    let mut out = Scan {
+        frames: Vec::new(),
+        metas: Vec::new(),
+        sigs,
+        reports: Vec::new(),
+    };
+    // Exact sizes up front: no doubling of the largest table while it grows.
+    out.metas.reserve_exact(spill.total());
     for (i, one) in results.into_iter().enumerate() {
         let Some(one) = one else { continue };
+        let one = one?;
         let base = out.frames.len() as u32;
         out.frames
             .extend(one.frames.iter().map(|&(offset, len)| FrameRef {
@@ -184,18 +202,34 @@ pub fn scan(shards: &[PathBuf], rule: Option<&Rule>, jobs: usize) -> Scan {
                 offset,
                 len,
             }));
-        let sig_base = out.sigs.len() as u32;
-        out.metas.extend(one.metas.into_iter().map(|mut m| {
+        spill.take(i, &mut out.metas, |mut m| {
             m.frame += base;
-            if m.sig != near::NONE {
-                m.sig += sig_base;
-            }
             m
-        }));
-        out.sigs.extend_from_slice(&one.sigs);
+        })?;
         out.reports.push(one.report);
     }
-    out
+    Ok(out)
+}
+
+/// Write a scanned shard's signatures and metas to disk (signature indices
+/// made global), keeping its frames and report.
+fn spill_shard(
+    mut one: ShardScan,
+    shard: usize,
+    sigs: &SigStore,
+    spill: &MetaSpill,
+) -> std::io::Result<ShardDone> {
+    let base = sigs.append(&one.sigs)?;
+    for m in &mut one.metas {
+        if m.sig != near::NONE {
+            m.sig += base;
+        }
+    }
+    spill.put(shard, &one.metas)?;
+    Ok(ShardDone {
+        frames: one.frames,
+        report: one.report,
+    })
 }
 
 fn scan_shard(path: &Path, rule: Option<&Rule>) -> ShardScan {
@@ -265,7 +299,6 @@ fn scan_frames(path: &Path, rule: Option<&Rule>, out: &mut ShardScan) -> std::io
                 id: row.id,
                 frame: frame_index,
                 line: n as u32,
-                raw_len: line.len() as u32,
                 url_key: url,
                 canonical_key: canonical_key(row.canonical_url.as_deref()).filter(|&k| k != url),
                 text_key: text_key(&row.text).unwrap_or(0),

@@ -1,30 +1,29 @@
 //! Pass 2: the survivors, already in id order, are cut into files and row
-//! groups by their JSON size. Each row group is one task for a pool of worker
-//! threads: a worker fetches each line from its frame (its own small cache
-//! holds the current frame of each shard), parses it, fills Arrow batches and
-//! encodes them into the row group's column chunks. The calling thread appends
-//! the finished row groups to their files in order; each file is written to
-//! `<name>.tmp`.
+//! groups at rows chosen by a hash of their id ([`cut`]), so a cut does not move
+//! when rows before it are added or removed: an edit changes the file and row
+//! group it falls in, never the cuts after it. Each file is one task for a pool
+//! of worker threads: a worker fetches each line from its frame (its own small
+//! cache holds the current frame of each shard), parses it, fills Arrow batches
+//! and writes them through one `ArrowWriter` with content-defined chunking
+//! ([`super::schema::writer_properties`]), so page boundaries follow the data
+//! too and an edit changes the pages around it, not every page after it. Each
+//! file is written to `<name>.tmp` and synced.
 //!
-//! Every cut depends on the data only, so the same shards give the same bytes.
+//! Every cut depends on the data only, so the same shards give the same bytes,
+//! whatever the number of threads.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Condvar, Mutex};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_writer::{
-    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves,
-};
 use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
 
 use super::BuildError;
 use super::columns::Columns;
@@ -32,15 +31,19 @@ use super::row::Row;
 use super::scan::{FrameRef, Meta};
 use crate::store::shard::frames::{Decoder, line_ranges, read_at};
 
-/// How the output is cut (all sizes are bytes of JSON input).
+/// How a file is cut: expected rows per row group (a cut falls before a row
+/// whose id hashes to a multiple of it), at most [`MAX_FACTOR`] times that many.
 #[derive(Debug, Clone)]
 pub struct Cuts {
-    pub row_group_bytes: u64,
-    pub row_group_rows: usize,
+    pub row_group_rows: u64,
     pub batch_rows: usize,
-    /// Shards whose current frame stays decoded at once, per file being written.
+    /// Shards whose current frame stays decoded at once, per worker.
     pub frame_cache: usize,
 }
+
+/// A piece is cut after this many times its expected rows even without a
+/// hashed boundary (which depends only on the rows since the last one).
+pub const MAX_FACTOR: u64 = 4;
 
 /// What one file holds.
 #[derive(Debug, Clone, Default)]
@@ -59,22 +62,37 @@ pub struct FileStats {
     pub versions: BTreeMap<Option<String>, u64>,
 }
 
-/// Consecutive ranges of `rows`, each about `limit` bytes of JSON (at least one row).
-pub fn cut(rows: &[Meta], limit: u64, max_rows: usize) -> Vec<Range<usize>> {
+/// The hash that places cuts: a fixed function of the id.
+fn id_hash(id: i64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(&id.to_le_bytes(), 0x5ca1_ab1e)
+}
+
+/// Consecutive ranges of `rows` (in id order): a range ends before a row whose
+/// id hash is a multiple of `every`, or after `MAX_FACTOR * every` rows.
+/// Removing or adding a row moves no cut but its own (a boundary row that goes
+/// merges two ranges); so a range's rows depend only on the rows inside it.
+pub fn cut(rows: &[Meta], every: u64) -> Vec<Range<usize>> {
+    let every = every.max(1);
+    let max = usize::try_from(every.saturating_mul(MAX_FACTOR)).unwrap_or(usize::MAX);
     let mut out = Vec::new();
-    let (mut start, mut acc) = (0, 0u64);
+    let mut start = 0;
     for (i, m) in rows.iter().enumerate() {
-        if i > start && (acc + u64::from(m.raw_len) > limit || i - start >= max_rows) {
+        if i > start && (id_hash(m.id).is_multiple_of(every) || i - start >= max) {
             out.push(start..i);
             start = i;
-            acc = 0;
         }
-        acc += u64::from(m.raw_len);
     }
     if start < rows.len() || out.is_empty() {
         out.push(start..rows.len());
     }
     out
+}
+
+/// A file's name from its first id: stable while that row stays, sorting in
+/// id order (the id's sign bit flipped, 16 hex digits).
+pub fn file_name(first_id: Option<i64>) -> String {
+    let key = first_id.map_or(0, |id| (id as u64) ^ (1 << 63));
+    format!("train-{key:016x}.parquet")
 }
 
 /// Everything a file writer reads.
@@ -86,234 +104,62 @@ pub struct Input<'a> {
     pub cuts: Cuts,
 }
 
-/// One row group to make: which file it goes to and its rows.
-struct Task<'a> {
-    file: usize,
-    /// Index of the row group in its file.
-    index: usize,
-    rows: &'a [Meta],
-    /// The last row group of its file.
-    last: bool,
-}
-
-/// A row group encoded by a worker, waiting to be appended to its file.
-struct Encoded {
-    chunks: Vec<ArrowColumnChunk>,
-    stats: FileStats,
-}
-
-/// An open output file.
-type Writer = SerializedFileWriter<BufWriter<File>>;
-
-/// The output files being written: one entry per file in each list.
-struct Outputs {
-    /// Taken when the file's footer is written.
-    writers: Vec<Option<Writer>>,
-    /// Make the column writers of a file's row groups.
-    factories: Vec<ArrowRowGroupWriterFactory>,
-    /// Second handles on the files, for the syncer thread.
-    handles: Vec<File>,
-}
-
-/// What a worker sends the appender: the task's index and its row group.
-type Done = (usize, Result<Encoded, BuildError>);
-
-/// Write each `(rows, path)`. Every row group of every file is one task:
-/// `jobs` worker threads take tasks in order, each reading its rows (from its
-/// own frame cache), parsing them and encoding the whole row group; the
-/// calling thread appends the encoded row groups to their files strictly in
-/// order. A worker does not start more than a few tasks ahead of the appender,
-/// so at most that many encoded row groups wait in memory. Each row group is
-/// encoded the same way whichever thread does it, so the bytes do not depend
-/// on `jobs`.
+/// Write each `(rows, path)`: `jobs` worker threads take whole files in
+/// order, each reading its rows (from its own frame cache), parsing them and
+/// writing the file's row groups. A file is written the same way whichever
+/// thread does it, so the bytes do not depend on `jobs`. Returns each file's
+/// stats, or the first error (the workers stop at it).
 pub fn write_all(
     input: &Input<'_>,
     files: &[(&[Meta], PathBuf)],
     jobs: usize,
 ) -> Result<Vec<FileStats>, BuildError> {
-    let Outputs {
-        mut writers,
-        factories,
-        handles,
-    } = open_outputs(input, files)?;
-    let tasks = plan(files, &input.cuts);
-    let workers = jobs.clamp(1, tasks.len().max(1));
-    // Tasks a worker may start beyond the next one to append.
-    let turn = Turn::new(2 * workers);
+    let workers = jobs.clamp(1, files.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut stats: Vec<FileStats> = vec![FileStats::default(); files.len()];
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<FileStats, BuildError>>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
     std::thread::scope(|s| {
-        let (sync_tx, sync_rx) = channel::<(usize, bool)>();
-        let syncer = s.spawn(|| sync_files(&handles, files, sync_rx));
-        let (tx, rx) = channel::<Done>();
         for _ in 0..workers {
-            let tx = tx.clone();
-            let (tasks, factories, next, turn) = (&tasks, &factories, &next, &turn);
-            s.spawn(move || work(input, files, tasks, factories, next, turn, tx));
-        }
-        drop(tx);
-        let appended = append_in_order(
-            &rx,
-            &tasks,
-            files,
-            &mut writers,
-            &mut stats,
-            &sync_tx,
-            &turn,
-        );
-        // Release any worker still waiting for its turn, then let the scope join them.
-        turn.stop();
-        drop(rx);
-        drop(sync_tx);
-        let synced = syncer
-            .join()
-            .unwrap_or_else(|_| Err(first_file_err(files, "the syncer thread panicked")));
-        match (appended, synced) {
-            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
-            (Ok(n), Ok(())) if n < tasks.len() => {
-                Err(first_file_err(files, "a writer thread stopped early"))
-            }
-            (Ok(_), Ok(())) => Ok(()),
-        }
-    })?;
-    Ok(stats)
-}
-
-/// Create every output file with its Parquet writer.
-fn open_outputs(input: &Input<'_>, files: &[(&[Meta], PathBuf)]) -> Result<Outputs, BuildError> {
-    let mut out = Outputs {
-        writers: Vec::with_capacity(files.len()),
-        factories: Vec::with_capacity(files.len()),
-        handles: Vec::with_capacity(files.len()),
-    };
-    for (_, path) in files {
-        let file = File::create(path).map_err(|source| io_err(path, source))?;
-        out.handles
-            .push(file.try_clone().map_err(|source| io_err(path, source))?);
-        let (w, f) = ArrowWriter::try_new(
-            BufWriter::with_capacity(1 << 20, file),
-            input.schema.clone(),
-            Some(input.props.clone()),
-        )
-        .and_then(ArrowWriter::into_serialized_writer)
-        .map_err(|source| pq_err(path, source))?;
-        out.writers.push(Some(w));
-        out.factories.push(f);
-    }
-    Ok(out)
-}
-
-/// The row groups to make, file after file, each cut by the JSON size of its rows.
-fn plan<'a>(files: &[(&'a [Meta], PathBuf)], cuts: &Cuts) -> Vec<Task<'a>> {
-    let mut tasks = Vec::new();
-    for (file, (rows, _)) in files.iter().enumerate() {
-        let groups = cut(rows, cuts.row_group_bytes, cuts.row_group_rows);
-        let n = groups.len();
-        for (k, g) in groups.into_iter().enumerate() {
-            tasks.push(Task {
-                file,
-                index: k,
-                rows: &rows[g],
-                last: k + 1 == n,
+            s.spawn(|| {
+                let mut worker = match Worker::new(input) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        failed.store(true, Ordering::Relaxed);
+                        if let Ok(mut r) = results.lock() {
+                            r[0] = Some(Err(e));
+                        }
+                        return;
+                    }
+                };
+                while !failed.load(Ordering::Relaxed) {
+                    let f = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((rows, path)) = files.get(f) else {
+                        break;
+                    };
+                    let one = worker.write_file(rows, path);
+                    failed.fetch_or(one.is_err(), Ordering::Relaxed);
+                    // A poisoned lock means another worker panicked; the scope re-raises that panic.
+                    if let Ok(mut r) = results.lock() {
+                        r[f] = Some(one);
+                    }
+                }
             });
         }
-    }
-    tasks
-}
-
-/// A worker thread: take the next task, wait for its turn, encode it, send it
-/// on; stop at the end of the tasks, at the first error, or when told to.
-fn work(
-    input: &Input<'_>,
-    files: &[(&[Meta], PathBuf)],
-    tasks: &[Task<'_>],
-    factories: &[ArrowRowGroupWriterFactory],
-    next: &AtomicUsize,
-    turn: &Turn,
-    tx: Sender<Done>,
-) {
-    // A panicking worker must not leave the others waiting for a row group
-    // that never comes: it stops them (the scope then re-raises the panic).
-    let _guard = StopOnPanic(turn);
-    let mut worker = match Worker::new(input) {
-        Ok(w) => w,
-        Err(e) => {
-            let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
-            return;
-        }
-    };
-    loop {
-        let t = next.fetch_add(1, Ordering::Relaxed);
-        let Some(task) = tasks.get(t) else { break };
-        if !turn.wait_for(t) {
-            return;
-        }
-        let group = worker.encode(&factories[task.file], task, &files[task.file].1);
-        let failed = group.is_err();
-        if tx.send((t, group)).is_err() || failed {
-            return;
+    });
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut stats = Vec::with_capacity(files.len());
+    for r in results {
+        match r {
+            Some(Ok(s)) => stats.push(s),
+            Some(Err(e)) => return Err(e),
+            None => {}
         }
     }
-}
-
-/// The appender: receive encoded row groups in any order, append them to
-/// their files in task order, and hand each file to the syncer after each of
-/// its row groups. Returns how many were appended, or the first error.
-fn append_in_order(
-    rx: &Receiver<Done>,
-    tasks: &[Task<'_>],
-    files: &[(&[Meta], PathBuf)],
-    writers: &mut [Option<Writer>],
-    stats: &mut [FileStats],
-    sync_tx: &Sender<(usize, bool)>,
-    turn: &Turn,
-) -> Result<usize, BuildError> {
-    let mut pending: BTreeMap<usize, Encoded> = BTreeMap::new();
-    let mut appended = 0usize;
-    for (t, group) in rx.iter() {
-        pending.insert(t, group?);
-        while let Some(g) = pending.remove(&appended) {
-            let task = &tasks[appended];
-            let path = &files[task.file].1;
-            append(
-                &mut writers[task.file],
-                task.last,
-                g,
-                &mut stats[task.file],
-                path,
-            )?;
-            let _ = sync_tx.send((task.file, task.last));
-            appended += 1;
-            turn.advance(appended);
-        }
+    if stats.len() < files.len() {
+        return Err(first_file_err(files, "a writer thread stopped early"));
     }
-    Ok(appended)
-}
-
-/// The syncer thread: flushing to disk happens off the appender's path. After
-/// each row group it starts the file's data on its way to disk (so the final
-/// `sync_all` has little left to wait for), and syncs a finished file fully.
-/// Returns the first error (and goes on draining the channel after it).
-fn sync_files(
-    handles: &[File],
-    files: &[(&[Meta], PathBuf)],
-    rx: Receiver<(usize, bool)>,
-) -> Result<(), BuildError> {
-    let mut first_error = None;
-    for (f, finished) in rx.iter() {
-        if first_error.is_some() {
-            continue;
-        }
-        let synced = if finished {
-            handles[f].sync_all()
-        } else {
-            handles[f].sync_data()
-        };
-        if let Err(e) = synced {
-            first_error = Some(io_err(&files[f].1, e));
-        }
-    }
-    first_error.map_or(Ok(()), Err)
+    Ok(stats)
 }
 
 /// An error about the build's output as a whole, reported on its first file.
@@ -321,67 +167,6 @@ fn first_file_err(files: &[(&[Meta], PathBuf)], what: &str) -> BuildError {
     BuildError::Io {
         path: files.first().map(|f| f.1.clone()).unwrap_or_default(),
         source: std::io::Error::other(what.to_string()),
-    }
-}
-
-/// Whose turn it is: how many tasks the appender has appended, and whether
-/// the workers must stop. A worker may start task `t` once fewer than
-/// `window` tasks lie between it and the next one to append.
-struct Turn {
-    /// (tasks appended so far, stop)
-    state: Mutex<(usize, bool)>,
-    wake: Condvar,
-    window: usize,
-}
-
-impl Turn {
-    fn new(window: usize) -> Turn {
-        Turn {
-            state: Mutex::new((0, false)),
-            wake: Condvar::new(),
-            window,
-        }
-    }
-
-    /// Wait until task `t` may start; false when the workers must stop instead.
-    fn wait_for(&self, t: usize) -> bool {
-        let Ok(mut p) = self.state.lock() else {
-            return false;
-        };
-        while !p.1 && t >= p.0 + self.window {
-            p = match self.wake.wait(p) {
-                Ok(p) => p,
-                Err(_) => return false,
-            };
-        }
-        !p.1
-    }
-
-    /// Record that `appended` tasks are done.
-    fn advance(&self, appended: usize) {
-        if let Ok(mut p) = self.state.lock() {
-            p.0 = appended;
-        }
-        self.wake.notify_all();
-    }
-
-    /// Tell every worker to stop (also after a panic elsewhere).
-    fn stop(&self) {
-        let mut p = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        p.1 = true;
-        drop(p);
-        self.wake.notify_all();
-    }
-}
-
-/// Stops the workers when dropped by a panicking thread.
-struct StopOnPanic<'a>(&'a Turn);
-
-impl Drop for StopOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.stop();
-        }
     }
 }
 
@@ -397,35 +182,6 @@ fn pq_err(path: &Path, source: parquet::errors::ParquetError) -> BuildError {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// Append one encoded row group to its file (and write the footer after its last).
-fn append(
-    writer: &mut Option<Writer>,
-    last: bool,
-    group: Encoded,
-    stats: &mut FileStats,
-    path: &Path,
-) -> Result<(), BuildError> {
-    let w = writer
-        .as_mut()
-        .ok_or_else(|| io_err(path, std::io::Error::other("file already finished")))?;
-    let mut rg = w.next_row_group().map_err(|e| pq_err(path, e))?;
-    for chunk in group.chunks {
-        chunk
-            .append_to_row_group(&mut rg)
-            .map_err(|e| pq_err(path, e))?;
-    }
-    rg.close().map_err(|e| pq_err(path, e))?;
-    stats.add(group.stats);
-    stats.row_groups += 1;
-    if last && let Some(w) = writer.take() {
-        let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
-        let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
-        // The syncer thread syncs it (through its own handle).
-        stats.file_bytes = file.metadata().map_err(|e| io_err(path, e))?.len();
-    }
-    Ok(())
 }
 
 /// A worker's reusable state: its frame cache and column builders.
@@ -444,32 +200,34 @@ impl<'a> Worker<'a> {
         })
     }
 
-    /// Read, parse and encode one row group, in batches of `batch_rows` rows.
-    fn encode(
-        &mut self,
-        factory: &ArrowRowGroupWriterFactory,
-        task: &Task<'_>,
-        path: &Path,
-    ) -> Result<Encoded, BuildError> {
+    /// Write one file: its row groups ([`cut`]), each in batches of `batch_rows` rows.
+    fn write_file(&mut self, rows: &[Meta], path: &Path) -> Result<FileStats, BuildError> {
         let schema = &self.input.schema;
         let mut stats = FileStats::default();
-        let mut writers = factory
-            .create_column_writers(task.index)
-            .map_err(|e| pq_err(path, e))?;
-        for batch in batches(task.rows, self.input.cuts.batch_rows) {
-            for m in batch {
-                self.push(m, &mut stats)?;
+        let file = File::create(path).map_err(|e| io_err(path, e))?;
+        let mut w = ArrowWriter::try_new(
+            BufWriter::with_capacity(1 << 20, file),
+            schema.clone(),
+            Some(self.input.props.clone()),
+        )
+        .map_err(|e| pq_err(path, e))?;
+        for group in cut(rows, self.input.cuts.row_group_rows) {
+            for batch in batches(&rows[group], self.input.cuts.batch_rows) {
+                for m in batch {
+                    self.push(m, &mut stats)?;
+                }
+                let batch = self.cols.finish(schema).map_err(BuildError::Arrow)?;
+                stats.arrow_bytes += arrow_bytes(&batch);
+                w.write(&batch).map_err(|e| pq_err(path, e))?;
             }
-            let batch = self.cols.finish(schema).map_err(BuildError::Arrow)?;
-            stats.arrow_bytes += arrow_bytes(&batch);
-            write_batch(schema, &mut writers, &batch).map_err(|e| pq_err(path, e))?;
+            w.flush().map_err(|e| pq_err(path, e))?;
+            stats.row_groups += u64::from(!rows.is_empty());
         }
-        let chunks = writers
-            .into_iter()
-            .map(ArrowColumnWriter::close)
-            .collect::<parquet::errors::Result<Vec<_>>>()
-            .map_err(|e| pq_err(path, e))?;
-        Ok(Encoded { chunks, stats })
+        let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
+        let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
+        file.sync_all().map_err(|e| io_err(path, e))?;
+        stats.file_bytes = file.metadata().map_err(|e| io_err(path, e))?.len();
+        Ok(stats)
     }
 
     /// Read one survivor's line, parse it, count it and add it to the batch.
@@ -562,28 +320,6 @@ fn arrow_bytes(batch: &RecordBatch) -> u64 {
                 .unwrap_or_else(|_| c.get_buffer_memory_size()) as u64
         })
         .sum()
-}
-
-/// Hand one batch's leaves to the row group's column writers.
-fn write_batch(
-    schema: &SchemaRef,
-    writers: &mut [ArrowColumnWriter],
-    batch: &RecordBatch,
-) -> parquet::errors::Result<()> {
-    let mut it = writers.iter_mut();
-    for (field, column) in schema.fields().iter().zip(batch.columns()) {
-        for leaf in compute_leaves(field.as_ref(), column)? {
-            match it.next() {
-                Some(w) => w.write(&leaf)?,
-                None => {
-                    return Err(parquet::errors::ParquetError::General(
-                        "more leaves than column writers".into(),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The error for a line that is not where pass 1 found it.
@@ -693,12 +429,11 @@ impl<'a> FrameCache<'a> {
 mod tests {
     use super::*;
 
-    fn m(raw_len: u32) -> Meta {
+    fn m() -> Meta {
         Meta {
             id: 0,
             frame: 0,
             line: 0,
-            raw_len,
             url_key: 0,
             canonical_key: None,
             text_key: 0,
@@ -711,12 +446,40 @@ mod tests {
         }
     }
 
+    fn with_id(id: i64) -> Meta {
+        Meta { id, ..m() }
+    }
+
     #[test]
-    fn cuts_by_bytes_and_rows() {
-        let rows: Vec<Meta> = [5, 5, 5, 20, 1].into_iter().map(m).collect();
-        assert_eq!(cut(&rows, 10, 100), vec![0..2, 2..3, 3..4, 4..5]);
-        assert_eq!(cut(&rows, 1000, 2), vec![0..2, 2..4, 4..5]);
-        assert_eq!(cut(&[], 10, 2), vec![0..0]);
+    fn cuts_follow_ids_not_positions() {
+        let rows: Vec<Meta> = (0..20_000).map(with_id).collect();
+        let cuts = cut(&rows, 64);
+        assert!(cuts.len() > 150 && cuts.len() < 500, "{}", cuts.len());
+        assert!(cuts.iter().all(|r| r.len() as u64 <= 64 * MAX_FACTOR));
+        let starts = |rows: &[Meta]| -> Vec<i64> {
+            cut(rows, 64).iter().map(|r| rows[r.start].id).collect()
+        };
+        let before = starts(&rows);
+        // Remove a few rows near the start and add some at the end: every
+        // cut after the edit stays on the same id.
+        let edited: Vec<Meta> = (0..20_100)
+            .filter(|id| ![3, 4, 500].contains(id))
+            .map(with_id)
+            .collect();
+        let after = starts(&edited);
+        let kept: Vec<&i64> = before.iter().filter(|id| **id > 500).collect();
+        assert!(kept.iter().all(|id| after.contains(id)));
+        assert_eq!(cut(&[], 10), vec![0..0]);
+    }
+
+    #[test]
+    fn file_names_sort_by_first_id() {
+        let ids = [-5i64, 0, 7, 300, i64::MAX];
+        let names: Vec<String> = ids.iter().map(|&i| file_name(Some(i))).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(file_name(None).starts_with("train-"));
     }
 
     /// A frame that no longer decodes stops the build with an error (it does
@@ -739,13 +502,12 @@ mod tests {
             schema,
             props: super::super::schema::writer_properties(1).unwrap(),
             cuts: Cuts {
-                row_group_bytes: u64::MAX,
                 row_group_rows: 2,
                 batch_rows: 1,
                 frame_cache: 1,
             },
         };
-        let rows: Vec<Meta> = (0..40).map(|_| m(10)).collect();
+        let rows: Vec<Meta> = (0..40).map(|_| m()).collect();
         for jobs in [1, 2, 5] {
             let files: Vec<(&[Meta], PathBuf)> = vec![
                 (&rows[..20], dir.path().join("a.tmp")),

@@ -347,7 +347,7 @@ fn publish_dry_run_lists_the_upload() {
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
     write_shard(&data, "run-1", &[article(1)]);
     run(&data, &out, &Tuning::default());
-    std::fs::write(out.join("data/train-00009-of-00010.parquet.tmp"), b"x").unwrap();
+    std::fs::write(out.join("data/train-0000000000000009.parquet.tmp"), b"x").unwrap();
     let config = dir.path().join("config.yml");
     std::fs::write(
         &config,
@@ -373,7 +373,7 @@ fn publish_dry_run_lists_the_upload() {
     assert!(stdout.contains("datasets/me/ai-news"), "{stdout}");
     assert!(stdout.contains("  README.md ("), "{stdout}");
     assert!(
-        stdout.contains("  data/train-00000-of-00001.parquet ("),
+        stdout.contains("  data/train-8000000000000001.parquet ("),
         "{stdout}"
     );
     assert!(!stdout.contains(".tmp ("), "{stdout}");
@@ -445,7 +445,11 @@ fn publish_uploads_then_tags_the_build_date() {
         String::from_utf8_lossy(&o.stderr)
     );
     let calls = std::fs::read_to_string(&log).unwrap();
-    let calls: Vec<&str> = calls.lines().filter(|l| !l.ends_with("--help")).collect();
+    // The last publish's manifest is asked for first (this stand-in has none).
+    let calls: Vec<&str> = calls
+        .lines()
+        .filter(|l| !l.ends_with("--help") && !l.starts_with("download "))
+        .collect();
     assert!(calls[0].starts_with("upload me/ai-news "), "{calls:?}");
     assert_eq!(
         &calls[1..],
@@ -462,4 +466,69 @@ fn publish_uploads_then_tags_the_build_date() {
         stdout.contains(&format!("revision=\"{date}.2\"")),
         "{stdout}"
     );
+}
+
+/// A publish after a day that only adds rows sends the files whose bytes
+/// changed (the last data file, the card, build.json, the index) and not the
+/// others, compared with the manifest of the last publish.
+#[test]
+fn publish_sends_only_the_files_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    let cuts = Tuning {
+        file_rows: 8,
+        row_group_rows: 4,
+        ..Tuning::default()
+    };
+    write_shard(&data, "run-1", &(1..=60).map(article).collect::<Vec<_>>());
+    let first = build_with(&Config::default(), &opts(&data, &out), &cuts).unwrap();
+    assert!(first.files.len() >= 3, "{:?}", first.files);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/publish.sh");
+    let publish = |previous: Option<&Path>| {
+        let mut c = Command::new("bash");
+        c.arg(&script)
+            .env("DRY_RUN", "1")
+            .env("DIST", &out)
+            .env("HF_REPO", "me/ai-news")
+            .env_remove("HF_TOKEN");
+        match previous {
+            Some(p) => c.env("PREVIOUS_MANIFEST", p),
+            None => c.env("PREVIOUS_MANIFEST", "/dev/null"),
+        };
+        let o = c.output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout
+    };
+    let all = publish(None);
+    assert!(
+        all.contains(&format!("data/{} (", file_name(&first.files[0]))),
+        "{all}"
+    );
+    let previous = dir.path().join("published.sha256");
+    std::fs::copy(out.join("manifest.sha256"), &previous).unwrap();
+    // Nothing new: only the manifest goes.
+    let same = publish(Some(&previous));
+    assert!(same.contains("publish: 0 of "), "{same}");
+    // One more day of rows, with higher ids.
+    write_shard(&data, "run-2", &(61..=63).map(article).collect::<Vec<_>>());
+    let second = build_with(&Config::default(), &opts(&data, &out), &cuts).unwrap();
+    let day = publish(Some(&previous));
+    let listed = |f: &Path| day.contains(&format!("  data/{} (", file_name(f)));
+    let sent = second.files.iter().filter(|f| listed(f)).count();
+    assert!(sent >= 1 && sent < second.files.len(), "{day}");
+    assert!(!listed(&second.files[0]), "{day}");
+    assert!(
+        day.contains("  README.md (") && day.contains("  index/ids.bin ("),
+        "{day}"
+    );
+    assert!(day.contains("+3 rows, 0 updated, 0 withdrawn"), "{day}");
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
 }

@@ -119,8 +119,8 @@ fn opts(data: &Path, out: &Path) -> BuildOptions {
 
 fn small() -> Tuning {
     Tuning {
-        file_bytes: 6_000,
-        row_group_bytes: 2_000,
+        file_rows: 12,
+        row_group_rows: 4,
         batch_rows: 3,
         ..Tuning::default()
     }
@@ -374,7 +374,7 @@ fn two_builds_give_identical_bytes() {
     // the same bytes as on one.
     let one_file = |jobs| Tuning {
         jobs,
-        file_bytes: u64::MAX,
+        file_rows: u64::MAX,
         ..small()
     };
     let wide = run(&data, &dir.path().join("wide"), &one_file(4));

@@ -301,3 +301,80 @@ fn near_duplicates_go_and_look_alikes_stay() {
         "{card}"
     );
 }
+
+/// A near copy of a row published by an earlier build is removed once the
+/// earlier shards are gone, from the index the earlier build left beside the
+/// dataset (`index/`), and the card and `build.json` count it; a new story
+/// and a look-alike of an old one stay.
+#[test]
+fn near_copies_of_earlier_releases_go_without_their_shards() {
+    let corpus = corpus();
+    let original = corpus.iter().position(|c| c.1 == Kind::Original).unwrap();
+    let copy = corpus
+        .iter()
+        .position(|c| c.1 == Kind::NearDup(original))
+        .unwrap();
+    let alike = corpus
+        .iter()
+        .position(|c| matches!(c.1, Kind::LookAlike(_)))
+        .unwrap();
+    let record = |id: i64, text: &str| {
+        let mut a = article(id);
+        a.url = format!("https://news.example/story/{id}");
+        a.text = text.to_string();
+        a
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
+    // Day one: the original and the look-alike's model are published.
+    let of = match corpus[alike].1 {
+        Kind::LookAlike(of) => of,
+        _ => unreachable!(),
+    };
+    let day_one = [record(1, &corpus[original].0), record(2, &corpus[of].0)];
+    let one = write_shard(&data, "20261101T000000Z-aaaa", &day_one);
+    let s = run(&data, &out, &Tuning::default());
+    assert_eq!((s.rows, s.removed.near_earlier_release), (2, 0));
+    // Day two, the first shard no longer read: a near copy, a look-alike, a new story.
+    std::fs::remove_file(one).unwrap();
+    let fresh = corpus
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, c)| c.1 == Kind::Original && *i != original && *i != of)
+        .unwrap()
+        .0;
+    let day_two = [
+        record(10, &corpus[copy].0),
+        record(11, &corpus[alike].0),
+        record(12, &corpus[fresh].0),
+    ];
+    write_shard(&data, "20261102T000000Z-bbbb", &day_two);
+    let s = run(&data, &out, &Tuning::default());
+    assert_eq!(ids(&out), vec![11, 12]);
+    assert_eq!(s.removed.near_earlier_release, 1, "{:?}", s.removed);
+    assert_eq!(s.removed.near_text, 0);
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        card.contains("published by an earlier release (the index in `index/`): 1\n"),
+        "{card}"
+    );
+    assert!(
+        card.contains("1 new rows were near duplicates of rows published by earlier releases"),
+        "{card}"
+    );
+    let build: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("build.json")).unwrap()).unwrap();
+    assert_eq!(build["near_earlier_release"], 1);
+    // Rows 1 and 2 are gone with their shard; 11 and 12 are new.
+    assert_eq!(build["changes"]["previous_rows"], 2);
+    assert_eq!(build["changes"]["added"], 2);
+    assert_eq!(build["changes"]["removed"], 2);
+    // The index now holds both days' rows: a third build adds nothing to it.
+    let segments = std::fs::read_dir(out.join("index")).unwrap().count();
+    run(&data, &out, &Tuning::default());
+    assert_eq!(
+        std::fs::read_dir(out.join("index")).unwrap().count(),
+        segments
+    );
+}

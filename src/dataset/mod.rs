@@ -18,6 +18,7 @@ mod card;
 mod columns;
 mod dedup;
 mod index;
+mod meta;
 mod minhash;
 pub use minhash::exact_jaccard;
 mod near;

@@ -20,8 +20,8 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Mutex;
 
+use super::meta::Meta;
 use super::minhash::{HASHES, Signature};
-use super::scan::Meta;
 
 /// Bytes of one stored signature.
 pub const SIG_BYTES: usize = HASHES * 2;

@@ -188,6 +188,10 @@ mod tests {
             "updated",
             "the build keeps only the latest version of a URL",
         ),
+        (
+            "rendered",
+            "how the crawler read the page (a browser); the text is what counts, and the schema stays fixed",
+        ),
         ("warc_file", "archive location on the crawler's disk"),
         ("warc_offset", "archive location on the crawler's disk"),
         (

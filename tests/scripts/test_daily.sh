@@ -88,7 +88,7 @@ daily BUILD_DATASET=1 PUBLISH=1 DRY_RUN=1 HF_REPO=me/ai-news
 check "build+publish run (got $RC)" [ "$RC" -eq 0 ] &&
 	check "dist built" [ -f "$REPO/dist/README.md" ] &&
 	check "publish.sh dry run lists the card" contains "$W/out" "would upload to https://huggingface.co/datasets/me/ai-news" &&
-	check "publish.sh uploads dist" contains "$W/out" "hf upload me/ai-news $REPO/dist . --repo-type dataset" &&
+	check "publish.sh uploads the changed files of dist" contains "$W/out" "hf upload me/ai-news <the files above> . --repo-type dataset" &&
 	ok "BUILD_DATASET=1 builds dist/, PUBLISH=1 hands it to scripts/publish.sh"
 daily BUILD_DATASET=1 PUBLISH=1 HF_REPO=me/ai-news
 check "PUBLISH without HF_TOKEN fails (got $RC)" [ "$RC" -eq 1 ] && check "message" contains "$W/out" "HF_TOKEN is not set" &&

@@ -1044,15 +1044,21 @@ fn traps_cost_a_handful_of_fetches() {
     // pattern: not counted), and each month links its two neighbours (a date
     // page linking date pages of its pattern: a step of a date chain).
     // Months are reached only through their neighbours, so whatever the
-    // order, the fetched months are one unbroken run of 1 + max_date_steps
-    // around 2024/05, and exactly the two months just outside it are trapped.
-    // Requests: robots.txt, the home page, and those months.
+    // order, the fetched months are one unbroken run around 2024/05: at most
+    // 1 + max_date_steps of them (the date-chain rule), fewer when the URL
+    // family of the months stops first (`frontier::FamilyStats`: 3 fetches
+    // that brought no article). Requests: robots.txt, the home page, and
+    // those months.
     let cal: Vec<String> = web
         .requests_to("cal.test")
         .iter()
         .map(|q| q.target())
         .collect();
-    assert_eq!(cal.len(), 2 + 1 + steps, "{cal:?}");
+    assert!(cal.len() <= 2 + 1 + steps, "{cal:?}");
+    assert!(
+        cal.len() >= 2 + scraper::frontier::STOP_AFTER as usize,
+        "{cal:?}"
+    );
     let mut months: Vec<i32> = cal
         .iter()
         .filter_map(|t| {
@@ -1061,15 +1067,34 @@ fn traps_cost_a_handful_of_fetches() {
         })
         .collect();
     months.sort_unstable();
-    assert_eq!(months.len(), 1 + steps, "{cal:?}");
+    assert_eq!(months.len(), cal.len() - 2, "{cal:?}");
     assert!(months.contains(&(2024 * 12 + 4)), "{cal:?}");
     assert!(months.windows(2).all(|w| w[1] == w[0] + 1), "{cal:?}");
-    assert_eq!(trap_kinds(&ws, "cal.test"), ["date_chain"; 2]);
-    // Day pages from a month ago: the entry and max_date_steps days after it
-    // (robots.txt and the home page besides), the next day trapped.
+    assert!(
+        s["hosts"]["cal.test"]["family_stopped"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+            || trap_kinds(&ws, "cal.test") == ["date_chain"; 2],
+        "the calendar ended by neither rule"
+    );
+    // Day pages from a month ago: the entry and at most max_date_steps days
+    // after it (robots.txt and the home page besides), the next day trapped,
+    // or fewer when the day pages' family stops first.
     let days = web.requests_to("days.test");
-    assert_eq!(days.len(), 2 + 1 + steps, "{days:?}");
-    assert_eq!(trap_kinds(&ws, "days.test"), ["date_chain"]);
+    assert!(days.len() <= 2 + 1 + steps, "{days:?}");
+    assert!(
+        days.len() >= 2 + scraper::frontier::STOP_AFTER as usize,
+        "{days:?}"
+    );
+    assert!(
+        s["hosts"]["days.test"]["family_stopped"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+            || trap_kinds(&ws, "days.test") == ["date_chain"],
+        "the day chain ended by neither rule"
+    );
     // From today: today and tomorrow (a day of slack for time zones), never
     // a later day, whatever the chain cap would allow.
     let today = chrono::Utc::now().date_naive();
@@ -1112,16 +1137,18 @@ fn traps_cost_a_handful_of_fetches() {
     // Faceted search: every one of the 6 x 6 x 3 links carries a query, so all
     // count, even from the home page: cap of them are fetched (the same links
     // on each result page are known by then), the rest trapped once each.
+    // The result pages' family (`/shop?`) may stop first: then fewer are
+    // fetched and the rest are not fetched as family-stopped links.
     let facet = web.requests_to("facet.test");
-    assert_eq!(facet.len(), 2 + cap);
-    assert_eq!(
-        facet.iter().filter(|q| q.path == "/shop").count(),
-        cap,
+    let shop = facet.iter().filter(|q| q.path == "/shop").count();
+    assert_eq!(facet.len(), 2 + shop);
+    assert!(
+        (scraper::frontier::STOP_AFTER as usize..=cap).contains(&shop),
         "{:?}",
         facet.iter().map(|q| q.target()).collect::<Vec<_>>()
     );
     assert_eq!(trap_kinds(&ws, "facet.test").len(), 6 * 6 * 3 - cap);
-    assert_eq!(s["hosts"]["cal.test"]["traps"], 2);
+    assert!(s["hosts"]["cal.test"]["traps"].as_u64().unwrap_or(0) <= 2);
     assert_eq!(s["hosts"]["facet.test"]["traps"], 6 * 6 * 3 - cap);
     // Session ids and encoding spirals are one URL each: robots.txt, home
     // and one page.
@@ -1133,9 +1160,8 @@ fn traps_cost_a_handful_of_fetches() {
             .iter()
             .all(|q| q.target().len() < 2048)
     );
+    // (cal.test and days.test may end by their family instead: above.)
     for (host, kind) in [
-        ("cal.test", "date_chain"),
-        ("days.test", "date_chain"),
         ("future.test", "future_date"),
         ("pct.test", "percent_spiral"),
         ("long.test", "too_long"),

@@ -25,33 +25,8 @@ impl Engine {
             return false;
         }
         let hash = url::seen_hash(url);
-        if entry.origin != Origin::Seed {
-            if self.sets.this_run.contains(&hash) {
-                return false;
-            }
-            // Feeds and sitemaps a listing gave (an index's children) are read
-            // again every run, conditionally: an unchanged one costs a 304. Those
-            // found by links follow the revisit rule, like pages.
-            if !entry.update
-                && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
-                && let Some(seen) = self.store.seen.get(hash)
-                && !seen.due_after(
-                    self.day,
-                    self.config.crawl.revisit_after_days,
-                    self.config.crawl.retry_failed_after_days,
-                )
-            {
-                match Failure::from_flags(seen.flags) {
-                    Some(f) => {
-                        tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
-                        self.host(&url::host_key(url)).known_failure();
-                    }
-                    None => {
-                        tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
-                    }
-                }
-                return false;
-            }
+        if entry.origin != Origin::Seed && self.seen_refuses(url, &entry, hash) {
+            return false;
         }
         let host = url::host_key(url);
         if entry.origin != Origin::Seed {
@@ -103,6 +78,39 @@ impl Engine {
         } else {
             false
         }
+    }
+
+    /// Is a non-seed URL refused because this run has it already, or the
+    /// seen-set says it is not due again (stored, failed for good, or a
+    /// page fetched within `revisit_after_days`)?
+    fn seen_refuses(&mut self, url: &Url, entry: &Entry, hash: u64) -> bool {
+        if self.sets.this_run.contains(&hash) {
+            return true;
+        }
+        // Feeds and sitemaps a listing gave (an index's children) are read
+        // again every run, conditionally: an unchanged one costs a 304. Those
+        // found by links follow the revisit rule, like pages.
+        if !entry.update
+            && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
+            && let Some(seen) = self.store.seen.get(hash)
+            && !seen.due_after(
+                self.day,
+                self.config.crawl.revisit_after_days,
+                self.config.crawl.retry_failed_after_days,
+            )
+        {
+            match Failure::from_flags(seen.flags) {
+                Some(f) => {
+                    tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
+                    self.host(&url::host_key(url)).known_failure();
+                }
+                None => {
+                    tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
+                }
+            }
+            return true;
+        }
+        false
     }
 
     /// A URL broke a trap rule: not queued, counted, logged (once per run:

@@ -30,7 +30,14 @@ pub struct Prepared {
     pub capped: bool,
     /// Hydration payload scripts (see [`super::payload`]).
     pub payloads: Vec<(super::payload::Kind, String)>,
+    /// Markup of `<noscript>` elements long enough to hold text (what a
+    /// page an application draws writes for readers without scripts).
+    pub noscript: Vec<String>,
 }
+
+/// Least bytes of a `<noscript>`'s markup kept aside ([`Prepared::noscript`]):
+/// a tracking pixel or an "enable JavaScript" line is shorter.
+const NOSCRIPT_BYTES: usize = 400;
 
 const VOID: &[&str] = &[
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -124,6 +131,9 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             if DROPPED.contains(&name.as_str()) {
                 out.html.push_str(&text[copied..lt]);
                 copied = after;
+                if name == "noscript" && markup && close - end >= NOSCRIPT_BYTES {
+                    out.noscript.push(text[end..close].to_string());
+                }
                 if name == "script" {
                     match script_kind(&text[lt..end]) {
                         Script::JsonLd => out.jsonld.push(text[end..close].to_string()),

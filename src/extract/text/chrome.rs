@@ -189,33 +189,176 @@ static DONATE: Phrases = Phrases::new(&[
     "dona ahora",
     "apoya nuestro",
     "apoya el periodismo",
+    "become a supporter",
+    "werden sie unterstützer",
+    "werden sie jetzt unterstützer",
+    "devenez donateur",
+    "faites un don",
+    "hazte donante",
+    "寄付で応援",
+    "寄付をお願い",
 ]);
 /// Longest text (visible characters) of a box judged by its text.
 const BOX_TEXT: u32 = 700;
+
+/// Posts from social networks embedded by their publishers' embed codes
+/// (`<blockquote class="twitter-tweet">`, `instagram-media`...): the
+/// post's text, author and date, not the story's.
+static EMBEDDED_POST: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|threads-embed|fb-post|reddit-embed|(tweet|twitter|instagram|facebook|tiktok|bluesky|threads|mastodon|social)-?(embed|post-?embed)|embedded-?(tweet|post)",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
+
+/// Short boxes named for what they promote rather than tell: a video's
+/// teaser (its poster, title and duration), a membership or contribution
+/// appeal. Only a box of at most [`BOX_TEXT`] characters: a long one so
+/// named may be a video page's story.
+static SHORT_BOX: ClassWords = ClassWords {
+    anywhere: Phrases::pattern(
+        "video-?(teaser|promo|box|module|embed|player|wrapper|container)|membership|member-?(cta|offer|pitch|promo|signup|box)|contribution|supporter-?(box|cta|promo)|offer-?(box|teaser)",
+    ),
+    tokens: &[],
+    token_starts: &[],
+};
+
+/// The label of a line that points to another story (`<p><b>Read
+/// more:</b> <a>Other story</a></p>`).
+static RELATED_LABEL: Phrases = Phrases::new(&[
+    "read more",
+    "read also",
+    "also read",
+    "related",
+    "see also",
+    "lesen sie auch",
+    "lesen sie mehr",
+    "mehr zum thema",
+    "auch interessant",
+    "à lire aussi",
+    "lire aussi",
+    "voir aussi",
+    "lea también",
+    "lee también",
+    "te puede interesar",
+    "leer más",
+    "leggi anche",
+    "leia também",
+    "lees ook",
+    "関連記事",
+    "あわせて読みたい",
+    "相关阅读",
+    "延伸阅读",
+    "관련 기사",
+]);
+
+/// Most characters of a line pointing to another story ([`related_line`]).
+const RELATED_LINE_CHARS: u32 = 300;
+
+/// Is the paragraph `id` a line that points to another story: a label
+/// ([`RELATED_LABEL`]) and a link, no other words?
+fn related_line(dom: &Dom, id: NodeId, text: u32) -> bool {
+    if text > RELATED_LINE_CHARS {
+        return false;
+    }
+    let Some(t) = dom.text_within(id, 4 * RELATED_LINE_CHARS as usize) else {
+        return false;
+    };
+    let t = lower(t.trim());
+    let label = std::cell::Cell::new(0);
+    if !RELATED_LABEL.opens(&t, |_, phrase| {
+        label.set(label.get().max(phrase.chars().count()));
+        true
+    }) {
+        return false;
+    }
+    let label = label.get();
+    let (mut all, mut linked) = (0usize, 0usize);
+    for d in dom.descendants(id) {
+        if let Kind::Text(x) = &dom.nodes[d].kind {
+            let n = x.trim().chars().count();
+            all += n;
+            if dom
+                .ancestors(d)
+                .take_while(|&a| a != id)
+                .any(|a| dom.tag(a) == "a")
+            {
+                linked += n;
+            }
+        }
+    }
+    linked > 0 && all - linked <= label + 2
+}
+
+/// A members-only sign-up pitch, by its text (in a box of its own: a
+/// heading or a link beside the words).
+static MEMBER_PITCH: Phrases = Phrases::new(&[
+    "become a member",
+    "members-only",
+    "members only",
+    "for members",
+    "join today",
+    "join now",
+    "werden sie mitglied",
+    "nur für mitglieder",
+    "jetzt mitglied werden",
+    "devenez membre",
+    "réservé aux membres",
+    "hazte socio",
+    "solo para socios",
+    "hazte miembro",
+    "diventa socio",
+    "torne-se membro",
+    "word lid",
+    "会員登録",
+    "会員限定",
+]);
 
 /// Is `id` a box inside the body that is not the article (see
 /// [`BODY_BOX`]), by its class names or, for a short block of few
 /// paragraphs, by its text? `text` is its visible length.
 pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
     let tag = dom.tag(id);
+    let named = dom.attr(id, "class").is_some() || dom.attr(id, "id").is_some();
+    if tag == "blockquote" {
+        return named && EMBEDDED_POST.is_match(&dom.class_id(id));
+    }
     if !matches!(
         tag,
         "div" | "section" | "aside" | "figure" | "details" | "p" | "span"
     ) {
         return false;
     }
-    let ci = dom.class_id(id);
-    if !ci.is_empty() && BODY_BOX.is_match(&ci) && !LIKELY_BODY.is_match(&ci) {
+    if tag == "p" && related_line(dom, id, text) {
+        return true;
+    }
+    let ci = if named {
+        dom.class_id(id)
+    } else {
+        String::new()
+    };
+    if !ci.is_empty()
+        && (BODY_BOX.is_match(&ci) || EMBEDDED_POST.is_match(&ci))
+        && !LIKELY_BODY.is_match(&ci)
+    {
         return true;
     }
     if text == 0 || text > BOX_TEXT {
         return false;
     }
+    if !ci.is_empty() && SHORT_BOX.is_match(&ci) && !LIKELY_BODY.is_match(&ci) {
+        return true;
+    }
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {
         return false;
     };
     let t = lower(&t);
-    DONATE.contains(&t) || (CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t))
+    DONATE.contains(&t)
+        || (CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t))
+        || (matches!(tag, "div" | "section" | "aside")
+            && dom.element_children(id).nth(1).is_some()
+            && MEMBER_PITCH.contains(&t))
 }
 
 /// Class names of the article body itself (`article-body`), which a box
@@ -533,7 +676,7 @@ mod phrase_tests {
         );
         same(
             &DONATE,
-            r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo))",
+            r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo)|become a supporter|werden sie (jetzt )?unterstützer|devenez donateur|faites un don|hazte donante|寄付で応援|寄付をお願い)",
         );
     }
 }

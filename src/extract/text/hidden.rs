@@ -69,7 +69,7 @@ impl Kept {
                     continue;
                 }
                 let (paras, chars) = prose(dom, id);
-                if paras >= 1 && chars >= PROSE_CHARS {
+                if (paras >= 1 && chars >= PROSE_CHARS) || marked_paragraph(dom, id, marks) {
                     in_paywall[id] = true;
                     k.keep[id] = true;
                     k.main[id] = true;
@@ -190,6 +190,28 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
     (paras, chars)
 }
 
+/// Is `id` a paragraph of prose that carries the paywall mark itself, one
+/// of a run of such paragraphs (a publisher that names each paragraph of
+/// the subscribers' part: `<p class="paragraph paywall">`)? A prompt to
+/// subscribe is one paragraph, or shorter.
+fn marked_paragraph(dom: &Dom, id: NodeId, marks: &Marks) -> bool {
+    if dom.tag(id) != "p" || !prose_paragraph(dom, id) {
+        return false;
+    }
+    let marked = |s: NodeId| {
+        dom.is_element(s) && dom.tag(s) == "p" && {
+            let ci = dom.class_id(s);
+            marks.is_paywall(dom, s, &ci) && prose_paragraph(dom, s)
+        }
+    };
+    let next = std::iter::successors(dom.nodes[id].next, |&s| dom.nodes[s].next);
+    let prev = std::iter::successors(dom.nodes[id].prev, |&s| dom.nodes[s].prev);
+    next.filter(|&s| dom.is_element(s))
+        .take(1)
+        .chain(prev.filter(|&s| dom.is_element(s)).take(1))
+        .any(marked)
+}
+
 /// Is the `p` itself a paragraph of prose?
 fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
     prose_len(dom, d).is_some()
@@ -224,6 +246,29 @@ mod tests {
         super::super::extract(&Dom::parse(html), None)
             .paragraphs
             .join("\n")
+    }
+
+    #[test]
+    fn paragraphs_each_named_paywall_are_read_and_a_lone_prompt_is_not() {
+        let p = |w: &str, class: &str| {
+            format!("<p class=\"{class}\">{w} {}</p>", "The council met on Tuesday and agreed to widen the road, after a long debate about costs.".repeat(2))
+        };
+        let free: String = (0..8).map(|i| p(&format!("Free{i}"), "para")).collect();
+        let paid: String = (0..8)
+            .map(|i| p(&format!("Paid{i}"), "para paywall"))
+            .collect();
+        let got = text(&format!(
+            "<body><article><h1>T</h1><div class=\"body\">{free}{paid}</div></article></body>"
+        ));
+        assert!(
+            got.contains("Free0") && got.contains("Paid0") && got.contains("Paid7"),
+            "{got}"
+        );
+        let prompt = "<p class=\"paywall-prompt\">Subscribe to keep reading: our reporters cover the council, the courts and the schools every day for you.</p>";
+        let got = text(&format!(
+            "<body><article><h1>T</h1><div class=\"body\">{free}{prompt}</div></article></body>"
+        ));
+        assert!(got.contains("Free7") && !got.contains("Subscribe"), "{got}");
     }
 
     #[test]

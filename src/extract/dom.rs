@@ -61,6 +61,9 @@ pub struct Dom {
     pub nodes: Vec<Node>,
     /// The cap that stopped the parse, if one did.
     pub cut: Option<ParseCap>,
+    /// What the text pass reads of every element's class names, found once
+    /// ([`Dom::class_bits`]).
+    class_bits: std::cell::OnceCell<Vec<u32>>,
 }
 
 fn blank_name() -> QualName {
@@ -111,6 +114,13 @@ impl Dom {
         let mut dom = parser.finish();
         dom.cut = cut;
         dom
+    }
+
+    /// Per node, bits that `build` finds in its class names; built on the
+    /// first call and kept (the text pass asks about the same elements in
+    /// several passes, and builds it with one function only).
+    pub fn class_bits(&self, build: fn(&Dom) -> Vec<u32>) -> &[u32] {
+        self.class_bits.get_or_init(|| build(self))
     }
 
     /// Local element name (`""` for non-elements).
@@ -371,6 +381,7 @@ impl TreeSink for Sink {
         Dom {
             nodes: self.nodes.into_inner(),
             cut: None,
+            class_bits: std::cell::OnceCell::new(),
         }
     }
 

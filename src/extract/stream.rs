@@ -257,7 +257,11 @@ mod tests {
         );
         let (out, moved) = splice(html);
         assert_eq!(moved, ["S:0 -> B:0"]);
-        assert!(out.contains("<main><p>The story.</p></main>"), "{out}");
+        assert!(
+            out.contains("<p>The story.</p>") && !out.contains("Loading"),
+            "{out}"
+        );
+        assert!(out.find("The story.") < out.find("</main>"), "{out}");
     }
 
     #[test]

@@ -2,8 +2,139 @@
 //! prune (navigation, sharing, comments, ads, hidden elements...), and the
 //! weight a class name gives a scoring candidate.
 
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+
 use crate::extract::dom::{Dom, Kind, NodeId};
-use crate::phrases::{ClassWords, Phrases, lower};
+use crate::extract::paywall::PAYWALL;
+use crate::phrases::{ClassWords, Phrases, builder, lower};
+
+/// The class word lists the text pass asks about every element, each a
+/// bit of [`Dom::class_bits`]: the low half for its [`role_names`], the
+/// high half for its whole [`Dom::class_id`].
+#[derive(Clone, Copy)]
+pub(super) enum Word {
+    Strong,
+    ArticleChrome,
+    Weak,
+    Likely,
+    Positive,
+    Negative,
+    BodyBox,
+    EmbeddedPost,
+    ShortBox,
+    LikelyBody,
+    Slides,
+    Paywall,
+    Caption,
+}
+
+/// `caption` anywhere in the names.
+static CAPTION: Phrases = Phrases::new(&["caption"]);
+
+/// A list of [`Word`]: its phrases, tokens and token starts.
+type WordList = (
+    &'static Phrases,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// The lists in [`Word`]'s order.
+fn word_lists() -> [WordList; 13] {
+    let c = |w: &'static ClassWords| (&w.anywhere, w.tokens, w.token_starts);
+    [
+        c(&CHROME_STRONG),
+        c(&ARTICLE_CHROME),
+        c(&CHROME_WEAK),
+        c(&LIKELY),
+        c(&POSITIVE),
+        c(&NEGATIVE),
+        c(&BODY_BOX),
+        c(&EMBEDDED_POST),
+        c(&SHORT_BOX),
+        c(&LIKELY_BODY),
+        c(&SLIDES),
+        (&PAYWALL, &[], &[]),
+        (&CAPTION, &[], &[]),
+    ]
+}
+
+/// Every phrase of every list in one automaton, and the bit of each.
+struct AllWords {
+    automaton: AhoCorasick,
+    bit: Vec<u16>,
+}
+
+static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
+    let (mut phrases, mut bit) = (Vec::new(), Vec::new());
+    for (i, (list, _, _)) in word_lists().iter().enumerate() {
+        for p in list.list() {
+            phrases.push(p.to_string());
+            bit.push(1u16 << i);
+        }
+    }
+    let mut b = builder();
+    b.kind(Some(AhoCorasickKind::DFA));
+    AllWords {
+        automaton: b.build(&phrases).expect("a few hundred phrases"),
+        bit,
+    }
+});
+
+/// The lists (bits in [`Word`]'s order) that `names` matches as
+/// [`ClassWords::is_match`] would, in one pass over it.
+fn word_bits(names: &str) -> u16 {
+    let all = &*ALL_WORDS;
+    let mut bits = 0u16;
+    for m in all.automaton.find_overlapping_iter(names) {
+        bits |= all.bit[m.pattern().as_usize()];
+    }
+    for (i, (_, tokens, starts)) in word_lists().iter().enumerate() {
+        if bits & (1 << i) != 0 || (tokens.is_empty() && starts.is_empty()) {
+            continue;
+        }
+        let hit = names
+            .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
+            .any(|t| tokens.contains(&t) || starts.iter().any(|s| t.starts_with(s)));
+        if hit {
+            bits |= 1 << i;
+        }
+    }
+    bits
+}
+
+/// [`word_bits`] of every element's role names (low half) and class names
+/// (high half).
+fn all_class_bits(dom: &Dom) -> Vec<u32> {
+    let mut out = vec![0u32; dom.nodes.len()];
+    for (id, slot) in out.iter_mut().enumerate() {
+        if !dom.is_element(id) || (dom.attr(id, "class").is_none() && dom.attr(id, "id").is_none())
+        {
+            continue;
+        }
+        let ci = dom.class_id(id);
+        let raw = word_bits(&ci);
+        let role = if ci.split_ascii_whitespace().any(is_feature_name) {
+            word_bits(&role_names(dom, id))
+        } else {
+            raw
+        };
+        *slot = (u32::from(raw) << 16) | u32::from(role);
+    }
+    out
+}
+
+/// Do the role names of `id` ([`role_names`]) hold a word of list `w`?
+pub(super) fn role_has(dom: &Dom, id: NodeId, w: Word) -> bool {
+    dom.class_bits(all_class_bits)[id] & (1 << w as u32) != 0
+}
+
+/// Do the class names and id of `id` ([`Dom::class_id`]) hold a word of
+/// list `w`?
+pub(super) fn names_have(dom: &Dom, id: NodeId, w: Word) -> bool {
+    dom.class_bits(all_class_bits)[id] & (1 << (16 + w as u32)) != 0
+}
 
 /// Elements never part of article text.
 const PRUNED_TAGS: &[&str] = &[
@@ -82,7 +213,7 @@ static ARTICLE_CHROME: ClassWords = ClassWords {
 };
 /// Is `id` an `article` that [`ARTICLE_CHROME`] names a dialog's panel?
 pub(super) fn article_chrome(dom: &Dom, id: NodeId) -> bool {
-    dom.tag(id) == "article" && ARTICLE_CHROME.is_match(&role_names(dom, id))
+    dom.tag(id) == "article" && role_has(dom, id, Word::ArticleChrome)
 }
 static CHROME_WEAK: ClassWords = ClassWords {
     anywhere: Phrases::pattern(
@@ -318,11 +449,39 @@ static MEMBER_PITCH: Phrases = Phrases::new(&[
 /// Is `id` a box inside the body that is not the article (see
 /// [`BODY_BOX`]), by its class names or, for a short block of few
 /// paragraphs, by its text? `text` is its visible length.
-pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
+/// Which kinds of box judged by their text ([`body_box`]) a page can hold
+/// at all: their phrases anywhere in the text of its body. Each element's
+/// text is a stretch of the body's, so a phrase missing from the body's
+/// text is missing from every element's, and most pages need no element's
+/// text read.
+#[derive(Clone, Copy, Default)]
+pub(super) struct BoxWords {
+    donate: bool,
+    consent: bool,
+    member: bool,
+    related: bool,
+}
+
+impl BoxWords {
+    pub(super) fn new(dom: &Dom, body: NodeId) -> BoxWords {
+        let t = lower(&dom.text(body));
+        BoxWords {
+            donate: DONATE.contains(&t),
+            consent: CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t),
+            member: MEMBER_PITCH.contains(&t),
+            related: RELATED_LABEL.contains(&t),
+        }
+    }
+
+    fn any(self) -> bool {
+        self.donate || self.consent || self.member
+    }
+}
+
+pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, words: BoxWords) -> bool {
     let tag = dom.tag(id);
-    let named = dom.attr(id, "class").is_some() || dom.attr(id, "id").is_some();
     if tag == "blockquote" {
-        return named && EMBEDDED_POST.is_match(&dom.class_id(id));
+        return names_have(dom, id, Word::EmbeddedPost);
     }
     if !matches!(
         tag,
@@ -330,33 +489,30 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32) -> bool {
     ) {
         return false;
     }
-    if tag == "p" && related_line(dom, id, text) {
+    if tag == "p" && words.related && related_line(dom, id, text) {
         return true;
     }
-    let ci = if named {
-        dom.class_id(id)
-    } else {
-        String::new()
-    };
-    if !ci.is_empty()
-        && (BODY_BOX.is_match(&ci) || EMBEDDED_POST.is_match(&ci))
-        && !LIKELY_BODY.is_match(&ci)
-    {
+    let body = names_have(dom, id, Word::LikelyBody);
+    if (names_have(dom, id, Word::BodyBox) || names_have(dom, id, Word::EmbeddedPost)) && !body {
         return true;
     }
     if text == 0 || text > BOX_TEXT {
         return false;
     }
-    if !ci.is_empty() && SHORT_BOX.is_match(&ci) && !LIKELY_BODY.is_match(&ci) {
+    if names_have(dom, id, Word::ShortBox) && !body {
         return true;
+    }
+    if !words.any() {
+        return false;
     }
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {
         return false;
     };
     let t = lower(&t);
-    DONATE.contains(&t)
-        || (CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t))
-        || (matches!(tag, "div" | "section" | "aside")
+    (words.donate && DONATE.contains(&t))
+        || (words.consent && CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t))
+        || (words.member
+            && matches!(tag, "div" | "section" | "aside")
             && dom.element_children(id).nth(1).is_some()
             && MEMBER_PITCH.contains(&t))
 }
@@ -381,8 +537,8 @@ static SLIDES: ClassWords = ClassWords {
 
 /// Is `id` a slideshow: named as one, with at least three slides (its
 /// element children, or those of its one wrapper)?
-pub(super) fn is_slideshow(dom: &Dom, id: NodeId, ci: &str) -> bool {
-    if ci.is_empty() || !SLIDES.is_match(ci) {
+pub(super) fn is_slideshow(dom: &Dom, id: NodeId) -> bool {
+    if !names_have(dom, id, Word::Slides) {
         return false;
     }
     let kids: Vec<NodeId> = dom.element_children(id).collect();
@@ -395,7 +551,7 @@ pub(super) fn is_slideshow(dom: &Dom, id: NodeId, ci: &str) -> bool {
 /// Is the element pruned only for being hidden or a caption (what a
 /// slideshow or a paywalled part may hold as its text)?
 pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
-    is_hidden(dom, id) || dom.tag(id) == "figcaption" || dom.class_id(id).contains("caption")
+    is_hidden(dom, id) || dom.tag(id) == "figcaption" || names_have(dom, id, Word::Caption)
 }
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
@@ -458,15 +614,15 @@ pub(super) fn class_pruned(dom: &Dom, id: NodeId) -> bool {
     if matches!(dom.tag(id), "html" | "body" | "main" | "a") {
         return false;
     }
-    let ci = role_names(dom, id);
-    if ci.is_empty() {
+    if dom.class_bits(all_class_bits)[id] & 0xffff == 0 {
         return false;
     }
     if dom.tag(id) == "article" {
-        return ARTICLE_CHROME.is_match(&ci);
+        return role_has(dom, id, Word::ArticleChrome);
     }
-    let hit = (CHROME_STRONG.is_match(&ci) && !(ci.contains("caption") && caption_prose(dom, id)))
-        || (CHROME_WEAK.is_match(&ci) && !LIKELY.is_match(&ci) && !names_a_part(dom, id));
+    let has = |w| role_has(dom, id, w);
+    let hit = (has(Word::Strong) && !(has(Word::Caption) && caption_prose(dom, id)))
+        || (has(Word::Weak) && !has(Word::Likely) && !names_a_part(dom, id));
     hit && !in_code(dom, id)
 }
 
@@ -539,12 +695,11 @@ const DATA_ROWS: usize = 3;
 const TABLE_LEVELS: usize = 4;
 
 pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
-    let ci = role_names(dom, id);
     let mut w = 0.0;
-    if NEGATIVE.is_match(&ci) {
+    if role_has(dom, id, Word::Negative) {
         w -= 25.0;
     }
-    if POSITIVE.is_match(&ci) {
+    if role_has(dom, id, Word::Positive) {
         w += 25.0;
     }
     w
@@ -678,5 +833,33 @@ mod phrase_tests {
             &DONATE,
             r"(?i)(jetzt spenden|spenden sie|unterstützen sie (uns|unsere|unseren|unabhängigen)|donate (now|today)|make a donation|support (our|independent) journalism|faire un don|soutenez (-nous|notre)|haz una donación|dona ahora|apoya (nuestro|el periodismo)|become a supporter|werden sie (jetzt )?unterstützer|devenez donateur|faites un don|hazte donante|寄付で応援|寄付をお願い)",
         );
+    }
+}
+
+#[cfg(test)]
+mod bits_tests {
+    use super::*;
+
+    #[test]
+    fn class_bits_match_the_lists() {
+        for names in [
+            "teaser-row",
+            "video-teaser",
+            "crawler-post-meta",
+            "ad",
+            "main-nav x",
+            "no_caption story-item",
+        ] {
+            let b = word_bits(names);
+            for (i, (list, tokens, starts)) in word_lists().iter().enumerate() {
+                let w = ClassWords {
+                    anywhere: Phrases::new(&[]),
+                    tokens,
+                    token_starts: starts,
+                };
+                let want = list.contains(names) || w.is_match(names);
+                assert_eq!(b & (1 << i) != 0, want, "{names} list {i}");
+            }
+        }
     }
 }

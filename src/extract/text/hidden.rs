@@ -5,7 +5,7 @@
 //! (the rest of an article behind a "read more" button); and the captions
 //! and hidden slides of a slideshow or listicle.
 
-use super::chrome::{chrome, hidden_or_caption, is_hidden, is_slideshow};
+use super::chrome::{Word, chrome, hidden_or_caption, is_hidden, is_slideshow, names_have};
 use super::select::Content;
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::paywall::Marks;
@@ -52,17 +52,12 @@ impl Kept {
             let parent = dom.nodes[id].parent.unwrap_or(0);
             in_paywall[id] = in_paywall[parent];
             in_slides[id] = in_slides[parent];
-            let named = dom.attr(id, "class").is_some() || dom.attr(id, "id").is_some();
-            let ci = if named {
-                dom.class_id(id)
-            } else {
-                String::new()
-            };
+            let paywall = marks.is_paywall_named(dom, id, names_have(dom, id, Word::Paywall));
             if in_paywall[id] {
-                k.keep[id] = is_hidden(dom, id) || marks.is_paywall(dom, id, &ci);
+                k.keep[id] = is_hidden(dom, id) || paywall;
                 continue;
             }
-            if marks.is_paywall(dom, id, &ci) {
+            if paywall {
                 k.paywalled = true;
                 if marks.free_only {
                     k.drop[id] = true;
@@ -77,7 +72,7 @@ impl Kept {
                     continue;
                 }
             }
-            if !in_slides[id] && is_slideshow(dom, id, &ci) {
+            if !in_slides[id] && is_slideshow(dom, id) {
                 in_slides[id] = true;
                 k.found.push((id, "slideshow"));
             }
@@ -192,24 +187,23 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
 
 /// Is `id` a paragraph of prose that carries the paywall mark itself, one
 /// of a run of such paragraphs (a publisher that names each paragraph of
-/// the subscribers' part: `<p class="paragraph paywall">`)? A prompt to
-/// subscribe is one paragraph, or shorter.
+/// the subscribers' part: `<p class="paragraph paywall">`), or a
+/// subheading so marked just before one? A prompt to subscribe is one
+/// paragraph, or shorter.
 fn marked_paragraph(dom: &Dom, id: NodeId, marks: &Marks) -> bool {
-    if dom.tag(id) != "p" || !prose_paragraph(dom, id) {
+    let heading = matches!(dom.tag(id), "h2" | "h3" | "h4" | "h5" | "h6");
+    if !heading && !(dom.tag(id) == "p" && prose_paragraph(dom, id)) {
         return false;
     }
     let marked = |s: NodeId| {
-        dom.is_element(s) && dom.tag(s) == "p" && {
-            let ci = dom.class_id(s);
-            marks.is_paywall(dom, s, &ci) && prose_paragraph(dom, s)
-        }
+        dom.tag(s) == "p"
+            && marks.is_paywall_named(dom, s, names_have(dom, s, Word::Paywall))
+            && prose_paragraph(dom, s)
     };
-    let next = std::iter::successors(dom.nodes[id].next, |&s| dom.nodes[s].next);
-    let prev = std::iter::successors(dom.nodes[id].prev, |&s| dom.nodes[s].prev);
-    next.filter(|&s| dom.is_element(s))
-        .take(1)
-        .chain(prev.filter(|&s| dom.is_element(s)).take(1))
-        .any(marked)
+    let element = |s: &NodeId| dom.is_element(*s);
+    let next = std::iter::successors(dom.nodes[id].next, |&s| dom.nodes[s].next).find(element);
+    let prev = std::iter::successors(dom.nodes[id].prev, |&s| dom.nodes[s].prev).find(element);
+    next.is_some_and(marked) || (!heading && prev.is_some_and(marked))
 }
 
 /// Is the `p` itself a paragraph of prose?

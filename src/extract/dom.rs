@@ -86,8 +86,13 @@ fn node(kind: Kind, name: QualName, attrs: Vec<Attribute>) -> Node {
 impl Dom {
     /// Parse a whole document. html5ever never fails; malformed input gives some tree.
     pub fn parse(html: &str) -> Dom {
+        // About one node per tag (an end tag makes none, a text between
+        // two tags one): room for them all at once rather than by doubling.
+        let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
+        let mut nodes = Vec::with_capacity(tags.min(MAX_NODES) + 1);
+        nodes.push(node(Kind::Document, blank_name(), vec![]));
         let sink = Sink {
-            nodes: RefCell::new(vec![node(Kind::Document, blank_name(), vec![])]),
+            nodes: RefCell::new(nodes),
             text_bytes: Cell::new(0),
         };
         let mut parser = parse_document(sink, ParseOpts::default());
@@ -132,7 +137,13 @@ impl Dom {
         matches!(self.nodes[id].kind, Kind::Element)
     }
 
+    /// The value of attribute `name` (one the pre-pass keeps:
+    /// [`super::prepass::READ_ATTRS`]).
     pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        debug_assert!(
+            super::prepass::READ_ATTRS.contains(&name),
+            "{name} is left out by the pre-pass: add it to READ_ATTRS"
+        );
         self.nodes[id]
             .attrs
             .iter()

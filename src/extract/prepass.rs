@@ -153,6 +153,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             i = after;
             continue;
         }
+        if let Some(kept) = kept_attrs(&text[lt..end], name_end - lt) {
+            out.html.push_str(&text[copied..lt]);
+            out.html.push_str(&kept);
+            copied = end;
+        }
         if VOID.contains(&name.as_str()) {
             i = end;
             continue;
@@ -173,6 +178,133 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
     }
     out.html.push_str(&text[copied.min(text.len())..]);
     out
+}
+
+/// The attributes the extractor reads (through [`super::dom::Dom::attr`],
+/// which holds to this list in debug builds), and those the tree builder
+/// needs (`type` of an `input` in a table, `encoding` of MathML's
+/// `annotation-xml`, a `font`'s `color`, `face` and `size` in foreign
+/// content). Any attribute whose name holds `paywall` is kept too.
+pub(crate) const READ_ATTRS: &[&str] = &[
+    "aria-hidden",
+    "aria-label",
+    "charset",
+    "class",
+    "color",
+    "content",
+    "data-lang",
+    "data-language",
+    "datetime",
+    "encoding",
+    "face",
+    "hidden",
+    "href",
+    "http-equiv",
+    "id",
+    "itemprop",
+    "lang",
+    "name",
+    "property",
+    "pubdate",
+    "rel",
+    "role",
+    "size",
+    "start",
+    "style",
+    "title",
+    "type",
+    "xml:lang",
+];
+
+/// Is an attribute (its name as written) one the extractor or the tree
+/// builder reads ([`READ_ATTRS`])?
+fn read_attr(name: &[u8]) -> bool {
+    let lower = |n: &[u8]| -> Option<[u8; 16]> {
+        let mut b = [0u8; 16];
+        (n.len() <= 16).then(|| {
+            for (d, c) in b.iter_mut().zip(n) {
+                *d = c.to_ascii_lowercase();
+            }
+            b
+        })
+    };
+    if let Some(b) = lower(name)
+        && READ_ATTRS.iter().any(|a| a.as_bytes() == &b[..name.len()])
+    {
+        return true;
+    }
+    name.windows(7).any(|w| w.eq_ignore_ascii_case(b"paywall"))
+}
+
+/// A start tag (`tag`, from its `<` to its `>`; its name `name_len` bytes
+/// with the `<`) without the attributes nobody reads ([`read_attr`]), or
+/// `None` when it has none such (or cannot be read as attributes). They
+/// are most of many a page's markup (`srcset`, `data-*`, event handlers),
+/// and the tree builder is slower on them than this pass.
+fn kept_attrs(tag: &str, name_len: usize) -> Option<String> {
+    let b = tag.as_bytes();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut dropped = false;
+    let mut j = name_len;
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+    loop {
+        while j < b.len() && (ws(b[j]) || b[j] == b'/') {
+            j += 1;
+        }
+        if j >= b.len() || b[j] == b'>' {
+            break;
+        }
+        let start = j;
+        j += 1; // a name may open with `=`
+        while j < b.len() && !ws(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
+            j += 1;
+        }
+        let name_end = j;
+        let mut k = j;
+        while k < b.len() && ws(b[k]) {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b'=' {
+            k += 1;
+            while k < b.len() && ws(b[k]) {
+                k += 1;
+            }
+            match b.get(k) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let close = memchr::memchr(q, &b[k + 1..])?;
+                    k += close + 2;
+                }
+                _ => {
+                    while k < b.len() && !ws(b[k]) && b[k] != b'>' {
+                        k += 1;
+                    }
+                }
+            }
+            j = k;
+        }
+        if read_attr(&b[start..name_end]) {
+            spans.push((start, j));
+        } else {
+            dropped = true;
+        }
+    }
+    if !dropped || !tag.ends_with('>') {
+        return None;
+    }
+    let mut out = String::with_capacity(tag.len());
+    out.push_str(&tag[..name_len]);
+    let mut last = name_len;
+    for (s, e) in spans {
+        out.push(' ');
+        out.push_str(&tag[s..e]);
+        last = e;
+    }
+    // A self-closing slash, unless an unquoted value took it in.
+    if tag.ends_with("/>") && last < tag.len() - 1 {
+        out.push('/');
+    }
+    out.push('>');
+    Some(out)
 }
 
 /// A template script's content, when it is markup (not JSON data a script
@@ -271,6 +403,23 @@ mod tests {
         );
         assert_eq!(p.html, "<p>ab</p><p>c</p>");
         assert_eq!(p.jsonld, vec!["{\"x\":1}".to_string()]);
+    }
+
+    #[test]
+    fn attributes_nobody_reads_are_left_out() {
+        let p = prepare(
+            "<div class=\"a\" data-x='1 > 2' onclick=go() ID=b><img srcset=\"x 1x\" alt=\"\" data-paywall=1/><p>t</p></div>",
+        );
+        assert_eq!(
+            p.html,
+            "<div class=\"a\" ID=b><img data-paywall=1/><p>t</p></div>"
+        );
+        assert_eq!(
+            prepare("<math><mi mathvariant=x/></math>").html,
+            "<math><mi/></math>"
+        );
+        let plain = "<p class=x id=\"y\">t</p><br/>";
+        assert_eq!(prepare(plain).html, plain);
     }
 
     #[test]

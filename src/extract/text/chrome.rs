@@ -478,7 +478,10 @@ impl BoxWords {
     }
 }
 
-pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, words: BoxWords) -> bool {
+/// Most paragraphs (`p`) of a box judged by its text.
+const BOX_PARAS: u32 = 2;
+
+pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxWords) -> bool {
     let tag = dom.tag(id);
     if tag == "blockquote" {
         return names_have(dom, id, Word::EmbeddedPost);
@@ -502,7 +505,9 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, words: BoxWords) -> boo
     if names_have(dom, id, Word::ShortBox) && !body {
         return true;
     }
-    if !words.any() {
+    // A box is a few lines of its own; a block of more paragraphs that
+    // holds such words (a short story's whole body) is not one.
+    if !words.any() || paras > BOX_PARAS {
         return false;
     }
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {

@@ -478,8 +478,29 @@ impl BoxWords {
     }
 }
 
-/// Most paragraphs (`p`) of a box judged by its text.
+/// Most paragraphs of prose (`p` of [`BOX_PROSE_CHARS`] or more) of a box
+/// judged by its text: a box is a few lines of its own (a notice, a
+/// button's label, a link), and a block of more paragraphs that holds
+/// such words (a short story's whole body) is not one.
 const BOX_PARAS: u32 = 2;
+/// Least length of a paragraph of prose ([`BOX_PARAS`]), weighed as
+/// [`crate::extract::weighted_len`] weighs.
+const BOX_PROSE_CHARS: usize = 80;
+
+/// Paragraphs of prose below `id` ([`BOX_PARAS`]).
+fn prose_paras(dom: &Dom, id: NodeId) -> u32 {
+    let mut n = 0;
+    for d in dom.descendants(id) {
+        if dom.tag(d) == "p"
+            && dom
+                .text_within(d, 4 * BOX_PROSE_CHARS)
+                .is_none_or(|t| crate::extract::weighted_len(t.trim()) >= BOX_PROSE_CHARS)
+        {
+            n += 1;
+        }
+    }
+    n
+}
 
 pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxWords) -> bool {
     let tag = dom.tag(id);
@@ -505,9 +526,7 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxW
     if names_have(dom, id, Word::ShortBox) && !body {
         return true;
     }
-    // A box is a few lines of its own; a block of more paragraphs that
-    // holds such words (a short story's whole body) is not one.
-    if !words.any() || paras > BOX_PARAS {
+    if !words.any() || (paras > BOX_PARAS && prose_paras(dom, id) > BOX_PARAS) {
         return false;
     }
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {

@@ -5,6 +5,8 @@
 //! (the rest of an article behind a "read more" button); and the captions
 //! and hidden slides of a slideshow or listicle.
 
+use std::collections::HashMap;
+
 use super::chrome::{Word, chrome, hidden_or_caption, is_hidden, is_slideshow, names_have};
 use super::select::Content;
 use crate::extract::dom::{Dom, Kind, NodeId};
@@ -45,6 +47,7 @@ impl Kept {
         // Per node: inside a paywalled part, inside a slideshow.
         let mut in_paywall = vec![false; n];
         let mut in_slides = vec![false; n];
+        let mut runs = HashMap::new();
         for &id in order {
             if !dom.is_element(id) {
                 continue;
@@ -64,7 +67,9 @@ impl Kept {
                     continue;
                 }
                 let (paras, chars) = prose(dom, id);
-                if (paras >= 1 && chars >= PROSE_CHARS) || marked_paragraph(dom, id, marks) {
+                if (paras >= 1 && chars >= PROSE_CHARS)
+                    || marked_paragraph(dom, id, marks, &mut runs)
+                {
                     in_paywall[id] = true;
                     k.keep[id] = true;
                     k.main[id] = true;
@@ -185,26 +190,41 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
     (paras, chars)
 }
 
-/// Is `id` a paragraph of prose that carries the paywall mark itself, one
-/// of a run of such paragraphs (a publisher that names each paragraph of
-/// the subscribers' part: `<p class="paragraph paywall">`), or a
-/// subheading so marked just before one? A prompt to subscribe is one
-/// paragraph, or shorter.
-fn marked_paragraph(dom: &Dom, id: NodeId, marks: &Marks) -> bool {
+/// Is `id` a paragraph of prose that carries the paywall mark itself, or
+/// a subheading so marked, among at least [`MARKED_RUN`] marked paragraphs
+/// of prose under the same parent (a publisher that names each paragraph
+/// of the subscribers' part: `<p class="paragraph paywall">`)? A prompt to
+/// subscribe is one paragraph, or shorter. `runs` keeps each parent's
+/// answer.
+fn marked_paragraph(
+    dom: &Dom,
+    id: NodeId,
+    marks: &Marks,
+    runs: &mut HashMap<NodeId, bool>,
+) -> bool {
     let heading = matches!(dom.tag(id), "h2" | "h3" | "h4" | "h5" | "h6");
-    if !heading && !(dom.tag(id) == "p" && prose_paragraph(dom, id)) {
+    // Short paragraphs of the run count too ("He said so."), links alone not.
+    if !heading && !(dom.tag(id) == "p" && text_len(dom, id, 1).is_some()) {
         return false;
     }
-    let marked = |s: NodeId| {
-        dom.tag(s) == "p"
-            && marks.is_paywall_named(dom, s, names_have(dom, s, Word::Paywall))
-            && prose_paragraph(dom, s)
+    let Some(parent) = dom.nodes[id].parent else {
+        return false;
     };
-    let element = |s: &NodeId| dom.is_element(*s);
-    let next = std::iter::successors(dom.nodes[id].next, |&s| dom.nodes[s].next).find(element);
-    let prev = std::iter::successors(dom.nodes[id].prev, |&s| dom.nodes[s].prev).find(element);
-    next.is_some_and(marked) || (!heading && prev.is_some_and(marked))
+    *runs.entry(parent).or_insert_with(|| {
+        dom.element_children(parent)
+            .filter(|&s| {
+                dom.tag(s) == "p"
+                    && marks.is_paywall_named(dom, s, names_have(dom, s, Word::Paywall))
+                    && prose_paragraph(dom, s)
+            })
+            .nth(MARKED_RUN - 1)
+            .is_some()
+    })
 }
+
+/// Least paragraphs of prose, each marked as paywalled, under one parent
+/// for each to be read ([`marked_paragraph`]).
+const MARKED_RUN: usize = 2;
 
 /// Is the `p` itself a paragraph of prose?
 fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
@@ -214,6 +234,12 @@ fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
 /// The weighed length of a `p` of prose: at least [`PARA_CHARS`], under a
 /// quarter of it in links.
 fn prose_len(dom: &Dom, d: NodeId) -> Option<usize> {
+    text_len(dom, d, PARA_CHARS)
+}
+
+/// The weighed length of the text below `d`, when it is at least `least`
+/// and under a quarter of it is in links.
+fn text_len(dom: &Dom, d: NodeId, least: usize) -> Option<usize> {
     let mut len = 0;
     let mut linked = 0;
     for x in std::iter::once(d).chain(dom.descendants(d)) {
@@ -229,7 +255,7 @@ fn prose_len(dom: &Dom, d: NodeId) -> Option<usize> {
             }
         }
     }
-    (len >= PARA_CHARS && linked * 4 < len).then_some(len)
+    (len >= least && linked * 4 < len).then_some(len)
 }
 
 #[cfg(test)]

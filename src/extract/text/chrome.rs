@@ -617,7 +617,15 @@ pub(super) fn caption_prose(dom: &Dom, id: NodeId) -> bool {
         return false;
     }
     dom.spaced_text_within(id, 4000)
-        .is_some_and(|t| super::emit::spaced_sentence(&t, CAPTION_WORDS))
+        .is_some_and(|t| spaced_sentence(&t, CAPTION_WORDS))
+}
+
+/// Has `t` at least `words` words (split at white space) and a full stop,
+/// a question or exclamation mark?
+pub(super) fn spaced_sentence(t: &str, words: usize) -> bool {
+    let t = t.trim();
+    t.split_whitespace().nth(words - 1).is_some()
+        && (t.contains(". ") || t.ends_with(['.', '!', '?']))
 }
 
 /// Markup inside a line of text.

@@ -153,10 +153,14 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             i = after;
             continue;
         }
-        if let Some(kept) = kept_attrs(&text[lt..end], name_end - lt) {
+        if end - name_end > 1 {
+            let before = out.html.len();
             out.html.push_str(&text[copied..lt]);
-            out.html.push_str(&kept);
-            copied = end;
+            if strip_attrs(&text[lt..end], name_end - lt, &mut out.html) {
+                copied = end;
+            } else {
+                out.html.truncate(before);
+            }
         }
         if VOID.contains(&name.as_str()) {
             i = end;
@@ -219,40 +223,61 @@ pub(crate) const READ_ATTRS: &[&str] = &[
 /// Is an attribute (its name as written) one the extractor or the tree
 /// builder reads ([`READ_ATTRS`])?
 fn read_attr(name: &[u8]) -> bool {
-    let lower = |n: &[u8]| -> Option<[u8; 16]> {
-        let mut b = [0u8; 16];
-        (n.len() <= 16).then(|| {
-            for (d, c) in b.iter_mut().zip(n) {
-                *d = c.to_ascii_lowercase();
-            }
-            b
-        })
-    };
-    if let Some(b) = lower(name)
-        && READ_ATTRS.iter().any(|a| a.as_bytes() == &b[..name.len()])
-    {
-        return true;
+    let mut b = [0u8; 16];
+    if name.len() <= b.len() {
+        for (d, c) in b.iter_mut().zip(name) {
+            *d = c.to_ascii_lowercase();
+        }
+        let known = matches!(
+            &b[..name.len()],
+            b"aria-hidden"
+                | b"aria-label"
+                | b"charset"
+                | b"class"
+                | b"color"
+                | b"content"
+                | b"data-lang"
+                | b"data-language"
+                | b"datetime"
+                | b"encoding"
+                | b"face"
+                | b"hidden"
+                | b"href"
+                | b"http-equiv"
+                | b"id"
+                | b"itemprop"
+                | b"lang"
+                | b"name"
+                | b"property"
+                | b"pubdate"
+                | b"rel"
+                | b"role"
+                | b"size"
+                | b"start"
+                | b"style"
+                | b"title"
+                | b"type"
+                | b"xml:lang"
+        );
+        if known {
+            return true;
+        }
     }
     name.windows(7).any(|w| w.eq_ignore_ascii_case(b"paywall"))
 }
 
-/// A start tag (`tag`, from its `<` to its `>`; its name `name_len` bytes
-/// with the `<`) without the attributes nobody reads ([`read_attr`]), or
-/// `None` when it has none such (or cannot be read as attributes). They
-/// are most of many a page's markup (`srcset`, `data-*`, event handlers),
-/// and the tree builder is slower on them than this pass.
-fn kept_attrs(tag: &str, name_len: usize) -> Option<String> {
-    let b = tag.as_bytes();
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    let mut dropped = false;
-    let mut j = name_len;
+/// Each attribute of a start tag (`b`, from its `<` to its `>`; its name
+/// `name_len` bytes with the `<`) as (start, end of name, end); `false`
+/// when the tag cannot be read as attributes (a quote left open).
+fn each_attr(b: &[u8], name_len: usize, mut f: impl FnMut(usize, usize, usize)) -> bool {
     let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+    let mut j = name_len;
     loop {
         while j < b.len() && (ws(b[j]) || b[j] == b'/') {
             j += 1;
         }
         if j >= b.len() || b[j] == b'>' {
-            break;
+            return true;
         }
         let start = j;
         j += 1; // a name may open with `=`
@@ -270,10 +295,10 @@ fn kept_attrs(tag: &str, name_len: usize) -> Option<String> {
                 k += 1;
             }
             match b.get(k) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    let close = memchr::memchr(q, &b[k + 1..])?;
-                    k += close + 2;
-                }
+                Some(&q @ (b'"' | b'\'')) => match memchr::memchr(q, &b[k + 1..]) {
+                    Some(close) => k += close + 2,
+                    None => return false,
+                },
                 _ => {
                     while k < b.len() && !ws(b[k]) && b[k] != b'>' {
                         k += 1;
@@ -282,29 +307,38 @@ fn kept_attrs(tag: &str, name_len: usize) -> Option<String> {
             }
             j = k;
         }
-        if read_attr(&b[start..name_end]) {
-            spans.push((start, j));
-        } else {
-            dropped = true;
-        }
+        f(start, name_end, j);
     }
-    if !dropped || !tag.ends_with('>') {
-        return None;
+}
+
+/// Write `tag` (a start tag, its name `name_len` bytes with the `<`) to
+/// `out` without the attributes nobody reads ([`read_attr`]) and say so,
+/// or write nothing and return `false` when it has none such (or cannot
+/// be read as attributes). They are most of many a page's markup
+/// (`srcset`, `data-*`, event handlers), and the tree builder is slower on
+/// them than this pass.
+fn strip_attrs(tag: &str, name_len: usize, out: &mut String) -> bool {
+    let b = tag.as_bytes();
+    let mut dropped = false;
+    let ok = each_attr(b, name_len, |s, n, _| dropped |= !read_attr(&b[s..n]));
+    if !ok || !dropped || !tag.ends_with('>') {
+        return false;
     }
-    let mut out = String::with_capacity(tag.len());
     out.push_str(&tag[..name_len]);
     let mut last = name_len;
-    for (s, e) in spans {
-        out.push(' ');
-        out.push_str(&tag[s..e]);
-        last = e;
-    }
+    each_attr(b, name_len, |s, n, e| {
+        if read_attr(&b[s..n]) {
+            out.push(' ');
+            out.push_str(&tag[s..e]);
+            last = e;
+        }
+    });
     // A self-closing slash, unless an unquoted value took it in.
     if tag.ends_with("/>") && last < tag.len() - 1 {
         out.push('/');
     }
     out.push('>');
-    Some(out)
+    true
 }
 
 /// A template script's content, when it is markup (not JSON data a script
@@ -420,6 +454,22 @@ mod tests {
         );
         let plain = "<p class=x id=\"y\">t</p><br/>";
         assert_eq!(prepare(plain).html, plain);
+    }
+
+    #[test]
+    fn the_attributes_kept_are_those_read() {
+        for a in READ_ATTRS {
+            assert!(
+                read_attr(a.as_bytes()) && read_attr(a.to_uppercase().as_bytes()),
+                "{a}"
+            );
+        }
+        for a in [
+            "src", "srcset", "data-x", "onclick", "alt", "width", "classes", "ids",
+        ] {
+            assert!(!read_attr(a.as_bytes()), "{a}");
+        }
+        assert!(read_attr(b"data-paywall-part"));
     }
 
     #[test]

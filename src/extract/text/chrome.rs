@@ -11,7 +11,9 @@ use crate::extract::paywall::PAYWALL;
 use crate::phrases::{ClassWords, Phrases, builder, lower};
 
 /// The class word lists the text pass asks about every element, each a
-/// bit of [`Dom::class_bits`]: the low half for its [`role_names`], the
+/// bit of [`Dom::class_bits`]: the low half for its role names (class names and id less those
+/// that name a feature, [`FEATURE_PREFIXES`]: an article item `no_caption`
+/// is not a caption, a wrapper `has-sidebar` not a sidebar), the
 /// high half for its whole [`Dom::class_id`].
 #[derive(Clone, Copy)]
 pub(super) enum Word {
@@ -70,6 +72,7 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
     let (mut phrases, mut bit) = (Vec::new(), Vec::new());
     for (i, (list, _, _)) in word_lists().iter().enumerate() {
         for p in list.list() {
+            debug_assert!(!p.contains(char::is_whitespace), "{p}");
             phrases.push(p.to_string());
             bit.push(1u16 << i);
         }
@@ -105,27 +108,46 @@ fn word_bits(names: &str) -> u16 {
 }
 
 /// [`word_bits`] of every element's role names (low half) and class names
-/// (high half).
+/// (high half). No phrase holds white space, so the bits of `class` and
+/// `id` together are those of each apart; a page repeats its class names,
+/// and each value is read once.
 fn all_class_bits(dom: &Dom) -> Vec<u32> {
     let mut out = vec![0u32; dom.nodes.len()];
+    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
     for (id, slot) in out.iter_mut().enumerate() {
-        if !dom.is_element(id) || (dom.attr(id, "class").is_none() && dom.attr(id, "id").is_none())
-        {
+        if !dom.is_element(id) {
             continue;
         }
-        let ci = dom.class_id(id);
-        let raw = word_bits(&ci);
-        let role = if ci.split_ascii_whitespace().any(is_feature_name) {
-            word_bits(&role_names(dom, id))
-        } else {
-            raw
-        };
-        *slot = (u32::from(raw) << 16) | u32::from(role);
+        for a in &dom.nodes[id].attrs {
+            if matches!(&*a.name.local, "class" | "id") {
+                *slot |= *seen.entry(&a.value).or_insert_with(|| value_bits(&a.value));
+            }
+        }
     }
     out
 }
 
-/// Do the role names of `id` ([`role_names`]) hold a word of list `w`?
+/// [`all_class_bits`] of one `class` or `id` value.
+fn value_bits(value: &str) -> u32 {
+    let lower = if value.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(value.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(value)
+    };
+    let raw = word_bits(&lower);
+    let role = if lower.split_ascii_whitespace().any(is_feature_name) {
+        let kept: Vec<&str> = lower
+            .split_ascii_whitespace()
+            .filter(|t| !is_feature_name(t))
+            .collect();
+        word_bits(&kept.join(" "))
+    } else {
+        raw
+    };
+    (u32::from(raw) << 16) | u32::from(role)
+}
+
+/// Do the role names of `id` ([`Word`]) hold a word of list `w`?
 pub(super) fn role_has(dom: &Dom, id: NodeId, w: Word) -> bool {
     dom.class_bits(all_class_bits)[id] & (1 << w as u32) != 0
 }
@@ -462,14 +484,47 @@ pub(super) struct BoxWords {
     related: bool,
 }
 
+/// The phrases of the text-judged boxes in one automaton (a page's whole
+/// text is read once), and the list of each: donation, consent, embed,
+/// membership, related line.
+static BOX_PHRASES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+    let (mut phrases, mut list) = (Vec::new(), Vec::new());
+    for (i, words) in [
+        &DONATE,
+        &CONSENT_WORD,
+        &EMBED_WORD,
+        &MEMBER_PITCH,
+        &RELATED_LABEL,
+    ]
+    .iter()
+    .enumerate()
+    {
+        for p in words.list() {
+            phrases.push(p.to_string());
+            list.push(1u8 << i);
+        }
+    }
+    let mut b = builder();
+    b.kind(Some(AhoCorasickKind::DFA));
+    (b.build(&phrases).expect("a few hundred phrases"), list)
+});
+
 impl BoxWords {
     pub(super) fn new(dom: &Dom, body: NodeId) -> BoxWords {
         let t = lower(&dom.text(body));
+        let (automaton, list) = &*BOX_PHRASES;
+        let mut found = 0u8;
+        for m in automaton.find_overlapping_iter(&t) {
+            found |= list[m.pattern().as_usize()];
+            if found == 0b11111 {
+                break;
+            }
+        }
         BoxWords {
-            donate: DONATE.contains(&t),
-            consent: CONSENT_WORD.contains(&t) && EMBED_WORD.contains(&t),
-            member: MEMBER_PITCH.contains(&t),
-            related: RELATED_LABEL.contains(&t),
+            donate: found & 1 != 0,
+            consent: found & 0b110 == 0b110,
+            member: found & 0b1000 != 0,
+            related: found & 0b10000 != 0,
         }
     }
 
@@ -742,20 +797,6 @@ pub(super) fn class_weight(dom: &Dom, id: NodeId) -> f64 {
 const FEATURE_PREFIXES: &[&str] = &[
     "no-", "no_", "has-", "has_", "with-", "with_", "without-", "without_",
 ];
-
-/// The element's class names and id ([`Dom::class_id`]) less those that name
-/// a feature ([`FEATURE_PREFIXES`]): an article item `no_caption` is not a
-/// caption, a wrapper `has-sidebar` is not a sidebar.
-fn role_names(dom: &Dom, id: NodeId) -> String {
-    let ci = dom.class_id(id);
-    if !ci.split_ascii_whitespace().any(is_feature_name) {
-        return ci;
-    }
-    ci.split_ascii_whitespace()
-        .filter(|t| !is_feature_name(t))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 fn is_feature_name(name: &str) -> bool {
     FEATURE_PREFIXES.iter().any(|p| name.starts_with(p))

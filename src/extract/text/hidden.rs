@@ -204,7 +204,8 @@ fn marked_paragraph(
 ) -> bool {
     let heading = matches!(dom.tag(id), "h2" | "h3" | "h4" | "h5" | "h6");
     // Short paragraphs of the run count too ("He said so."), links alone not.
-    if !heading && !(dom.tag(id) == "p" && text_len(dom, id, 1).is_some()) {
+    let paragraph = dom.tag(id) == "p" && text_len(dom, id, 1).is_some();
+    if !(heading || paragraph) {
         return false;
     }
     let Some(parent) = dom.nodes[id].parent else {

@@ -24,7 +24,6 @@ pub(super) enum Word {
     Positive,
     Negative,
     BodyBox,
-    EmbeddedPost,
     ShortBox,
     LikelyBody,
     Slides,
@@ -43,7 +42,7 @@ type WordList = (
 );
 
 /// The lists in [`Word`]'s order.
-fn word_lists() -> [WordList; 13] {
+fn word_lists() -> [WordList; 12] {
     let c = |w: &'static ClassWords| (&w.anywhere, w.tokens, w.token_starts);
     [
         c(&CHROME_STRONG),
@@ -53,7 +52,6 @@ fn word_lists() -> [WordList; 13] {
         c(&POSITIVE),
         c(&NEGATIVE),
         c(&BODY_BOX),
-        c(&EMBEDDED_POST),
         c(&SHORT_BOX),
         c(&LIKELY_BODY),
         c(&SLIDES),
@@ -354,17 +352,6 @@ static DONATE: Phrases = Phrases::new(&[
 /// Longest text (visible characters) of a box judged by its text.
 const BOX_TEXT: u32 = 700;
 
-/// Posts from social networks embedded by their publishers' embed codes
-/// (`<blockquote class="twitter-tweet">`, `instagram-media`...): the
-/// post's text, author and date, not the story's.
-static EMBEDDED_POST: ClassWords = ClassWords {
-    anywhere: Phrases::pattern(
-        "twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|threads-embed|fb-post|reddit-embed|(tweet|twitter|instagram|facebook|tiktok|bluesky|threads|mastodon|social)-?(embed|post-?embed)|embedded-?(tweet|post)",
-    ),
-    tokens: &[],
-    token_starts: &[],
-};
-
 /// Short boxes named for what they promote rather than tell: a video's
 /// teaser (its poster, title and duration), a membership or contribution
 /// appeal. Only a box of at most [`BOX_TEXT`] characters: a long one so
@@ -559,9 +546,6 @@ fn prose_paras(dom: &Dom, id: NodeId) -> u32 {
 
 pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxWords) -> bool {
     let tag = dom.tag(id);
-    if tag == "blockquote" {
-        return names_have(dom, id, Word::EmbeddedPost);
-    }
     if !matches!(
         tag,
         "div" | "section" | "aside" | "figure" | "details" | "p" | "span"
@@ -572,7 +556,7 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxW
         return true;
     }
     let body = names_have(dom, id, Word::LikelyBody);
-    if (names_have(dom, id, Word::BodyBox) || names_have(dom, id, Word::EmbeddedPost)) && !body {
+    if names_have(dom, id, Word::BodyBox) && !body {
         return true;
     }
     if text == 0 || text > BOX_TEXT {

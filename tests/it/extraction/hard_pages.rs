@@ -15,7 +15,7 @@
 //! `<noscript>` (a forum thread), carries a paywall class on every paragraph
 //! though served in full, is spread over slide blocks or sibling cards, or
 //! has boilerplate inside its body (related-story lines, a donation appeal,
-//! a kicker glued to the headline, a video teaser, embedded posts, a
+//! a kicker glued to the headline, a video teaser, a
 //! members' sign-up pitch), in English, German, French, Spanish and Japanese.
 //! Body text F1 (4-token shingles, as `../shared/eval/score.py` computes
 //! it), dates and `accessible_for_free` must stay above a floor, by kind

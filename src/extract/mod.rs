@@ -6,7 +6,8 @@
 //! hydration payloads aside, cap nesting depth and size) -> [`dom`]
 //! (html5ever into an arena tree) -> [`meta`] (meta tags, links, JSON-LD) ->
 //! [`paywall`] (what the page says of free access) -> [`text`] (main text;
-//! JSON-LD `articleBody` or a [`payload`] when the markup has none) -> [`title`],
+//! JSON-LD `articleBody`, a [`payload`] or the `<noscript>` markup when the
+//! markup has none) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
 //! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
 //! and the `check-url` report.

@@ -1,9 +1,14 @@
 //! A cheap lexical pass over the decoded page before html5ever sees it.
 //!
-//! It does three things in one linear scan:
+//! It does four things in one linear scan:
 //! * drops `<script>`, `<style>`, `<noscript>`, `<iframe>`, `<svg>`,
 //!   `<template>` elements and comments, which never hold article text (so the
-//!   tree builder has less to do), keeping the bodies of JSON-LD scripts aside;
+//!   tree builder has less to do), keeping the bodies of JSON-LD scripts and
+//!   long `<noscript>` markup (read when the page has no text of its own)
+//!   aside;
+//! * leaves out the attributes nobody reads ([`READ_ATTRS`]: `srcset`,
+//!   `data-*`, event handlers... are a sixth of a page's markup, and the
+//!   tree builder is slow on them);
 //! * caps element nesting at [`MAX_DEPTH`]: tags deeper than that are removed
 //!   (their text stays, in the deepest kept ancestor). html5ever's cost grows
 //!   with the square of the depth, so 100,000 nested `<div>`s would otherwise

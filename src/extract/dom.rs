@@ -61,6 +61,9 @@ pub struct Dom {
     pub nodes: Vec<Node>,
     /// The cap that stopped the parse, if one did.
     pub cut: Option<ParseCap>,
+    /// What the text pass reads of every element's class names, found once
+    /// ([`Dom::class_bits`]).
+    class_bits: std::cell::OnceCell<Vec<u32>>,
 }
 
 fn blank_name() -> QualName {
@@ -83,8 +86,13 @@ fn node(kind: Kind, name: QualName, attrs: Vec<Attribute>) -> Node {
 impl Dom {
     /// Parse a whole document. html5ever never fails; malformed input gives some tree.
     pub fn parse(html: &str) -> Dom {
+        // About one node per tag (an end tag makes none, a text between
+        // two tags one): room for them all at once rather than by doubling.
+        let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
+        let mut nodes = Vec::with_capacity(tags.min(MAX_NODES) + 1);
+        nodes.push(node(Kind::Document, blank_name(), vec![]));
         let sink = Sink {
-            nodes: RefCell::new(vec![node(Kind::Document, blank_name(), vec![])]),
+            nodes: RefCell::new(nodes),
             text_bytes: Cell::new(0),
         };
         let mut parser = parse_document(sink, ParseOpts::default());
@@ -113,6 +121,13 @@ impl Dom {
         dom
     }
 
+    /// Per node, bits that `build` finds in its class names; built on the
+    /// first call and kept (the text pass asks about the same elements in
+    /// several passes, and builds it with one function only).
+    pub fn class_bits(&self, build: fn(&Dom) -> Vec<u32>) -> &[u32] {
+        self.class_bits.get_or_init(|| build(self))
+    }
+
     /// Local element name (`""` for non-elements).
     pub fn tag(&self, id: NodeId) -> &str {
         &self.nodes[id].name.local
@@ -122,7 +137,13 @@ impl Dom {
         matches!(self.nodes[id].kind, Kind::Element)
     }
 
+    /// The value of attribute `name` (one the pre-pass keeps:
+    /// [`super::prepass::READ_ATTRS`]).
     pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
+        debug_assert!(
+            super::prepass::READ_ATTRS.contains(&name),
+            "{name} is left out by the pre-pass: add it to READ_ATTRS"
+        );
         self.nodes[id]
             .attrs
             .iter()
@@ -371,6 +392,7 @@ impl TreeSink for Sink {
         Dom {
             nodes: self.nodes.into_inner(),
             cut: None,
+            class_bits: std::cell::OnceCell::new(),
         }
     }
 

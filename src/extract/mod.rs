@@ -6,7 +6,8 @@
 //! hydration payloads aside, cap nesting depth and size) -> [`dom`]
 //! (html5ever into an arena tree) -> [`meta`] (meta tags, links, JSON-LD) ->
 //! [`paywall`] (what the page says of free access) -> [`text`] (main text;
-//! JSON-LD `articleBody` or a [`payload`] when the markup has none) -> [`title`],
+//! JSON-LD `articleBody`, a [`payload`] or the `<noscript>` markup when the
+//! markup has none) -> [`title`],
 //! [`date`], [`lang`], byline, article signal and prose ratio -> the
 //! [`Rule`]. `render` turns a page into the `scraper extract` JSON object
 //! and the `check-url` report.
@@ -166,11 +167,19 @@ pub fn extract(
         paragraphs = body.paragraphs;
         marks = body.marks;
         hidden_parts.extend(kinds.iter().map(|k| format!("payload {k}")));
+    } else if let Some(body) = noscript_body(&prepared.noscript, &paragraphs) {
+        paragraphs = body.paragraphs;
+        marks = body.marks;
+        hidden_parts.push("noscript".into());
     }
     if let Some(t) = &title {
         let norm = |s: &str| meta::clean(s).to_lowercase();
         let tn = norm(t);
-        if let Some(pos) = paragraphs.iter().take(3).position(|p| norm(p) == tn) {
+        if let Some(pos) = paragraphs
+            .iter()
+            .take(3)
+            .position(|p| is_headline(&norm(p), &tn))
+        {
             paragraphs.remove(pos);
             marks.remove(pos);
         }
@@ -226,6 +235,28 @@ pub fn extract(
     }
 }
 
+/// Most words of a kicker glued to the headline ([`is_headline`]).
+const KICKER_WORDS: usize = 4;
+/// Least length of a headline of fewer than three words (a title written
+/// without spaces) that a kicker may precede, weighed as [`weighted_len`].
+const KICKER_TITLE_CHARS: usize = 30;
+
+/// Is a paragraph (normalised) the headline `title`: the same text, or the
+/// title after a kicker of at most [`KICKER_WORDS`] words set in the same
+/// heading (`<h1><span>Exclusive</span><span>Title</span></h1>` reads
+/// `ExclusiveTitle`, or `Exclusive: Title`).
+fn is_headline(p: &str, title: &str) -> bool {
+    if p == title {
+        return true;
+    }
+    if title.split_whitespace().count() < 3 && weighted_len(title) < KICKER_TITLE_CHARS {
+        return false;
+    }
+    p.strip_suffix(title).is_some_and(|kicker| {
+        !kicker.trim().is_empty() && kicker.split_whitespace().count() <= KICKER_WORDS
+    })
+}
+
 /// Length of a text for the thresholds on how much text a part holds: its
 /// characters, with those of scripts written without spaces (Chinese,
 /// Japanese, Korean), which say about as much as a short word each,
@@ -276,6 +307,27 @@ fn payload_body(
     let content = text::extract(&dom, anchor);
     let got = prose_weight(&content.paragraphs);
     (got >= SCRIPT_BUILT_CHARS && got > have * 2).then_some((content, kinds))
+}
+
+/// The text of the page's `<noscript>` markup when the page itself holds
+/// almost no prose (an application's empty mount point, with the posts
+/// written for readers without scripts inside `<noscript>`) and the
+/// markup holds much more.
+fn noscript_body(noscript: &[String], paragraphs: &[String]) -> Option<text::Content> {
+    if noscript.is_empty() {
+        return None;
+    }
+    let have = prose_weight(paragraphs);
+    if have >= SCRIPT_BUILT_CHARS {
+        return None;
+    }
+    let joined: String = noscript.concat();
+    let prepared = prepass::prepare(&format!("<body>{joined}</body>"));
+    let dom = dom::Dom::parse(&prepared.html);
+    let anchor = title::anchor(&dom, &meta::gather(&dom, None, &[]));
+    let content = text::extract(&dom, anchor);
+    let got = prose_weight(&content.paragraphs);
+    (got >= SCRIPT_BUILT_CHARS && got > have * 2).then_some(content)
 }
 
 /// Which parsing limits cut the page.

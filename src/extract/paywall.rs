@@ -19,7 +19,7 @@ use super::meta::Meta;
 use crate::phrases::Phrases;
 
 /// Class names and ids of paywalled parts and paywall prompts.
-static PAYWALL: Phrases = Phrases::pattern(
+pub(crate) static PAYWALL: Phrases = Phrases::pattern(
     "paywall|pay-wall|regwall|reg-wall|subscribers?-only|subscriber-?content|premium-?(content|article|text)|paid-?content|plus-?content|members?-only|metered-?content|abo-?only|(article|content|text)--?(locked|premium|paid)|locked-?content|is-locked",
 );
 
@@ -103,7 +103,13 @@ impl Marks {
     /// Is the element named as a paywalled part or a paywall prompt? `ci`
     /// is its [`Dom::class_id`].
     pub fn is_paywall(&self, dom: &Dom, id: NodeId, ci: &str) -> bool {
-        if !ci.is_empty() && PAYWALL.contains(ci) {
+        self.is_paywall_named(dom, id, !ci.is_empty() && PAYWALL.contains(ci))
+    }
+
+    /// [`Marks::is_paywall`], given whether the class names and id hold
+    /// a paywall word ([`PAYWALL`]).
+    pub fn is_paywall_named(&self, dom: &Dom, id: NodeId, named: bool) -> bool {
+        if named {
             return true;
         }
         if dom.nodes[id]

@@ -1,9 +1,14 @@
 //! A cheap lexical pass over the decoded page before html5ever sees it.
 //!
-//! It does three things in one linear scan:
+//! It does four things in one linear scan:
 //! * drops `<script>`, `<style>`, `<noscript>`, `<iframe>`, `<svg>`,
 //!   `<template>` elements and comments, which never hold article text (so the
-//!   tree builder has less to do), keeping the bodies of JSON-LD scripts aside;
+//!   tree builder has less to do), keeping the bodies of JSON-LD scripts and
+//!   long `<noscript>` markup (read when the page has no text of its own)
+//!   aside;
+//! * leaves out the attributes nobody reads ([`READ_ATTRS`]: `srcset`,
+//!   `data-*`, event handlers... are a sixth of a page's markup, and the
+//!   tree builder is slow on them);
 //! * caps element nesting at [`MAX_DEPTH`]: tags deeper than that are removed
 //!   (their text stays, in the deepest kept ancestor). html5ever's cost grows
 //!   with the square of the depth, so 100,000 nested `<div>`s would otherwise
@@ -30,7 +35,14 @@ pub struct Prepared {
     pub capped: bool,
     /// Hydration payload scripts (see [`super::payload`]).
     pub payloads: Vec<(super::payload::Kind, String)>,
+    /// Markup of `<noscript>` elements long enough to hold text (what a
+    /// page an application draws writes for readers without scripts).
+    pub noscript: Vec<String>,
 }
+
+/// Least bytes of a `<noscript>`'s markup kept aside ([`Prepared::noscript`]):
+/// a tracking pixel or an "enable JavaScript" line is shorter.
+const NOSCRIPT_BYTES: usize = 400;
 
 const VOID: &[&str] = &[
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -124,6 +136,9 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             if DROPPED.contains(&name.as_str()) {
                 out.html.push_str(&text[copied..lt]);
                 copied = after;
+                if name == "noscript" && markup && close - end >= NOSCRIPT_BYTES {
+                    out.noscript.push(text[end..close].to_string());
+                }
                 if name == "script" {
                     match script_kind(&text[lt..end]) {
                         Script::JsonLd => out.jsonld.push(text[end..close].to_string()),
@@ -142,6 +157,15 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             }
             i = after;
             continue;
+        }
+        if end - name_end > 1 {
+            let before = out.html.len();
+            out.html.push_str(&text[copied..lt]);
+            if strip_attrs(&text[lt..end], name_end - lt, &mut out.html) {
+                copied = end;
+            } else {
+                out.html.truncate(before);
+            }
         }
         if VOID.contains(&name.as_str()) {
             i = end;
@@ -163,6 +187,163 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
     }
     out.html.push_str(&text[copied.min(text.len())..]);
     out
+}
+
+/// The attributes the extractor reads (through [`super::dom::Dom::attr`],
+/// which holds to this list in debug builds), and those the tree builder
+/// needs (`type` of an `input` in a table, `encoding` of MathML's
+/// `annotation-xml`, a `font`'s `color`, `face` and `size` in foreign
+/// content). Any attribute whose name holds `paywall` is kept too.
+pub(crate) const READ_ATTRS: &[&str] = &[
+    "aria-hidden",
+    "aria-label",
+    "charset",
+    "class",
+    "color",
+    "content",
+    "data-lang",
+    "data-language",
+    "datetime",
+    "encoding",
+    "face",
+    "hidden",
+    "href",
+    "http-equiv",
+    "id",
+    "itemprop",
+    "lang",
+    "name",
+    "property",
+    "pubdate",
+    "rel",
+    "role",
+    "size",
+    "start",
+    "style",
+    "title",
+    "type",
+    "xml:lang",
+];
+
+/// Is an attribute (its name as written) one the extractor or the tree
+/// builder reads ([`READ_ATTRS`])?
+fn read_attr(name: &[u8]) -> bool {
+    let mut b = [0u8; 16];
+    if name.len() <= b.len() {
+        for (d, c) in b.iter_mut().zip(name) {
+            *d = c.to_ascii_lowercase();
+        }
+        let known = matches!(
+            &b[..name.len()],
+            b"aria-hidden"
+                | b"aria-label"
+                | b"charset"
+                | b"class"
+                | b"color"
+                | b"content"
+                | b"data-lang"
+                | b"data-language"
+                | b"datetime"
+                | b"encoding"
+                | b"face"
+                | b"hidden"
+                | b"href"
+                | b"http-equiv"
+                | b"id"
+                | b"itemprop"
+                | b"lang"
+                | b"name"
+                | b"property"
+                | b"pubdate"
+                | b"rel"
+                | b"role"
+                | b"size"
+                | b"start"
+                | b"style"
+                | b"title"
+                | b"type"
+                | b"xml:lang"
+        );
+        if known {
+            return true;
+        }
+    }
+    name.windows(7).any(|w| w.eq_ignore_ascii_case(b"paywall"))
+}
+
+/// Each attribute of a start tag (`b`, from its `<` to its `>`; its name
+/// `name_len` bytes with the `<`) as (start, end of name, end); `false`
+/// when the tag cannot be read as attributes (a quote left open).
+fn each_attr(b: &[u8], name_len: usize, mut f: impl FnMut(usize, usize, usize)) -> bool {
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+    let mut j = name_len;
+    loop {
+        while j < b.len() && (ws(b[j]) || b[j] == b'/') {
+            j += 1;
+        }
+        if j >= b.len() || b[j] == b'>' {
+            return true;
+        }
+        let start = j;
+        j += 1; // a name may open with `=`
+        while j < b.len() && !ws(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
+            j += 1;
+        }
+        let name_end = j;
+        let mut k = j;
+        while k < b.len() && ws(b[k]) {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b'=' {
+            k += 1;
+            while k < b.len() && ws(b[k]) {
+                k += 1;
+            }
+            match b.get(k) {
+                Some(&q @ (b'"' | b'\'')) => match memchr::memchr(q, &b[k + 1..]) {
+                    Some(close) => k += close + 2,
+                    None => return false,
+                },
+                _ => {
+                    while k < b.len() && !ws(b[k]) && b[k] != b'>' {
+                        k += 1;
+                    }
+                }
+            }
+            j = k;
+        }
+        f(start, name_end, j);
+    }
+}
+
+/// Write `tag` (a start tag, its name `name_len` bytes with the `<`) to
+/// `out` without the attributes nobody reads ([`read_attr`]) and say so,
+/// or write nothing and return `false` when it has none such (or cannot
+/// be read as attributes). They are most of many a page's markup
+/// (`srcset`, `data-*`, event handlers), and the tree builder is slower on
+/// them than this pass.
+fn strip_attrs(tag: &str, name_len: usize, out: &mut String) -> bool {
+    let b = tag.as_bytes();
+    let mut dropped = false;
+    let ok = each_attr(b, name_len, |s, n, _| dropped |= !read_attr(&b[s..n]));
+    if !ok || !dropped || !tag.ends_with('>') {
+        return false;
+    }
+    out.push_str(&tag[..name_len]);
+    let mut last = name_len;
+    each_attr(b, name_len, |s, n, e| {
+        if read_attr(&b[s..n]) {
+            out.push(' ');
+            out.push_str(&tag[s..e]);
+            last = e;
+        }
+    });
+    // A self-closing slash, unless an unquoted value took it in.
+    if tag.ends_with("/>") && last < tag.len() - 1 {
+        out.push('/');
+    }
+    out.push('>');
+    true
 }
 
 /// A template script's content, when it is markup (not JSON data a script
@@ -261,6 +442,39 @@ mod tests {
         );
         assert_eq!(p.html, "<p>ab</p><p>c</p>");
         assert_eq!(p.jsonld, vec!["{\"x\":1}".to_string()]);
+    }
+
+    #[test]
+    fn attributes_nobody_reads_are_left_out() {
+        let p = prepare(
+            "<div class=\"a\" data-x='1 > 2' onclick=go() ID=b><img srcset=\"x 1x\" alt=\"\" data-paywall=1/><p>t</p></div>",
+        );
+        assert_eq!(
+            p.html,
+            "<div class=\"a\" ID=b><img data-paywall=1/><p>t</p></div>"
+        );
+        assert_eq!(
+            prepare("<math><mi mathvariant=x/></math>").html,
+            "<math><mi/></math>"
+        );
+        let plain = "<p class=x id=\"y\">t</p><br/>";
+        assert_eq!(prepare(plain).html, plain);
+    }
+
+    #[test]
+    fn the_attributes_kept_are_those_read() {
+        for a in READ_ATTRS {
+            assert!(
+                read_attr(a.as_bytes()) && read_attr(a.to_uppercase().as_bytes()),
+                "{a}"
+            );
+        }
+        for a in [
+            "src", "srcset", "data-x", "onclick", "alt", "width", "classes", "ids",
+        ] {
+            assert!(!read_attr(a.as_bytes()), "{a}");
+        }
+        assert!(read_attr(b"data-paywall-part"));
     }
 
     #[test]

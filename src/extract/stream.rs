@@ -7,6 +7,9 @@
 //! * `$RC("B:0","S:1")` completes a suspense boundary: the fallback between
 //!   `<template id="B:0">` and the boundary's closing `<!--/$-->` comment
 //!   (a spinner, a skeleton) gives way to the chunk's content;
+//! * `$RR("B:0","S:1",[["/style.css","high"]])` does the same once the
+//!   stylesheets it names are loaded (React 19's reveal of a boundary that
+//!   brings styles with it; its first two arguments are `$RC`'s);
 //! * `$RS("S:2","P:3")` puts a segment where `<template id="P:3">` stands.
 //!
 //! [`splice`] does on the text what those scripts do in a browser, before the
@@ -20,10 +23,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// `$RC("B:0","S:0")`, `$RS("S:1","P:1")`: the calls, with string arguments
+/// `$RC("B:0","S:0")`, `$RR("B:0","S:0",[…])`, `$RS("S:1","P:1")`: the calls, with string arguments
 /// (a definition `$RC=function(…)` has none).
 static CALL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\$R([CS])\(\s*["']([A-Za-z]{1,2}:[0-9A-Za-z]{1,8})["']\s*,\s*["']([A-Za-z]{1,2}:[0-9A-Za-z]{1,8})["']"#)
+    Regex::new(r#"\$R([CRS])\(\s*["']([A-Za-z]{1,2}:[0-9A-Za-z]{1,8})["']\s*,\s*["']([A-Za-z]{1,2}:[0-9A-Za-z]{1,8})["']"#)
         .expect("static regex")
 });
 /// A placeholder template, `<template id="B:0"></template>`.
@@ -42,8 +45,9 @@ const MAX_NESTING: usize = 32;
 pub fn splice(html: &str) -> (Cow<'_, str>, Vec<String>) {
     let none = || (Cow::Borrowed(html), Vec::new());
     let bytes = html.as_bytes();
-    if memchr::memmem::find(bytes, b"$RC(").is_none()
-        && memchr::memmem::find(bytes, b"$RS(").is_none()
+    if [b"$RC(", b"$RR(", b"$RS("]
+        .iter()
+        .all(|call| memchr::memmem::find(bytes, *call).is_none())
     {
         return none();
     }
@@ -55,8 +59,8 @@ pub fn splice(html: &str) -> (Cow<'_, str>, Vec<String>) {
             c.get(3).map_or("", |m| m.as_str()),
         );
         match &c[1] {
-            "C" => moves.insert(a, b),
-            _ => moves.insert(b, a),
+            "S" => moves.insert(b, a),
+            _ => moves.insert(a, b),
         };
     }
     // Each chunk's content, and the ranges of the chunks to take out.
@@ -242,6 +246,22 @@ mod tests {
         let second = out.find("Second <div>nested</div> part.").unwrap();
         let footer = out.find("<footer>").unwrap();
         assert!(first < second && second < footer, "{out}");
+    }
+
+    #[test]
+    fn a_boundary_revealed_with_its_styles_is_filled_too() {
+        let html = concat!(
+            "<main><!--$?--><template id=\"B:0\"></template><p>Loading…</p><!--/$--></main>",
+            "<div hidden id=\"S:0\"><p>The story.</p></div>",
+            "<script>$RR(\"B:0\",\"S:0\",[[\"/a.css\",\"high\"]])</script>"
+        );
+        let (out, moved) = splice(html);
+        assert_eq!(moved, ["S:0 -> B:0"]);
+        assert!(
+            out.contains("<p>The story.</p>") && !out.contains("Loading"),
+            "{out}"
+        );
+        assert!(out.find("The story.") < out.find("</main>"), "{out}");
     }
 
     #[test]

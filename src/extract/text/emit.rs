@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::chrome::class_weight;
+use super::chrome::{class_weight, spaced_sentence};
 use super::markdown::{Block, Inline, Mark};
 use super::stats::Stats;
 use crate::date::written::first_date;
@@ -551,14 +551,6 @@ const SENTENCE_WORDS: usize = 4;
 fn reads_as_sentence(t: &str) -> bool {
     let t = t.trim();
     t.ends_with(['。', '！', '？']) || spaced_sentence(t, SENTENCE_WORDS)
-}
-
-/// Has `t` at least `words` words (split at white space) and a full stop,
-/// a question or exclamation mark?
-pub(super) fn spaced_sentence(t: &str, words: usize) -> bool {
-    let t = t.trim();
-    t.split_whitespace().nth(words - 1).is_some()
-        && (t.contains(". ") || t.ends_with(['.', '!', '?']))
 }
 
 /// Least text outside links, per item, of a list of sentences with links

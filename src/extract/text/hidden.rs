@@ -5,7 +5,9 @@
 //! (the rest of an article behind a "read more" button); and the captions
 //! and hidden slides of a slideshow or listicle.
 
-use super::chrome::{chrome, hidden_or_caption, is_hidden, is_slideshow};
+use std::collections::HashMap;
+
+use super::chrome::{Word, chrome, hidden_or_caption, is_hidden, is_slideshow, names_have};
 use super::select::Content;
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::paywall::Marks;
@@ -45,6 +47,7 @@ impl Kept {
         // Per node: inside a paywalled part, inside a slideshow.
         let mut in_paywall = vec![false; n];
         let mut in_slides = vec![false; n];
+        let mut runs = HashMap::new();
         for &id in order {
             if !dom.is_element(id) {
                 continue;
@@ -52,24 +55,21 @@ impl Kept {
             let parent = dom.nodes[id].parent.unwrap_or(0);
             in_paywall[id] = in_paywall[parent];
             in_slides[id] = in_slides[parent];
-            let named = dom.attr(id, "class").is_some() || dom.attr(id, "id").is_some();
-            let ci = if named {
-                dom.class_id(id)
-            } else {
-                String::new()
-            };
+            let paywall = marks.is_paywall_named(dom, id, names_have(dom, id, Word::Paywall));
             if in_paywall[id] {
-                k.keep[id] = is_hidden(dom, id) || marks.is_paywall(dom, id, &ci);
+                k.keep[id] = is_hidden(dom, id) || paywall;
                 continue;
             }
-            if marks.is_paywall(dom, id, &ci) {
+            if paywall {
                 k.paywalled = true;
                 if marks.free_only {
                     k.drop[id] = true;
                     continue;
                 }
                 let (paras, chars) = prose(dom, id);
-                if paras >= 1 && chars >= PROSE_CHARS {
+                if (paras >= 1 && chars >= PROSE_CHARS)
+                    || marked_paragraph(dom, id, marks, &mut runs)
+                {
                     in_paywall[id] = true;
                     k.keep[id] = true;
                     k.main[id] = true;
@@ -77,7 +77,7 @@ impl Kept {
                     continue;
                 }
             }
-            if !in_slides[id] && is_slideshow(dom, id, &ci) {
+            if !in_slides[id] && is_slideshow(dom, id) {
                 in_slides[id] = true;
                 k.found.push((id, "slideshow"));
             }
@@ -190,6 +190,43 @@ fn prose(dom: &Dom, id: NodeId) -> (usize, usize) {
     (paras, chars)
 }
 
+/// Is `id` a paragraph of prose that carries the paywall mark itself, or
+/// a subheading so marked, among at least [`MARKED_RUN`] marked paragraphs
+/// of prose under the same parent (a publisher that names each paragraph
+/// of the subscribers' part: `<p class="paragraph paywall">`)? A prompt to
+/// subscribe is one paragraph, or shorter. `runs` keeps each parent's
+/// answer.
+fn marked_paragraph(
+    dom: &Dom,
+    id: NodeId,
+    marks: &Marks,
+    runs: &mut HashMap<NodeId, bool>,
+) -> bool {
+    let heading = matches!(dom.tag(id), "h2" | "h3" | "h4" | "h5" | "h6");
+    // Short paragraphs of the run count too ("He said so."), links alone not.
+    let paragraph = dom.tag(id) == "p" && text_len(dom, id, 1).is_some();
+    if !(heading || paragraph) {
+        return false;
+    }
+    let Some(parent) = dom.nodes[id].parent else {
+        return false;
+    };
+    *runs.entry(parent).or_insert_with(|| {
+        dom.element_children(parent)
+            .filter(|&s| {
+                dom.tag(s) == "p"
+                    && marks.is_paywall_named(dom, s, names_have(dom, s, Word::Paywall))
+                    && prose_paragraph(dom, s)
+            })
+            .nth(MARKED_RUN - 1)
+            .is_some()
+    })
+}
+
+/// Least paragraphs of prose, each marked as paywalled, under one parent
+/// for each to be read ([`marked_paragraph`]).
+const MARKED_RUN: usize = 2;
+
 /// Is the `p` itself a paragraph of prose?
 fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
     prose_len(dom, d).is_some()
@@ -198,6 +235,12 @@ fn prose_paragraph(dom: &Dom, d: NodeId) -> bool {
 /// The weighed length of a `p` of prose: at least [`PARA_CHARS`], under a
 /// quarter of it in links.
 fn prose_len(dom: &Dom, d: NodeId) -> Option<usize> {
+    text_len(dom, d, PARA_CHARS)
+}
+
+/// The weighed length of the text below `d`, when it is at least `least`
+/// and under a quarter of it is in links.
+fn text_len(dom: &Dom, d: NodeId, least: usize) -> Option<usize> {
     let mut len = 0;
     let mut linked = 0;
     for x in std::iter::once(d).chain(dom.descendants(d)) {
@@ -213,7 +256,7 @@ fn prose_len(dom: &Dom, d: NodeId) -> Option<usize> {
             }
         }
     }
-    (len >= PARA_CHARS && linked * 4 < len).then_some(len)
+    (len >= least && linked * 4 < len).then_some(len)
 }
 
 #[cfg(test)]
@@ -224,6 +267,29 @@ mod tests {
         super::super::extract(&Dom::parse(html), None)
             .paragraphs
             .join("\n")
+    }
+
+    #[test]
+    fn paragraphs_each_named_paywall_are_read_and_a_lone_prompt_is_not() {
+        let p = |w: &str, class: &str| {
+            format!("<p class=\"{class}\">{w} {}</p>", "The council met on Tuesday and agreed to widen the road, after a long debate about costs.".repeat(2))
+        };
+        let free: String = (0..8).map(|i| p(&format!("Free{i}"), "para")).collect();
+        let paid: String = (0..8)
+            .map(|i| p(&format!("Paid{i}"), "para paywall"))
+            .collect();
+        let got = text(&format!(
+            "<body><article><h1>T</h1><div class=\"body\">{free}{paid}</div></article></body>"
+        ));
+        assert!(
+            got.contains("Free0") && got.contains("Paid0") && got.contains("Paid7"),
+            "{got}"
+        );
+        let prompt = "<p class=\"paywall-prompt\">Subscribe to keep reading: our reporters cover the council, the courts and the schools every day for you.</p>";
+        let got = text(&format!(
+            "<body><article><h1>T</h1><div class=\"body\">{free}{prompt}</div></article></body>"
+        ));
+        assert!(got.contains("Free7") && !got.contains("Subscribe"), "{got}");
     }
 
     #[test]

@@ -27,10 +27,10 @@ mod select;
 mod stats;
 
 use cards::CardStats;
-use chrome::{article_chrome, body_box, chrome, landmark};
+use chrome::{BoxWords, article_chrome, body_box, chrome, landmark};
 pub use select::Content;
 use select::select;
-use stats::compute;
+use stats::{Base, compute};
 
 use super::dom::{Dom, NodeId};
 use super::paywall::Marks;
@@ -54,7 +54,8 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     let hidden = hidden::Kept::new(dom, &order, marks);
     let keep = &hidden.keep;
     let dropped = &hidden.drop;
-    let raw = compute(dom, body, &order, &|id| dropped[id], keep);
+    let base = Base::new(dom, &order);
+    let raw = compute(dom, body, &order, &base, &|id| dropped[id], keep);
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
@@ -75,14 +76,16 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     }
     let cards = CardStats::new(dom, &order);
     let mut boxes = vec![false; dom.nodes.len()];
+    let box_words = BoxWords::new(dom, body);
     for &id in &order {
-        boxes[id] = dom.is_element(id) && body_box(dom, id, raw.text[id]);
+        boxes[id] = dom.is_element(id) && body_box(dom, id, raw.text[id], raw.paras[id], box_words);
     }
     let guard = |id: NodeId| !holds_main[id] && !keep[id];
     let full = compute(
         dom,
         body,
         &order,
+        &base,
         &|id| {
             dropped[id] || ((chrome(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id))
         },
@@ -96,6 +99,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             dom,
             body,
             &order,
+            &base,
             &|id| {
                 dropped[id]
                     || (landmark(dom, id) || cards.is_grid(dom, id) || boxes[id]) && guard(id)
@@ -380,8 +384,9 @@ mod tests {
         let body = dom.find("body").unwrap_or(0);
         let mut order = vec![body];
         order.extend(dom.descendants(body));
-        let raw = compute(&dom, body, &order, &|_| false, &[]);
-        let st = compute(&dom, body, &order, &|id| chrome(&dom, id), &[]);
+        let base = Base::new(&dom, &order);
+        let raw = compute(&dom, body, &order, &base, &|_| false, &[]);
+        let st = compute(&dom, body, &order, &base, &|id| chrome(&dom, id), &[]);
         for &id in &order {
             if dom.is_element(id) && raw.text[id] > 500 {
                 let mut depth = 0;

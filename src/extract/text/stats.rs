@@ -33,10 +33,37 @@ pub(super) fn visible_len(s: &str) -> u32 {
     n
 }
 
+/// What every pass of [`compute`] reads the same way, found once per page:
+/// which elements their tag prunes ([`tag_pruned`]) and each text node's
+/// [`visible_len`].
+pub(super) struct Base {
+    tag_pruned: Vec<bool>,
+    text_len: Vec<u32>,
+}
+
+impl Base {
+    pub(super) fn new(dom: &Dom, order: &[NodeId]) -> Base {
+        let n = dom.nodes.len();
+        let mut b = Base {
+            tag_pruned: vec![false; n],
+            text_len: vec![0; n],
+        };
+        for &id in order {
+            match &dom.nodes[id].kind {
+                Kind::Element => b.tag_pruned[id] = tag_pruned(dom, id),
+                Kind::Text(t) => b.text_len[id] = visible_len(t),
+                _ => {}
+            }
+        }
+        b
+    }
+}
+
 pub(super) fn compute(
     dom: &Dom,
     root: NodeId,
     order: &[NodeId],
+    base: &Base,
     extra: &dyn Fn(NodeId) -> bool,
     keep: &[bool],
 ) -> Stats {
@@ -54,15 +81,14 @@ pub(super) fn compute(
         // `keep`: hidden elements and captions that hold the article.
         let kept = keep.get(id).copied().unwrap_or(false);
         st.pruned[id] =
-            parent_pruned || (dom.is_element(id) && ((tag_pruned(dom, id) && !kept) || extra(id)));
+            parent_pruned || (dom.is_element(id) && ((base.tag_pruned[id] && !kept) || extra(id)));
     }
     for &id in order.iter().rev() {
         if st.pruned[id] {
             continue;
         }
-        if let Kind::Text(t) = &dom.nodes[id].kind {
-            st.text[id] = visible_len(t);
-        }
+        // A text node has no children: its own length is its whole text.
+        st.text[id] += base.text_len[id];
         if dom.tag(id) == "a" {
             st.link[id] = st.text[id];
         }

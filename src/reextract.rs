@@ -130,11 +130,7 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
         ..Summary::default()
     };
     for file in warc::list(&data.warc_dir())? {
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
+        let name = file_name(&file);
         let mut response: Option<Record> = None;
         // The DOM a browser rendered from that response (`crate::render`).
         let mut rendered: Option<Vec<u8>> = None;
@@ -175,13 +171,7 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
                         return;
                     }
                 }
-                match article.withdrawn {
-                    Some(Rejection::NotRelevant) => sum.withdrawn_not_relevant += 1,
-                    Some(Rejection::Paywalled) => sum.withdrawn_paywalled += 1,
-                    Some(_) => sum.withdrawn_not_article += 1,
-                    None => {}
-                }
-                sum.written += 1;
+                sum.count_written(article.withdrawn);
                 if let Err(e) = out.append(&article) {
                     write_err.get_or_insert(e);
                 }
@@ -199,6 +189,27 @@ pub fn reextract(config: &Config, opts: &Options) -> anyhow::Result<Summary> {
     }
     sum.shard = out.finish()?;
     Ok(sum)
+}
+
+/// A WARC file's name, for logs and records.
+fn file_name(file: &std::path::Path) -> String {
+    file.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+impl Summary {
+    /// A record written, counted by why it was withdrawn (if it was).
+    fn count_written(&mut self, withdrawn: Option<Rejection>) {
+        match withdrawn {
+            Some(Rejection::NotRelevant) => self.withdrawn_not_relevant += 1,
+            Some(Rejection::Paywalled) => self.withdrawn_paywalled += 1,
+            Some(_) => self.withdrawn_not_article += 1,
+            None => {}
+        }
+        self.written += 1;
+    }
 }
 
 impl Extractor {

@@ -64,15 +64,7 @@ impl Tally {
             Ok((meta, body)) => {
                 moved_to = (!meta.redirects.is_empty()).then(|| meta.url.to_string());
                 match body {
-                    Body::Turned(Turned::Payment {
-                        price,
-                        error,
-                        terms,
-                    }) => {
-                        s.price = price.clone().or(s.price.take());
-                        s.payment_error = error.clone().or(s.payment_error.take());
-                        s.payment_terms = terms.clone().or(s.payment_terms.take());
-                    }
+                    Body::Turned(t @ Turned::Payment { .. }) => payment(s, t),
                     Body::Listing(parsed) => {
                         kind = match parsed.listing {
                             Listing::Feed(_) => Kind::Feed,
@@ -85,14 +77,7 @@ impl Tally {
                             kind = Kind::Page;
                         }
                         if page.is_article && page.relevance.relevant {
-                            for label in meta.signals.reserving() {
-                                *s.ai_reserved.entry(label).or_default() += 1;
-                            }
-                            for (_, l) in &meta.signals.licenses {
-                                if !s.licenses.contains(l) {
-                                    s.licenses.push(l.clone());
-                                }
-                            }
+                            reserved(s, &meta.signals);
                         }
                         self.page(&key, job, page);
                     }
@@ -219,5 +204,31 @@ impl Tally {
         run.run.finished_at = Some(finished_at);
         run.run.stopped_by = Some(stopped_by.into());
         run
+    }
+}
+
+/// What a `402 Payment Required` asked, kept for the source (the latest wins).
+fn payment(s: &mut crate::health::SourceRun, t: &Turned) {
+    if let Turned::Payment {
+        price,
+        error,
+        terms,
+    } = t
+    {
+        s.price = price.clone().or(s.price.take());
+        s.payment_error = error.clone().or(s.payment_error.take());
+        s.payment_terms = terms.clone().or(s.payment_terms.take());
+    }
+}
+
+/// A relevant article's reservations and licences, counted for its source.
+fn reserved(s: &mut crate::health::SourceRun, signals: &crate::consent::Signals) {
+    for label in signals.reserving() {
+        *s.ai_reserved.entry(label).or_default() += 1;
+    }
+    for (_, l) in &signals.licenses {
+        if !s.licenses.contains(l) {
+            s.licenses.push(l.clone());
+        }
     }
 }

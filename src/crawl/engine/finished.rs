@@ -334,14 +334,25 @@ impl Engine {
                 .listings
                 .get(job.url.as_str())
                 .is_some_and(|s| s.read.is_some());
-            let obs = self
-                .sets
-                .listing_obs
-                .entry(job.url.to_string())
-                .or_default();
-            obs.answered = true;
-            obs.full = read_before;
+            self.listing_answered(job, read_before);
         }
+    }
+
+    /// A listing answered (a 200 read in full when `full`, or a 304 after
+    /// such a read): what this run learns of it.
+    pub(super) fn listing_answered(
+        &mut self,
+        job: &Job,
+        full: bool,
+    ) -> &mut super::listing::ListingObs {
+        let obs = self
+            .sets
+            .listing_obs
+            .entry(job.url.to_string())
+            .or_default();
+        obs.answered = true;
+        obs.full = full;
+        obs
     }
 
     /// A status that is neither 2xx nor 304 (see [`outcome::status_plan`]).

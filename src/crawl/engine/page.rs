@@ -125,14 +125,7 @@ impl Engine {
     /// happens (`store::state::listings`).
     fn html_listing_read(&mut self, job: &Job, fresh: u32) {
         tracing::debug!(url = %job.url, fresh, "HTML listing read");
-        let obs = self
-            .sets
-            .listing_obs
-            .entry(job.url.to_string())
-            .or_default();
-        obs.answered = true;
-        obs.full = true;
-        obs.fresh += fresh;
+        self.listing_answered(job, true).fresh += fresh;
     }
 
     /// Why the page is not stored, in this order; `None`: it is.

@@ -35,6 +35,13 @@
 //!    that robots.txt shuts or that keeps failing; `drain` at the end for
 //!    `frontier.jsonl`.
 //!
+//! Within a host, entries go by tier, then value. The tiers, first to last
+//! (`schedule.rs`): seeds (feeds, then pages, then sitemaps), listings, pages
+//! by value, the backlog ([`Entry::backlog`]: dated before the host's fresh
+//! line), exploration ([`Entry::explore`]: URL families not known to pay).
+//! With a budget, backlog and exploration turns wait while the budget left
+//! does not exceed the fresh work queued.
+//!
 //! The simulator in `tests/it/support/sim.rs` runs this loop in virtual time.
 
 use std::time::Duration;

@@ -236,7 +236,7 @@ fn original(v: &Vocab, id: i64) -> Article {
         url: format!("https://www.{domain}/{year}/{month:02}/{slug}-{id}"),
         domain,
         title,
-        date: Some(format!("{year}-{month:02}-{day:02}")),
+        date: format!("{year}-{month:02}-{day:02}").parse().ok(),
         date_source: Some(["meta", "jsonld", "time", "url"][rng.below(4) as usize].into()),
         year: Some(year),
         text,
@@ -248,7 +248,9 @@ fn original(v: &Vocab, id: i64) -> Article {
             rng.below(24),
             rng.below(60),
             rng.below(60)
-        ),
+        )
+        .parse()
+        .expect("a generated time is RFC 3339"),
         lang: Some("en".into()),
         byline: rng
             .chance(600)
@@ -418,7 +420,7 @@ fn write_day(v: &Vocab, dir: &Path, day: &Day) {
         a.text = format!("Update: {}\n{}", lead.trim_end(), a.text);
         a.id = next;
         a.updated = true;
-        a.date_modified = Some(format!("2026-01-{:02}", 1 + day.n));
+        a.date_modified = format!("2026-01-{:02}", 1 + day.n).parse().ok();
         a.run_id = Some(run_id.clone());
         w.append(&a).expect("append");
         next += 1;

@@ -230,8 +230,9 @@ impl Extractor {
         let (_, charset) = http
             .header("content-type")
             .map_or((None, None), crate::net::parse_media_type);
-        let today = chrono::NaiveDate::parse_from_str(&prov.extracted_on, "%Y-%m-%d")
-            .map_err(|_| "metadata without a readable extracted-on day")?;
+        let today = prov
+            .extracted_on
+            .ok_or("metadata without a readable extracted-on day")?;
         let page = match &rendered {
             Some(dom) => crate::extract::extract(dom, Some("utf-8"), Some(&url), &self.rule, today),
             None => {

@@ -145,6 +145,12 @@ pub fn parse_cutoff(text: &str, _now: DateTime<Utc>) -> Result<Option<DateTime<U
 }
 
 /// Format an instant the way records and state files store it: `2026-10-09T18:12:33Z`.
+/// `t` without its fraction of a second (records hold whole seconds).
+pub fn whole_seconds(t: DateTime<Utc>) -> DateTime<Utc> {
+    use chrono::Timelike;
+    t.with_nanosecond(0).unwrap_or(t)
+}
+
 pub fn format_utc(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -23,10 +23,7 @@ pub fn keep_free_part(article: &mut Article, page: &Page) {
 pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Article {
     // A year found only in the text is not a publication day: keep the year alone.
     let day_known = page.date_source != Some(DateSource::TextYear);
-    let date = page
-        .date
-        .filter(|_| day_known)
-        .map(|d| d.format("%Y-%m-%d").to_string());
+    let date = page.date.filter(|_| day_known);
     let year = page.date.map(|d| chrono::Datelike::year(&d));
     let canonical = page
         .canonical_url
@@ -43,7 +40,7 @@ pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Arti
         year,
         text: page.text.clone(),
         keywords: page.keywords.clone(),
-        fetched_at: prov.fetched_at.clone(),
+        fetched_at: prov.fetched_at,
         lang: page.lang.clone(),
         canonical_url: canonical,
         byline: page.byline.clone(),
@@ -54,10 +51,7 @@ pub fn article(page: &Page, url: &Url, prov: &Provenance, version: &str) -> Arti
         relevance_score: Some(page.relevance.score),
         crawler: prov.crawler.clone(),
         markdown: (!page.markdown.is_empty()).then(|| page.markdown.clone()),
-        date_modified: page
-            .date_modified
-            .map(|d| d.format("%Y-%m-%d").to_string())
-            .or_else(|| prov.listed_modified.clone()),
+        date_modified: page.date_modified.or(prov.listed_modified),
         updated: prov.updated,
         accessible_for_free: page.accessible_for_free,
         extractor_version: Some(version.to_string()),

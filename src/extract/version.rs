@@ -61,7 +61,7 @@ mod tests {
         let url = crate::url::parse("https://tech.example/2026/11/28/story").unwrap();
         let prov = Provenance {
             id: 1,
-            fetched_at: "2026-12-01T00:00:00Z".into(),
+            fetched_at: "2026-12-01T00:00:00Z".parse().unwrap(),
             ..Provenance::default()
         };
         let mut out = String::new();

@@ -12,6 +12,7 @@ mod host;
 mod kind;
 mod outcome;
 mod run;
+pub mod when;
 
 use serde::{Deserialize, Serialize};
 
@@ -36,7 +37,8 @@ pub struct Article {
     pub domain: String,
     pub title: String,
     /// Publication day as the publisher's calendar shows it, `yyyy-mm-dd`.
-    pub date: Option<String>,
+    #[serde(with = "when::day")]
+    pub date: Option<chrono::NaiveDate>,
     /// Where the date came from: `published_time`, `jsonld`, `meta`, `time`, `url`,
     /// `byline`, `text_date`, `image_url` or `text_year` (then `date` is null and
     /// only `year` is set). See `extract::date`.
@@ -47,7 +49,8 @@ pub struct Article {
     /// Broad target terms found, most frequent first.
     pub keywords: Vec<String>,
     /// `2026-10-09T18:12:33Z`.
-    pub fetched_at: String,
+    #[serde(with = "when::instant")]
+    pub fetched_at: chrono::DateTime<chrono::Utc>,
     /// ISO 639-1 code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
@@ -87,8 +90,8 @@ pub struct Article {
     /// `YYYY-MM-DD` in the publisher's calendar. A record stored again
     /// because its article changed carries it; the build keeps the latest
     /// version of each URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub date_modified: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "when::day")]
+    pub date_modified: Option<chrono::NaiveDate>,
     /// A new version of an article stored before under the same URL (its
     /// publisher changed it): the build keeps it instead of the older ones.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -127,20 +130,20 @@ pub struct Article {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
     pub id: i64,
-    pub fetched_at: String,
+    pub fetched_at: chrono::DateTime<chrono::Utc>,
     pub run_id: Option<String>,
     pub robots_hash: Option<String>,
     pub ai_signals: Vec<String>,
     pub ai_reserved: Option<bool>,
     pub crawler: Option<String>,
-    /// The day the crawl's extractor took as today (`yyyy-mm-dd`).
-    pub extracted_on: String,
+    /// The day the crawl's extractor took as today.
+    pub extracted_on: Option<chrono::NaiveDate>,
     /// Where the page is archived (not written in the metadata record: that is where it is).
     pub warc_file: Option<String>,
     pub warc_offset: Option<u64>,
     /// Stored as a new version of a changed article ([`Article::updated`]).
     pub updated: bool,
-    /// The listing's date for a changed article, `yyyy-mm-dd`: its
-    /// `date_modified` when the page gives none.
-    pub listed_modified: Option<String>,
+    /// The listing's date for a changed article: its `date_modified` when
+    /// the page gives none.
+    pub listed_modified: Option<chrono::NaiveDate>,
 }

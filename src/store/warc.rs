@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use ring::digest::{Context, SHA1_FOR_LEGACY_USE_ONLY};
 
 use crate::net::Wire;
-use crate::record::Provenance;
+use crate::record::{Provenance, when};
 
 /// gzip level of the members (flate2's default; level 1 is ~15% larger).
 const LEVEL: u32 = 6;
@@ -84,8 +84,10 @@ fn provenance_fields(p: &Provenance) -> String {
         s.push_str("\r\n");
     };
     field("scraper-record-id", &p.id.to_string());
-    field("fetched-at", &p.fetched_at);
-    field("extracted-on", &p.extracted_on);
+    field("fetched-at", &when::format_instant(p.fetched_at));
+    if let Some(d) = p.extracted_on {
+        field("extracted-on", &d.format("%Y-%m-%d").to_string());
+    }
     if let Some(r) = &p.run_id {
         field("run-id", r);
     }
@@ -104,8 +106,8 @@ fn provenance_fields(p: &Provenance) -> String {
     if p.updated {
         field("updated", "true");
     }
-    if let Some(m) = &p.listed_modified {
-        field("listed-modified", m);
+    if let Some(m) = p.listed_modified {
+        field("listed-modified", &m.format("%Y-%m-%d").to_string());
     }
     s
 }
@@ -115,25 +117,27 @@ pub fn parse_provenance(block: &[u8]) -> Option<Provenance> {
     let text = std::str::from_utf8(block).ok()?;
     let mut p = Provenance::default();
     let mut id = None;
+    let mut fetched_at = None;
     for line in text.split("\r\n") {
         let Some((k, v)) = line.split_once(": ") else {
             continue;
         };
         match k {
             "scraper-record-id" => id = v.parse().ok(),
-            "fetched-at" => p.fetched_at = v.to_string(),
-            "extracted-on" => p.extracted_on = v.to_string(),
+            "fetched-at" => fetched_at = when::parse_instant(v),
+            "extracted-on" => p.extracted_on = when::parse_day(v),
             "run-id" => p.run_id = Some(v.to_string()),
             "crawler" => p.crawler = Some(v.to_string()),
             "robots-hash" => p.robots_hash = Some(v.to_string()),
             "ai-reserved" => p.ai_reserved = Some(v == "true"),
             "ai-signal" => p.ai_signals.push(v.to_string()),
             "updated" => p.updated = v == "true",
-            "listed-modified" => p.listed_modified = Some(v.to_string()),
+            "listed-modified" => p.listed_modified = when::parse_day(v),
             _ => {}
         }
     }
     p.id = id?;
+    p.fetched_at = fetched_at?;
     Some(p)
 }
 
@@ -734,11 +738,11 @@ mod tests {
         let c = capture("http://ex.com/a?b=1", &wire(false), b"<p>hello</p>");
         let prov = Provenance {
             id: 42,
-            fetched_at: "2026-12-01T10:00:01Z".into(),
+            fetched_at: "2026-12-01T10:00:01Z".parse().unwrap(),
             run_id: Some("r1".into()),
             ai_signals: vec!["robots:ai-train=no".into()],
             ai_reserved: Some(false),
-            extracted_on: "2026-12-01".into(),
+            extracted_on: "2026-12-01".parse().ok(),
             ..Provenance::default()
         };
         let meta = metadata(&c, &prov);

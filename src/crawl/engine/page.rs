@@ -233,13 +233,13 @@ impl Engine {
         let id = self.store.ids.next_id();
         let mut prov = Provenance {
             id,
-            fetched_at: crate::date::format_utc(Utc::now()),
+            fetched_at: crate::date::whole_seconds(Utc::now()),
             run_id: Some(self.run_id.clone()),
             robots_hash: crate::store::consent::robots_hash_hex(meta.robots_hash),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            extracted_on: self.today.format("%Y-%m-%d").to_string(),
+            extracted_on: Some(self.today),
             warc_file: None,
             warc_offset: None,
             updated: job.entry.update,
@@ -249,7 +249,7 @@ impl Engine {
                 .lastmod
                 .as_deref()
                 .filter(|_| job.entry.update)
-                .map(|l| l.chars().take(10).collect()),
+                .and_then(crate::record::when::parse_day),
         };
         if let Some(captured) = self.sets.captured.take() {
             self.archive(&captured, Some(&mut prov));
@@ -297,7 +297,7 @@ impl Engine {
             url: article.url.clone(),
             domain: article.domain.clone(),
             title: article.title.clone(),
-            date: article.date.clone(),
+            date: article.date.map(|d| d.to_string()),
             year: article.year,
             date_source: article.date_source.clone(),
         }));

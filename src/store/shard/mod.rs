@@ -231,12 +231,12 @@ pub(crate) mod tests {
             url: format!("https://ex.com/{id}"),
             domain: "ex.com".into(),
             title: format!("Title {id}"),
-            date: Some("2024-03-04".into()),
+            date: "2024-03-04".parse().ok(),
             date_source: Some("jsonld".into()),
             year: Some(2024),
             text: "First paragraph.\nSecond paragraph.".into(),
             keywords: vec!["ai".into()],
-            fetched_at: "2026-10-09T18:12:33Z".into(),
+            fetched_at: "2026-10-09T18:12:33Z".parse().unwrap(),
             lang: Some("en".into()),
             ..Article::default()
         }

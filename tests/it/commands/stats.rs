@@ -32,12 +32,12 @@ fn article(id: i64) -> Article {
         url: format!("https://{domain}/news/{id}"),
         domain: domain.into(),
         title: format!("Model release number {id} and what it means"),
-        date: year.map(|y| format!("{y}-03-04")),
+        date: year.and_then(|y| chrono::NaiveDate::from_ymd_opt(y, 3, 4)),
         date_source: year.map(|_| "jsonld".into()),
         year,
         text: "Researchers released a new language model.\nIt is \"small\" but capable.".into(),
         keywords: vec!["language model".into(), "ai".into()],
-        fetched_at: "2026-11-29T06:31:00Z".into(),
+        fetched_at: "2026-11-29T06:31:00Z".parse().unwrap(),
         lang: Some("en".into()),
         ..Article::default()
     }

@@ -154,52 +154,7 @@ impl Card<'_> {
     fn fields(&self, s: &mut String) {
         s.push_str("## Fields\n\n| field | type | meaning |\n|---|---|---|\n");
         for f in self.schema.fields() {
-            let meaning = match f.name().as_str() {
-                "id" => "stable id given by the crawler; never reused or renumbered",
-                "url" => "normalised URL the page was fetched from",
-                "domain" => "host without `www.`",
-                "title" => "headline",
-                "date" => "publication day as the publisher's calendar shows it",
-                "date_source" => "where the date was found (metadata, JSON-LD, URL, ...)",
-                "year" => "publication year",
-                "text" => {
-                    "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)"
-                }
-                "keywords" => "broad target terms found, most frequent first",
-                "fetched_at" => "when the page was fetched (UTC)",
-                "lang" => "ISO 639-1 language code",
-                "canonical_url" => "the page's `rel=canonical` when it differs from `url`",
-                "byline" => "author line",
-                "run_id" => "the crawl run that stored the record",
-                "robots_hash" => "xxh3 (hex) of the robots.txt the page was fetched under",
-                "crawler" => "the crawler version that stored the record",
-                "ai_signals" => {
-                    "AI-use signals the publisher gave (robots.txt Content-Signal, noai, TDMRep, IETF Content-Usage)"
-                }
-                "ai_reserved" => {
-                    "whether those signals reserve AI training (kept under `ai_use_policy: record`)"
-                }
-                "relevance_score" => {
-                    "the relevance rule's score in [0, 1] when the crawl recorded it"
-                }
-                "extractor_version" => {
-                    "the extractor that made the row from the page: its code version and a \
-                     hash of the keyword rule"
-                }
-                "markdown" => {
-                    "the text with its structure as Markdown: headings, lists, quotes, code, \
-                     tables, emphasis; links as text (records since the field was added)"
-                }
-                "date_modified" => {
-                    "the day the page says it was last modified; the row is the latest version \
-                     of its URL"
-                }
-                "accessible_for_free" => {
-                    "whether the article is free to read (JSON-LD `isAccessibleForFree`, \
-                     paywall markup); null when the page said nothing"
-                }
-                _ => "",
-            };
+            let meaning = super::columns::meaning(f.name());
             let nullable = if f.is_nullable() { ", nullable" } else { "" };
             let _ = writeln!(
                 s,

@@ -22,47 +22,16 @@ const DICTIONARY: &[&str] = &[
     "ai_signals.list.item",
 ];
 
-/// A list of strings.
-fn strings() -> DataType {
-    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
-}
-
-/// The schema, the same for every build: every column is always present,
-/// nullable where a record may lack it (older records lack the later fields).
-/// New columns are added at the end, so readers of older builds keep working.
+/// The schema, the same for every build, derived from [`super::columns::COLUMNS`]:
+/// every column is always present, nullable where a record may lack it
+/// (older records lack the later fields).
 pub fn schema() -> SchemaRef {
-    let optional = |name: &str| Field::new(name, DataType::Utf8, true);
-    Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("url", DataType::Utf8, false),
-        Field::new("domain", DataType::Utf8, false),
-        Field::new("title", DataType::Utf8, false),
-        Field::new("date", DataType::Date32, true),
-        Field::new("date_source", DataType::Utf8, true),
-        Field::new("year", DataType::Int32, true),
-        Field::new("text", DataType::LargeUtf8, false),
-        Field::new("keywords", strings(), false),
-        Field::new(
-            "fetched_at",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            false,
-        ),
-        optional("lang"),
-        optional("canonical_url"),
-        optional("byline"),
-        optional("run_id"),
-        optional("robots_hash"),
-        optional("crawler"),
-        // Consent provenance: the signals seen and whether they reserve AI training.
-        Field::new("ai_signals", strings(), true),
-        Field::new("ai_reserved", DataType::Boolean, true),
-        Field::new("relevance_score", DataType::Float64, true),
-        Field::new("markdown", DataType::LargeUtf8, true),
-        Field::new("date_modified", DataType::Date32, true),
-        Field::new("accessible_for_free", DataType::Boolean, true),
-        // Which extractor made the record (see `crate::extract::version`).
-        optional("extractor_version"),
-    ]))
+    Arc::new(Schema::new(
+        super::columns::COLUMNS
+            .iter()
+            .map(super::columns::Column::field)
+            .collect::<Vec<Field>>(),
+    ))
 }
 
 /// Content-defined pages: 64 to 256 KiB of column values each, cut where a

@@ -17,7 +17,7 @@ use crate::net::{FetchError, Robots};
 use crate::record::RobotsOutcome;
 use crate::record::event::{self, Event, ListingWarning};
 use crate::record::{Answer, ErrorClass};
-use crate::store::seen::{Failure, Seen, flag};
+use crate::store::seen::{Failure, flag};
 use crate::store::state::Validator;
 use crate::url::{self, Url};
 
@@ -84,7 +84,7 @@ impl Engine {
     /// Retry-After and validators kept, its body acted on, its slot closed.
     fn answered(&mut self, job: &Job, mut meta: Meta, body: Body, answer: Answer) {
         let host = &job.host;
-        self.sets.captured = meta.captured.take().map(|c| *c);
+        self.sink.hold(meta.captured.take().map(|c| *c));
         if !job.freed {
             self.frontier
                 .sent(host, meta.sent_at.saturating_duration_since(self.started));
@@ -145,39 +145,8 @@ impl Engine {
     /// A captured exchange that was not stored: archived without a metadata
     /// record under `all`, dropped otherwise.
     fn archive_unstored(&mut self) {
-        if let Some(c) = self.sets.captured.take()
-            && self.config.crawl.archive == crate::config::Archive::All
-        {
-            self.archive(&c, None);
-        }
-    }
-
-    /// Append a captured exchange to the run's WARC file, with the metadata
-    /// record of a stored record (`prov`, which learns where it went). A
-    /// failed write is logged and the record is stored without its archive.
-    pub(super) fn archive(
-        &mut self,
-        captured: &crate::store::warc::Captured,
-        prov: Option<&mut crate::record::Provenance>,
-    ) {
-        let Some(warc) = self.store.warc.as_mut() else {
-            return;
-        };
-        let meta = prov
-            .as_deref()
-            .map(|p| crate::store::warc::metadata(captured, p));
-        let parts: Vec<&[u8]> = std::iter::once(captured.members.as_slice())
-            .chain(meta.as_deref())
-            .collect();
-        match warc.append(&parts) {
-            Ok(offset) => {
-                if let Some(p) = prov {
-                    p.warc_file = Some(warc.name().to_string());
-                    p.warc_offset = Some(offset);
-                }
-            }
-            Err(e) => tracing::error!(error = %e, url = %captured.target, "WARC write failed"),
-        }
+        let all = self.config.crawl.archive == crate::config::Archive::All;
+        self.sink.archive_unstored(all);
     }
 
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
@@ -254,11 +223,7 @@ impl Engine {
             }
             ErrorPlan::Remember(failure) => {
                 // Will not go away by tomorrow: remembered with its class.
-                let seen = Seen {
-                    day: self.day,
-                    flags: failure.flags(),
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.sink.mark(url::seen_hash(&job.url), failure.flags());
             }
             ErrorPlan::Network => {
                 let class = e.class();
@@ -300,11 +265,7 @@ impl Engine {
                 None
             }
             Body::Listing(listing) => {
-                let seen = Seen {
-                    day: self.day,
-                    flags: flag::MISS,
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.sink.mark(url::seen_hash(&job.url), flag::MISS);
                 self.listing(job, meta, listing);
                 None
             }
@@ -317,17 +278,11 @@ impl Engine {
     fn not_modified(&mut self, job: &Job) {
         tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
         let req_hash = url::seen_hash(&job.url);
-        let flags = match self.store.seen.get(req_hash) {
+        let flags = match self.sink.seen(req_hash) {
             Some(s) if job.entry.update => s.flags,
             _ => flag::MISS,
         };
-        self.store.seen.record(
-            req_hash,
-            Seen {
-                day: self.day,
-                flags,
-            },
-        );
+        self.sink.mark(req_hash, flags);
         if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
             let read_before = self
                 .store
@@ -394,14 +349,10 @@ impl Engine {
 
     /// The request's URL and the final one, as seen today with `flags`.
     fn remember(&mut self, job: &Job, meta: &Meta, flags: u32) {
-        let seen = Seen {
-            day: self.day,
-            flags,
-        };
         let (req_hash, final_hash) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
-        self.store.seen.record(req_hash, seen);
+        self.sink.mark(req_hash, flags);
         if final_hash != req_hash {
-            self.store.seen.record(final_hash, seen);
+            self.sink.mark(final_hash, flags);
         }
     }
 
@@ -443,12 +394,9 @@ impl Engine {
                 });
                 // The publisher reserves the page (like an AI-use signal):
                 // not transient, asked again after `retry_failed_after_days`.
-                let seen = Seen {
-                    day: self.day,
-                    flags: Failure::PaymentRequired.flags(),
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
-                self.store.seen.record(url::seen_hash(&meta.url), seen);
+                let flags = Failure::PaymentRequired.flags();
+                self.sink.mark(url::seen_hash(&job.url), flags);
+                self.sink.mark(url::seen_hash(&meta.url), flags);
                 Outcome::Miss
             }
             Turned::Challenge { .. } => {

@@ -287,7 +287,7 @@ impl Engine {
     /// we stored it (its `updated` / `<lastmod>` on a later day, not in the
     /// future)? `None` for a URL that is not a stored hit.
     fn changed_since_stored(&self, item: &Listed) -> Option<bool> {
-        let seen = self.store.seen.get(url::seen_hash(&item.url))?;
+        let seen = self.sink.seen(url::seen_hash(&item.url))?;
         if seen.flags & crate::store::seen::flag::HIT == 0 {
             return None;
         }

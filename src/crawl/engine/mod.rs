@@ -1,6 +1,7 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
-//! state: the frontier, the seen-set, the shard writer, the id counter and the
-//! counters. Tasks get a [`Job`] and hand back a [`Done`] through
+//! state: the frontier, the [`Sink`] (seen-set, shard writer, WARC file, ids
+//! and the rule that makes a record durable before its URLs are hits) and
+//! the counters. Tasks get a [`Job`] and hand back a [`Done`] through
 //! [`Tasks`]; no locks on the hot path.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -30,10 +31,9 @@ use super::worker::{Answered, Ctx, Done, Job};
 use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
 use crate::record::{HostCounters, StopReason};
-use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
-use crate::store::seen::{SeenSet, day_stamp};
-use crate::store::shard::ShardWriter;
+use crate::store::seen::day_stamp;
+use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
 use crate::url;
 use crate::url::trap::PatternCount;
@@ -49,10 +49,11 @@ pub struct Engine {
     config: Config,
     ctx: Arc<Ctx>,
     frontier: Frontier,
+    /// The shard, the seen-set, the WARC file and ids: what is stored for good.
+    sink: Sink,
     store: Persist,
     log: EventLog,
     run_id: String,
-    state_dir: std::path::PathBuf,
     /// Per host: listing entries older than its cut-off are skipped, links
     /// on its older pages not followed.
     cutoff: Cutoff,
@@ -83,11 +84,9 @@ pub struct Engine {
     extractor_version: String,
 }
 
-/// What the run writes under `data/` (the event log aside).
+/// The state files the run reads and writes under `data/state/` (the
+/// shard, the seen-set and the WARC file are the [`Sink`]'s).
 pub struct Persist {
-    pub seen: SeenSet,
-    pub shard: ShardWriter,
-    pub ids: IdBlocks,
     pub validators: Validators,
     /// What is known of every feed and sitemap (`state/listings/`).
     pub listings: Listings,
@@ -95,8 +94,6 @@ pub struct Persist {
     pub families: crate::store::state::families::Families,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
-    /// This run's WARC file (`crawl.archive`; `None` when off).
-    pub warc: Option<crate::store::warc::WarcWriter>,
 }
 
 /// The sets this run keeps, all empty at the start.
@@ -111,11 +108,6 @@ pub struct RunSets {
     listed_sitemaps: HashSet<u64>,
     /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
     listings_read: HashSet<u64>,
-    /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
-    pending_hits: Vec<u64>,
-    /// Seen hashes of everything stored in this run (request, final and
-    /// canonical URLs), durable or not: no page is stored twice in a run.
-    stored_this_run: HashSet<u64>,
     /// How often each URL (seen hash) was requeued after a Retry-After.
     requeued: HashMap<u64, u8>,
     /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
@@ -143,11 +135,6 @@ pub struct RunSets {
     /// Fresh pages queued from links so far (an HTML listing's read is
     /// useful when it adds some: see `page.rs`).
     fresh_links: u32,
-    /// Stored records not yet in a closed frame: seen hash and text fingerprint.
-    pending_prints: Vec<(u64, u32)>,
-    /// The WARC members of the job being handled (`crawl.archive`), until
-    /// it is stored or its turn is over.
-    captured: Option<crate::store::warc::Captured>,
 }
 
 /// The run's counters: totals and the per-host funnel.
@@ -165,7 +152,6 @@ pub struct Counters {
 pub struct Start {
     pub run_id: String,
     pub started_at: DateTime<Utc>,
-    pub state_dir: std::path::PathBuf,
     pub cutoff: Cutoff,
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
@@ -181,6 +167,7 @@ impl Engine {
     pub fn new(
         config: Config,
         ctx: Arc<Ctx>,
+        sink: Sink,
         store: Persist,
         log: EventLog,
         start: Start,
@@ -199,10 +186,10 @@ impl Engine {
             started_at: start.started_at,
             started: Instant::now(),
             ctx,
+            sink,
             store,
             log,
             run_id: start.run_id,
-            state_dir: start.state_dir,
             cutoff: start.cutoff,
             reach: Reach::default(),
             last: start.last,
@@ -445,7 +432,7 @@ impl Engine {
             None => (None, None),
         };
         if entry.update
-            && let Some(seen) = self.store.seen.get(url::seen_hash(&u))
+            && let Some(seen) = self.sink.seen(url::seen_hash(&u))
         {
             // Asked "changed since the day we stored it?".
             last_modified = Some(http_day(seen.day));

@@ -14,7 +14,7 @@ use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::record::{DateSource, Provenance, Rejection};
-use crate::store::seen::{Seen, flag};
+use crate::store::sink::Hits;
 use crate::url;
 
 impl Engine {
@@ -156,7 +156,7 @@ impl Engine {
     /// The publisher reserves AI training: not stored, not archived
     /// (whatever `crawl.archive` says), noted in the consent log.
     fn withhold(&mut self, job: &Job, meta: &Meta) {
-        self.sets.captured = None;
+        self.sink.drop_held();
         let labels = meta.signals.labels();
         self.host(&job.host).withheld();
         let domain = url::domain(meta.url.host_str().unwrap_or(""));
@@ -180,15 +180,12 @@ impl Engine {
             return self.already_stored(meta, page);
         }
         let hash = url::seen_hash(&meta.url);
-        let Some(seen) = self.store.seen.get(hash) else {
+        let Some(seen) = self.sink.seen(hash) else {
             return self.already_stored(meta, page);
         };
-        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
-        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
-        if let Some(c) = &page.canonical_url {
-            self.sets.stored_this_run.insert(url::seen_hash(c));
-        }
-        let print = crate::store::seen::text_print(&page.text);
+        let hits = Hits::new(&job.url, &meta.url, page.canonical_url.as_ref(), &page.text);
+        self.sink.claim(&hits);
+        let print = hits.print;
         let unchanged = match seen.text_print() {
             // Stored before fingerprints existed: the page's own date decides.
             0 => page.date_modified.is_none_or(|d| {
@@ -199,13 +196,7 @@ impl Engine {
         };
         if unchanged {
             tracing::debug!(url = %meta.url, "asked again after a listing said it changed: text unchanged, not stored again");
-            self.store.seen.record(
-                hash,
-                crate::store::seen::Seen {
-                    day: self.day,
-                    flags: seen.flags,
-                },
-            );
+            self.sink.mark(hash, seen.flags);
         }
         unchanged
     }
@@ -214,14 +205,7 @@ impl Engine {
         // Stored in an earlier run, or in this one (its frame may not be
         // closed yet, so the seen-set does not say it: a redirect onto a
         // page stored minutes ago must not store it twice).
-        let stored = |h: u64| {
-            self.sets.stored_this_run.contains(&h)
-                || self
-                    .store
-                    .seen
-                    .get(h)
-                    .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
-        };
+        let stored = |h: u64| self.sink.is_stored(h);
         stored(url::seen_hash(&meta.url))
             || page
                 .canonical_url
@@ -229,9 +213,37 @@ impl Engine {
                 .is_some_and(|c| stored(url::seen_hash(c)))
     }
 
+    /// Store the page: its record, made of the page and its provenance
+    /// (the held exchange archived with it), goes to the [`Sink`], which
+    /// marks its URLs as hits once the record is durable.
+    ///
+    /// [`Sink`]: crate::store::sink::Sink
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.store.ids.next_id();
-        let mut prov = Provenance {
+        let id = self.sink.next_id();
+        let mut prov = self.provenance(id, job, meta);
+        self.sink.archive_held(&mut prov);
+        let mut article =
+            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
+        if self.config.crawl.paywalled_text == PaywalledText::Flag {
+            crate::extract::record::keep_free_part(&mut article, page);
+        }
+        article.rendered = meta.rendered.is_some_and(|r| r.kept);
+        if job.entry.update {
+            self.host(&job.host).updated += 1;
+            tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
+        }
+        let hits = Hits::new(&job.url, &meta.url, page.canonical_url.as_ref(), &page.text);
+        self.sink.stage(&article, &hits);
+        if self.sink.full() {
+            self.flush();
+        }
+        self.count_stored(job, meta, &article);
+        true
+    }
+
+    /// Where a record comes from: this run, the fetch, its consent signals.
+    fn provenance(&self, id: i64, job: &Job, meta: &Meta) -> Provenance {
+        Provenance {
             id,
             fetched_at: crate::date::format_utc(Utc::now()),
             run_id: Some(self.run_id.clone()),
@@ -250,47 +262,15 @@ impl Engine {
                 .as_deref()
                 .filter(|_| job.entry.update)
                 .map(|l| l.chars().take(10).collect()),
-        };
-        if let Some(captured) = self.sets.captured.take() {
-            self.archive(&captured, Some(&mut prov));
         }
-        let mut article =
-            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
-        if self.config.crawl.paywalled_text == PaywalledText::Flag {
-            crate::extract::record::keep_free_part(&mut article, page);
-        }
-        article.rendered = meta.rendered.is_some_and(|r| r.kept);
-        if job.entry.update {
-            self.host(&job.host).updated += 1;
-            tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
-        }
-        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
-        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
-        if let Some(c) = &page.canonical_url {
-            self.sets.stored_this_run.insert(url::seen_hash(c));
-        }
-        let print = crate::store::seen::text_print(&page.text);
-        self.sets
-            .pending_prints
-            .push((url::seen_hash(&meta.url), print));
-        if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
-            self.sets.pending_hits.push(url::seen_hash(&job.url));
-        }
-        if let Some(c) = &page.canonical_url {
-            self.sets.pending_hits.push(url::seen_hash(c));
-        }
-        // The record waits in the writer's buffer; a frame closes in
-        // `flush` (ids come from this run's own blocks, `store::ids`, so a
-        // crash never hands a stored id out again). A failed flush
-        // keeps the record buffered for the next one, and its URLs are marked
-        // as hits only once it is durable.
-        self.store.shard.buffer(&article);
-        if self.store.shard.full() {
-            self.flush();
-        }
+    }
+
+    /// A record was stored: counted, logged.
+    fn count_stored(&mut self, job: &Job, meta: &Meta, article: &crate::record::Article) {
         self.counts.stored += 1;
         self.health.stored(&job.url);
         self.host(&job.host).stored();
+        let id = article.id;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
         self.log.emit(Event::Stored(event::Stored {
             id,
@@ -301,7 +281,6 @@ impl Engine {
             year: article.year,
             date_source: article.date_source.clone(),
         }));
-        true
     }
 
     /// Hand the display this run's totals as they are now.
@@ -330,48 +309,20 @@ impl Engine {
                 elapsed_s: self.started.elapsed().as_secs(),
             }));
         }
-        if self.store.shard.due() {
+        if self.sink.due() {
             self.flush();
         } else {
             self.log.flush();
         }
     }
 
-    /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
+    /// Make the stored records durable and their URLs hits ([`Sink::flush`]),
+    /// then the event log (not when the WARC sync failed: the frame waits).
+    ///
+    /// [`Sink::flush`]: crate::store::sink::Sink::flush
     pub fn flush(&mut self) {
-        // The archive first: a shard line never points at a WARC record that is not on disk.
-        if let Some(Err(e)) = self.store.warc.as_mut().map(|w| w.sync()) {
-            tracing::error!(error = %e, "WARC sync failed; the shard frame waits");
-            return;
-        }
-        match self.store.shard.flush() {
-            Ok(_) => self.mark_hits(),
-            Err(e) => tracing::error!(error = %e, "shard flush failed"),
-        }
-        if let Err(e) = self.store.seen.flush(&self.state_dir, &self.run_id) {
-            tracing::error!(error = %e, "seen-set flush failed");
-        }
-        self.log.flush();
-    }
-
-    pub(super) fn mark_hits(&mut self) {
-        for hash in std::mem::take(&mut self.sets.pending_hits) {
-            self.store.seen.record(
-                hash,
-                Seen {
-                    day: self.day,
-                    flags: flag::HIT,
-                },
-            );
-        }
-        for (hash, print) in std::mem::take(&mut self.sets.pending_prints) {
-            self.store.seen.record(
-                hash,
-                Seen {
-                    day: self.day,
-                    flags: flag::HIT | (print << flag::TEXT_SHIFT),
-                },
-            );
+        if self.sink.flush() {
+            self.log.flush();
         }
     }
 }

@@ -92,7 +92,7 @@ impl Engine {
         // found by links follow the revisit rule, like pages.
         if !entry.update
             && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
-            && let Some(seen) = self.store.seen.get(hash)
+            && let Some(seen) = self.sink.seen(hash)
             && !seen.due_after(
                 self.day,
                 self.config.crawl.revisit_after_days,

@@ -2,7 +2,7 @@
 //! summary last (it marks the run finished); after an outage, nothing.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -18,7 +18,6 @@ use crate::record::StopReason;
 use crate::record::event::{self, Event};
 use crate::store::DataDir;
 use crate::store::outbox::Inbox;
-use crate::store::shard::ShardWriter;
 use crate::store::state::{self, RunSummary, SeedProblem};
 use crate::url;
 
@@ -48,8 +47,11 @@ pub(super) async fn finish(
     count_backlog(&mut engine, &left.queue);
     let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
     // The files, in this order; the summary last.
-    let shard = close_shard(engine.store.shard)?;
-    engine.store.seen.flush(&data.state, run_id)?;
+    let shard_path = engine.sink.shard_path().to_path_buf();
+    let shard = engine
+        .sink
+        .close()
+        .with_context(|| format!("closing {}", shard_path.display()))?;
     state::save_frontier(&data.state, engine.ctx.partition, &left.queue)?;
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
@@ -267,7 +269,7 @@ fn summarise(
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
     summary.articles_stored = engine.counts.stored;
-    let blocks = engine.store.ids.blocks();
+    let blocks = engine.sink.id_blocks();
     summary.ids = match (blocks.first(), blocks.last()) {
         (Some(first), Some(last)) => Some([first[0], last[1]]),
         _ => None,
@@ -315,15 +317,6 @@ fn set_watermarks(
         started_at,
         |h| complete && engine.reach.is_reached(h) && !engine.reach.is_troubled(h),
     );
-}
-
-/// Close this run's shard (a last frame, synced). Its path, or `None` when
-/// nothing was stored (no file was created).
-fn close_shard(shard: ShardWriter) -> anyhow::Result<Option<PathBuf>> {
-    let path = shard.path().to_path_buf();
-    shard
-        .finish()
-        .with_context(|| format!("closing {}", path.display()))
 }
 
 fn file_name(path: Option<&Path>) -> Option<String> {

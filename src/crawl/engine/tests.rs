@@ -39,20 +39,19 @@ fn engine(dir: &std::path::Path) -> Engine {
     let started_at: DateTime<Utc> = "2026-12-01T06:00:00Z".parse().unwrap();
     let run_id = "20261201T060000Z-abcd";
     let history = RunHistory::load(&data.state).unwrap();
-    let store = setup::open_store(&data, &config, &history, run_id, started_at).unwrap();
+    let (sink, store) = setup::open_store(&data, &config, &history, run_id, started_at).unwrap();
     let opts = Options::default();
     let (ctx, seeds, answers) = setup::worker_context(&config, &opts, &data, started_at).unwrap();
     let start = Start {
         run_id: run_id.into(),
         started_at,
-        state_dir: data.state.clone(),
         cutoff: Cutoff::fixed(None),
         last: None,
         seeds,
         answers,
         progress: Box::new(Quiet),
     };
-    Engine::new(config, ctx, store, EventLog::none(), start)
+    Engine::new(config, ctx, sink, store, EventLog::none(), start)
 }
 
 /// Queue `entry` and take it back as the frontier hands it out: the job a worker gets.
@@ -174,7 +173,7 @@ fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
     let troubled = e.reach.troubled().get("a.test").map(|c| c.to_string());
     assert_eq!(troubled.as_deref(), want.troubled, "{name}: troubled");
     assert_eq!(
-        e.store.seen.get(hash).map(|s| s.flags),
+        e.sink.seen(hash).map(|s| s.flags),
         want.seen,
         "{name}: seen"
     );

@@ -16,17 +16,11 @@ impl Engine {
         entry.kind == Kind::Page && matches!(entry.origin, Origin::Relevant | Origin::Other)
     }
 
-    /// A daily run for `host`: `--min-lastmod auto` and the host was read
-    /// successfully before.
-    fn daily(&self, host: &str) -> bool {
-        self.cutoff.overlap.is_some() && self.cutoff.watermark(host).is_some()
-    }
-
     fn standing(&self, key: &str) -> Standing {
         self.store
             .families
             .get(key)
-            .map_or(Standing::Unknown, |s| s.standing(self.day))
+            .map_or(Standing::Unknown, |s| s.standing(self.facts.day()))
     }
 
     /// Judge a link by its family before it is queued: false when its
@@ -55,7 +49,7 @@ impl Engine {
                 self.host(host).family_stopped();
                 return false;
             }
-            Standing::Unknown | Standing::Explore if self.daily(host) => {
+            Standing::Unknown | Standing::Explore if self.facts.daily(host) => {
                 entry.explore = true;
                 let probes = self.sets.probes.entry(key).or_default();
                 if *probes < STOP_AFTER {
@@ -70,8 +64,12 @@ impl Engine {
             }
             Standing::Unknown | Standing::Explore => {}
         }
-        let fresh_line = self.fresh_since(host).date_naive();
-        let floor = self.cutoff.for_listing(None).map(|f| f.date_naive());
+        let fresh_line = self.facts.fresh_since(host).date_naive();
+        let floor = self
+            .facts
+            .cutoff()
+            .for_listing(None)
+            .map(|f| f.date_naive());
         match trap::url_date(u) {
             Some((d, _)) if floor.is_some_and(|f| d < f) => {
                 // Dated before the crawl's cut-off: not wanted, as a listed
@@ -115,7 +113,7 @@ impl Engine {
         let known = fin != req && self.sets.this_run.contains(&fin);
         let paid = is_article && !known;
         let key = families::key(&job.host, &trap::family(&job.url));
-        let day = self.day;
+        let day = self.facts.day();
         let before = self.standing(&key);
         self.store.families.update(&key, |s| s.fetched(paid, day));
         if before != Standing::Stopped && self.standing(&key) == Standing::Stopped {

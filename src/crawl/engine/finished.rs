@@ -87,7 +87,7 @@ impl Engine {
         self.sink.hold(meta.captured.take().map(|c| *c));
         if !job.freed {
             self.frontier
-                .sent(host, meta.sent_at.saturating_duration_since(self.started));
+                .sent(host, self.facts.since_start(meta.sent_at));
         }
         self.counts.fetched += 1;
         self.host(host).fetched(meta.wire_bytes, meta.gap_wait);
@@ -157,7 +157,7 @@ impl Engine {
                 Validator {
                     etag: meta.etag.clone(),
                     last_modified: meta.last_modified.clone(),
-                    day: self.day,
+                    day: self.facts.day(),
                 },
             );
         }

@@ -100,7 +100,7 @@ impl Engine {
         // This listing's own cut-off: its last full read (see `Cutoff::for_listing`).
         let key = job.url.as_str().to_string();
         let previous = self.store.listings.get(&key).and_then(|s| s.read);
-        let cutoff = self.cutoff.for_listing(previous);
+        let cutoff = self.facts.cutoff().for_listing(previous);
         let is_feed = matches!(parsed.listing, Listing::Feed(_));
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
@@ -159,7 +159,7 @@ impl Engine {
         pages: Vec<Listed>,
         cutoff: Option<chrono::DateTime<Utc>>,
     ) -> PagesRead {
-        let fresh_since = self.fresh_since(&job.host);
+        let fresh_since = self.facts.fresh_since(&job.host);
         let mut read = PagesRead::default();
         let (mut stored, mut updates) = (0usize, Vec::new());
         for item in pages {
@@ -245,8 +245,8 @@ impl Engine {
         let woken = self.sets.woken.contains(&job.host);
         // The undated, the recent and the newest few (against the cut-off of
         // a listing never read), then only those that can have changed.
-        let floor = self.cutoff.for_listing(None);
-        let fresh_since = self.fresh_since(&job.host);
+        let floor = self.facts.cutoff().for_listing(None);
+        let fresh_since = self.facts.fresh_since(&job.host);
         let mut out = Vec::new();
         for child in discover::select_children(&sitemaps, floor, 3, 200) {
             let state = self.store.listings.get(child.url.as_str());
@@ -256,7 +256,7 @@ impl Engine {
                 self.host(&job.host).listing_unchanged();
                 continue;
             }
-            if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.day)) {
+            if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.facts.day())) {
                 tracing::debug!(url = %child.url, "undated child sitemap read recently: not due today");
                 self.host(&job.host).listing_not_due();
                 continue;
@@ -293,7 +293,7 @@ impl Engine {
         }
         Some(item.modified.is_some_and(|modified| {
             let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
-            day > seen.day && modified.date_naive() <= self.today
+            day > seen.day && modified.date_naive() <= self.facts.today()
         }))
     }
 
@@ -359,7 +359,7 @@ impl Engine {
         let Some(state) = self.store.listings.get(u.as_str()) else {
             return false;
         };
-        if state.due(self.day) {
+        if state.due(self.facts.day()) {
             return false;
         }
         let (day, every) = (state.day, state.every);

@@ -8,9 +8,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
+mod facts;
 mod family;
 mod finished;
 mod listing;
@@ -32,11 +33,11 @@ use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
 use crate::record::{HostCounters, StopReason};
 use crate::store::outbox::Inbox;
-use crate::store::seen::day_stamp;
 use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
 use crate::url;
 use crate::url::trap::PatternCount;
+use facts::Facts;
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
@@ -53,20 +54,11 @@ pub struct Engine {
     sink: Sink,
     store: Persist,
     log: EventLog,
-    run_id: String,
-    /// Per host: listing entries older than its cut-off are skipped, links
-    /// on its older pages not followed.
-    cutoff: Cutoff,
+    /// What the run is: id, day, start, cut-offs (immutable).
+    facts: Facts,
     /// Which hosts answered, which could not be read as sources (outages).
     reach: Reach,
-    /// The previous run's summary.
-    last: Option<RunSummary>,
     seeds: Vec<Entry>,
-    today: NaiveDate,
-    day: u32,
-    /// The run's start on the calendar (see `crawl::run_clock`).
-    started_at: DateTime<Utc>,
-    started: Instant,
     /// Admission, page caps and probation for hosts outside the sources.
     open: OpenScope,
     progress: Box<dyn super::Progress>,
@@ -80,8 +72,6 @@ pub struct Engine {
     answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
     fetch_secs: f64,
-    /// `extractor_version` of the records this run stores.
-    extractor_version: String,
 }
 
 /// The state files the run reads and writes under `data/state/` (the
@@ -181,18 +171,19 @@ impl Engine {
             open: OpenScope::new(c.scope_params()),
             progress: start.progress,
             progress_at: Instant::now(),
-            day: day_stamp(start.started_at),
-            today: start.started_at.date_naive(),
-            started_at: start.started_at,
-            started: Instant::now(),
+            facts: Facts::new(
+                start.run_id,
+                start.started_at,
+                start.cutoff,
+                start.last,
+                c.lastmod_overlap.0,
+                crate::extract::version::version(&config.keywords),
+            ),
             ctx,
             sink,
             store,
             log,
-            run_id: start.run_id,
-            cutoff: start.cutoff,
             reach: Reach::default(),
-            last: start.last,
             seeds: start.seeds,
             sets: RunSets {
                 handover,
@@ -201,7 +192,6 @@ impl Engine {
             counts: Counters::default(),
             answers: Some(start.answers),
             fetch_secs: 1.0,
-            extractor_version: crate::extract::version::version(&config.keywords),
             config,
         }
     }
@@ -211,18 +201,12 @@ type Answers = mpsc::UnboundedReceiver<Answered>;
 
 impl Engine {
     pub(super) fn now(&self) -> Duration {
-        self.started.elapsed()
+        self.facts.now()
     }
 
-    /// Since when a listed URL of `host` counts as fresh (the day's new
-    /// items, served before the archive's backlog): the host's watermark
-    /// (minus the overlap), or on its first run the overlap before now.
+    /// [`Facts::fresh_since`] (for `setup.rs`).
     pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
-        self.cutoff.watermark(host).unwrap_or_else(|| {
-            self.started_at
-                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0)
-                    .unwrap_or_default()
-        })
+        self.facts.fresh_since(host)
     }
 
     pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
@@ -264,7 +248,7 @@ impl Engine {
     /// A worker's answer is in: the request's send time counts for the gap,
     /// and the host's slot is free while the body is parsed.
     fn take_answer(&mut self, a: Answered) {
-        let sent = a.sent_at.saturating_duration_since(self.started);
+        let sent = self.facts.since_start(a.sent_at);
         let took = Instant::now().saturating_duration_since(a.sent_at);
         self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
         self.frontier.sent(&a.host, sent);
@@ -310,9 +294,10 @@ impl Engine {
         answers: &mut Answers,
     ) -> StopReason {
         let c = self.config.crawl.clone();
-        let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
+        let deadline =
+            (c.max_duration.0 > Duration::ZERO).then(|| self.facts.started() + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
-        let mut next_reseed = self.started + reseed;
+        let mut next_reseed = self.facts.started() + reseed;
         let mut tasks = Tasks::default();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -38,7 +38,7 @@ impl Engine {
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
         let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
-        let too_old = match (self.cutoff.for_host(&job.host), page.date) {
+        let too_old = match (self.facts.cutoff().for_host(&job.host), page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
         };
@@ -222,8 +222,12 @@ impl Engine {
         let id = self.sink.next_id();
         let mut prov = self.provenance(id, job, meta);
         self.sink.archive_held(&mut prov);
-        let mut article =
-            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
+        let mut article = crate::extract::record::article(
+            page,
+            &meta.url,
+            &prov,
+            &self.facts.extractor_version(),
+        );
         if self.config.crawl.paywalled_text == PaywalledText::Flag {
             crate::extract::record::keep_free_part(&mut article, page);
         }
@@ -246,12 +250,12 @@ impl Engine {
         Provenance {
             id,
             fetched_at: crate::date::format_utc(Utc::now()),
-            run_id: Some(self.run_id.clone()),
+            run_id: Some(self.facts.run_id().to_string()),
             robots_hash: crate::store::consent::robots_hash_hex(meta.robots_hash),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            extracted_on: self.today.format("%Y-%m-%d").to_string(),
+            extracted_on: self.facts.today().format("%Y-%m-%d").to_string(),
             warc_file: None,
             warc_offset: None,
             updated: job.entry.update,
@@ -306,7 +310,7 @@ impl Engine {
                 fetched: self.counts.fetched,
                 stored: self.counts.stored,
                 errors: self.counts.errors,
-                elapsed_s: self.started.elapsed().as_secs(),
+                elapsed_s: self.facts.started().elapsed().as_secs(),
             }));
         }
         if self.sink.due() {

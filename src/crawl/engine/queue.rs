@@ -31,7 +31,7 @@ impl Engine {
         let host = url::host_key(url);
         if entry.origin != Origin::Seed {
             let rules = self.config.crawl.traps.rules();
-            let today = self.today;
+            let today = self.facts.today();
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
                 let from =
@@ -94,7 +94,7 @@ impl Engine {
             && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
             && let Some(seen) = self.sink.seen(hash)
             && !seen.due_after(
-                self.day,
+                self.facts.day(),
                 self.config.crawl.revisit_after_days,
                 self.config.crawl.retry_failed_after_days,
             )

@@ -61,17 +61,25 @@ pub(super) async fn finish(
     engine.store.validators.save(&data.state, run_id)?;
     engine.store.listings.save(&data.state, run_id)?;
     engine.store.families.save(&data.state, run_id)?;
-    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
+    state::save_doc_cache(
+        &data.state,
+        &engine.ctx.net.doc_cache(),
+        engine.facts.day(),
+        run_id,
+    )?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
-    report_sources_down(&engine.reach, &engine.cutoff, &mut engine.log);
+    report_sources_down(&engine.reach, &engine.facts.cutoff(), &mut engine.log);
     summary.seed_problems = seed_problems(&engine.health);
     let health = engine.health.finish(Utc::now(), stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
-    engine
-        .log
-        .emit(done_event(&summary, stop, &engine.counts, engine.started));
+    engine.log.emit(done_event(
+        &summary,
+        stop,
+        &engine.counts,
+        engine.facts.started(),
+    ));
     engine.log.flush();
     engine.progress.finish(stop);
     tracing::info!(
@@ -147,7 +155,7 @@ fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
     let busy = hosts_where(&|o| o.fresh > 0);
     // Hosts whose feed brought fresh URLs: the others listings repeated.
     let fed = hosts_where(&|o| o.feed && o.fresh > 0);
-    let day = engine.day;
+    let day = engine.facts.day();
     for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
         let read = if o.fresh + o.updates + credit.get(url.as_str()).copied().unwrap_or(0) > 0 {
             state::Read::Useful
@@ -195,7 +203,7 @@ fn finish_outage(
         stored: 0,
         errors: engine.counts.errors,
         queue_left: None,
-        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        elapsed_s: engine.facts.started().elapsed().as_secs_f64(),
         shard: None,
         outage: Some(cause.clone()),
     }));
@@ -300,7 +308,7 @@ fn set_watermarks(
     left: &Leftover,
 ) {
     let complete = stop != StopReason::Interrupted;
-    let previous = engine.last.as_ref();
+    let previous = engine.facts.last();
     summary.set_watermark(previous, complete);
     let touched: Vec<String> = engine
         .reach

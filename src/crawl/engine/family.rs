@@ -38,7 +38,7 @@ impl Engine {
         match self.standing(&key) {
             Standing::Stopped => {
                 tracing::debug!(url = %u, family = %key, "URL family brought no article in its last fetches: not queued");
-                self.host(host).family_stopped();
+                self.ledger.host(host).family_stopped();
                 return false;
             }
             Standing::Pays => {}
@@ -46,7 +46,7 @@ impl Engine {
                 // Exploration goes one step deep: a tag page's own pages wait
                 // until the tag pages have shown they pay.
                 tracing::debug!(url = %u, family = %key, "link from an exploration page to a family not known to pay: not queued");
-                self.host(host).family_stopped();
+                self.ledger.host(host).family_stopped();
                 return false;
             }
             Standing::Unknown | Standing::Explore if self.facts.daily(host) => {
@@ -94,7 +94,7 @@ impl Engine {
             return false;
         }
         tracing::debug!(url = %u, family = %key, "URL family stopped paying since this link was queued: not fetched");
-        self.host(host).family_stopped();
+        self.ledger.host(host).family_stopped();
         true
     }
 
@@ -119,7 +119,7 @@ impl Engine {
         if before != Standing::Stopped && self.standing(&key) == Standing::Stopped {
             tracing::info!(host = %job.host, family = %key, "URL family stopped: its last pages brought no article");
             let fam = trap::family(&job.url);
-            self.host(&job.host).families_stopped.push(fam);
+            self.ledger.host(&job.host).families_stopped.push(fam);
         }
     }
 }

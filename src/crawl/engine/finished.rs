@@ -29,8 +29,7 @@ impl Engine {
             return;
         };
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
-        self.counts.errors += 1;
-        self.host(&lost.host).record(Answer::Panicked);
+        self.ledger.panicked(&lost.host);
         self.close_host(&lost.host, Some(Outcome::Error));
         self.log_failure(&lost.url, Answer::Panicked, cause);
     }
@@ -50,7 +49,7 @@ impl Engine {
     /// acted on.
     pub(super) fn handle(&mut self, done: Done) {
         let answer = outcome::classify(&done);
-        self.health.observe(&done, answer);
+        self.ledger.observe(&done, answer);
         let Done {
             job,
             robots,
@@ -62,12 +61,9 @@ impl Engine {
         {
             self.take_robots(&host, r);
         }
-        if job.entry.reads_source() {
-            self.reach.source(&host);
-        }
-        self.host(&host).record(answer);
         let status = result.as_ref().ok().map(|(meta, _)| meta.status);
-        self.reach.record(&host, status, answer);
+        let source = job.entry.reads_source();
+        self.ledger.answer(&host, source, status, answer);
         match result {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
@@ -89,9 +85,9 @@ impl Engine {
             self.frontier
                 .sent(host, self.facts.since_start(meta.sent_at));
         }
-        self.counts.fetched += 1;
-        self.host(host).fetched(meta.wire_bytes, meta.gap_wait);
-        self.host(host).answered(job.entry.kind != Kind::Page);
+        let listing = job.entry.kind != Kind::Page;
+        self.ledger
+            .fetched(host, meta.wire_bytes, meta.gap_wait, listing);
         self.log.emit(Event::Fetch(event::Fetch {
             url: job.url.to_string(),
             final_url: meta.url.to_string(),
@@ -183,7 +179,7 @@ impl Engine {
     /// host is troubled); a page is kept for the next run.
     fn transient(&mut self, job: &Job, cause: Cause) {
         if job.entry.reads_source() {
-            self.reach.trouble(&job.host, cause);
+            self.ledger.trouble(&job.host, cause);
         } else {
             // Not remembered in the seen-set: tried again next run.
             self.sets.kept.push(job.entry.clone());
@@ -196,7 +192,7 @@ impl Engine {
             self.wake_listings(&host, "a listing failed");
         }
         let plan = outcome::error_plan(&e, |u| self.sets.handover.owns(u));
-        self.counts.errors += u64::from(plan.counts_as_error());
+        self.ledger.errors(u64::from(plan.counts_as_error()));
         match &plan {
             ErrorPlan::PutBack => {
                 // Not sent: put it back for --resume.
@@ -219,7 +215,7 @@ impl Engine {
                 // work waits for the next run, and its cut-off stays.
                 self.rest_host(&host, None);
                 self.sets.kept.push(job.entry.clone());
-                self.reach.trouble(&host, Cause::Rested);
+                self.ledger.trouble(&host, Cause::Rested);
             }
             ErrorPlan::Remember(failure) => {
                 // Will not go away by tomorrow: remembered with its class.
@@ -249,7 +245,7 @@ impl Engine {
             Body::Turned(t) => Some(self.turned_away(job, meta, t, answer)),
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
-                self.counts.errors += 1;
+                self.ledger.errors(1);
                 self.log_failure(&job.url, answer, cause);
                 None
             }
@@ -378,7 +374,7 @@ impl Engine {
     /// A bot challenge or a `402 Payment Required`: counted under its own
     /// class and logged; never stored, its links never followed.
     fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned, answer: Answer) -> Outcome {
-        self.counts.errors += 1;
+        self.ledger.errors(1);
         self.log_failure(&job.url, answer, t.describe());
         tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
         match t {
@@ -387,7 +383,7 @@ impl Engine {
                 error,
                 terms,
             } => {
-                self.host(&job.host).payment = Some(crate::record::PaymentAsked {
+                self.ledger.host(&job.host).payment = Some(crate::record::PaymentAsked {
                     price,
                     error,
                     terms,

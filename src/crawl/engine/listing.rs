@@ -36,7 +36,8 @@ impl Engine {
         }));
         if robots.content_usage.malformed > 0 {
             tracing::info!(%host, lines = robots.content_usage.malformed, "robots.txt: malformed Content-Usage lines ignored");
-            self.host(host)
+            self.ledger
+                .host(host)
                 .bad_content_usage(robots.content_usage.malformed);
         }
         let signals: Vec<String> = robots
@@ -55,12 +56,14 @@ impl Engine {
             });
         match &robots.outcome {
             crate::record::RobotsOutcome::Parsed(status)
-            | crate::record::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
+            | crate::record::RobotsOutcome::AllowAll(status) => {
+                self.ledger.robots_answered(host, *status)
+            }
             crate::record::RobotsOutcome::DisallowAll(why) => {
                 // Unreachable today: the host's queue is kept for the next run
                 // and its cut-off stays where it was.
                 let error = robots.error.as_ref().map(crate::net::FetchError::class);
-                self.reach.robots_down(host, why, error);
+                self.ledger.robots_down(host, why, error);
                 let reason = event::RestReason::Robots(why.clone());
                 let kept = self.rest_host(host, Some(reason));
                 tracing::info!(%host, %why, kept, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
@@ -85,7 +88,7 @@ impl Engine {
         if !full {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
-            self.host(&job.host).bad_listing();
+            self.ledger.host(&job.host).bad_listing();
             if parsed.cut > 0 {
                 self.capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
             }
@@ -232,7 +235,7 @@ impl Engine {
     fn children(&mut self, job: &Job, sitemaps: Vec<Listed>) -> Vec<(Listed, bool)> {
         // Nesting is counted from where the chain started (a seed or robots.txt: 0).
         if !sitemaps.is_empty() && job.entry.depth + 1 >= MAX_SITEMAP_DEPTH {
-            self.host(&job.host).bad_listing();
+            self.ledger.host(&job.host).bad_listing();
             tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
             self.log.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
@@ -253,12 +256,12 @@ impl Engine {
             let lastmod = child.lastmod.map(|d| d.with_timezone(&Utc));
             if state.is_some_and(|s| s.unchanged_since_read(lastmod)) {
                 tracing::debug!(url = %child.url, ?lastmod, "child sitemap unchanged since our last full read: not asked");
-                self.host(&job.host).listing_unchanged();
+                self.ledger.host(&job.host).listing_unchanged();
                 continue;
             }
             if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.facts.day())) {
                 tracing::debug!(url = %child.url, "undated child sitemap read recently: not due today");
-                self.host(&job.host).listing_not_due();
+                self.ledger.host(&job.host).listing_not_due();
                 continue;
             }
             let never_read = state.is_none_or(|s| s.read.is_none());
@@ -369,7 +372,7 @@ impl Engine {
         }
         held.push(entry.clone());
         tracing::debug!(url = %u, last_day = day, every_days = every, "listing not due today: not asked");
-        self.host(&host).listing_not_due();
+        self.ledger.host(&host).listing_not_due();
         true
     }
 }

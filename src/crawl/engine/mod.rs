@@ -4,7 +4,7 @@
 //! the counters. Tasks get a [`Job`] and hand back a [`Done`] through
 //! [`Tasks`]; no locks on the hot path.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 mod facts;
 mod family;
 mod finished;
+mod ledger;
 mod listing;
 mod page;
 mod queue;
@@ -26,18 +27,19 @@ mod tests;
 use super::events::EventLog;
 use super::handover::Handover;
 use super::interrupt::Interrupt;
-use super::reach::{Cutoff, Reach};
+use super::reach::Cutoff;
 use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Ctx, Done, Job};
 use crate::config::{Config, Scope};
 use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
-use crate::record::{HostCounters, StopReason};
+use crate::record::StopReason;
 use crate::store::outbox::Inbox;
 use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
 use crate::url;
 use crate::url::trap::PatternCount;
 use facts::Facts;
+use ledger::Ledger;
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
@@ -56,18 +58,12 @@ pub struct Engine {
     log: EventLog,
     /// What the run is: id, day, start, cut-offs (immutable).
     facts: Facts,
-    /// Which hosts answered, which could not be read as sources (outages).
-    reach: Reach,
     seeds: Vec<Entry>,
     /// Admission, page caps and probation for hosts outside the sources.
     open: OpenScope,
-    progress: Box<dyn super::Progress>,
-    /// When the last `progress` event was written.
-    progress_at: Instant,
     sets: RunSets,
-    counts: Counters,
-    /// What this run saw of each source (`state/health/<run-id>.json`).
-    health: super::tally::Tally,
+    /// Totals, host funnels, source health and reach, the progress display.
+    ledger: Ledger,
     /// Tasks' [`Answered`] messages (taken by `run` while it runs).
     answers: Option<mpsc::UnboundedReceiver<Answered>>,
     /// Moving average of a fetch's time from send to read body, seconds (for pacing).
@@ -127,17 +123,6 @@ pub struct RunSets {
     fresh_links: u32,
 }
 
-/// The run's counters: totals and the per-host funnel.
-#[derive(Default)]
-pub struct Counters {
-    /// Responses received.
-    fetched: u64,
-    stored: u64,
-    errors: u64,
-    /// By host name (sorted, as `last_run.json` and the table list them).
-    hosts: BTreeMap<String, HostCounters>,
-}
-
 /// What a run starts from besides the config.
 pub struct Start {
     pub run_id: String,
@@ -166,11 +151,9 @@ impl Engine {
         let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
         let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
-            health,
+            ledger: Ledger::new(health, start.progress),
             frontier: Frontier::new(c.frontier_params()),
             open: OpenScope::new(c.scope_params()),
-            progress: start.progress,
-            progress_at: Instant::now(),
             facts: Facts::new(
                 start.run_id,
                 start.started_at,
@@ -183,13 +166,11 @@ impl Engine {
             sink,
             store,
             log,
-            reach: Reach::default(),
             seeds: start.seeds,
             sets: RunSets {
                 handover,
                 ..RunSets::default()
             },
-            counts: Counters::default(),
             answers: Some(start.answers),
             fetch_secs: 1.0,
             config,
@@ -207,10 +188,6 @@ impl Engine {
     /// [`Facts::fresh_since`] (for `setup.rs`).
     pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
         self.facts.fresh_since(host)
-    }
-
-    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
-        self.counts.hosts.entry(host.to_string()).or_default()
     }
 
     /// The hosts this runner crawls.
@@ -308,7 +285,7 @@ impl Engine {
             {
                 break StopReason::MaxDuration;
             }
-            if c.max_hits > 0 && self.counts.stored >= c.max_hits {
+            if c.max_hits > 0 && self.ledger.counts().stored >= c.max_hits {
                 break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
@@ -426,7 +403,9 @@ impl Engine {
             self.frontier.released(&host, self.now());
             return;
         }
-        self.host(&host).dispatched(entry.backlog, entry.explore);
+        self.ledger
+            .host(&host)
+            .dispatched(entry.backlog, entry.explore);
         tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
         let job = Job {
             host,

@@ -2,8 +2,6 @@
 //! an article older than the cut-off), then decide whether to store it and
 //! append the record to the shard.
 
-use std::time::{Duration, Instant};
-
 use chrono::Utc;
 
 use super::Engine;
@@ -21,15 +19,16 @@ impl Engine {
     /// Decide about a page; returns whether it was stored.
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
         let relevant = page.relevance.relevant;
-        self.host(&job.host).page(page.is_article, relevant);
+        self.ledger.host(&job.host).page(page.is_article, relevant);
         if let Some(r) = meta.rendered.filter(|r| r.ok) {
             let ms = r.wall.as_millis() as u64;
-            self.host(&job.host).rendered(ms, r.requests);
+            self.ledger.host(&job.host).rendered(ms, r.requests);
         }
-        self.host(&job.host)
+        self.ledger
+            .host(&job.host)
             .bad_content_usage(meta.signals.malformed);
         if page.is_article && relevant {
-            self.host(&job.host).consent(&meta.signals);
+            self.ledger.host(&job.host).consent(&meta.signals);
         }
         for cause in &page.cuts {
             self.capped(&job.host, &meta.url, *cause);
@@ -158,7 +157,7 @@ impl Engine {
     fn withhold(&mut self, job: &Job, meta: &Meta) {
         self.sink.drop_held();
         let labels = meta.signals.labels();
-        self.host(&job.host).withheld();
+        self.ledger.host(&job.host).withheld();
         let domain = url::domain(meta.url.host_str().unwrap_or(""));
         self.store
             .consent
@@ -233,7 +232,7 @@ impl Engine {
         }
         article.rendered = meta.rendered.is_some_and(|r| r.kept);
         if job.entry.update {
-            self.host(&job.host).updated += 1;
+            self.ledger.host(&job.host).updated += 1;
             tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
         }
         let hits = Hits::new(&job.url, &meta.url, page.canonical_url.as_ref(), &page.text);
@@ -271,9 +270,7 @@ impl Engine {
 
     /// A record was stored: counted, logged.
     fn count_stored(&mut self, job: &Job, meta: &Meta, article: &crate::record::Article) {
-        self.counts.stored += 1;
-        self.health.stored(&job.url);
-        self.host(&job.host).stored();
+        self.ledger.stored(&job.host, &job.url);
         let id = article.id;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
         self.log.emit(Event::Stored(event::Stored {
@@ -289,12 +286,8 @@ impl Engine {
 
     /// Hand the display this run's totals as they are now.
     pub fn show_totals(&mut self) {
-        self.progress.update(crate::crawl::Totals {
-            fetched: self.counts.fetched,
-            stored: self.counts.stored,
-            queued: self.frontier.len(),
-            requests: self.ctx.net.requests(),
-        });
+        let (queued, requests) = (self.frontier.len(), self.ctx.net.requests());
+        self.ledger.show(queued, requests);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
@@ -302,16 +295,9 @@ impl Engine {
         let queued = self.frontier.len();
         let requests = self.ctx.net.requests();
         self.show_totals();
-        if self.progress_at.elapsed() >= Duration::from_secs(10) {
-            self.progress_at = Instant::now();
-            self.log.emit(Event::Progress(event::Progress {
-                queue: queued,
-                requests,
-                fetched: self.counts.fetched,
-                stored: self.counts.stored,
-                errors: self.counts.errors,
-                elapsed_s: self.facts.started().elapsed().as_secs(),
-            }));
+        let elapsed = self.facts.now();
+        if let Some(e) = self.ledger.progress_event(queued, requests, elapsed) {
+            self.log.emit(e);
         }
         if self.sink.due() {
             self.flush();

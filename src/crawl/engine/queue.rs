@@ -73,7 +73,7 @@ impl Engine {
             if child_sitemap {
                 self.sets.listed_sitemaps.insert(hash);
             }
-            self.host(&host).queued();
+            self.ledger.host(&host).queued();
             true
         } else {
             false
@@ -102,7 +102,7 @@ impl Engine {
             match Failure::from_flags(seen.flags) {
                 Some(f) => {
                     tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
-                    self.host(&url::host_key(url)).known_failure();
+                    self.ledger.host(&url::host_key(url)).known_failure();
                 }
                 None => {
                     tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
@@ -117,7 +117,7 @@ impl Engine {
     /// it then counts as met in this run).
     fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
         self.sets.this_run.insert(hash);
-        self.host(host).trapped();
+        self.ledger.host(host).trapped();
         let shown: String = url.as_str().chars().take(300).collect();
         tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
         self.log.emit(Event::Trap(event::TrapMet {
@@ -131,7 +131,7 @@ impl Engine {
     /// A parsing limit cut a page or listing: counted for the host, logged.
     pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
         tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
-        self.host(host).capped(cause.as_str());
+        self.ledger.host(host).capped(cause.as_str());
         self.log.emit(Event::Capped(event::Capped {
             url: url.as_str().chars().take(300).collect(),
             cause,

@@ -8,7 +8,8 @@ use std::time::Instant;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
-use super::{Counters, Engine};
+use super::Engine;
+use super::ledger::Counts;
 use crate::crawl::RunEnd;
 use crate::crawl::events::EventLog;
 use crate::crawl::reach::{self, Cutoff, Reach};
@@ -33,7 +34,7 @@ pub(super) async fn finish(
     inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
     let outage = (stop != StopReason::Interrupted)
-        .then(|| engine.reach.outage())
+        .then(|| engine.ledger.reach().outage())
         .flatten();
     if let Some(cause) = outage {
         return finish_outage(engine, stop, run_id, cause);
@@ -69,23 +70,27 @@ pub(super) async fn finish(
     )?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
-    report_sources_down(&engine.reach, &engine.facts.cutoff(), &mut engine.log);
-    summary.seed_problems = seed_problems(&engine.health);
-    let health = engine.health.finish(Utc::now(), stop);
+    report_sources_down(
+        engine.ledger.reach(),
+        &engine.facts.cutoff(),
+        &mut engine.log,
+    );
+    summary.seed_problems = seed_problems(engine.ledger.health());
+    let health = engine.ledger.finish_health(stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
     engine.log.emit(done_event(
         &summary,
         stop,
-        &engine.counts,
+        engine.ledger.counts(),
         engine.facts.started(),
     ));
     engine.log.flush();
-    engine.progress.finish(stop);
+    engine.ledger.finish_display(stop);
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
-        stored = engine.counts.stored,
+        stored = engine.ledger.counts().stored,
         queue_left = summary.queue_left,
         "crawl finished"
     );
@@ -96,7 +101,7 @@ pub(super) async fn finish(
         stopped_by: stop,
         shard,
         fetched: summary.pages_fetched,
-        stored: engine.counts.stored,
+        stored: engine.ledger.counts().stored,
         hosts: summary.hosts,
         render: None,
     })
@@ -177,7 +182,7 @@ fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
 fn count_backlog(engine: &mut Engine, queue: &[Entry]) {
     for e in queue {
         if let Some(u) = url::parse(&e.url) {
-            engine.host(&url::host_key(&u)).backlog += 1;
+            engine.ledger.host(&url::host_key(&u)).backlog += 1;
         }
     }
 }
@@ -194,14 +199,14 @@ fn finish_outage(
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
     engine.store.consent.discard();
-    let hosts = engine.counts.hosts.clone();
+    let hosts = engine.ledger.hosts().clone();
     engine.log.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
         requests,
-        fetched: engine.counts.fetched,
+        fetched: engine.ledger.counts().fetched,
         stored: 0,
-        errors: engine.counts.errors,
+        errors: engine.ledger.counts().errors,
         queue_left: None,
         elapsed_s: engine.facts.started().elapsed().as_secs_f64(),
         shard: None,
@@ -209,7 +214,7 @@ fn finish_outage(
     }));
     engine.log.flush();
     engine.show_totals();
-    engine.progress.finish(StopReason::Outage);
+    engine.ledger.finish_display(StopReason::Outage);
     Ok(RunEnd {
         run_id: run_id.to_string(),
         interrupted: false,
@@ -276,7 +281,7 @@ fn summarise(
     summary.run.stopped_by = Some(stop.into());
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
-    summary.articles_stored = engine.counts.stored;
+    summary.articles_stored = engine.ledger.counts().stored;
     let blocks = engine.sink.id_blocks();
     summary.ids = match (blocks.first(), blocks.last()) {
         (Some(first), Some(last)) => Some([first[0], last[1]]),
@@ -286,11 +291,11 @@ fn summarise(
     summary.partition = Some(engine.ctx.partition);
     summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
     set_watermarks(&mut summary, engine, stop, started_at, left);
-    summary.hosts = engine.counts.hosts.clone();
+    summary.hosts = engine.ledger.hosts().clone();
     summary.queue_left = left.queue.len() as u64;
     summary.kept_for_next_run = left.kept_for_next as u64;
     summary.unread_listings = left.unread_listings as u64;
-    summary.sources_down = engine.reach.troubled().keys().cloned().collect();
+    summary.sources_down = engine.ledger.reach().troubled().keys().cloned().collect();
     summary
 }
 
@@ -311,7 +316,8 @@ fn set_watermarks(
     let previous = engine.facts.last();
     summary.set_watermark(previous, complete);
     let touched: Vec<String> = engine
-        .reach
+        .ledger
+        .reach()
         .sources()
         .map(str::to_string)
         .chain(left.unread_hosts.iter().cloned())
@@ -323,7 +329,9 @@ fn set_watermarks(
         previous.and_then(|p| p.last_success_started_at),
         touched.iter().map(String::as_str),
         started_at,
-        |h| complete && engine.reach.is_reached(h) && !engine.reach.is_troubled(h),
+        |h| {
+            complete && engine.ledger.reach().is_reached(h) && !engine.ledger.reach().is_troubled(h)
+        },
     );
 }
 
@@ -363,12 +371,7 @@ fn seed_problems(health: &Tally) -> Vec<SeedProblem> {
 }
 
 /// The `done` event of a run that saved its state.
-fn done_event(
-    summary: &RunSummary,
-    stop: StopReason,
-    counts: &Counters,
-    started: Instant,
-) -> Event {
+fn done_event(summary: &RunSummary, stop: StopReason, counts: Counts, started: Instant) -> Event {
     Event::Done(event::Done {
         run_id: summary.run.run_id.clone(),
         stopped_by: stop,

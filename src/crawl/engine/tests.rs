@@ -158,7 +158,7 @@ fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
         robots: None,
         result,
     });
-    let host = &e.counts.hosts["a.test"];
+    let host = &e.ledger.hosts()["a.test"];
     assert_eq!(
         serde_json::to_string(&host.errors).unwrap(),
         want.errors,
@@ -170,14 +170,23 @@ fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
         "{name}: kept for the next run"
     );
     assert_eq!(e.frontier.len(), want.queued, "{name}: back in the queue");
-    let troubled = e.reach.troubled().get("a.test").map(|c| c.to_string());
+    let troubled = e
+        .ledger
+        .reach()
+        .troubled()
+        .get("a.test")
+        .map(|c| c.to_string());
     assert_eq!(troubled.as_deref(), want.troubled, "{name}: troubled");
     assert_eq!(
         e.sink.seen(hash).map(|s| s.flags),
         want.seen,
         "{name}: seen"
     );
-    assert_eq!(e.counts.errors, want.run_errors, "{name}: run errors");
+    assert_eq!(
+        e.ledger.counts().errors,
+        want.run_errors,
+        "{name}: run errors"
+    );
     // A robots.txt refusal is counted as such, and a 304 as one.
     assert_eq!(
         host.disallowed,
@@ -199,7 +208,7 @@ fn an_outage_needs_a_network_failure_and_no_answer() {
         robots: None,
         result: Err(FetchError::Dns("no such host".into())),
     });
-    let why = e.reach.outage().expect("an outage");
+    let why = e.ledger.reach().outage().expect("an outage");
     assert!(why.contains("dns 1"), "{why}");
     let j = job(
         &mut e,
@@ -211,5 +220,5 @@ fn an_outage_needs_a_network_failure_and_no_answer() {
         robots: None,
         result: Ok((meta, Body::Status(404))),
     });
-    assert_eq!(e.reach.outage(), None, "a 404 is an answer");
+    assert_eq!(e.ledger.reach().outage(), None, "a 404 is an answer");
 }

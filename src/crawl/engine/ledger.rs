@@ -1,0 +1,170 @@
+//! The run's ledger: its totals (responses, records stored, errors), each
+//! host's funnel (`record::HostCounters`), the health tally of its sources
+//! (`crawl::tally`), which hosts answered and which could not be read
+//! (`crawl::reach`), and the progress display fed from them. The engine
+//! tells it what happened; it keeps the books and says what they hold.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::crawl::reach::{Cause, Reach};
+use crate::crawl::tally::Tally;
+use crate::crawl::worker::Done;
+use crate::crawl::{Progress, Totals};
+use crate::record::event::{self, Event};
+use crate::record::{Answer, FailureClass, HostCounters, StopReason};
+use crate::url::Url;
+
+/// How often a `progress` event is written.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// The run's totals at one moment.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Counts {
+    /// Responses received.
+    pub fetched: u64,
+    pub stored: u64,
+    pub errors: u64,
+}
+
+pub(super) struct Ledger {
+    counts: Counts,
+    /// By host name (sorted, as `last_run.json` and the table list them).
+    hosts: BTreeMap<String, HostCounters>,
+    /// What this run saw of each source (`state/health/<run-id>.json`).
+    health: Tally,
+    /// Which hosts answered, which could not be read as sources (outages).
+    reach: Reach,
+    progress: Box<dyn Progress>,
+    /// When the last `progress` event was written.
+    progress_at: Instant,
+}
+
+impl Ledger {
+    pub(super) fn new(health: Tally, progress: Box<dyn Progress>) -> Ledger {
+        Ledger {
+            counts: Counts::default(),
+            hosts: BTreeMap::new(),
+            health,
+            reach: Reach::default(),
+            progress,
+            progress_at: Instant::now(),
+        }
+    }
+
+    /// The counters of `host` (opened at zero).
+    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
+        self.hosts.entry(host.to_string()).or_default()
+    }
+
+    pub(super) fn hosts(&self) -> &BTreeMap<String, HostCounters> {
+        &self.hosts
+    }
+
+    pub(super) fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    pub(super) fn reach(&self) -> &Reach {
+        &self.reach
+    }
+
+    pub(super) fn health(&self) -> &Tally {
+        &self.health
+    }
+
+    /// A finished job, classified: the health tally's share.
+    pub(super) fn observe(&mut self, done: &Done, answer: Answer) {
+        self.health.observe(done, answer);
+    }
+
+    /// A finished job's answer for its host (`source`: it read a seed,
+    /// feed or sitemap), and `status` when a response came.
+    pub(super) fn answer(&mut self, host: &str, source: bool, status: Option<u16>, answer: Answer) {
+        if source {
+            self.reach.source(host);
+        }
+        self.host(host).record(answer);
+        self.reach.record(host, status, answer);
+    }
+
+    /// A response came.
+    pub(super) fn fetched(&mut self, host: &str, bytes: u64, gap_wait: Duration, listing: bool) {
+        self.counts.fetched += 1;
+        self.host(host).fetched(bytes, gap_wait);
+        self.host(host).answered(listing);
+    }
+
+    /// `n` more errors for the run.
+    pub(super) fn errors(&mut self, n: u64) {
+        self.counts.errors += n;
+    }
+
+    /// A worker panicked on a job of `host`.
+    pub(super) fn panicked(&mut self, host: &str) {
+        self.counts.errors += 1;
+        self.host(host).record(Answer::Panicked);
+    }
+
+    /// A record of `host` from `url` was stored.
+    pub(super) fn stored(&mut self, host: &str, url: &Url) {
+        self.counts.stored += 1;
+        self.health.stored(url);
+        self.host(host).stored();
+    }
+
+    /// The host's source could not be read today (its cut-off stays).
+    pub(super) fn trouble(&mut self, host: &str, cause: Cause) {
+        self.reach.trouble(host, cause);
+    }
+
+    /// The host's robots.txt answered with `status`.
+    pub(super) fn robots_answered(&mut self, host: &str, status: u16) {
+        self.reach.answered(host, status);
+    }
+
+    /// The host's robots.txt could not be read.
+    pub(super) fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
+        self.reach.robots_down(host, why, error);
+    }
+
+    /// Hand the display the totals as they are now.
+    pub(super) fn show(&mut self, queued: usize, requests: u64) {
+        self.progress.update(Totals {
+            fetched: self.counts.fetched,
+            stored: self.counts.stored,
+            queued,
+            requests,
+        });
+    }
+
+    /// The `progress` event, when one is due (every [`PROGRESS_EVERY`]).
+    pub(super) fn progress_event(
+        &mut self,
+        queue: usize,
+        requests: u64,
+        elapsed: Duration,
+    ) -> Option<Event> {
+        if self.progress_at.elapsed() < PROGRESS_EVERY {
+            return None;
+        }
+        self.progress_at = Instant::now();
+        Some(Event::Progress(event::Progress {
+            queue,
+            requests,
+            fetched: self.counts.fetched,
+            stored: self.counts.stored,
+            errors: self.counts.errors,
+            elapsed_s: elapsed.as_secs(),
+        }))
+    }
+
+    /// The run is over: the display's last word, the health record.
+    pub(super) fn finish_display(&mut self, stop: StopReason) {
+        self.progress.finish(stop);
+    }
+
+    pub(super) fn finish_health(&mut self, stop: StopReason) -> crate::health::RunHealth {
+        self.health.finish(chrono::Utc::now(), stop)
+    }
+}

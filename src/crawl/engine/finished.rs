@@ -37,7 +37,7 @@ impl Engine {
     /// An `error` event: the URL, its class, what went wrong.
     fn log_failure(&mut self, url: &Url, answer: Answer, error: String) {
         let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
-        self.log.emit(Event::Error(event::Failure {
+        self.ledger.emit(Event::Error(event::Failure {
             url: url.to_string(),
             class,
             error,
@@ -88,7 +88,7 @@ impl Engine {
         let listing = job.entry.kind != Kind::Page;
         self.ledger
             .fetched(host, meta.wire_bytes, meta.gap_wait, listing);
-        self.log.emit(Event::Fetch(event::Fetch {
+        self.ledger.emit(Event::Fetch(event::Fetch {
             url: job.url.to_string(),
             final_url: meta.url.to_string(),
             status: meta.status,
@@ -130,7 +130,7 @@ impl Engine {
         };
         let dropped = self.frontier.drop_host(host);
         tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
-        self.log.emit(Event::HostRested(event::HostRested {
+        self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
             reason: Some(reason),
             dropped,
@@ -165,7 +165,7 @@ impl Engine {
         let kept = self.frontier.take_host(host);
         let n = kept.len();
         self.sets.kept.extend(kept);
-        self.log.emit(Event::HostRested(event::HostRested {
+        self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
             reason,
             dropped: n,
@@ -251,7 +251,7 @@ impl Engine {
             }
             Body::BadListing(reason) => {
                 self.wake_listings(&job.host, "a listing is malformed");
-                self.log.emit(Event::Warning(event::Warning {
+                self.ledger.emit(Event::Warning(event::Warning {
                     url: job.url.to_string(),
                     what: ListingWarning::Malformed {
                         reason: reason.clone(),

@@ -1,18 +1,22 @@
 //! The run's ledger: its totals (responses, records stored, errors), each
 //! host's funnel (`record::HostCounters`), the health tally of its sources
 //! (`crawl::tally`), which hosts answered and which could not be read
-//! (`crawl::reach`), and the progress display fed from them. The engine
-//! tells it what happened; it keeps the books and says what they hold.
+//! (`crawl::reach`), the progress display fed from them, and the run's two
+//! logs: the event log (`crawl.log`) and the consent log (robots.txt
+//! snapshots, withheld pages). The engine tells it what happened; it keeps
+//! the books and says what they hold.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::crawl::reach::{Cause, Reach};
+use crate::crawl::events::EventLog;
+use crate::crawl::reach::{Cause, Cutoff, Reach};
 use crate::crawl::tally::Tally;
 use crate::crawl::worker::Done;
 use crate::crawl::{Progress, Totals};
 use crate::record::event::{self, Event};
 use crate::record::{Answer, FailureClass, HostCounters, StopReason};
+use crate::store::consent::{ConsentLog, RobotsSnapshot};
 use crate::url::Url;
 
 /// How often a `progress` event is written.
@@ -38,10 +42,19 @@ pub(super) struct Ledger {
     progress: Box<dyn Progress>,
     /// When the last `progress` event was written.
     progress_at: Instant,
+    /// The event log (`state/crawl.log`).
+    log: EventLog,
+    /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
+    consent: ConsentLog,
 }
 
 impl Ledger {
-    pub(super) fn new(health: Tally, progress: Box<dyn Progress>) -> Ledger {
+    pub(super) fn new(
+        health: Tally,
+        progress: Box<dyn Progress>,
+        log: EventLog,
+        consent: ConsentLog,
+    ) -> Ledger {
         Ledger {
             counts: Counts::default(),
             hosts: BTreeMap::new(),
@@ -49,6 +62,46 @@ impl Ledger {
             reach: Reach::default(),
             progress,
             progress_at: Instant::now(),
+            log,
+            consent,
+        }
+    }
+
+    /// Write an event to the event log.
+    pub(super) fn emit(&mut self, event: Event) {
+        self.log.emit(event);
+    }
+
+    /// Write the event log's buffer out.
+    pub(super) fn flush_log(&mut self) {
+        self.log.flush();
+    }
+
+    /// A host's robots.txt, as read, for the consent log.
+    pub(super) fn robots_snapshot(&mut self, snapshot: RobotsSnapshot<'_>) {
+        self.consent.robots(snapshot);
+    }
+
+    /// A page withheld for AI use, for the consent log.
+    pub(super) fn withheld(&mut self, url: &str, domain: &str, signals: &[String]) {
+        self.consent.withheld(url, domain, signals);
+    }
+
+    /// An outage: this run's consent file is removed (it holds only
+    /// unreachable robots.txt snapshots).
+    pub(super) fn discard_consent(&mut self) {
+        self.consent.discard();
+    }
+
+    /// Sources not read today: logged, and a `source_down` event each.
+    pub(super) fn report_sources_down(&mut self, cutoff: &Cutoff) {
+        for (host, cause) in self.reach.troubled() {
+            tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
+            self.log.emit(Event::SourceDown(event::SourceDown {
+                host: host.to_string(),
+                cause: cause.to_string(),
+                cutoff: cutoff.for_host(host).map(|d| d.to_rfc3339()),
+            }));
         }
     }
 

@@ -28,7 +28,7 @@ impl Engine {
                 crate::net::polite::crawl_delay_gap(delay, c.min_host_gap.0, c.max_crawl_delay.0);
             self.frontier.set_gap(host, gap);
         }
-        self.log.emit(Event::Robots(event::RobotsRead {
+        self.ledger.emit(Event::Robots(event::RobotsRead {
             host: host.to_string(),
             outcome: robots.outcome.clone(),
             crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
@@ -45,9 +45,8 @@ impl Engine {
             .iter()
             .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
             .collect();
-        self.store
-            .consent
-            .robots(crate::store::consent::RobotsSnapshot {
+        self.ledger
+            .robots_snapshot(crate::store::consent::RobotsSnapshot {
                 host,
                 outcome: &robots.outcome,
                 hash: robots.hash,
@@ -92,7 +91,7 @@ impl Engine {
             if parsed.cut > 0 {
                 self.capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
             }
-            self.log.emit(Event::Warning(event::Warning {
+            self.ledger.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
                 what: ListingWarning::ReadInPart {
                     cut: parsed.cut,
@@ -145,7 +144,7 @@ impl Engine {
             self.wake_listings(&job.host, "a listing looks truncated");
         }
         tracing::debug!(url = %job.url, total, queued, too_old, fresh, truncated, "listing read");
-        self.log.emit(Event::Discovery(event::Discovery {
+        self.ledger.emit(Event::Discovery(event::Discovery {
             url: job.url.to_string(),
             entries: total,
             queued,
@@ -237,7 +236,7 @@ impl Engine {
         if !sitemaps.is_empty() && job.entry.depth + 1 >= MAX_SITEMAP_DEPTH {
             self.ledger.host(&job.host).bad_listing();
             tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-            self.log.emit(Event::Warning(event::Warning {
+            self.ledger.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
                 what: ListingWarning::NestingTooDeep {
                     children: sitemaps.len(),

@@ -54,8 +54,7 @@ pub struct Engine {
     frontier: Frontier,
     /// The shard, the seen-set, the WARC file and ids: what is stored for good.
     sink: Sink,
-    store: Persist,
-    log: EventLog,
+    store: Files,
     /// What the run is: id, day, start, cut-offs (immutable).
     facts: Facts,
     seeds: Vec<Entry>,
@@ -123,6 +122,13 @@ pub struct RunSets {
     fresh_links: u32,
 }
 
+/// The state files the engine keeps (the consent log is the [`Ledger`]'s).
+struct Files {
+    validators: Validators,
+    listings: Listings,
+    families: crate::store::state::families::Families,
+}
+
 /// What a run starts from besides the config.
 pub struct Start {
     pub run_id: String,
@@ -151,7 +157,7 @@ impl Engine {
         let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
         let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
         Engine {
-            ledger: Ledger::new(health, start.progress),
+            ledger: Ledger::new(health, start.progress, log, store.consent),
             frontier: Frontier::new(c.frontier_params()),
             open: OpenScope::new(c.scope_params()),
             facts: Facts::new(
@@ -164,8 +170,11 @@ impl Engine {
             ),
             ctx,
             sink,
-            store,
-            log,
+            store: Files {
+                validators: store.validators,
+                listings: store.listings,
+                families: store.families,
+            },
             seeds: start.seeds,
             sets: RunSets {
                 handover,

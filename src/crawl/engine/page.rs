@@ -65,7 +65,7 @@ impl Engine {
             }
             Some(reason) => {
                 tracing::debug!(url = %meta.url, %reason, "not stored");
-                self.log.emit(Event::Rejected(event::Rejected {
+                self.ledger.emit(Event::Rejected(event::Rejected {
                     url: meta.url.to_string(),
                     reason,
                     signals: None,
@@ -159,11 +159,9 @@ impl Engine {
         let labels = meta.signals.labels();
         self.ledger.host(&job.host).withheld();
         let domain = url::domain(meta.url.host_str().unwrap_or(""));
-        self.store
-            .consent
-            .withheld(meta.url.as_str(), domain, &labels);
+        self.ledger.withheld(meta.url.as_str(), domain, &labels);
         tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-        self.log.emit(Event::Rejected(event::Rejected {
+        self.ledger.emit(Event::Rejected(event::Rejected {
             url: meta.url.to_string(),
             reason: Rejection::WithheldAiUse,
             signals: Some(labels),
@@ -273,7 +271,7 @@ impl Engine {
         self.ledger.stored(&job.host, &job.url);
         let id = article.id;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
-        self.log.emit(Event::Stored(event::Stored {
+        self.ledger.emit(Event::Stored(event::Stored {
             id,
             url: article.url.clone(),
             domain: article.domain.clone(),
@@ -297,12 +295,12 @@ impl Engine {
         self.show_totals();
         let elapsed = self.facts.now();
         if let Some(e) = self.ledger.progress_event(queued, requests, elapsed) {
-            self.log.emit(e);
+            self.ledger.emit(e);
         }
         if self.sink.due() {
             self.flush();
         } else {
-            self.log.flush();
+            self.ledger.flush_log();
         }
     }
 
@@ -312,7 +310,7 @@ impl Engine {
     /// [`Sink::flush`]: crate::store::sink::Sink::flush
     pub fn flush(&mut self) {
         if self.sink.flush() {
-            self.log.flush();
+            self.ledger.flush_log();
         }
     }
 }

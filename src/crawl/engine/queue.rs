@@ -120,7 +120,7 @@ impl Engine {
         self.ledger.host(host).trapped();
         let shown: String = url.as_str().chars().take(300).collect();
         tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
-        self.log.emit(Event::Trap(event::TrapMet {
+        self.ledger.emit(Event::Trap(event::TrapMet {
             host: host.to_string(),
             url: shown,
             kind: trap,
@@ -132,7 +132,7 @@ impl Engine {
     pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
         tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
         self.ledger.host(host).capped(cause.as_str());
-        self.log.emit(Event::Capped(event::Capped {
+        self.ledger.emit(Event::Capped(event::Capped {
             url: url.as_str().chars().take(300).collect(),
             cause,
         }));
@@ -155,7 +155,7 @@ impl Engine {
     pub fn queue_seeds(&mut self) {
         for entry in self.seeds.clone() {
             if let Some(u) = url::parse(&entry.url) {
-                self.log.emit(Event::Seed(event::Seed {
+                self.ledger.emit(Event::Seed(event::Seed {
                     url: u.to_string(),
                     kind: entry.kind,
                 }));

@@ -11,8 +11,7 @@ use chrono::{DateTime, Utc};
 use super::Engine;
 use super::ledger::Counts;
 use crate::crawl::RunEnd;
-use crate::crawl::events::EventLog;
-use crate::crawl::reach::{self, Cutoff, Reach};
+use crate::crawl::reach;
 use crate::crawl::tally::Tally;
 use crate::frontier::{Entry, Kind};
 use crate::record::StopReason;
@@ -70,22 +69,18 @@ pub(super) async fn finish(
     )?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
-    report_sources_down(
-        engine.ledger.reach(),
-        &engine.facts.cutoff(),
-        &mut engine.log,
-    );
+    engine.ledger.report_sources_down(engine.facts.cutoff());
     summary.seed_problems = seed_problems(engine.ledger.health());
     let health = engine.ledger.finish_health(stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
-    engine.log.emit(done_event(
+    engine.ledger.emit(done_event(
         &summary,
         stop,
         engine.ledger.counts(),
         engine.facts.started(),
     ));
-    engine.log.flush();
+    engine.ledger.flush_log();
     engine.ledger.finish_display(stop);
     tracing::info!(
         stopped_by = stop.as_str(),
@@ -198,9 +193,9 @@ fn finish_outage(
 ) -> anyhow::Result<RunEnd> {
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
-    engine.store.consent.discard();
+    engine.ledger.discard_consent();
     let hosts = engine.ledger.hosts().clone();
-    engine.log.emit(Event::Done(event::Done {
+    engine.ledger.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
         requests,
@@ -212,7 +207,7 @@ fn finish_outage(
         shard: None,
         outage: Some(cause.clone()),
     }));
-    engine.log.flush();
+    engine.ledger.flush_log();
     engine.show_totals();
     engine.ledger.finish_display(StopReason::Outage);
     Ok(RunEnd {
@@ -338,18 +333,6 @@ fn set_watermarks(
 fn file_name(path: Option<&Path>) -> Option<String> {
     path.and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
-}
-
-/// Sources not read today: logged, and a `source_down` event each.
-fn report_sources_down(reach: &Reach, cutoff: &Cutoff, log: &mut EventLog) {
-    for (host, cause) in reach.troubled() {
-        tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
-        log.emit(Event::SourceDown(event::SourceDown {
-            host: host.to_string(),
-            cause: cause.to_string(),
-            cutoff: cutoff.for_host(host).map(|d| d.to_rfc3339()),
-        }));
-    }
 }
 
 /// Seeds that failed or now redirect, with where they point: fix the config.

@@ -1,5 +1,6 @@
-//! The run's facts: what the run is (its id, its day, when it started, the
-//! extractor version its records carry) and the cut-offs it works under.
+//! The run's facts: what the run is (its configuration, its id, its day,
+//! when it started, the extractor version its records carry) and the
+//! cut-offs it works under.
 //! Set once by [`Engine::new`](super::Engine::new) and never changed: every
 //! part of the engine reads them, none writes them.
 
@@ -7,12 +8,15 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use crate::config::Config;
 use crate::crawl::reach::Cutoff;
 use crate::store::seen::day_stamp;
 use crate::store::state::RunSummary;
 
 /// One run's facts (immutable: fields private, read through methods).
 pub(super) struct Facts {
+    /// The configuration the run was started with.
+    config: Config,
     run_id: String,
     /// Per host: listing entries older than its cut-off are skipped, links
     /// on its older pages not followed.
@@ -35,24 +39,28 @@ pub(super) struct Facts {
 
 impl Facts {
     pub(super) fn new(
+        config: Config,
         run_id: String,
         started_at: DateTime<Utc>,
         cutoff: Cutoff,
         last: Option<RunSummary>,
-        lastmod_overlap: Duration,
-        extractor_version: String,
     ) -> Facts {
         Facts {
+            lastmod_overlap: config.crawl.lastmod_overlap.0,
+            extractor_version: crate::extract::version::version(&config.keywords),
+            config,
             run_id,
             cutoff,
-            lastmod_overlap,
             last,
             day: day_stamp(started_at),
             today: started_at.date_naive(),
             started_at,
             started: Instant::now(),
-            extractor_version,
         }
+    }
+
+    pub(super) fn config(&self) -> &Config {
+        &self.config
     }
 
     pub(super) fn run_id(&self) -> &str {

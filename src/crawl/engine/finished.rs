@@ -97,7 +97,7 @@ impl Engine {
             redirects: meta.redirects.len(),
         }));
         if let Some(ra) = meta.retry_after {
-            let until = self.now() + ra.min(self.config.crawl.max_retry_after.0);
+            let until = self.now() + ra.min(self.facts.config().crawl.max_retry_after.0);
             self.frontier.pause(host, until);
         }
         if job.entry.reads_source() {
@@ -119,7 +119,7 @@ impl Engine {
     /// Open scope: a host outside the sources leaves the crawl when it
     /// reaches its cap or fails its probation.
     fn open_verdict(&mut self, host: &str, outcome: Outcome) {
-        if self.config.crawl.scope != Scope::Open {
+        if self.facts.config().crawl.scope != Scope::Open {
             return;
         }
         let verdict = self.open.record(&self.ctx.scope, host, outcome);
@@ -141,7 +141,7 @@ impl Engine {
     /// A captured exchange that was not stored: archived without a metadata
     /// record under `all`, dropped otherwise.
     fn archive_unstored(&mut self) {
-        let all = self.config.crawl.archive == crate::config::Archive::All;
+        let all = self.facts.config().crawl.archive == crate::config::Archive::All;
         self.sink.archive_unstored(all);
     }
 
@@ -312,7 +312,7 @@ impl Engine {
             self.wake_listings(&job.host, "a listing failed");
         }
         let req_hash = url::seen_hash(&job.url);
-        let max = self.config.crawl.max_retry_after.0;
+        let max = self.facts.config().crawl.max_retry_after.0;
         let tries = self.sets.requeued.get(&req_hash).copied().unwrap_or(0);
         let plan = outcome::status_plan(code, meta.retry_after, max, tries);
         match plan {

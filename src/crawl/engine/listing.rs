@@ -23,7 +23,7 @@ impl Engine {
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
     pub(super) fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
-            let c = &self.config.crawl;
+            let c = &self.facts.config().crawl;
             let gap =
                 crate::net::polite::crawl_delay_gap(delay, c.min_host_gap.0, c.max_crawl_delay.0);
             self.frontier.set_gap(host, gap);

@@ -49,7 +49,6 @@ pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 /// scheduling state, what goes to disk ([`Persist`]), the sets of this run
 /// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
 pub struct Engine {
-    config: Config,
     ctx: Arc<Ctx>,
     frontier: Frontier,
     /// The shard, the seen-set, the WARC file and ids: what is stored for good.
@@ -156,17 +155,18 @@ impl Engine {
         let c = &config.crawl;
         let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
         let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
+        let frontier = Frontier::new(c.frontier_params());
+        let open = OpenScope::new(c.scope_params());
         Engine {
             ledger: Ledger::new(health, start.progress, log, store.consent),
-            frontier: Frontier::new(c.frontier_params()),
-            open: OpenScope::new(c.scope_params()),
+            frontier,
+            open,
             facts: Facts::new(
+                config,
                 start.run_id,
                 start.started_at,
                 start.cutoff,
                 start.last,
-                c.lastmod_overlap.0,
-                crate::extract::version::version(&config.keywords),
             ),
             ctx,
             sink,
@@ -182,7 +182,6 @@ impl Engine {
             },
             answers: Some(start.answers),
             fetch_secs: 1.0,
-            config,
         }
     }
 }
@@ -240,7 +239,7 @@ impl Engine {
         self.frontier.sent(&a.host, sent);
         // An open-scope host is capped by fetches with a verdict: it keeps its
         // turn until the verdict, so no fetch goes past its cap.
-        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
+        if self.facts.config().crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
             return;
         }
         self.frontier.released(&a.host, self.now());
@@ -261,7 +260,7 @@ impl Engine {
 
     /// Tell the frontier what is left of the run (budget pacing).
     fn pace(&mut self, deadline: Option<Instant>) {
-        let c = &self.config.crawl;
+        let c = &self.facts.config().crawl;
         let (Some(d), true) = (deadline, c.max_pages > 0) else {
             return;
         };
@@ -279,7 +278,7 @@ impl Engine {
         mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
         answers: &mut Answers,
     ) -> StopReason {
-        let c = self.config.crawl.clone();
+        let c = self.facts.config().crawl.clone();
         let deadline =
             (c.max_duration.0 > Duration::ZERO).then(|| self.facts.started() + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
@@ -367,9 +366,9 @@ impl Engine {
         }
         let grace = match stop {
             StopReason::Interrupted => {
-                self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
+                self.facts.config().crawl.request_timeout.0 + self.facts.config().crawl.stop_grace.0
             }
-            _ => self.config.crawl.stop_grace.0,
+            _ => self.facts.config().crawl.stop_grace.0,
         };
         let until = tokio::time::Instant::now() + grace;
         while !tasks.is_empty() {

@@ -43,7 +43,7 @@ impl Engine {
         };
         if too_old {
             tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
-        } else if job.entry.depth < self.config.crawl.max_depth {
+        } else if job.entry.depth < self.facts.config().crawl.max_depth {
             let nofollow = page
                 .robots_meta
                 .iter()
@@ -140,10 +140,10 @@ impl Engine {
         } else if self.unchanged_or_stored(job, meta, page) {
             Some(Rejection::AlreadyStored)
         } else if page.accessible_for_free == Some(false)
-            && self.config.crawl.paywalled_text == PaywalledText::Skip
+            && self.facts.config().crawl.paywalled_text == PaywalledText::Skip
         {
             Some(Rejection::Paywalled)
-        } else if AiDecision::new(&meta.signals, self.config.crawl.ai_use_policy)
+        } else if AiDecision::new(&meta.signals, self.facts.config().crawl.ai_use_policy)
             == AiDecision::Withhold
         {
             Some(Rejection::WithheldAiUse)
@@ -225,7 +225,7 @@ impl Engine {
             &prov,
             &self.facts.extractor_version(),
         );
-        if self.config.crawl.paywalled_text == PaywalledText::Flag {
+        if self.facts.config().crawl.paywalled_text == PaywalledText::Flag {
             crate::extract::record::keep_free_part(&mut article, page);
         }
         article.rendered = meta.rendered.is_some_and(|r| r.kept);

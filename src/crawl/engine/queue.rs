@@ -30,7 +30,7 @@ impl Engine {
         }
         let host = url::host_key(url);
         if entry.origin != Origin::Seed {
-            let rules = self.config.crawl.traps.rules();
+            let rules = self.facts.config().crawl.traps.rules();
             let today = self.facts.today();
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
@@ -95,8 +95,8 @@ impl Engine {
             && let Some(seen) = self.sink.seen(hash)
             && !seen.due_after(
                 self.facts.day(),
-                self.config.crawl.revisit_after_days,
-                self.config.crawl.retry_failed_after_days,
+                self.facts.config().crawl.revisit_after_days,
+                self.facts.config().crawl.retry_failed_after_days,
             )
         {
             match Failure::from_flags(seen.flags) {
@@ -171,7 +171,7 @@ impl Engine {
         if self.ctx.scope.contains(u) {
             return true;
         }
-        if self.config.crawl.scope != Scope::Open {
+        if self.facts.config().crawl.scope != Scope::Open {
             return false;
         }
         let admit = self.open.admit(&self.ctx.scope, u, from_relevant);

@@ -17,10 +17,7 @@ impl Engine {
     }
 
     fn standing(&self, key: &str) -> Standing {
-        self.store
-            .families
-            .get(key)
-            .map_or(Standing::Unknown, |s| s.standing(self.facts.day()))
+        self.work.standing(key, self.facts.day())
     }
 
     /// Judge a link by its family before it is queued: false when its
@@ -51,12 +48,10 @@ impl Engine {
             }
             Standing::Unknown | Standing::Explore if self.facts.daily(host) => {
                 entry.explore = true;
-                let probes = self.sets.probes.entry(key).or_default();
-                if *probes < STOP_AFTER {
+                if self.work.probe(key, STOP_AFTER) {
                     // One of the family's first probes this run: with the
                     // backlog, first among it, so the family is learned on
                     // a backlog day rather than on the first quiet one.
-                    *probes += 1;
                     entry.backlog = true;
                     entry.value = 1.0;
                     tracing::debug!(url = %u, "URL family not known to pay: probed with the backlog");
@@ -103,19 +98,19 @@ impl Engine {
     /// first led to it is credited when it is one.
     pub(super) fn learn_family(&mut self, job: &Job, meta: &Meta, is_article: bool) {
         let (req, fin) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
-        if is_article && let Some(by) = self.sets.discovered.remove(&req) {
-            self.store.families.update(&by, |s| s.credit());
+        if is_article && let Some(by) = self.work.owed(req) {
+            self.work.family(&by, |s| s.credit());
         }
         if !Self::by_link(&job.entry) {
             return;
         }
         // A redirect onto a page this run already had is no new article.
-        let known = fin != req && self.sets.this_run.contains(&fin);
+        let known = fin != req && self.work.in_run(fin);
         let paid = is_article && !known;
         let key = families::key(&job.host, &trap::family(&job.url));
         let day = self.facts.day();
         let before = self.standing(&key);
-        self.store.families.update(&key, |s| s.fetched(paid, day));
+        self.work.family(&key, |s| s.fetched(paid, day));
         if before != Standing::Stopped && self.standing(&key) == Standing::Stopped {
             tracing::info!(host = %job.host, family = %key, "URL family stopped: its last pages brought no article");
             let fam = trap::family(&job.url);

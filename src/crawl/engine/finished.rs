@@ -57,7 +57,7 @@ impl Engine {
         } = done;
         let host = job.host.clone();
         if let Some(r) = &robots
-            && self.sets.robots_seen.insert(host.clone())
+            && self.work.first_robots(&host)
         {
             self.take_robots(&host, r);
         }
@@ -68,7 +68,7 @@ impl Engine {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
                     // Refused because robots.txt could not be read today: kept.
-                    self.sets.kept.push(job.entry.clone());
+                    self.work.keep(job.entry.clone());
                 }
                 self.failed(&job, e, answer)
             }
@@ -82,8 +82,7 @@ impl Engine {
         let host = &job.host;
         self.sink.hold(meta.captured.take().map(|c| *c));
         if !job.freed {
-            self.frontier
-                .sent(host, self.facts.since_start(meta.sent_at));
+            self.work.sent(host, self.facts.since_start(meta.sent_at));
         }
         let listing = job.entry.kind != Kind::Page;
         self.ledger
@@ -98,7 +97,7 @@ impl Engine {
         }));
         if let Some(ra) = meta.retry_after {
             let until = self.now() + ra.min(self.facts.config().crawl.max_retry_after.0);
-            self.frontier.pause(host, until);
+            self.work.pause(host, until);
         }
         if job.entry.reads_source() {
             self.keep_validator(job, &meta);
@@ -122,13 +121,15 @@ impl Engine {
         if self.facts.config().crawl.scope != Scope::Open {
             return;
         }
-        let verdict = self.open.record(&self.ctx.scope, host, outcome);
+        let Some((verdict, dropped)) = self.work.open_verdict(&self.ctx.scope, host, outcome)
+        else {
+            return;
+        };
         let reason = match verdict {
             Verdict::Keep => return,
             Verdict::Capped => event::RestReason::Capped,
             Verdict::FailedProbation => event::RestReason::FailedProbation,
         };
-        let dropped = self.frontier.drop_host(host);
         tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
         self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
@@ -162,9 +163,7 @@ impl Engine {
     /// Rest `host` for the rest of the run and keep its queue for the next
     /// (`reason`: why, when not a rested fetch). Returns how many entries were kept.
     pub(super) fn rest_host(&mut self, host: &str, reason: Option<event::RestReason>) -> usize {
-        let kept = self.frontier.take_host(host);
-        let n = kept.len();
-        self.sets.kept.extend(kept);
+        let n = self.work.rest_host(host);
         self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
             reason,
@@ -182,7 +181,7 @@ impl Engine {
             self.ledger.trouble(&job.host, cause);
         } else {
             // Not remembered in the seen-set: tried again next run.
-            self.sets.kept.push(job.entry.clone());
+            self.work.keep(job.entry.clone());
         }
     }
 
@@ -191,14 +190,14 @@ impl Engine {
         if job.entry.kind != Kind::Page && !matches!(e, FetchError::Budget) {
             self.wake_listings(&host, "a listing failed");
         }
-        let plan = outcome::error_plan(&e, |u| self.sets.handover.owns(u));
+        let plan = outcome::error_plan(&e, |u| self.work.owns(u));
         self.ledger.errors(u64::from(plan.counts_as_error()));
         match &plan {
             ErrorPlan::PutBack => {
                 // Not sent: put it back for --resume.
                 self.close(job, Some(plan.outcome()));
-                self.sets.this_run.remove(&url::seen_hash(&job.url));
-                self.frontier.push(&host, job.entry.clone());
+                let hash = url::seen_hash(&job.url);
+                self.work.put_back(&host, hash, job.entry.clone());
                 return;
             }
             ErrorPlan::Disallowed => tracing::debug!(url = %job.url, "disallowed by robots.txt"),
@@ -208,13 +207,13 @@ impl Engine {
                     url: target.to_string(),
                     ..job.entry.clone()
                 };
-                self.sets.handover.route(target, entry);
+                self.work.hand_over(target, entry);
             }
             ErrorPlan::Rest => {
                 // Rested for repeated failures or a long Retry-After: its
                 // work waits for the next run, and its cut-off stays.
                 self.rest_host(&host, None);
-                self.sets.kept.push(job.entry.clone());
+                self.work.keep(job.entry.clone());
                 self.ledger.trouble(&host, Cause::Rested);
             }
             ErrorPlan::Remember(failure) => {
@@ -313,14 +312,13 @@ impl Engine {
         }
         let req_hash = url::seen_hash(&job.url);
         let max = self.facts.config().crawl.max_retry_after.0;
-        let tries = self.sets.requeued.get(&req_hash).copied().unwrap_or(0);
+        let tries = self.work.tries(req_hash);
         let plan = outcome::status_plan(code, meta.retry_after, max, tries);
         match plan {
             StatusPlan::Requeue => {
                 // Asked to come back later: keep the URL; the host is paused.
-                *self.sets.requeued.entry(req_hash).or_default() += 1;
                 tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = tries + 1, "backing off; URL requeued");
-                self.frontier.requeue(&job.host, job.entry.clone());
+                self.work.requeue(&job.host, req_hash, job.entry.clone());
             }
             StatusPlan::Transient => {
                 if outcome::may_requeue(code, meta.retry_after, max) {

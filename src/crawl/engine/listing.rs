@@ -26,7 +26,7 @@ impl Engine {
             let c = &self.facts.config().crawl;
             let gap =
                 crate::net::polite::crawl_delay_gap(delay, c.min_host_gap.0, c.max_crawl_delay.0);
-            self.frontier.set_gap(host, gap);
+            self.work.set_gap(host, gap);
         }
         self.ledger.emit(Event::Robots(event::RobotsRead {
             host: host.to_string(),
@@ -72,9 +72,7 @@ impl Engine {
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
                 let entry = Entry::new(sm.to_string(), Kind::Sitemap, Origin::Seed, 0);
-                if !self.seeds.iter().any(|s| s.url == entry.url) {
-                    self.seeds.push(entry.clone());
-                }
+                self.work.add_seed(&entry);
                 if !self.defer_listing(&sm, &entry) {
                     self.enqueue(&sm, entry);
                 }

@@ -20,6 +20,7 @@ mod page;
 mod queue;
 mod save;
 mod value;
+mod work;
 
 #[cfg(test)]
 mod tests;
@@ -31,15 +32,15 @@ use super::reach::Cutoff;
 use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Ctx, Done, Job};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
+use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome};
 use crate::record::StopReason;
 use crate::store::outbox::Inbox;
 use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
 use crate::url;
-use crate::url::trap::PatternCount;
 use facts::Facts;
 use ledger::Ledger;
+use work::Work;
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
@@ -50,22 +51,19 @@ pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 /// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
 pub struct Engine {
     ctx: Arc<Ctx>,
-    frontier: Frontier,
+    /// The frontier and what it consults: this run's URLs, traps,
+    /// handover, families, open scope, slots, work kept for the next run.
+    work: Work,
     /// The shard, the seen-set, the WARC file and ids: what is stored for good.
     sink: Sink,
     store: Files,
     /// What the run is: id, day, start, cut-offs (immutable).
     facts: Facts,
-    seeds: Vec<Entry>,
-    /// Admission, page caps and probation for hosts outside the sources.
-    open: OpenScope,
     sets: RunSets,
     /// Totals, host funnels, source health and reach, the progress display.
     ledger: Ledger,
     /// Tasks' [`Answered`] messages (taken by `run` while it runs).
     answers: Option<mpsc::UnboundedReceiver<Answered>>,
-    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
-    fetch_secs: f64,
 }
 
 /// The state files the run reads and writes under `data/state/` (the
@@ -83,27 +81,8 @@ pub struct Persist {
 /// The sets this run keeps, all empty at the start.
 #[derive(Default)]
 pub struct RunSets {
-    /// URLs queued or fetched in this run (seen hashes).
-    this_run: HashSet<u64>,
-    /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
-    robots_seen: HashSet<String>,
-    /// Child sitemaps queued since the last reseed (seen hashes): a reseed
-    /// forgets them from `this_run`, so a re-read index can list them again.
-    listed_sitemaps: HashSet<u64>,
     /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
     listings_read: HashSet<u64>,
-    /// How often each URL (seen hash) was requeued after a Retry-After.
-    requeued: HashMap<u64, u8>,
-    /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
-    handover: super::handover::Handover,
-    /// URLs found by links this run, per host and URL pattern (trap cap).
-    patterns: PatternCount,
-    /// Work this run could not do for a transient reason (robots.txt
-    /// unreachable, host rested, a network failure or 5xx): saved with the
-    /// queue for the next run.
-    kept: Vec<Entry>,
-    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
-    early_freed: HashMap<String, u32>,
     /// Listings not due today by their learned rate, per host: queued at
     /// once if another listing of the host fails or looks truncated.
     deferred: HashMap<String, Vec<Entry>>,
@@ -111,21 +90,12 @@ pub struct RunSets {
     woken: HashSet<String>,
     /// What this run learned of each listing it queued or asked, by URL.
     listing_obs: HashMap<String, listing::ListingObs>,
-    /// Pages queued from links (seen hash) and the family key of the page
-    /// that linked them first: credited when they turn out to be articles.
-    discovered: HashMap<u64, String>,
-    /// Probes queued this run per family key (see `family.rs`).
-    probes: HashMap<String, u32>,
-    /// Fresh pages queued from links so far (an HTML listing's read is
-    /// useful when it adds some: see `page.rs`).
-    fresh_links: u32,
 }
 
 /// The state files the engine keeps (the consent log is the [`Ledger`]'s).
 struct Files {
     validators: Validators,
     listings: Listings,
-    families: crate::store::state::families::Families,
 }
 
 /// What a run starts from besides the config.
@@ -159,8 +129,7 @@ impl Engine {
         let open = OpenScope::new(c.scope_params());
         Engine {
             ledger: Ledger::new(health, start.progress, log, store.consent),
-            frontier,
-            open,
+            work: Work::new(frontier, open, start.seeds, handover, store.families),
             facts: Facts::new(
                 config,
                 start.run_id,
@@ -173,15 +142,9 @@ impl Engine {
             store: Files {
                 validators: store.validators,
                 listings: store.listings,
-                families: store.families,
             },
-            seeds: start.seeds,
-            sets: RunSets {
-                handover,
-                ..RunSets::default()
-            },
+            sets: RunSets::default(),
             answers: Some(start.answers),
-            fetch_secs: 1.0,
         }
     }
 }
@@ -235,15 +198,12 @@ impl Engine {
     fn take_answer(&mut self, a: Answered) {
         let sent = self.facts.since_start(a.sent_at);
         let took = Instant::now().saturating_duration_since(a.sent_at);
-        self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
-        self.frontier.sent(&a.host, sent);
         // An open-scope host is capped by fetches with a verdict: it keeps its
         // turn until the verdict, so no fetch goes past its cap.
-        if self.facts.config().crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
-            return;
-        }
-        self.frontier.released(&a.host, self.now());
-        *self.sets.early_freed.entry(a.host).or_default() += 1;
+        let hold =
+            self.facts.config().crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host);
+        let now = self.now();
+        self.work.answered(a.host, sent, took, hold, now);
     }
 
     fn drain_answers(&mut self, answers: &mut Answers) {
@@ -264,13 +224,11 @@ impl Engine {
         let (Some(d), true) = (deadline, c.max_pages > 0) else {
             return;
         };
-        let p = Pace {
-            budget_left: c.max_pages.saturating_sub(self.ctx.net.requests()),
-            time_left: d.saturating_duration_since(Instant::now()),
-            slot_rate: c.concurrency as f64 / self.fetch_secs.max(0.005),
-        };
+        let budget_left = c.max_pages.saturating_sub(self.ctx.net.requests());
+        let time_left = d.saturating_duration_since(Instant::now());
+        let concurrency = c.concurrency;
         let now = self.now();
-        self.frontier.pace(p, now);
+        self.work.pace(budget_left, time_left, concurrency, now);
     }
 
     async fn run_with(
@@ -302,9 +260,7 @@ impl Engine {
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
-                for hash in std::mem::take(&mut self.sets.listed_sitemaps) {
-                    self.sets.this_run.remove(&hash);
-                }
+                self.work.reseed();
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
@@ -314,7 +270,7 @@ impl Engine {
                 if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
                     break;
                 }
-                match self.frontier.next(self.now()) {
+                match self.work.next(self.now()) {
                     Next::Ready { host, entry } => self.dispatch(&mut tasks, host, entry),
                     Next::Wait(at) => {
                         wake = wake.min(at.saturating_sub(self.now()));
@@ -323,7 +279,7 @@ impl Engine {
                     Next::Empty => break,
                 }
             }
-            if tasks.is_empty() && self.frontier.is_empty() {
+            if tasks.is_empty() && self.work.is_empty() {
                 break StopReason::Exhausted;
             }
             let sleep = match deadline {
@@ -394,7 +350,7 @@ impl Engine {
 
     pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
         let Some(u) = url::parse(&entry.url) else {
-            self.frontier.finished(&host, Outcome::Error, self.now());
+            self.work.unfetchable(&host, self.now());
             return;
         };
         let (etag, mut last_modified) = match self.store.validators.get(u.as_str()) {
@@ -408,7 +364,7 @@ impl Engine {
             last_modified = Some(http_day(seen.day));
         }
         if self.family_stopped_now(&host, &u, &entry) {
-            self.frontier.released(&host, self.now());
+            self.work.released(&host, self.now());
             return;
         }
         self.ledger
@@ -448,19 +404,7 @@ impl Engine {
     /// [`Engine::close`] for a job known by its host alone.
     fn close_host(&mut self, host: &str, outcome: Option<Outcome>) {
         let now = self.now();
-        let freed = match self.sets.early_freed.get_mut(host) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => false,
-        };
-        match (freed, outcome) {
-            (false, Some(o)) => self.frontier.finished(host, o, now),
-            (false, None) => self.frontier.released(host, now),
-            (true, Some(o)) => self.frontier.verdict(host, o),
-            (true, None) => {}
-        }
+        self.work.close(host, outcome, now);
     }
 }
 

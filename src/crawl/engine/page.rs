@@ -49,9 +49,9 @@ impl Engine {
                 .iter()
                 .any(|d| d == "nofollow" || d == "none");
             if !nofollow {
-                let before = self.sets.fresh_links;
+                let before = self.work.fresh_links();
                 self.follow_links(job, meta, page);
-                let fresh = self.sets.fresh_links - before;
+                let fresh = self.work.fresh_links() - before;
                 if job.entry.origin == Origin::Seed && !page.is_article {
                     self.html_listing_read(job, fresh);
                 }
@@ -284,13 +284,13 @@ impl Engine {
 
     /// Hand the display this run's totals as they are now.
     pub fn show_totals(&mut self) {
-        let (queued, requests) = (self.frontier.len(), self.ctx.net.requests());
+        let (queued, requests) = (self.work.len(), self.ctx.net.requests());
         self.ledger.show(queued, requests);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
-        let queued = self.frontier.len();
+        let queued = self.work.len();
         let requests = self.ctx.net.requests();
         self.show_totals();
         let elapsed = self.facts.now();

@@ -3,6 +3,7 @@
 //! the scope a link must be in.
 
 use super::Engine;
+use super::work::Pushed;
 use crate::config::Scope;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
@@ -20,8 +21,8 @@ impl Engine {
     /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
     /// cap counts only links between pages of one pattern).
     pub fn enqueue_from(&mut self, url: &Url, mut entry: Entry, from: Option<&Url>) -> bool {
-        if !self.sets.handover.owns(url) {
-            self.sets.handover.route(url, entry);
+        if !self.work.owns(url) {
+            self.work.hand_over(url, entry);
             return false;
         }
         let hash = url::seen_hash(url);
@@ -36,9 +37,7 @@ impl Engine {
                 // Only URLs found by links: listings and seeds name real pages.
                 let from =
                     from.filter(|_| matches!(entry.origin, Origin::Relevant | Origin::Other))?;
-                self.sets
-                    .patterns
-                    .admit_link(&host, url, from, &rules, today)
+                self.work.admit_link(&host, url, from, &rules, today)
             });
             if let Some(trap) = trap {
                 self.trapped(&host, url, hash, trap);
@@ -49,7 +48,7 @@ impl Engine {
         let credit = match from {
             Some(from) => {
                 if !self.admit_family(&host, url, &mut entry) {
-                    self.sets.this_run.insert(hash);
+                    self.work.met(hash);
                     return false;
                 }
                 Some(crate::store::state::families::key(
@@ -64,15 +63,13 @@ impl Engine {
         // Only fresh links earn their page's family a credit: a tag page
         // that leads into the archive pays nothing to a daily run.
         let credit = credit.filter(|_| !entry.backlog);
-        if self.frontier.push(&host, entry) {
-            self.sets.fresh_links += u32::from(from.is_some() && fresh_page);
-            self.sets.this_run.insert(hash);
-            if let Some(by) = credit {
-                self.sets.discovered.insert(hash, by);
-            }
-            if child_sitemap {
-                self.sets.listed_sitemaps.insert(hash);
-            }
+        let how = Pushed {
+            by_link: from.is_some(),
+            fresh_page,
+            child_sitemap,
+            credit,
+        };
+        if self.work.push(&host, hash, entry, how) {
             self.ledger.host(&host).queued();
             true
         } else {
@@ -84,7 +81,7 @@ impl Engine {
     /// seen-set says it is not due again (stored, failed for good, or a
     /// page fetched within `revisit_after_days`)?
     fn seen_refuses(&mut self, url: &Url, entry: &Entry, hash: u64) -> bool {
-        if self.sets.this_run.contains(&hash) {
+        if self.work.in_run(hash) {
             return true;
         }
         // Feeds and sitemaps a listing gave (an index's children) are read
@@ -116,7 +113,7 @@ impl Engine {
     /// A URL broke a trap rule: not queued, counted, logged (once per run:
     /// it then counts as met in this run).
     fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
-        self.sets.this_run.insert(hash);
+        self.work.met(hash);
         self.ledger.host(host).trapped();
         let shown: String = url.as_str().chars().take(300).collect();
         tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
@@ -153,7 +150,7 @@ impl Engine {
 
     /// Queue the configured seeds (at the start, on reseed and on resume).
     pub fn queue_seeds(&mut self) {
-        for entry in self.seeds.clone() {
+        for entry in self.work.seeds() {
             if let Some(u) = url::parse(&entry.url) {
                 self.ledger.emit(Event::Seed(event::Seed {
                     url: u.to_string(),
@@ -174,8 +171,6 @@ impl Engine {
         if self.facts.config().crawl.scope != Scope::Open {
             return false;
         }
-        let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
-        tracing::trace!(url = %u, ?admit, "open scope");
-        admit.is_yes()
+        self.work.admit_open(&self.ctx.scope, u, from_relevant)
     }
 }

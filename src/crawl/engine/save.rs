@@ -56,11 +56,11 @@ pub(super) async fn finish(
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
     // queue file it just saved, like any other link).
-    engine.sets.handover.save(&data.state, run_id)?;
+    engine.work.handover().save(&data.state, run_id)?;
     inbox.remove()?;
     engine.store.validators.save(&data.state, run_id)?;
     engine.store.listings.save(&data.state, run_id)?;
-    engine.store.families.save(&data.state, run_id)?;
+    engine.work.families().save(&data.state, run_id)?;
     state::save_doc_cache(
         &data.state,
         &engine.ctx.net.doc_cache(),
@@ -117,8 +117,8 @@ impl Leftover {
     /// The frontier drained, plus the work kept for the next run (pages
     /// that failed for a network reason or a 5xx, rested hosts' queues).
     fn take(engine: &mut Engine) -> Leftover {
-        let mut queue = engine.frontier.drain();
-        let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
+        let (mut queue, kept) = engine.work.leftover();
+        let kept_for_next = keep_for_next_run(&mut queue, kept);
         let (unread_listings, unread_hosts) = unread(&queue, &engine.sets.listings_read);
         Leftover {
             queue,
@@ -284,7 +284,7 @@ fn summarise(
     };
     summary.id_blocks = blocks.to_vec();
     summary.partition = Some(engine.ctx.partition);
-    summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
+    summary.handover = Some(engine.work.handover().counts(inbox.entries.len()));
     set_watermarks(&mut summary, engine, stop, started_at, left);
     summary.hosts = engine.ledger.hosts().clone();
     summary.queue_left = left.queue.len() as u64;

@@ -58,7 +58,7 @@ fn engine(dir: &std::path::Path) -> Engine {
 fn job(e: &mut Engine, entry: Entry) -> Job {
     let u = url::parse(&entry.url).unwrap();
     assert!(e.enqueue(&u, entry));
-    match e.frontier.next(e.now()) {
+    match e.work.next(e.now()) {
         Next::Ready { host, entry } => Job {
             host,
             url: u,
@@ -165,11 +165,11 @@ fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
         "{name}"
     );
     assert_eq!(
-        e.sets.kept.len(),
+        e.work.kept().len(),
         want.kept,
         "{name}: kept for the next run"
     );
-    assert_eq!(e.frontier.len(), want.queued, "{name}: back in the queue");
+    assert_eq!(e.work.len(), want.queued, "{name}: back in the queue");
     let troubled = e
         .ledger
         .reach()

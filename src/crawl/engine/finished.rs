@@ -103,7 +103,7 @@ impl Engine {
             self.keep_validator(job, &meta);
         }
         if job.entry.kind != Kind::Page {
-            self.sets.listings_read.insert(url::seen_hash(&job.url));
+            self.book.mark_read(url::seen_hash(&job.url));
         }
         match self.body(job, &meta, body, answer) {
             Some(outcome) => {
@@ -149,7 +149,7 @@ impl Engine {
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
     pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
         if meta.etag.is_some() || meta.last_modified.is_some() {
-            self.store.validators.set(
+            self.book.keep_validator(
                 job.url.as_str(),
                 Validator {
                     etag: meta.etag.clone(),
@@ -280,29 +280,11 @@ impl Engine {
         self.sink.mark(req_hash, flags);
         if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
             let read_before = self
-                .store
-                .listings
-                .get(job.url.as_str())
+                .book
+                .state(job.url.as_str())
                 .is_some_and(|s| s.read.is_some());
-            self.listing_answered(job, read_before);
+            self.book.answered(job.url.as_str(), read_before);
         }
-    }
-
-    /// A listing answered (a 200 read in full when `full`, or a 304 after
-    /// such a read): what this run learns of it.
-    pub(super) fn listing_answered(
-        &mut self,
-        job: &Job,
-        full: bool,
-    ) -> &mut super::listing::ListingObs {
-        let obs = self
-            .sets
-            .listing_obs
-            .entry(job.url.to_string())
-            .or_default();
-        obs.answered = true;
-        obs.full = full;
-        obs
     }
 
     /// A status that is neither 2xx nor 304 (see [`outcome::status_plan`]).

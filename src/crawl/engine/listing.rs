@@ -99,7 +99,7 @@ impl Engine {
         }
         // This listing's own cut-off: its last full read (see `Cutoff::for_listing`).
         let key = job.url.as_str().to_string();
-        let previous = self.store.listings.get(&key).and_then(|s| s.read);
+        let previous = self.book.state(&key).and_then(|s| s.read);
         let cutoff = self.facts.cutoff().for_listing(previous);
         let is_feed = matches!(parsed.listing, Listing::Feed(_));
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
@@ -110,9 +110,8 @@ impl Engine {
                     // is read: they can change while it does not (how often:
                     // its listing state). One that dates every child keeps its
                     // validators: a 304 says no child changed.
-                    self.store
-                        .validators
-                        .set(job.url.as_str(), Validator::default());
+                    self.book
+                        .keep_validator(job.url.as_str(), Validator::default());
                 }
                 (urls, self.children(job, sitemaps))
             }
@@ -132,9 +131,7 @@ impl Engine {
             && previous.is_some_and(|p| {
                 (listed >= 2 && fresh as usize == listed) || oldest.is_some_and(|o| o > p)
             });
-        let obs = self.sets.listing_obs.entry(key).or_default();
-        obs.answered = true;
-        obs.full = full;
+        let obs = self.book.answered(&key, full);
         obs.fresh += fresh;
         obs.feed = is_feed;
         obs.updates += read.updates;
@@ -211,14 +208,8 @@ impl Engine {
             let parent_lastmod = item.lastmod.map(|d| d.to_rfc3339());
             if self.enqueue(&item.url, entry) {
                 queued += 1;
-                self.sets.listing_obs.insert(
-                    item.url.to_string(),
-                    ListingObs {
-                        parent: Some(key.to_string()),
-                        parent_lastmod,
-                        ..ListingObs::default()
-                    },
-                );
+                self.book
+                    .listed_child(item.url.as_str(), key, parent_lastmod);
             }
         }
         queued
@@ -242,14 +233,14 @@ impl Engine {
             }));
             return vec![];
         }
-        let woken = self.sets.woken.contains(&job.host);
+        let woken = self.book.is_woken(&job.host);
         // The undated, the recent and the newest few (against the cut-off of
         // a listing never read), then only those that can have changed.
         let floor = self.facts.cutoff().for_listing(None);
         let fresh_since = self.facts.fresh_since(&job.host);
         let mut out = Vec::new();
         for child in discover::select_children(&sitemaps, floor, 3, 200) {
-            let state = self.store.listings.get(child.url.as_str());
+            let state = self.book.state(child.url.as_str());
             let lastmod = child.lastmod.map(|d| d.with_timezone(&Utc));
             if state.is_some_and(|s| s.unchanged_since_read(lastmod)) {
                 tracing::debug!(url = %child.url, ?lastmod, "child sitemap unchanged since our last full read: not asked");
@@ -325,10 +316,9 @@ impl Engine {
     /// Listings of `host` held back today by their rate, queued now (another
     /// listing of the host failed or looks truncated).
     pub(super) fn wake_listings(&mut self, host: &str, why: &str) {
-        if !self.sets.woken.insert(host.to_string()) {
+        let Some(held) = self.book.wake(host) else {
             return;
-        }
-        let held = self.sets.deferred.remove(host).unwrap_or_default();
+        };
         if !held.is_empty() {
             tracing::info!(%host, listings = held.len(), %why, "listings held back by their rate are read today");
         }
@@ -348,26 +338,23 @@ impl Engine {
         // Feeds are asked every run; sitemaps and seed pages (home and
         // section pages, HTML listings) at their learned rate.
         let html = entry.kind == Kind::Page && entry.origin == Origin::Seed;
-        if !(entry.kind == Kind::Sitemap || html) || self.sets.listing_obs.contains_key(u.as_str())
-        {
+        if !(entry.kind == Kind::Sitemap || html) || self.book.known(u.as_str()) {
             return false;
         }
         let host = url::host_key(u);
-        if self.sets.woken.contains(&host) {
+        if self.book.is_woken(&host) {
             return false;
         }
-        let Some(state) = self.store.listings.get(u.as_str()) else {
+        let Some(state) = self.book.state(u.as_str()) else {
             return false;
         };
         if state.due(self.facts.day()) {
             return false;
         }
         let (day, every) = (state.day, state.every);
-        let held = self.sets.deferred.entry(host.clone()).or_default();
-        if held.iter().any(|e| e.url == entry.url) {
+        if !self.book.hold(&host, entry) {
             return true;
         }
-        held.push(entry.clone());
         tracing::debug!(url = %u, last_day = day, every_days = every, "listing not due today: not asked");
         self.ledger.host(&host).listing_not_due();
         true
@@ -386,23 +373,4 @@ struct PagesRead {
     oldest: Option<chrono::DateTime<Utc>>,
     /// Stored articles it says changed, queued to be asked again.
     updates: u32,
-}
-
-/// What this run learned of one listing.
-#[derive(Debug, Clone, Default)]
-pub struct ListingObs {
-    /// It was asked and answered (200 or 304).
-    pub answered: bool,
-    /// Read in full (a whole 200, or a 304 after a full read).
-    pub full: bool,
-    /// Fresh URLs it (or its children) brought that no other listing had.
-    pub fresh: u32,
-    /// It is a feed.
-    pub feed: bool,
-    /// Stored articles it (or its children) said changed: a read that
-    /// brings updates pays too, so a sitemap that announces them stays daily.
-    pub updates: u32,
-    /// The index that listed it, and the `<lastmod>` it gave.
-    pub parent: Option<String>,
-    pub parent_lastmod: Option<String>,
 }

@@ -4,13 +4,13 @@
 //! the counters. Tasks get a [`Job`] and hand back a [`Done`] through
 //! [`Tasks`]; no locks on the hot path.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
+mod book;
 mod facts;
 mod family;
 mod finished;
@@ -38,6 +38,7 @@ use crate::store::outbox::Inbox;
 use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
 use crate::url;
+use book::Book;
 use facts::Facts;
 use ledger::Ledger;
 use work::Work;
@@ -56,10 +57,10 @@ pub struct Engine {
     work: Work,
     /// The shard, the seen-set, the WARC file and ids: what is stored for good.
     sink: Sink,
-    store: Files,
     /// What the run is: id, day, start, cut-offs (immutable).
     facts: Facts,
-    sets: RunSets,
+    /// Listing states and validators, and what this run learns of its listings.
+    book: Book,
     /// Totals, host funnels, source health and reach, the progress display.
     ledger: Ledger,
     /// Tasks' [`Answered`] messages (taken by `run` while it runs).
@@ -76,26 +77,6 @@ pub struct Persist {
     pub families: crate::store::state::families::Families,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
-}
-
-/// The sets this run keeps, all empty at the start.
-#[derive(Default)]
-pub struct RunSets {
-    /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
-    listings_read: HashSet<u64>,
-    /// Listings not due today by their learned rate, per host: queued at
-    /// once if another listing of the host fails or looks truncated.
-    deferred: HashMap<String, Vec<Entry>>,
-    /// Hosts whose held-back listings were woken (read today whatever their rate).
-    woken: HashSet<String>,
-    /// What this run learned of each listing it queued or asked, by URL.
-    listing_obs: HashMap<String, listing::ListingObs>,
-}
-
-/// The state files the engine keeps (the consent log is the [`Ledger`]'s).
-struct Files {
-    validators: Validators,
-    listings: Listings,
 }
 
 /// What a run starts from besides the config.
@@ -139,11 +120,7 @@ impl Engine {
             ),
             ctx,
             sink,
-            store: Files {
-                validators: store.validators,
-                listings: store.listings,
-            },
-            sets: RunSets::default(),
+            book: Book::new(store.listings, store.validators),
             answers: Some(start.answers),
         }
     }
@@ -353,7 +330,7 @@ impl Engine {
             self.work.unfetchable(&host, self.now());
             return;
         };
-        let (etag, mut last_modified) = match self.store.validators.get(u.as_str()) {
+        let (etag, mut last_modified) = match self.book.validator(u.as_str()) {
             Some(v) => (v.etag.clone(), v.last_modified.clone()),
             None => (None, None),
         };

@@ -124,7 +124,7 @@ impl Engine {
     /// happens (`store::state::listings`).
     fn html_listing_read(&mut self, job: &Job, fresh: u32) {
         tracing::debug!(url = %job.url, fresh, "HTML listing read");
-        self.listing_answered(job, true).fresh += fresh;
+        self.book.answered(job.url.as_str(), true).fresh += fresh;
     }
 
     /// Why the page is not stored, in this order; `None`: it is.

@@ -43,7 +43,10 @@ pub(super) async fn finish(
     // The display's last line says the final totals, not the last timer's snapshot.
     engine.show_totals();
     let left = Leftover::take(&mut engine);
-    settle_listings(&mut engine, started_at);
+    let day = engine.facts.day();
+    engine
+        .book
+        .settle(day, started_at, super::MAX_SITEMAP_DEPTH);
     count_backlog(&mut engine, &left.queue);
     let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
     // The files, in this order; the summary last.
@@ -58,8 +61,7 @@ pub(super) async fn finish(
     // queue file it just saved, like any other link).
     engine.work.handover().save(&data.state, run_id)?;
     inbox.remove()?;
-    engine.store.validators.save(&data.state, run_id)?;
-    engine.store.listings.save(&data.state, run_id)?;
+    engine.book.save(&data.state, run_id)?;
     engine.work.families().save(&data.state, run_id)?;
     state::save_doc_cache(
         &data.state,
@@ -119,57 +121,13 @@ impl Leftover {
     fn take(engine: &mut Engine) -> Leftover {
         let (mut queue, kept) = engine.work.leftover();
         let kept_for_next = keep_for_next_run(&mut queue, kept);
-        let (unread_listings, unread_hosts) = unread(&queue, &engine.sets.listings_read);
+        let (unread_listings, unread_hosts) = unread(&queue, engine.book.read());
         Leftover {
             queue,
             kept_for_next,
             unread_listings,
             unread_hosts,
         }
-    }
-}
-
-/// What this run learned of each listing it asked goes into its state: a
-/// child's fresh URLs count for its index too (and up the chain), so an
-/// index whose children brought nothing new is asked less often.
-fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
-    let obs = std::mem::take(&mut engine.sets.listing_obs);
-    let mut credit: std::collections::HashMap<&str, u32> = Default::default();
-    for o in obs.values().filter(|o| o.fresh + o.updates > 0) {
-        let mut parent = o.parent.as_deref();
-        // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
-        for _ in 0..super::MAX_SITEMAP_DEPTH + 1 {
-            let Some(p) = parent else { break };
-            *credit.entry(p).or_default() += o.fresh + o.updates;
-            parent = obs.get(p).and_then(|x| x.parent.as_deref());
-        }
-    }
-    // Hosts some listing of which brought fresh URLs: on the others it was
-    // a quiet day, which says nothing about how often to read them.
-    let hosts_where = |f: &dyn Fn(&super::listing::ListingObs) -> bool| -> HashSet<String> {
-        obs.iter()
-            .filter(|(_, o)| f(o))
-            .filter_map(|(u, _)| url::parse(u).map(|u| url::host_key(&u)))
-            .collect()
-    };
-    let busy = hosts_where(&|o| o.fresh > 0);
-    // Hosts whose feed brought fresh URLs: the others listings repeated.
-    let fed = hosts_where(&|o| o.feed && o.fresh > 0);
-    let day = engine.facts.day();
-    for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
-        let read = if o.fresh + o.updates + credit.get(url.as_str()).copied().unwrap_or(0) > 0 {
-            state::Read::Useful
-        } else if url::parse(url).is_some_and(|u| fed.contains(&url::host_key(&u))) {
-            state::Read::Covered
-        } else if url::parse(url).is_some_and(|u| busy.contains(&url::host_key(&u))) {
-            state::Read::Redundant
-        } else {
-            state::Read::Quiet
-        };
-        let lastmod = o.parent_lastmod.clone();
-        engine.store.listings.update(url, |s| {
-            s.answered(url, day, started_at, o.full, read, lastmod)
-        });
     }
 }
 

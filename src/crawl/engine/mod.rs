@@ -37,7 +37,6 @@ use crate::record::StopReason;
 use crate::store::outbox::Inbox;
 use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
-use crate::url;
 use book::Book;
 use facts::Facts;
 use ledger::Ledger;
@@ -325,40 +324,6 @@ impl Engine {
         stop
     }
 
-    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
-        let Some(u) = url::parse(&entry.url) else {
-            self.work.unfetchable(&host, self.now());
-            return;
-        };
-        let (etag, mut last_modified) = match self.book.validator(u.as_str()) {
-            Some(v) => (v.etag.clone(), v.last_modified.clone()),
-            None => (None, None),
-        };
-        if entry.update
-            && let Some(seen) = self.sink.seen(url::seen_hash(&u))
-        {
-            // Asked "changed since the day we stored it?".
-            last_modified = Some(http_day(seen.day));
-        }
-        if self.family_stopped_now(&host, &u, &entry) {
-            self.work.released(&host, self.now());
-            return;
-        }
-        self.ledger
-            .host(&host)
-            .dispatched(entry.backlog, entry.explore);
-        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
-        let job = Job {
-            host,
-            url: u,
-            entry,
-            etag,
-            last_modified,
-            freed: false,
-        };
-        tasks.spawn(self.ctx.clone(), job);
-    }
-
     /// A worker task ended: its result, or the cause it was lost to (its
     /// host's slot is given back either way).
     fn ended(&mut self, ended: Result<Done, Lost>, answers: &mut Answers) {
@@ -383,10 +348,4 @@ impl Engine {
         let now = self.now();
         self.work.close(host, outcome, now);
     }
-}
-
-/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
-fn http_day(day: u32) -> String {
-    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
-    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }

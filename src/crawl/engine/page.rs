@@ -219,12 +219,8 @@ impl Engine {
         let id = self.sink.next_id();
         let mut prov = self.provenance(id, job, meta);
         self.sink.archive_held(&mut prov);
-        let mut article = crate::extract::record::article(
-            page,
-            &meta.url,
-            &prov,
-            &self.facts.extractor_version(),
-        );
+        let mut article =
+            crate::extract::record::article(page, &meta.url, &prov, self.facts.extractor_version());
         if self.facts.config().crawl.paywalled_text == PaywalledText::Flag {
             crate::extract::record::keep_free_part(&mut article, page);
         }

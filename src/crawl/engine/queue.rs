@@ -1,10 +1,15 @@
 //! What goes into the frontier: a URL queued if the seen-set, this run,
 //! the partition and the trap rules allow it; seeds, handed-over work, and
-//! the scope a link must be in.
+//! the scope a link must be in. And what comes out: a job for each URL the
+//! frontier hands out, with its conditional headers.
+
+use chrono::{DateTime, Utc};
 
 use super::Engine;
 use super::work::Pushed;
 use crate::config::Scope;
+use crate::crawl::tasks::Tasks;
+use crate::crawl::worker::Job;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::store::outbox::Inbox;
@@ -173,4 +178,47 @@ impl Engine {
         }
         self.work.admit_open(&self.ctx.scope, u, from_relevant)
     }
+
+    /// Hand a ready URL to a worker: with the validators kept for it (or,
+    /// for a stored article asked again, the day it was stored), unless its
+    /// family stopped paying since it was queued.
+    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
+        let Some(u) = url::parse(&entry.url) else {
+            self.work.unfetchable(&host, self.now());
+            return;
+        };
+        let (etag, mut last_modified) = match self.book.validator(u.as_str()) {
+            Some(v) => (v.etag.clone(), v.last_modified.clone()),
+            None => (None, None),
+        };
+        if entry.update
+            && let Some(seen) = self.sink.seen(url::seen_hash(&u))
+        {
+            // Asked "changed since the day we stored it?".
+            last_modified = Some(http_day(seen.day));
+        }
+        if self.family_stopped_now(&host, &u, &entry) {
+            self.work.released(&host, self.now());
+            return;
+        }
+        self.ledger
+            .host(&host)
+            .dispatched(entry.backlog, entry.explore);
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
+        let job = Job {
+            host,
+            url: u,
+            entry,
+            etag,
+            last_modified,
+            freed: false,
+        };
+        tasks.spawn(self.ctx.clone(), job);
+    }
+}
+
+/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
+fn http_day(day: u32) -> String {
+    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }

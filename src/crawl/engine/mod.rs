@@ -1,8 +1,30 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
-//! state: the frontier, the [`Sink`] (seen-set, shard writer, WARC file, ids
-//! and the rule that makes a record durable before its URLs are hits) and
-//! the counters. Tasks get a [`Job`] and hand back a [`Done`] through
-//! [`Tasks`]; no locks on the hot path.
+//! state, in parts that own their state and rules behind methods:
+//!
+//! * `Facts` (`facts.rs`): what the run is, immutable: its config, id,
+//!   day, start, cut-offs, extractor version.
+//! * `Work` (`work.rs`): the frontier and what it consults: this run's
+//!   URLs, trap counts, handover, URL families, open scope, seeds, slots
+//!   freed early, requeue tries, the work kept for the next run.
+//! * `Book` (`book.rs`): listing states and validators, what this run
+//!   learns of its listings, listings held back by their rate.
+//! * [`Sink`] (`store::sink`): the shard, the seen-set, the WARC file and
+//!   ids, and the rule that a URL is a hit only once its record is durable.
+//! * `Ledger` (`ledger.rs`): totals, host funnels, source health, reach,
+//!   the progress display, the event and consent logs.
+//!
+//! The engine's files are its decisions over those parts: `mod.rs` the loop,
+//! `queue.rs` what goes into the frontier and what comes out (dispatch),
+//! `finished.rs` a finished job (classified once, then acted on),
+//! `listing.rs` robots.txt and listings, `page.rs` a page (links followed;
+//! then decide, then store: [`Rejection`] or a record for the [`Sink`]),
+//! `family.rs` URL families, `value.rs` a URL's value, `save.rs` the end of
+//! the run. `scripts/engine_fields.py` counts the parts each file reaches.
+//!
+//! Tasks get a [`Job`] and hand back a [`Done`] through [`Tasks`]; no locks
+//! on the hot path.
+//!
+//! [`Rejection`]: crate::record::Rejection
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,9 +68,9 @@ use work::Work;
 /// `Sitemap:` line: the children of an index at the last level are not read.
 pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 
-/// Everything the loop owns, in parts: what the run was started with, the
-/// scheduling state, what goes to disk ([`Persist`]), the sets of this run
-/// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
+/// Everything the loop owns, in parts that own their state (see the module
+/// doc); built by [`Engine::new`] from the [`Sink`] and the state files
+/// ([`Persist`]) `setup.rs` opened.
 pub struct Engine {
     ctx: Arc<Ctx>,
     /// The frontier and what it consults: this run's URLs, traps,
@@ -56,18 +78,21 @@ pub struct Engine {
     work: Work,
     /// The shard, the seen-set, the WARC file and ids: what is stored for good.
     sink: Sink,
-    /// What the run is: id, day, start, cut-offs (immutable).
+    /// What the run is: config, id, day, start, cut-offs (immutable).
     facts: Facts,
     /// Listing states and validators, and what this run learns of its listings.
     book: Book,
-    /// Totals, host funnels, source health and reach, the progress display.
+    /// Totals, host funnels, source health and reach, the progress display,
+    /// the event and consent logs.
     ledger: Ledger,
     /// Tasks' [`Answered`] messages (taken by `run` while it runs).
     answers: Option<mpsc::UnboundedReceiver<Answered>>,
 }
 
-/// The state files the run reads and writes under `data/state/` (the
-/// shard, the seen-set and the WARC file are the [`Sink`]'s).
+/// The state files the run opens under `data/state/` (the shard, the
+/// seen-set and the WARC file are the [`Sink`]'s): [`Engine::new`] gives the
+/// listing states and validators to the `Book`, the families to the `Work`,
+/// the consent log to the `Ledger`.
 pub struct Persist {
     pub validators: Validators,
     /// What is known of every feed and sitemap (`state/listings/`).

@@ -66,8 +66,12 @@ pub(super) fn open_store(
     let families = state::families::Families::load(&data.state)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
-    let warc = (config.crawl.archive != crate::config::Archive::None)
-        .then(|| crate::store::warc::WarcWriter::new(&data.warc_dir(), run_id));
+    let warc = (config.crawl.archive != crate::config::Archive::None).then(|| {
+        Box::new(crate::store::warc::WarcWriter::new(
+            &data.warc_dir(),
+            run_id,
+        )) as Box<dyn crate::store::sink::Archive>
+    });
     let day = day_stamp(started_at);
     let sink = Sink::new(seen, shard, ids, warc, &data.state, run_id, day);
     let store = Persist {

@@ -30,7 +30,7 @@ use super::StoreError;
 use super::ids::IdBlocks;
 use super::seen::{Seen, SeenSet, flag, text_print};
 use super::shard::ShardWriter;
-use super::warc::{Captured, WarcWriter};
+use super::warc::{Captured, WarcError, WarcWriter};
 use crate::record::{Article, Provenance};
 use crate::url::{self, Url};
 
@@ -40,7 +40,7 @@ pub struct Sink {
     shard: ShardWriter,
     ids: IdBlocks,
     /// This run's WARC file (`crawl.archive`; `None` when off).
-    warc: Option<WarcWriter>,
+    warc: Option<Box<dyn Archive>>,
     /// Where the seen-set's segment goes (`state/`), and its name.
     state_dir: PathBuf,
     run_id: String,
@@ -56,6 +56,31 @@ pub struct Sink {
     /// The WARC members of the job being handled (`crawl.archive`), until
     /// it is stored or its turn is over.
     captured: Option<Captured>,
+}
+
+/// What the sink needs of the run's WARC file ([`WarcWriter`]; a test
+/// puts in one whose sync fails).
+pub trait Archive: Send {
+    /// The file's name (what a record's `warc_file` says).
+    fn name(&self) -> &str;
+    /// Append one group of members; returns the offset of its first member.
+    fn append(&mut self, parts: &[&[u8]]) -> Result<u64, WarcError>;
+    /// Make everything appended so far durable.
+    fn sync(&mut self) -> Result<(), WarcError>;
+}
+
+impl Archive for WarcWriter {
+    fn name(&self) -> &str {
+        WarcWriter::name(self)
+    }
+
+    fn append(&mut self, parts: &[&[u8]]) -> Result<u64, WarcError> {
+        WarcWriter::append(self, parts)
+    }
+
+    fn sync(&mut self) -> Result<(), WarcError> {
+        WarcWriter::sync(self)
+    }
 }
 
 /// The URLs a stored record answers for, as seen hashes, and its text's
@@ -95,7 +120,7 @@ impl Sink {
         seen: SeenSet,
         shard: ShardWriter,
         ids: IdBlocks,
-        warc: Option<WarcWriter>,
+        warc: Option<Box<dyn Archive>>,
         state_dir: &Path,
         run_id: &str,
         day: u32,
@@ -278,6 +303,8 @@ impl Sink {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
     use super::*;
@@ -285,6 +312,10 @@ mod tests {
     const RUN: &str = "20261201T060000Z-abcd";
 
     fn sink(dir: &Path) -> Sink {
+        sink_with(dir, None)
+    }
+
+    fn sink_with(dir: &Path, warc: Option<Box<dyn Archive>>) -> Sink {
         let state = dir.join("state");
         std::fs::create_dir_all(&state).unwrap();
         let seen = SeenSet::load(&state).unwrap();
@@ -292,7 +323,42 @@ mod tests {
             ShardWriter::create(&dir.join("s.jsonl.zst"), Duration::from_secs(3600)).unwrap();
         let started = "2026-12-01T06:00:00Z".parse().unwrap();
         let ids = IdBlocks::new(started, RUN, crate::partition::Partition::default()).unwrap();
-        Sink::new(seen, shard, ids, None, &state, RUN, 20_000)
+        Sink::new(seen, shard, ids, warc, &state, RUN, 20_000)
+    }
+
+    /// A WARC file in memory whose sync fails while `fail` is set, and
+    /// which notes, at each sync, whether the shard file existed yet.
+    struct FakeWarc {
+        fail: Arc<AtomicBool>,
+        shard: PathBuf,
+        synced_with_shard: Arc<Mutex<Vec<bool>>>,
+        len: u64,
+    }
+
+    impl Archive for FakeWarc {
+        fn name(&self) -> &str {
+            "fake.warc.gz"
+        }
+
+        fn append(&mut self, parts: &[&[u8]]) -> Result<u64, WarcError> {
+            let at = self.len;
+            self.len += parts.iter().map(|p| p.len() as u64).sum::<u64>();
+            Ok(at)
+        }
+
+        fn sync(&mut self) -> Result<(), WarcError> {
+            self.synced_with_shard
+                .lock()
+                .unwrap()
+                .push(self.shard.exists());
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(WarcError::Write {
+                    path: "fake.warc.gz".into(),
+                    source: std::io::Error::other("disk gone"),
+                });
+            }
+            Ok(())
+        }
     }
 
     fn article(id: i64, url: &str) -> Article {
@@ -383,5 +449,53 @@ mod tests {
         assert!(s.flush());
         assert!(!is_hit(&s, h.fin), "a claim is no hit");
         assert_eq!(s.close().unwrap(), None, "nothing stored, no shard");
+    }
+
+    #[test]
+    fn the_archive_is_synced_before_the_frame_and_a_failed_sync_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fail = Arc::new(AtomicBool::new(true));
+        let synced = Arc::new(Mutex::new(Vec::new()));
+        let warc = FakeWarc {
+            fail: fail.clone(),
+            shard: dir.path().join("s.jsonl.zst"),
+            synced_with_shard: synced.clone(),
+            len: 0,
+        };
+        let mut s = sink_with(dir.path(), Some(Box::new(warc)));
+        let captured = Captured {
+            members: b"response and request".to_vec(),
+            response_id: "<urn:uuid:1>".into(),
+            target: "https://a.test/y".into(),
+            date: "2026-12-01T06:00:00Z".into(),
+            hold: None,
+        };
+        s.hold(Some(captured));
+        let mut prov = Provenance {
+            id: s.next_id(),
+            ..Provenance::default()
+        };
+        s.archive_held(&mut prov);
+        assert_eq!(prov.warc_file.as_deref(), Some("fake.warc.gz"));
+        assert_eq!(prov.warc_offset, Some(0));
+        let h = hits();
+        s.stage(&article(prov.id, "https://a.test/y"), &h);
+        // The archive cannot be synced: no frame, no hit.
+        assert!(!s.flush(), "a failed sync is reported");
+        assert!(
+            !s.shard_path().exists(),
+            "a frame was written before its archive"
+        );
+        assert!(h.all().all(|x| !is_hit(&s, x)));
+        // Once it syncs, the frame follows, then the hits.
+        fail.store(false, Ordering::SeqCst);
+        assert!(s.flush());
+        assert!(s.shard_path().exists());
+        assert!(h.all().all(|x| is_hit(&s, x)));
+        assert_eq!(
+            *synced.lock().unwrap(),
+            vec![false, false],
+            "synced after the frame"
+        );
     }
 }

@@ -1,6 +1,8 @@
-//! What the engine does with an extracted page: follow its links (unless it is
-//! an article older than the cut-off), then decide whether to store it and
-//! append the record to the shard.
+//! What the engine does with an extracted page: count it, follow its links
+//! (unless it is an article older than the cut-off), then decide
+//! ([`Engine::rejection`]), then store: a record made of the page and its
+//! provenance goes to the `store::Sink`, which makes it durable before its
+//! URLs are hits.
 
 use chrono::Utc;
 
@@ -16,8 +18,22 @@ use crate::store::sink::Hits;
 use crate::url;
 
 impl Engine {
-    /// Decide about a page; returns whether it was stored.
+    /// A page: counted, its links followed, then decide, then store.
+    /// Returns whether it was stored.
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        self.count_page(job, meta, page);
+        self.links(job, meta, page);
+        match self.rejection(job, meta, page) {
+            None => self.store(job, meta, page),
+            Some(reason) => {
+                self.reject(job, meta, reason);
+                false
+            }
+        }
+    }
+
+    /// The host's funnel learns of the page; the limits that cut it are logged.
+    fn count_page(&mut self, job: &Job, meta: &Meta, page: &Page) {
         let relevant = page.relevance.relevant;
         self.ledger.host(&job.host).page(page.is_article, relevant);
         if let Some(r) = meta.rendered.filter(|r| r.ok) {
@@ -33,7 +49,12 @@ impl Engine {
         for cause in &page.cuts {
             self.capped(&job.host, &meta.url, *cause);
         }
-        // Links first: follow them unless the page is older than the cut-off.
+    }
+
+    /// Follow the page's links, unless it is older than the cut-off, too
+    /// deep, or says `nofollow`; a seed page that is no article is read as
+    /// an HTML listing.
+    fn links(&mut self, job: &Job, meta: &Meta, page: &Page) {
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
         let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
@@ -43,37 +64,36 @@ impl Engine {
         };
         if too_old {
             tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
-        } else if job.entry.depth < self.facts.config().crawl.max_depth {
-            let nofollow = page
-                .robots_meta
-                .iter()
-                .any(|d| d == "nofollow" || d == "none");
-            if !nofollow {
-                let before = self.work.fresh_links();
-                self.follow_links(job, meta, page);
-                let fresh = self.work.fresh_links() - before;
-                if job.entry.origin == Origin::Seed && !page.is_article {
-                    self.html_listing_read(job, fresh);
-                }
-            }
+            return;
         }
-        // Then the storing decision.
-        match self.rejection(job, meta, page) {
-            Some(Rejection::WithheldAiUse) => {
-                self.withhold(job, meta);
-                false
-            }
-            Some(reason) => {
-                tracing::debug!(url = %meta.url, %reason, "not stored");
-                self.ledger.emit(Event::Rejected(event::Rejected {
-                    url: meta.url.to_string(),
-                    reason,
-                    signals: None,
-                }));
-                false
-            }
-            None => self.store(job, meta, page),
+        let nofollow = page
+            .robots_meta
+            .iter()
+            .any(|d| d == "nofollow" || d == "none");
+        if job.entry.depth >= self.facts.config().crawl.max_depth || nofollow {
+            return;
         }
+        let before = self.work.fresh_links();
+        self.follow_links(job, meta, page);
+        let fresh = self.work.fresh_links() - before;
+        if job.entry.origin == Origin::Seed && !page.is_article {
+            self.html_listing_read(job, fresh);
+        }
+    }
+
+    /// A page not stored, for `reason`: logged (a page withheld for AI use
+    /// also in the consent log).
+    fn reject(&mut self, job: &Job, meta: &Meta, reason: Rejection) {
+        if reason == Rejection::WithheldAiUse {
+            self.withhold(job, meta);
+            return;
+        }
+        tracing::debug!(url = %meta.url, %reason, "not stored");
+        self.ledger.emit(Event::Rejected(event::Rejected {
+            url: meta.url.to_string(),
+            reason,
+            signals: None,
+        }));
     }
 
     /// Queue the page's links and feeds that are in scope, valued by their clues.

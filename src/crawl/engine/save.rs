@@ -2,7 +2,7 @@
 //! summary last (it marks the run finished); after an outage, nothing.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -18,6 +18,7 @@ use crate::record::StopReason;
 use crate::record::event::{self, Event};
 use crate::store::DataDir;
 use crate::store::outbox::Inbox;
+use crate::store::sink::Sink;
 use crate::store::state::{self, RunSummary, SeedProblem};
 use crate::url;
 
@@ -50,11 +51,7 @@ pub(super) async fn finish(
     count_backlog(&mut engine, &left.queue);
     let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
     // The files, in this order; the summary last.
-    let shard_path = engine.sink.shard_path().to_path_buf();
-    let shard = engine
-        .sink
-        .close()
-        .with_context(|| format!("closing {}", shard_path.display()))?;
+    let shard = close_shard(engine.sink)?;
     state::save_frontier(&data.state, engine.ctx.partition, &left.queue)?;
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
@@ -63,12 +60,7 @@ pub(super) async fn finish(
     inbox.remove()?;
     engine.book.save(&data.state, run_id)?;
     engine.work.families().save(&data.state, run_id)?;
-    state::save_doc_cache(
-        &data.state,
-        &engine.ctx.net.doc_cache(),
-        engine.facts.day(),
-        run_id,
-    )?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), day, run_id)?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
     engine.ledger.report_sources_down(engine.facts.cutoff());
@@ -76,12 +68,10 @@ pub(super) async fn finish(
     let health = engine.ledger.finish_health(stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
-    engine.ledger.emit(done_event(
-        &summary,
-        stop,
-        engine.ledger.counts(),
-        engine.facts.started(),
-    ));
+    let (counts, started) = (engine.ledger.counts(), engine.facts.started());
+    engine
+        .ledger
+        .emit(done_event(&summary, stop, counts, started));
     engine.ledger.flush_log();
     engine.ledger.finish_display(stop);
     tracing::info!(
@@ -286,6 +276,15 @@ fn set_watermarks(
             complete && engine.ledger.reach().is_reached(h) && !engine.ledger.reach().is_troubled(h)
         },
     );
+}
+
+/// Close this run's shard (a last frame, synced) and append the seen-set's
+/// last changes. The shard's path, or `None` when nothing was stored (no
+/// file was created).
+fn close_shard(sink: Sink) -> anyhow::Result<Option<PathBuf>> {
+    let path = sink.shard_path().to_path_buf();
+    sink.close()
+        .with_context(|| format!("closing {}", path.display()))
 }
 
 fn file_name(path: Option<&Path>) -> Option<String> {

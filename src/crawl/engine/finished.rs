@@ -14,12 +14,12 @@ use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin, Outcome, Verdict};
 use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots};
+use crate::record::Answer;
 use crate::record::RobotsOutcome;
 use crate::record::event::{self, Event, ListingWarning};
-use crate::record::{Answer, ErrorClass};
 use crate::store::seen::{Failure, flag};
 use crate::store::state::Validator;
-use crate::url::{self, Url};
+use crate::url;
 
 impl Engine {
     pub(super) fn lost(&mut self, lost: Lost) {
@@ -31,17 +31,7 @@ impl Engine {
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
         self.ledger.panicked(&lost.host);
         self.close_host(&lost.host, Some(Outcome::Error));
-        self.log_failure(&lost.url, Answer::Panicked, cause);
-    }
-
-    /// An `error` event: the URL, its class, what went wrong.
-    fn log_failure(&mut self, url: &Url, answer: Answer, error: String) {
-        let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
-        self.ledger.emit(Event::Error(event::Failure {
-            url: url.to_string(),
-            class,
-            error,
-        }));
+        self.ledger.failure(&lost.url, Answer::Panicked, cause);
     }
 
     /// A finished job: classified once ([`outcome::classify`]), recorded by
@@ -228,7 +218,7 @@ impl Engine {
             ErrorPlan::Other => {}
         }
         self.close(job, Some(plan.outcome()));
-        self.log_failure(&job.url, answer, e.to_string());
+        self.ledger.failure(&job.url, answer, e.to_string());
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
@@ -245,7 +235,7 @@ impl Engine {
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
                 self.ledger.errors(1);
-                self.log_failure(&job.url, answer, cause);
+                self.ledger.failure(&job.url, answer, cause);
                 None
             }
             Body::BadListing(reason) => {
@@ -355,7 +345,7 @@ impl Engine {
     /// class and logged; never stored, its links never followed.
     fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned, answer: Answer) -> Outcome {
         self.ledger.errors(1);
-        self.log_failure(&job.url, answer, t.describe());
+        self.ledger.failure(&job.url, answer, t.describe());
         tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
         match t {
             Turned::Payment {

@@ -15,9 +15,10 @@ use crate::crawl::tally::Tally;
 use crate::crawl::worker::Done;
 use crate::crawl::{Progress, Totals};
 use crate::record::event::{self, Event};
-use crate::record::{Answer, FailureClass, HostCounters, StopReason};
+use crate::record::{Answer, ErrorClass, FailureClass, HostCounters, ParseCap, StopReason};
 use crate::store::consent::{ConsentLog, RobotsSnapshot};
 use crate::url::Url;
+use crate::url::trap::Trap;
 
 /// How often a `progress` event is written.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
@@ -75,6 +76,39 @@ impl Ledger {
     /// Write the event log's buffer out.
     pub(super) fn flush_log(&mut self) {
         self.log.flush();
+    }
+
+    /// An `error` event: the URL, its class, what went wrong.
+    pub(super) fn failure(&mut self, url: &Url, answer: Answer, error: String) {
+        let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
+        self.log.emit(Event::Error(event::Failure {
+            url: url.to_string(),
+            class,
+            error,
+        }));
+    }
+
+    /// A URL of `host` broke a trap rule: counted, logged.
+    pub(super) fn trapped(&mut self, host: &str, url: &Url, trap: Trap) {
+        self.host(host).trapped();
+        let shown: String = url.as_str().chars().take(300).collect();
+        tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
+        self.log.emit(Event::Trap(event::TrapMet {
+            host: host.to_string(),
+            url: shown,
+            kind: trap,
+            url_bytes: url.as_str().len(),
+        }));
+    }
+
+    /// A parsing limit cut a page or listing of `host`: counted, logged.
+    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: ParseCap) {
+        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
+        self.host(host).capped(cause.as_str());
+        self.log.emit(Event::Capped(event::Capped {
+            url: url.as_str().chars().take(300).collect(),
+            cause,
+        }));
     }
 
     /// A host's robots.txt, as read, for the consent log.

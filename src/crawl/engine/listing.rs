@@ -87,7 +87,8 @@ impl Engine {
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
             self.ledger.host(&job.host).bad_listing();
             if parsed.cut > 0 {
-                self.capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
+                self.ledger
+                    .capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
             }
             self.ledger.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),

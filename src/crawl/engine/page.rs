@@ -47,7 +47,7 @@ impl Engine {
             self.ledger.host(&job.host).consent(&meta.signals);
         }
         for cause in &page.cuts {
-            self.capped(&job.host, &meta.url, *cause);
+            self.ledger.capped(&job.host, &meta.url, *cause);
         }
     }
 

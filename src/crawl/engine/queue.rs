@@ -14,7 +14,6 @@ use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::store::outbox::Inbox;
 use crate::store::seen::Failure;
-use crate::url::trap::Trap;
 use crate::url::{self, Url};
 
 impl Engine {
@@ -45,7 +44,9 @@ impl Engine {
                 self.work.admit_link(&host, url, from, &rules, today)
             });
             if let Some(trap) = trap {
-                self.trapped(&host, url, hash, trap);
+                // Met once per run: it then counts as met in this run.
+                self.work.met(hash);
+                self.ledger.trapped(&host, url, trap);
                 return false;
             }
         }
@@ -113,31 +114,6 @@ impl Engine {
             return true;
         }
         false
-    }
-
-    /// A URL broke a trap rule: not queued, counted, logged (once per run:
-    /// it then counts as met in this run).
-    fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
-        self.work.met(hash);
-        self.ledger.host(host).trapped();
-        let shown: String = url.as_str().chars().take(300).collect();
-        tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
-        self.ledger.emit(Event::Trap(event::TrapMet {
-            host: host.to_string(),
-            url: shown,
-            kind: trap,
-            url_bytes: url.as_str().len(),
-        }));
-    }
-
-    /// A parsing limit cut a page or listing: counted for the host, logged.
-    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
-        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
-        self.ledger.host(host).capped(cause.as_str());
-        self.ledger.emit(Event::Capped(event::Capped {
-            url: url.as_str().chars().take(300).collect(),
-            cause,
-        }));
     }
 
     /// Queue what other partitions left in this partition's outbox.

@@ -195,3 +195,57 @@ impl Book {
         self.listings.save(state_dir, run_id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontier::{Kind, Origin};
+
+    fn book() -> Book {
+        Book::new(Listings::default(), Validators::default())
+    }
+
+    #[test]
+    fn a_host_is_woken_once_and_gets_the_listings_held_back() {
+        let mut b = book();
+        let e = Entry::new(
+            "https://a.test/s.xml".to_string(),
+            Kind::Sitemap,
+            Origin::Seed,
+            0,
+        );
+        assert!(b.hold("a.test", &e));
+        assert!(!b.hold("a.test", &e), "held twice");
+        assert!(!b.is_woken("a.test"));
+        let held = b.wake("a.test").expect("the first wake");
+        assert_eq!(held.len(), 1);
+        assert!(b.is_woken("a.test"));
+        assert!(b.wake("a.test").is_none(), "woken twice");
+    }
+
+    #[test]
+    fn an_index_is_credited_with_its_childs_fresh_urls() {
+        let mut b = book();
+        let started: DateTime<Utc> = "2026-12-01T06:00:00Z".parse().unwrap();
+        let (index, child) = ("https://a.test/index.xml", "https://a.test/c.xml");
+        let quiet = "https://b.test/s.xml";
+        b.answered(index, true);
+        b.listed_child(child, index, None);
+        b.answered(child, true).fresh = 2;
+        b.answered(quiet, true);
+        b.settle(20_000, started, 3);
+        let useful = |u: &str| b.state(u).map(|s| (s.useful, s.reads));
+        assert_eq!(useful(child), Some((1, 1)));
+        assert_eq!(
+            useful(index),
+            Some((1, 1)),
+            "the index brought its child's URLs"
+        );
+        assert_eq!(useful(quiet), Some((0, 1)));
+        assert_eq!(
+            b.state(index).and_then(|s| s.read),
+            Some(started),
+            "read in full"
+        );
+    }
+}

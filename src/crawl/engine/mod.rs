@@ -21,7 +21,7 @@
 //! `family.rs` URL families, `value.rs` a URL's value, `save.rs` the end of
 //! the run. `scripts/engine_fields.py` counts the parts each file reaches.
 //!
-//! Tasks get a [`Job`] and hand back a [`Done`] through [`Tasks`]; no locks
+//! Tasks get a [`Job`] and hand back a [`Done`] through `Tasks`; no locks
 //! on the hot path.
 //!
 //! [`Rejection`]: crate::record::Rejection

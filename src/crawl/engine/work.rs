@@ -384,3 +384,81 @@ impl Work {
         &self.families
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::frontier::{Kind, Origin};
+    use crate::url;
+
+    fn work() -> Work {
+        let c = Config::default().crawl;
+        let handover = Handover::new(crate::partition::Partition::default(), false);
+        let frontier = Frontier::new(c.frontier_params());
+        let open = OpenScope::new(c.scope_params());
+        Work::new(frontier, open, vec![], handover, Families::default())
+    }
+
+    /// Push `u` as a page, or as a child sitemap a listing gave.
+    fn push(w: &mut Work, u: &str, kind: Kind) -> u64 {
+        let hash = url::seen_hash(&url::parse(u).unwrap());
+        let origin = if kind == Kind::Page {
+            Origin::Seed
+        } else {
+            Origin::Listed
+        };
+        let how = Pushed {
+            by_link: false,
+            fresh_page: false,
+            child_sitemap: kind == Kind::Sitemap,
+            credit: None,
+        };
+        assert!(w.push(
+            "a.test",
+            hash,
+            Entry::new(u.to_string(), kind, origin, 0),
+            how
+        ));
+        hash
+    }
+
+    fn ready(w: &mut Work, at_secs: u64) -> bool {
+        matches!(w.next(Duration::from_secs(at_secs)), Next::Ready { .. })
+    }
+
+    #[test]
+    fn a_slot_freed_by_an_early_answer_is_not_freed_again_when_its_job_closes() {
+        let mut w = work();
+        for p in ["/1", "/2", "/3"] {
+            push(&mut w, &format!("https://a.test{p}"), Kind::Page);
+        }
+        // One request at a time per host (the default).
+        assert!(ready(&mut w, 0));
+        assert!(!ready(&mut w, 100), "a second job while the first runs");
+        // The first job's answer frees its slot while its body is parsed...
+        let secs = Duration::from_secs;
+        w.answered("a.test".into(), secs(0), secs(1), false, secs(1));
+        assert!(ready(&mut w, 200), "the freed slot is not taken");
+        // ...so its close frees nothing: the second job still holds the slot.
+        w.close("a.test", Some(Outcome::Miss), secs(300));
+        assert!(!ready(&mut w, 400), "a slot freed twice");
+        w.close("a.test", Some(Outcome::Miss), secs(500));
+        assert!(ready(&mut w, 600));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn a_url_is_queued_once_a_run_and_a_reseed_lists_child_sitemaps_again() {
+        let mut w = work();
+        let page = push(&mut w, "https://a.test/p", Kind::Page);
+        let child = push(&mut w, "https://a.test/s.xml", Kind::Sitemap);
+        assert!(w.in_run(page) && w.in_run(child));
+        w.reseed();
+        assert!(w.in_run(page), "a reseed forgets only child sitemaps");
+        assert!(!w.in_run(child));
+        let e = Entry::new("https://a.test/q".to_string(), Kind::Page, Origin::Seed, 0);
+        w.put_back("a.test", page, e);
+        assert!(!w.in_run(page), "a job put back may be queued again");
+    }
+}

@@ -93,7 +93,7 @@ pub async fn run(
     // The watermark comes from the latest run that covered this partition's hosts.
     let last = history.latest_for(config.crawl.partition).cloned();
     let cutoff = setup::resolve_cutoff(&config, last.as_ref());
-    let store = setup::open_store(&data, &config, &history, &run_id, started_at)?;
+    let (sink, store) = setup::open_store(&data, &config, &history, &run_id, started_at)?;
     let mut log = EventLog::create(&data.state.join("crawl.log"));
     let (ctx, seeds, answers) = setup::worker_context(&config, &opts, &data, started_at)?;
     setup::announce(
@@ -103,12 +103,11 @@ pub async fn run(
         &run_id,
         &cutoff,
         seeds.len(),
-        &store,
+        &sink,
     );
     let start = Start {
         run_id: run_id.clone(),
         started_at,
-        state_dir: data.state.clone(),
         cutoff,
         last,
         seeds,
@@ -116,7 +115,7 @@ pub async fn run(
         progress,
     };
     let rendering = ctx.clone();
-    let mut engine = Engine::new(config, ctx, store, log, start);
+    let mut engine = Engine::new(config, ctx, sink, store, log, start);
     setup::carry_over(&mut engine, &data, opts.resume)?;
     let inbox = setup::read_inbox(&mut engine, &data)?;
     engine.queue_seeds();

@@ -25,6 +25,7 @@ use crate::store::ids::IdBlocks;
 use crate::store::outbox::Inbox;
 use crate::store::seen::{Seen, SeenSet, day_stamp, flag};
 use crate::store::shard::{self, ShardWriter};
+use crate::store::sink::Sink;
 use crate::store::state::{self, RunHistory, RunSummary, Validators};
 use crate::url;
 
@@ -56,7 +57,7 @@ pub(super) fn open_store(
     history: &RunHistory,
     run_id: &str,
     started_at: DateTime<Utc>,
-) -> anyhow::Result<Persist> {
+) -> anyhow::Result<(Sink, Persist)> {
     let mut seen = SeenSet::load(&data.state)?;
     let ids = IdBlocks::new(started_at, run_id, config.crawl.partition)?;
     recover_unfinished(data, history, &mut seen, run_id)?;
@@ -65,17 +66,21 @@ pub(super) fn open_store(
     let families = state::families::Families::load(&data.state)?;
     let shard_path = data.articles.join(format!("{run_id}.jsonl.zst"));
     let shard = ShardWriter::create(&shard_path, config.crawl.flush_every.0)?;
-    Ok(Persist {
-        seen,
-        shard,
-        ids,
+    let warc = (config.crawl.archive != crate::config::Archive::None).then(|| {
+        Box::new(crate::store::warc::WarcWriter::new(
+            &data.warc_dir(),
+            run_id,
+        )) as Box<dyn crate::store::sink::Archive>
+    });
+    let day = day_stamp(started_at);
+    let sink = Sink::new(seen, shard, ids, warc, &data.state, run_id, day);
+    let store = Persist {
         validators,
         listings,
         families,
         consent: crate::store::consent::ConsentLog::new(&data.state, run_id),
-        warc: (config.crawl.archive != crate::config::Archive::None)
-            .then(|| crate::store::warc::WarcWriter::new(&data.warc_dir(), run_id)),
-    })
+    };
+    Ok((sink, store))
 }
 
 /// What every worker shares (the network with its budget and caches, the
@@ -129,7 +134,7 @@ pub(super) fn announce(
     run_id: &str,
     cutoff: &reach::Cutoff,
     seeds: usize,
-    store: &Persist,
+    sink: &Sink,
 ) {
     let c = &config.crawl;
     log.emit(Event::RunStart(event::RunStart {
@@ -144,11 +149,11 @@ pub(super) fn announce(
         min_lastmod_hosts: cutoff.hosts.len(),
         concurrency: c.concurrency,
         min_host_gap_ms: c.min_host_gap.0.as_millis() as u64,
-        seen: store.seen.len(),
+        seen: sink.seen_len(),
         partition: c.partition,
         resume: opts.resume,
     }));
-    tracing::info!(%run_id, seeds, seen = store.seen.len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %c.partition, "crawl starting");
+    tracing::info!(%run_id, seeds, seen = sink.seen_len(), cutoff = ?cutoff.latest(), per_host = cutoff.hosts.len(), partition = %c.partition, "crawl starting");
 }
 
 /// Queue what a previous run left: all of it with `--resume`; otherwise the

@@ -13,6 +13,8 @@
 //!   from the same state.
 //! * [`seen`]: the seen-set, per-run append-only segments under `state/seen/`.
 //! * [`shard`]: the article shards `articles/<run-id>.jsonl.zst`.
+//! * [`sink`]: one run's shard, seen-set, WARC writer and ids, and the order
+//!   that makes a stored record durable before its URLs are hits.
 //! * [`warc`]: the per-run WARC archives `warc/<run-id>.warc.gz` (`crawl.archive`).
 //! * [`state`]: the small state files (run summaries, `last_run.json`,
 //!   `frontier.jsonl`, the per-run `validators/`, `listings/`, `families/`
@@ -25,6 +27,7 @@ pub mod outbox;
 pub mod renumber;
 pub mod seen;
 pub mod shard;
+pub mod sink;
 pub mod state;
 pub mod warc;
 

@@ -16,17 +16,8 @@ impl Engine {
         entry.kind == Kind::Page && matches!(entry.origin, Origin::Relevant | Origin::Other)
     }
 
-    /// A daily run for `host`: `--min-lastmod auto` and the host was read
-    /// successfully before.
-    fn daily(&self, host: &str) -> bool {
-        self.cutoff.overlap.is_some() && self.cutoff.watermark(host).is_some()
-    }
-
     fn standing(&self, key: &str) -> Standing {
-        self.store
-            .families
-            .get(key)
-            .map_or(Standing::Unknown, |s| s.standing(self.day))
+        self.work.standing(key, self.facts.day())
     }
 
     /// Judge a link by its family before it is queued: false when its
@@ -44,7 +35,7 @@ impl Engine {
         match self.standing(&key) {
             Standing::Stopped => {
                 tracing::debug!(url = %u, family = %key, "URL family brought no article in its last fetches: not queued");
-                self.host(host).family_stopped();
+                self.ledger.host(host).family_stopped();
                 return false;
             }
             Standing::Pays => {}
@@ -52,17 +43,15 @@ impl Engine {
                 // Exploration goes one step deep: a tag page's own pages wait
                 // until the tag pages have shown they pay.
                 tracing::debug!(url = %u, family = %key, "link from an exploration page to a family not known to pay: not queued");
-                self.host(host).family_stopped();
+                self.ledger.host(host).family_stopped();
                 return false;
             }
-            Standing::Unknown | Standing::Explore if self.daily(host) => {
+            Standing::Unknown | Standing::Explore if self.facts.daily(host) => {
                 entry.explore = true;
-                let probes = self.sets.probes.entry(key).or_default();
-                if *probes < STOP_AFTER {
+                if self.work.probe(key, STOP_AFTER) {
                     // One of the family's first probes this run: with the
                     // backlog, first among it, so the family is learned on
                     // a backlog day rather than on the first quiet one.
-                    *probes += 1;
                     entry.backlog = true;
                     entry.value = 1.0;
                     tracing::debug!(url = %u, "URL family not known to pay: probed with the backlog");
@@ -70,8 +59,12 @@ impl Engine {
             }
             Standing::Unknown | Standing::Explore => {}
         }
-        let fresh_line = self.fresh_since(host).date_naive();
-        let floor = self.cutoff.for_listing(None).map(|f| f.date_naive());
+        let fresh_line = self.facts.fresh_since(host).date_naive();
+        let floor = self
+            .facts
+            .cutoff()
+            .for_listing(None)
+            .map(|f| f.date_naive());
         match trap::url_date(u) {
             Some((d, _)) if floor.is_some_and(|f| d < f) => {
                 // Dated before the crawl's cut-off: not wanted, as a listed
@@ -96,7 +89,7 @@ impl Engine {
             return false;
         }
         tracing::debug!(url = %u, family = %key, "URL family stopped paying since this link was queued: not fetched");
-        self.host(host).family_stopped();
+        self.ledger.host(host).family_stopped();
         true
     }
 
@@ -105,23 +98,23 @@ impl Engine {
     /// first led to it is credited when it is one.
     pub(super) fn learn_family(&mut self, job: &Job, meta: &Meta, is_article: bool) {
         let (req, fin) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
-        if is_article && let Some(by) = self.sets.discovered.remove(&req) {
-            self.store.families.update(&by, |s| s.credit());
+        if is_article && let Some(by) = self.work.owed(req) {
+            self.work.family(&by, |s| s.credit());
         }
         if !Self::by_link(&job.entry) {
             return;
         }
         // A redirect onto a page this run already had is no new article.
-        let known = fin != req && self.sets.this_run.contains(&fin);
+        let known = fin != req && self.work.in_run(fin);
         let paid = is_article && !known;
         let key = families::key(&job.host, &trap::family(&job.url));
-        let day = self.day;
+        let day = self.facts.day();
         let before = self.standing(&key);
-        self.store.families.update(&key, |s| s.fetched(paid, day));
+        self.work.family(&key, |s| s.fetched(paid, day));
         if before != Standing::Stopped && self.standing(&key) == Standing::Stopped {
             tracing::info!(host = %job.host, family = %key, "URL family stopped: its last pages brought no article");
             let fam = trap::family(&job.url);
-            self.host(&job.host).families_stopped.push(fam);
+            self.ledger.host(&job.host).families_stopped.push(fam);
         }
     }
 }

@@ -14,12 +14,12 @@ use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin, Outcome, Verdict};
 use crate::net::turned::Turned;
 use crate::net::{FetchError, Robots};
+use crate::record::Answer;
 use crate::record::RobotsOutcome;
 use crate::record::event::{self, Event, ListingWarning};
-use crate::record::{Answer, ErrorClass};
-use crate::store::seen::{Failure, Seen, flag};
+use crate::store::seen::{Failure, flag};
 use crate::store::state::Validator;
-use crate::url::{self, Url};
+use crate::url;
 
 impl Engine {
     pub(super) fn lost(&mut self, lost: Lost) {
@@ -29,20 +29,9 @@ impl Engine {
             return;
         };
         tracing::error!(url = %lost.url, %cause, "worker panicked; the URL is counted as an error");
-        self.counts.errors += 1;
-        self.host(&lost.host).record(Answer::Panicked);
+        self.ledger.panicked(&lost.host);
         self.close_host(&lost.host, Some(Outcome::Error));
-        self.log_failure(&lost.url, Answer::Panicked, cause);
-    }
-
-    /// An `error` event: the URL, its class, what went wrong.
-    fn log_failure(&mut self, url: &Url, answer: Answer, error: String) {
-        let class = ErrorClass::of(answer).map_or_else(String::new, |c| c.to_string());
-        self.log.emit(Event::Error(event::Failure {
-            url: url.to_string(),
-            class,
-            error,
-        }));
+        self.ledger.failure(&lost.url, Answer::Panicked, cause);
     }
 
     /// A finished job: classified once ([`outcome::classify`]), recorded by
@@ -50,7 +39,7 @@ impl Engine {
     /// acted on.
     pub(super) fn handle(&mut self, done: Done) {
         let answer = outcome::classify(&done);
-        self.health.observe(&done, answer);
+        self.ledger.observe(&done, answer);
         let Done {
             job,
             robots,
@@ -58,21 +47,18 @@ impl Engine {
         } = done;
         let host = job.host.clone();
         if let Some(r) = &robots
-            && self.sets.robots_seen.insert(host.clone())
+            && self.work.first_robots(&host)
         {
             self.take_robots(&host, r);
         }
-        if job.entry.reads_source() {
-            self.reach.source(&host);
-        }
-        self.host(&host).record(answer);
         let status = result.as_ref().ok().map(|(meta, _)| meta.status);
-        self.reach.record(&host, status, answer);
+        let source = job.entry.reads_source();
+        self.ledger.answer(&host, source, status, answer);
         match result {
             Err(e) => {
                 if robots.as_deref().is_some_and(robots_down) {
                     // Refused because robots.txt could not be read today: kept.
-                    self.sets.kept.push(job.entry.clone());
+                    self.work.keep(job.entry.clone());
                 }
                 self.failed(&job, e, answer)
             }
@@ -84,15 +70,14 @@ impl Engine {
     /// Retry-After and validators kept, its body acted on, its slot closed.
     fn answered(&mut self, job: &Job, mut meta: Meta, body: Body, answer: Answer) {
         let host = &job.host;
-        self.sets.captured = meta.captured.take().map(|c| *c);
+        self.sink.hold(meta.captured.take().map(|c| *c));
         if !job.freed {
-            self.frontier
-                .sent(host, meta.sent_at.saturating_duration_since(self.started));
+            self.work.sent(host, self.facts.since_start(meta.sent_at));
         }
-        self.counts.fetched += 1;
-        self.host(host).fetched(meta.wire_bytes, meta.gap_wait);
-        self.host(host).answered(job.entry.kind != Kind::Page);
-        self.log.emit(Event::Fetch(event::Fetch {
+        let listing = job.entry.kind != Kind::Page;
+        self.ledger
+            .fetched(host, meta.wire_bytes, meta.gap_wait, listing);
+        self.ledger.emit(Event::Fetch(event::Fetch {
             url: job.url.to_string(),
             final_url: meta.url.to_string(),
             status: meta.status,
@@ -101,14 +86,14 @@ impl Engine {
             redirects: meta.redirects.len(),
         }));
         if let Some(ra) = meta.retry_after {
-            let until = self.now() + ra.min(self.config.crawl.max_retry_after.0);
-            self.frontier.pause(host, until);
+            let until = self.now() + ra.min(self.facts.config().crawl.max_retry_after.0);
+            self.work.pause(host, until);
         }
         if job.entry.reads_source() {
             self.keep_validator(job, &meta);
         }
         if job.entry.kind != Kind::Page {
-            self.sets.listings_read.insert(url::seen_hash(&job.url));
+            self.book.mark_read(url::seen_hash(&job.url));
         }
         match self.body(job, &meta, body, answer) {
             Some(outcome) => {
@@ -123,18 +108,20 @@ impl Engine {
     /// Open scope: a host outside the sources leaves the crawl when it
     /// reaches its cap or fails its probation.
     fn open_verdict(&mut self, host: &str, outcome: Outcome) {
-        if self.config.crawl.scope != Scope::Open {
+        if self.facts.config().crawl.scope != Scope::Open {
             return;
         }
-        let verdict = self.open.record(&self.ctx.scope, host, outcome);
+        let Some((verdict, dropped)) = self.work.open_verdict(&self.ctx.scope, host, outcome)
+        else {
+            return;
+        };
         let reason = match verdict {
             Verdict::Keep => return,
             Verdict::Capped => event::RestReason::Capped,
             Verdict::FailedProbation => event::RestReason::FailedProbation,
         };
-        let dropped = self.frontier.drop_host(host);
         tracing::debug!(%host, ?verdict, dropped, "host leaves the open crawl");
-        self.log.emit(Event::HostRested(event::HostRested {
+        self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
             reason: Some(reason),
             dropped,
@@ -145,50 +132,19 @@ impl Engine {
     /// A captured exchange that was not stored: archived without a metadata
     /// record under `all`, dropped otherwise.
     fn archive_unstored(&mut self) {
-        if let Some(c) = self.sets.captured.take()
-            && self.config.crawl.archive == crate::config::Archive::All
-        {
-            self.archive(&c, None);
-        }
-    }
-
-    /// Append a captured exchange to the run's WARC file, with the metadata
-    /// record of a stored record (`prov`, which learns where it went). A
-    /// failed write is logged and the record is stored without its archive.
-    pub(super) fn archive(
-        &mut self,
-        captured: &crate::store::warc::Captured,
-        prov: Option<&mut crate::record::Provenance>,
-    ) {
-        let Some(warc) = self.store.warc.as_mut() else {
-            return;
-        };
-        let meta = prov
-            .as_deref()
-            .map(|p| crate::store::warc::metadata(captured, p));
-        let parts: Vec<&[u8]> = std::iter::once(captured.members.as_slice())
-            .chain(meta.as_deref())
-            .collect();
-        match warc.append(&parts) {
-            Ok(offset) => {
-                if let Some(p) = prov {
-                    p.warc_file = Some(warc.name().to_string());
-                    p.warc_offset = Some(offset);
-                }
-            }
-            Err(e) => tracing::error!(error = %e, url = %captured.target, "WARC write failed"),
-        }
+        let all = self.facts.config().crawl.archive == crate::config::Archive::All;
+        self.sink.archive_unstored(all);
     }
 
     /// Remember the response's ETag / Last-Modified for the next request of this URL.
     pub(super) fn keep_validator(&mut self, job: &Job, meta: &Meta) {
         if meta.etag.is_some() || meta.last_modified.is_some() {
-            self.store.validators.set(
+            self.book.keep_validator(
                 job.url.as_str(),
                 Validator {
                     etag: meta.etag.clone(),
                     last_modified: meta.last_modified.clone(),
-                    day: self.day,
+                    day: self.facts.day(),
                 },
             );
         }
@@ -197,10 +153,8 @@ impl Engine {
     /// Rest `host` for the rest of the run and keep its queue for the next
     /// (`reason`: why, when not a rested fetch). Returns how many entries were kept.
     pub(super) fn rest_host(&mut self, host: &str, reason: Option<event::RestReason>) -> usize {
-        let kept = self.frontier.take_host(host);
-        let n = kept.len();
-        self.sets.kept.extend(kept);
-        self.log.emit(Event::HostRested(event::HostRested {
+        let n = self.work.rest_host(host);
+        self.ledger.emit(Event::HostRested(event::HostRested {
             host: host.to_string(),
             reason,
             dropped: n,
@@ -214,10 +168,10 @@ impl Engine {
     /// host is troubled); a page is kept for the next run.
     fn transient(&mut self, job: &Job, cause: Cause) {
         if job.entry.reads_source() {
-            self.reach.trouble(&job.host, cause);
+            self.ledger.trouble(&job.host, cause);
         } else {
             // Not remembered in the seen-set: tried again next run.
-            self.sets.kept.push(job.entry.clone());
+            self.work.keep(job.entry.clone());
         }
     }
 
@@ -226,14 +180,14 @@ impl Engine {
         if job.entry.kind != Kind::Page && !matches!(e, FetchError::Budget) {
             self.wake_listings(&host, "a listing failed");
         }
-        let plan = outcome::error_plan(&e, |u| self.sets.handover.owns(u));
-        self.counts.errors += u64::from(plan.counts_as_error());
+        let plan = outcome::error_plan(&e, |u| self.work.owns(u));
+        self.ledger.errors(u64::from(plan.counts_as_error()));
         match &plan {
             ErrorPlan::PutBack => {
                 // Not sent: put it back for --resume.
                 self.close(job, Some(plan.outcome()));
-                self.sets.this_run.remove(&url::seen_hash(&job.url));
-                self.frontier.push(&host, job.entry.clone());
+                let hash = url::seen_hash(&job.url);
+                self.work.put_back(&host, hash, job.entry.clone());
                 return;
             }
             ErrorPlan::Disallowed => tracing::debug!(url = %job.url, "disallowed by robots.txt"),
@@ -243,22 +197,18 @@ impl Engine {
                     url: target.to_string(),
                     ..job.entry.clone()
                 };
-                self.sets.handover.route(target, entry);
+                self.work.hand_over(target, entry);
             }
             ErrorPlan::Rest => {
                 // Rested for repeated failures or a long Retry-After: its
                 // work waits for the next run, and its cut-off stays.
                 self.rest_host(&host, None);
-                self.sets.kept.push(job.entry.clone());
-                self.reach.trouble(&host, Cause::Rested);
+                self.work.keep(job.entry.clone());
+                self.ledger.trouble(&host, Cause::Rested);
             }
             ErrorPlan::Remember(failure) => {
                 // Will not go away by tomorrow: remembered with its class.
-                let seen = Seen {
-                    day: self.day,
-                    flags: failure.flags(),
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.sink.mark(url::seen_hash(&job.url), failure.flags());
             }
             ErrorPlan::Network => {
                 let class = e.class();
@@ -268,7 +218,7 @@ impl Engine {
             ErrorPlan::Other => {}
         }
         self.close(job, Some(plan.outcome()));
-        self.log_failure(&job.url, answer, e.to_string());
+        self.ledger.failure(&job.url, answer, e.to_string());
         tracing::debug!(url = %job.url, error = %e, "fetch failed");
     }
 
@@ -284,13 +234,13 @@ impl Engine {
             Body::Turned(t) => Some(self.turned_away(job, meta, t, answer)),
             Body::Panicked(cause) => {
                 tracing::error!(url = %job.url, %cause, "the parser panicked on this body");
-                self.counts.errors += 1;
-                self.log_failure(&job.url, answer, cause);
+                self.ledger.errors(1);
+                self.ledger.failure(&job.url, answer, cause);
                 None
             }
             Body::BadListing(reason) => {
                 self.wake_listings(&job.host, "a listing is malformed");
-                self.log.emit(Event::Warning(event::Warning {
+                self.ledger.emit(Event::Warning(event::Warning {
                     url: job.url.to_string(),
                     what: ListingWarning::Malformed {
                         reason: reason.clone(),
@@ -300,11 +250,7 @@ impl Engine {
                 None
             }
             Body::Listing(listing) => {
-                let seen = Seen {
-                    day: self.day,
-                    flags: flag::MISS,
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
+                self.sink.mark(url::seen_hash(&job.url), flag::MISS);
                 self.listing(job, meta, listing);
                 None
             }
@@ -317,42 +263,18 @@ impl Engine {
     fn not_modified(&mut self, job: &Job) {
         tracing::debug!(url = %job.url, update = job.entry.update, "304 not modified: nothing new");
         let req_hash = url::seen_hash(&job.url);
-        let flags = match self.store.seen.get(req_hash) {
+        let flags = match self.sink.seen(req_hash) {
             Some(s) if job.entry.update => s.flags,
             _ => flag::MISS,
         };
-        self.store.seen.record(
-            req_hash,
-            Seen {
-                day: self.day,
-                flags,
-            },
-        );
+        self.sink.mark(req_hash, flags);
         if job.entry.kind != Kind::Page || job.entry.origin == Origin::Seed {
             let read_before = self
-                .store
-                .listings
-                .get(job.url.as_str())
+                .book
+                .state(job.url.as_str())
                 .is_some_and(|s| s.read.is_some());
-            self.listing_answered(job, read_before);
+            self.book.answered(job.url.as_str(), read_before);
         }
-    }
-
-    /// A listing answered (a 200 read in full when `full`, or a 304 after
-    /// such a read): what this run learns of it.
-    pub(super) fn listing_answered(
-        &mut self,
-        job: &Job,
-        full: bool,
-    ) -> &mut super::listing::ListingObs {
-        let obs = self
-            .sets
-            .listing_obs
-            .entry(job.url.to_string())
-            .or_default();
-        obs.answered = true;
-        obs.full = full;
-        obs
     }
 
     /// A status that is neither 2xx nor 304 (see [`outcome::status_plan`]).
@@ -361,15 +283,14 @@ impl Engine {
             self.wake_listings(&job.host, "a listing failed");
         }
         let req_hash = url::seen_hash(&job.url);
-        let max = self.config.crawl.max_retry_after.0;
-        let tries = self.sets.requeued.get(&req_hash).copied().unwrap_or(0);
+        let max = self.facts.config().crawl.max_retry_after.0;
+        let tries = self.work.tries(req_hash);
         let plan = outcome::status_plan(code, meta.retry_after, max, tries);
         match plan {
             StatusPlan::Requeue => {
                 // Asked to come back later: keep the URL; the host is paused.
-                *self.sets.requeued.entry(req_hash).or_default() += 1;
                 tracing::debug!(url = %job.url, code, retry_after = ?meta.retry_after, tries = tries + 1, "backing off; URL requeued");
-                self.frontier.requeue(&job.host, job.entry.clone());
+                self.work.requeue(&job.host, req_hash, job.entry.clone());
             }
             StatusPlan::Transient => {
                 if outcome::may_requeue(code, meta.retry_after, max) {
@@ -394,14 +315,10 @@ impl Engine {
 
     /// The request's URL and the final one, as seen today with `flags`.
     fn remember(&mut self, job: &Job, meta: &Meta, flags: u32) {
-        let seen = Seen {
-            day: self.day,
-            flags,
-        };
         let (req_hash, final_hash) = (url::seen_hash(&job.url), url::seen_hash(&meta.url));
-        self.store.seen.record(req_hash, seen);
+        self.sink.mark(req_hash, flags);
         if final_hash != req_hash {
-            self.store.seen.record(final_hash, seen);
+            self.sink.mark(final_hash, flags);
         }
     }
 
@@ -427,8 +344,8 @@ impl Engine {
     /// A bot challenge or a `402 Payment Required`: counted under its own
     /// class and logged; never stored, its links never followed.
     fn turned_away(&mut self, job: &Job, meta: &Meta, t: Turned, answer: Answer) -> Outcome {
-        self.counts.errors += 1;
-        self.log_failure(&job.url, answer, t.describe());
+        self.ledger.errors(1);
+        self.ledger.failure(&job.url, answer, t.describe());
         tracing::debug!(url = %job.url, what = %t.describe(), "turned away: not stored, links not followed");
         match t {
             Turned::Payment {
@@ -436,19 +353,16 @@ impl Engine {
                 error,
                 terms,
             } => {
-                self.host(&job.host).payment = Some(crate::record::PaymentAsked {
+                self.ledger.host(&job.host).payment = Some(crate::record::PaymentAsked {
                     price,
                     error,
                     terms,
                 });
                 // The publisher reserves the page (like an AI-use signal):
                 // not transient, asked again after `retry_failed_after_days`.
-                let seen = Seen {
-                    day: self.day,
-                    flags: Failure::PaymentRequired.flags(),
-                };
-                self.store.seen.record(url::seen_hash(&job.url), seen);
-                self.store.seen.record(url::seen_hash(&meta.url), seen);
+                let flags = Failure::PaymentRequired.flags();
+                self.sink.mark(url::seen_hash(&job.url), flags);
+                self.sink.mark(url::seen_hash(&meta.url), flags);
                 Outcome::Miss
             }
             Turned::Challenge { .. } => {

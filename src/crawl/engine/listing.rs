@@ -23,12 +23,12 @@ impl Engine {
     /// Robots.txt arrived for a host: its Crawl-delay and Sitemap lines.
     pub(super) fn take_robots(&mut self, host: &str, robots: &crate::net::Robots) {
         if let Some(delay) = robots.crawl_delay {
-            let c = &self.config.crawl;
+            let c = &self.facts.config().crawl;
             let gap =
                 crate::net::polite::crawl_delay_gap(delay, c.min_host_gap.0, c.max_crawl_delay.0);
-            self.frontier.set_gap(host, gap);
+            self.work.set_gap(host, gap);
         }
-        self.log.emit(Event::Robots(event::RobotsRead {
+        self.ledger.emit(Event::Robots(event::RobotsRead {
             host: host.to_string(),
             outcome: robots.outcome.clone(),
             crawl_delay_ms: robots.crawl_delay.map(|d| d.as_millis() as u64),
@@ -36,7 +36,8 @@ impl Engine {
         }));
         if robots.content_usage.malformed > 0 {
             tracing::info!(%host, lines = robots.content_usage.malformed, "robots.txt: malformed Content-Usage lines ignored");
-            self.host(host)
+            self.ledger
+                .host(host)
                 .bad_content_usage(robots.content_usage.malformed);
         }
         let signals: Vec<String> = robots
@@ -44,9 +45,8 @@ impl Engine {
             .iter()
             .map(|c| crate::consent::Signal::ContentSignal(c.clone()).to_string())
             .collect();
-        self.store
-            .consent
-            .robots(crate::store::consent::RobotsSnapshot {
+        self.ledger
+            .robots_snapshot(crate::store::consent::RobotsSnapshot {
                 host,
                 outcome: &robots.outcome,
                 hash: robots.hash,
@@ -55,12 +55,14 @@ impl Engine {
             });
         match &robots.outcome {
             crate::record::RobotsOutcome::Parsed(status)
-            | crate::record::RobotsOutcome::AllowAll(status) => self.reach.answered(host, *status),
+            | crate::record::RobotsOutcome::AllowAll(status) => {
+                self.ledger.robots_answered(host, *status)
+            }
             crate::record::RobotsOutcome::DisallowAll(why) => {
                 // Unreachable today: the host's queue is kept for the next run
                 // and its cut-off stays where it was.
                 let error = robots.error.as_ref().map(crate::net::FetchError::class);
-                self.reach.robots_down(host, why, error);
+                self.ledger.robots_down(host, why, error);
                 let reason = event::RestReason::Robots(why.clone());
                 let kept = self.rest_host(host, Some(reason));
                 tracing::info!(%host, %why, kept, "robots.txt unreachable: host not crawled this run; its queue is kept for the next");
@@ -70,9 +72,7 @@ impl Engine {
         for sm in robots.sitemaps.clone() {
             if self.ctx.redirect_in_scope(&sm) || url::host_key(&sm) == host {
                 let entry = Entry::new(sm.to_string(), Kind::Sitemap, Origin::Seed, 0);
-                if !self.seeds.iter().any(|s| s.url == entry.url) {
-                    self.seeds.push(entry.clone());
-                }
+                self.work.add_seed(&entry);
                 if !self.defer_listing(&sm, &entry) {
                     self.enqueue(&sm, entry);
                 }
@@ -85,11 +85,12 @@ impl Engine {
         if !full {
             let reason = parsed.partial.as_ref().map(|e| e.to_string());
             tracing::warn!(url = %job.url, cut = parsed.cut, ?reason, "listing read only in part");
-            self.host(&job.host).bad_listing();
+            self.ledger.host(&job.host).bad_listing();
             if parsed.cut > 0 {
-                self.capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
+                self.ledger
+                    .capped(&job.host, &job.url, crate::record::ParseCap::ListingEntries);
             }
-            self.log.emit(Event::Warning(event::Warning {
+            self.ledger.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
                 what: ListingWarning::ReadInPart {
                     cut: parsed.cut,
@@ -99,8 +100,8 @@ impl Engine {
         }
         // This listing's own cut-off: its last full read (see `Cutoff::for_listing`).
         let key = job.url.as_str().to_string();
-        let previous = self.store.listings.get(&key).and_then(|s| s.read);
-        let cutoff = self.cutoff.for_listing(previous);
+        let previous = self.book.state(&key).and_then(|s| s.read);
+        let cutoff = self.facts.cutoff().for_listing(previous);
         let is_feed = matches!(parsed.listing, Listing::Feed(_));
         let (pages, children): (Vec<Listed>, Vec<(Listed, bool)>) = match parsed.listing {
             Listing::Feed(entries) => (entries, vec![]),
@@ -110,9 +111,8 @@ impl Engine {
                     // is read: they can change while it does not (how often:
                     // its listing state). One that dates every child keeps its
                     // validators: a 304 says no child changed.
-                    self.store
-                        .validators
-                        .set(job.url.as_str(), Validator::default());
+                    self.book
+                        .keep_validator(job.url.as_str(), Validator::default());
                 }
                 (urls, self.children(job, sitemaps))
             }
@@ -132,9 +132,7 @@ impl Engine {
             && previous.is_some_and(|p| {
                 (listed >= 2 && fresh as usize == listed) || oldest.is_some_and(|o| o > p)
             });
-        let obs = self.sets.listing_obs.entry(key).or_default();
-        obs.answered = true;
-        obs.full = full;
+        let obs = self.book.answered(&key, full);
         obs.fresh += fresh;
         obs.feed = is_feed;
         obs.updates += read.updates;
@@ -142,7 +140,7 @@ impl Engine {
             self.wake_listings(&job.host, "a listing looks truncated");
         }
         tracing::debug!(url = %job.url, total, queued, too_old, fresh, truncated, "listing read");
-        self.log.emit(Event::Discovery(event::Discovery {
+        self.ledger.emit(Event::Discovery(event::Discovery {
             url: job.url.to_string(),
             entries: total,
             queued,
@@ -159,7 +157,7 @@ impl Engine {
         pages: Vec<Listed>,
         cutoff: Option<chrono::DateTime<Utc>>,
     ) -> PagesRead {
-        let fresh_since = self.fresh_since(&job.host);
+        let fresh_since = self.facts.fresh_since(&job.host);
         let mut read = PagesRead::default();
         let (mut stored, mut updates) = (0usize, Vec::new());
         for item in pages {
@@ -211,14 +209,8 @@ impl Engine {
             let parent_lastmod = item.lastmod.map(|d| d.to_rfc3339());
             if self.enqueue(&item.url, entry) {
                 queued += 1;
-                self.sets.listing_obs.insert(
-                    item.url.to_string(),
-                    ListingObs {
-                        parent: Some(key.to_string()),
-                        parent_lastmod,
-                        ..ListingObs::default()
-                    },
-                );
+                self.book
+                    .listed_child(item.url.as_str(), key, parent_lastmod);
             }
         }
         queued
@@ -232,9 +224,9 @@ impl Engine {
     fn children(&mut self, job: &Job, sitemaps: Vec<Listed>) -> Vec<(Listed, bool)> {
         // Nesting is counted from where the chain started (a seed or robots.txt: 0).
         if !sitemaps.is_empty() && job.entry.depth + 1 >= MAX_SITEMAP_DEPTH {
-            self.host(&job.host).bad_listing();
+            self.ledger.host(&job.host).bad_listing();
             tracing::warn!(url = %job.url, "sitemap nesting too deep; children not read");
-            self.log.emit(Event::Warning(event::Warning {
+            self.ledger.emit(Event::Warning(event::Warning {
                 url: job.url.to_string(),
                 what: ListingWarning::NestingTooDeep {
                     children: sitemaps.len(),
@@ -242,23 +234,23 @@ impl Engine {
             }));
             return vec![];
         }
-        let woken = self.sets.woken.contains(&job.host);
+        let woken = self.book.is_woken(&job.host);
         // The undated, the recent and the newest few (against the cut-off of
         // a listing never read), then only those that can have changed.
-        let floor = self.cutoff.for_listing(None);
-        let fresh_since = self.fresh_since(&job.host);
+        let floor = self.facts.cutoff().for_listing(None);
+        let fresh_since = self.facts.fresh_since(&job.host);
         let mut out = Vec::new();
         for child in discover::select_children(&sitemaps, floor, 3, 200) {
-            let state = self.store.listings.get(child.url.as_str());
+            let state = self.book.state(child.url.as_str());
             let lastmod = child.lastmod.map(|d| d.with_timezone(&Utc));
             if state.is_some_and(|s| s.unchanged_since_read(lastmod)) {
                 tracing::debug!(url = %child.url, ?lastmod, "child sitemap unchanged since our last full read: not asked");
-                self.host(&job.host).listing_unchanged();
+                self.ledger.host(&job.host).listing_unchanged();
                 continue;
             }
-            if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.day)) {
+            if lastmod.is_none() && !woken && state.is_some_and(|s| !s.due(self.facts.day())) {
                 tracing::debug!(url = %child.url, "undated child sitemap read recently: not due today");
-                self.host(&job.host).listing_not_due();
+                self.ledger.host(&job.host).listing_not_due();
                 continue;
             }
             let never_read = state.is_none_or(|s| s.read.is_none());
@@ -287,13 +279,13 @@ impl Engine {
     /// we stored it (its `updated` / `<lastmod>` on a later day, not in the
     /// future)? `None` for a URL that is not a stored hit.
     fn changed_since_stored(&self, item: &Listed) -> Option<bool> {
-        let seen = self.store.seen.get(url::seen_hash(&item.url))?;
+        let seen = self.sink.seen(url::seen_hash(&item.url))?;
         if seen.flags & crate::store::seen::flag::HIT == 0 {
             return None;
         }
         Some(item.modified.is_some_and(|modified| {
             let day = crate::store::seen::day_stamp(modified.with_timezone(&Utc));
-            day > seen.day && modified.date_naive() <= self.today
+            day > seen.day && modified.date_naive() <= self.facts.today()
         }))
     }
 
@@ -325,10 +317,9 @@ impl Engine {
     /// Listings of `host` held back today by their rate, queued now (another
     /// listing of the host failed or looks truncated).
     pub(super) fn wake_listings(&mut self, host: &str, why: &str) {
-        if !self.sets.woken.insert(host.to_string()) {
+        let Some(held) = self.book.wake(host) else {
             return;
-        }
-        let held = self.sets.deferred.remove(host).unwrap_or_default();
+        };
         if !held.is_empty() {
             tracing::info!(%host, listings = held.len(), %why, "listings held back by their rate are read today");
         }
@@ -348,28 +339,25 @@ impl Engine {
         // Feeds are asked every run; sitemaps and seed pages (home and
         // section pages, HTML listings) at their learned rate.
         let html = entry.kind == Kind::Page && entry.origin == Origin::Seed;
-        if !(entry.kind == Kind::Sitemap || html) || self.sets.listing_obs.contains_key(u.as_str())
-        {
+        if !(entry.kind == Kind::Sitemap || html) || self.book.known(u.as_str()) {
             return false;
         }
         let host = url::host_key(u);
-        if self.sets.woken.contains(&host) {
+        if self.book.is_woken(&host) {
             return false;
         }
-        let Some(state) = self.store.listings.get(u.as_str()) else {
+        let Some(state) = self.book.state(u.as_str()) else {
             return false;
         };
-        if state.due(self.day) {
+        if state.due(self.facts.day()) {
             return false;
         }
         let (day, every) = (state.day, state.every);
-        let held = self.sets.deferred.entry(host.clone()).or_default();
-        if held.iter().any(|e| e.url == entry.url) {
+        if !self.book.hold(&host, entry) {
             return true;
         }
-        held.push(entry.clone());
         tracing::debug!(url = %u, last_day = day, every_days = every, "listing not due today: not asked");
-        self.host(&host).listing_not_due();
+        self.ledger.host(&host).listing_not_due();
         true
     }
 }
@@ -386,23 +374,4 @@ struct PagesRead {
     oldest: Option<chrono::DateTime<Utc>>,
     /// Stored articles it says changed, queued to be asked again.
     updates: u32,
-}
-
-/// What this run learned of one listing.
-#[derive(Debug, Clone, Default)]
-pub struct ListingObs {
-    /// It was asked and answered (200 or 304).
-    pub answered: bool,
-    /// Read in full (a whole 200, or a 304 after a full read).
-    pub full: bool,
-    /// Fresh URLs it (or its children) brought that no other listing had.
-    pub fresh: u32,
-    /// It is a feed.
-    pub feed: bool,
-    /// Stored articles it (or its children) said changed: a read that
-    /// brings updates pays too, so a sitemap that announces them stays daily.
-    pub updates: u32,
-    /// The index that listed it, and the `<lastmod>` it gave.
-    pub parent: Option<String>,
-    pub parent_lastmod: Option<String>,
 }

@@ -1,22 +1,48 @@
 //! The crawl loop. One owner ([`Engine`]) holds every piece of mutable crawl
-//! state: the frontier, the seen-set, the shard writer, the id counter and the
-//! counters. Tasks get a [`Job`] and hand back a [`Done`] through
-//! [`Tasks`]; no locks on the hot path.
+//! state, in parts that own their state and rules behind methods:
+//!
+//! * `Facts` (`facts.rs`): what the run is, immutable: its config, id,
+//!   day, start, cut-offs, extractor version.
+//! * `Work` (`work.rs`): the frontier and what it consults: this run's
+//!   URLs, trap counts, handover, URL families, open scope, seeds, slots
+//!   freed early, requeue tries, the work kept for the next run.
+//! * `Book` (`book.rs`): listing states and validators, what this run
+//!   learns of its listings, listings held back by their rate.
+//! * [`Sink`] (`store::sink`): the shard, the seen-set, the WARC file and
+//!   ids, and the rule that a URL is a hit only once its record is durable.
+//! * `Ledger` (`ledger.rs`): totals, host funnels, source health, reach,
+//!   the progress display, the event and consent logs.
+//!
+//! The engine's files are its decisions over those parts: `mod.rs` the loop,
+//! `queue.rs` what goes into the frontier and what comes out (dispatch),
+//! `finished.rs` a finished job (classified once, then acted on),
+//! `listing.rs` robots.txt and listings, `page.rs` a page (links followed;
+//! then decide, then store: [`Rejection`] or a record for the [`Sink`]),
+//! `family.rs` URL families, `value.rs` a URL's value, `save.rs` the end of
+//! the run. `scripts/engine_fields.py` counts the parts each file reaches.
+//!
+//! Tasks get a [`Job`] and hand back a [`Done`] through `Tasks`; no locks
+//! on the hot path.
+//!
+//! [`Rejection`]: crate::record::Rejection
 
-use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
+mod book;
+mod facts;
 mod family;
 mod finished;
+mod ledger;
 mod listing;
 mod page;
 mod queue;
 mod save;
 mod value;
+mod work;
 
 #[cfg(test)]
 mod tests;
@@ -24,70 +50,50 @@ mod tests;
 use super::events::EventLog;
 use super::handover::Handover;
 use super::interrupt::Interrupt;
-use super::reach::{Cutoff, Reach};
+use super::reach::Cutoff;
 use super::tasks::{Lost, Tasks};
 use super::worker::{Answered, Ctx, Done, Job};
 use crate::config::{Config, Scope};
-use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome, Pace};
-use crate::record::{HostCounters, StopReason};
-use crate::store::ids::IdBlocks;
+use crate::frontier::{Entry, Frontier, Next, OpenScope, Outcome};
+use crate::record::StopReason;
 use crate::store::outbox::Inbox;
-use crate::store::seen::{SeenSet, day_stamp};
-use crate::store::shard::ShardWriter;
+use crate::store::sink::Sink;
 use crate::store::state::{Listings, RunSummary, Validators};
-use crate::url;
-use crate::url::trap::PatternCount;
+use book::Book;
+use facts::Facts;
+use ledger::Ledger;
+use work::Work;
 
 /// Levels of sitemaps read below (and counting) a seed or a robots.txt
 /// `Sitemap:` line: the children of an index at the last level are not read.
 pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 
-/// Everything the loop owns, in parts: what the run was started with, the
-/// scheduling state, what goes to disk ([`Persist`]), the sets of this run
-/// ([`RunSets`]) and the counters ([`Counters`]). Built by [`Engine::new`].
+/// Everything the loop owns, in parts that own their state (see the module
+/// doc); built by [`Engine::new`] from the [`Sink`] and the state files
+/// ([`Persist`]) `setup.rs` opened.
 pub struct Engine {
-    config: Config,
     ctx: Arc<Ctx>,
-    frontier: Frontier,
-    store: Persist,
-    log: EventLog,
-    run_id: String,
-    state_dir: std::path::PathBuf,
-    /// Per host: listing entries older than its cut-off are skipped, links
-    /// on its older pages not followed.
-    cutoff: Cutoff,
-    /// Which hosts answered, which could not be read as sources (outages).
-    reach: Reach,
-    /// The previous run's summary.
-    last: Option<RunSummary>,
-    seeds: Vec<Entry>,
-    today: NaiveDate,
-    day: u32,
-    /// The run's start on the calendar (see `crawl::run_clock`).
-    started_at: DateTime<Utc>,
-    started: Instant,
-    /// Admission, page caps and probation for hosts outside the sources.
-    open: OpenScope,
-    progress: Box<dyn super::Progress>,
-    /// When the last `progress` event was written.
-    progress_at: Instant,
-    sets: RunSets,
-    counts: Counters,
-    /// What this run saw of each source (`state/health/<run-id>.json`).
-    health: super::tally::Tally,
+    /// The frontier and what it consults: this run's URLs, traps,
+    /// handover, families, open scope, slots, work kept for the next run.
+    work: Work,
+    /// The shard, the seen-set, the WARC file and ids: what is stored for good.
+    sink: Sink,
+    /// What the run is: config, id, day, start, cut-offs (immutable).
+    facts: Facts,
+    /// Listing states and validators, and what this run learns of its listings.
+    book: Book,
+    /// Totals, host funnels, source health and reach, the progress display,
+    /// the event and consent logs.
+    ledger: Ledger,
     /// Tasks' [`Answered`] messages (taken by `run` while it runs).
     answers: Option<mpsc::UnboundedReceiver<Answered>>,
-    /// Moving average of a fetch's time from send to read body, seconds (for pacing).
-    fetch_secs: f64,
-    /// `extractor_version` of the records this run stores.
-    extractor_version: String,
 }
 
-/// What the run writes under `data/` (the event log aside).
+/// The state files the run opens under `data/state/` (the shard, the
+/// seen-set and the WARC file are the [`Sink`]'s): [`Engine::new`] gives the
+/// listing states and validators to the `Book`, the families to the `Work`,
+/// the consent log to the `Ledger`.
 pub struct Persist {
-    pub seen: SeenSet,
-    pub shard: ShardWriter,
-    pub ids: IdBlocks,
     pub validators: Validators,
     /// What is known of every feed and sitemap (`state/listings/`).
     pub listings: Listings,
@@ -95,77 +101,12 @@ pub struct Persist {
     pub families: crate::store::state::families::Families,
     /// This run's robots.txt snapshots and withheld pages (`state/consent/<run-id>.jsonl`).
     pub consent: crate::store::consent::ConsentLog,
-    /// This run's WARC file (`crawl.archive`; `None` when off).
-    pub warc: Option<crate::store::warc::WarcWriter>,
-}
-
-/// The sets this run keeps, all empty at the start.
-#[derive(Default)]
-pub struct RunSets {
-    /// URLs queued or fetched in this run (seen hashes).
-    this_run: HashSet<u64>,
-    /// Hosts whose robots.txt has been read into the frontier (gap, sitemaps).
-    robots_seen: HashSet<String>,
-    /// Child sitemaps queued since the last reseed (seen hashes): a reseed
-    /// forgets them from `this_run`, so a re-read index can list them again.
-    listed_sitemaps: HashSet<u64>,
-    /// Feeds and sitemaps answered in this run (seen hashes), 304s included.
-    listings_read: HashSet<u64>,
-    /// Stored records not yet in a closed frame: their seen hashes become HIT after the flush.
-    pending_hits: Vec<u64>,
-    /// Seen hashes of everything stored in this run (request, final and
-    /// canonical URLs), durable or not: no page is stored twice in a run.
-    stored_this_run: HashSet<u64>,
-    /// How often each URL (seen hash) was requeued after a Retry-After.
-    requeued: HashMap<u64, u8>,
-    /// Hosts of other partitions: their URLs are dropped or handed over (`crawl/partition.rs`).
-    handover: super::handover::Handover,
-    /// URLs found by links this run, per host and URL pattern (trap cap).
-    patterns: PatternCount,
-    /// Work this run could not do for a transient reason (robots.txt
-    /// unreachable, host rested, a network failure or 5xx): saved with the
-    /// queue for the next run.
-    kept: Vec<Entry>,
-    /// Per host: slots freed by an [`Answered`] whose job has not closed yet.
-    early_freed: HashMap<String, u32>,
-    /// Listings not due today by their learned rate, per host: queued at
-    /// once if another listing of the host fails or looks truncated.
-    deferred: HashMap<String, Vec<Entry>>,
-    /// Hosts whose held-back listings were woken (read today whatever their rate).
-    woken: HashSet<String>,
-    /// What this run learned of each listing it queued or asked, by URL.
-    listing_obs: HashMap<String, listing::ListingObs>,
-    /// Pages queued from links (seen hash) and the family key of the page
-    /// that linked them first: credited when they turn out to be articles.
-    discovered: HashMap<u64, String>,
-    /// Probes queued this run per family key (see `family.rs`).
-    probes: HashMap<String, u32>,
-    /// Fresh pages queued from links so far (an HTML listing's read is
-    /// useful when it adds some: see `page.rs`).
-    fresh_links: u32,
-    /// Stored records not yet in a closed frame: seen hash and text fingerprint.
-    pending_prints: Vec<(u64, u32)>,
-    /// The WARC members of the job being handled (`crawl.archive`), until
-    /// it is stored or its turn is over.
-    captured: Option<crate::store::warc::Captured>,
-}
-
-/// The run's counters: totals and the per-host funnel.
-#[derive(Default)]
-pub struct Counters {
-    /// Responses received.
-    fetched: u64,
-    stored: u64,
-    errors: u64,
-    /// By host name (sorted, as `last_run.json` and the table list them).
-    hosts: BTreeMap<String, HostCounters>,
 }
 
 /// What a run starts from besides the config.
 pub struct Start {
     pub run_id: String,
     pub started_at: DateTime<Utc>,
-    pub state_dir: std::path::PathBuf,
     pub cutoff: Cutoff,
     pub last: Option<RunSummary>,
     pub seeds: Vec<Entry>,
@@ -181,6 +122,7 @@ impl Engine {
     pub fn new(
         config: Config,
         ctx: Arc<Ctx>,
+        sink: Sink,
         store: Persist,
         log: EventLog,
         start: Start,
@@ -188,34 +130,22 @@ impl Engine {
         let c = &config.crawl;
         let handover = Handover::new(ctx.partition, c.scope == Scope::Open);
         let health = super::tally::Tally::new(&config, &start.run_id, start.started_at);
+        let frontier = Frontier::new(c.frontier_params());
+        let open = OpenScope::new(c.scope_params());
         Engine {
-            health,
-            frontier: Frontier::new(c.frontier_params()),
-            open: OpenScope::new(c.scope_params()),
-            progress: start.progress,
-            progress_at: Instant::now(),
-            day: day_stamp(start.started_at),
-            today: start.started_at.date_naive(),
-            started_at: start.started_at,
-            started: Instant::now(),
+            ledger: Ledger::new(health, start.progress, log, store.consent),
+            work: Work::new(frontier, open, start.seeds, handover, store.families),
+            facts: Facts::new(
+                config,
+                start.run_id,
+                start.started_at,
+                start.cutoff,
+                start.last,
+            ),
             ctx,
-            store,
-            log,
-            run_id: start.run_id,
-            state_dir: start.state_dir,
-            cutoff: start.cutoff,
-            reach: Reach::default(),
-            last: start.last,
-            seeds: start.seeds,
-            sets: RunSets {
-                handover,
-                ..RunSets::default()
-            },
-            counts: Counters::default(),
+            sink,
+            book: Book::new(store.listings, store.validators),
             answers: Some(start.answers),
-            fetch_secs: 1.0,
-            extractor_version: crate::extract::version::version(&config.keywords),
-            config,
         }
     }
 }
@@ -224,22 +154,12 @@ type Answers = mpsc::UnboundedReceiver<Answered>;
 
 impl Engine {
     pub(super) fn now(&self) -> Duration {
-        self.started.elapsed()
+        self.facts.now()
     }
 
-    /// Since when a listed URL of `host` counts as fresh (the day's new
-    /// items, served before the archive's backlog): the host's watermark
-    /// (minus the overlap), or on its first run the overlap before now.
+    /// [`Facts::fresh_since`] (for `setup.rs`).
     pub(super) fn fresh_since(&self, host: &str) -> DateTime<Utc> {
-        self.cutoff.watermark(host).unwrap_or_else(|| {
-            self.started_at
-                - chrono::Duration::from_std(self.config.crawl.lastmod_overlap.0)
-                    .unwrap_or_default()
-        })
-    }
-
-    pub(super) fn host(&mut self, host: &str) -> &mut HostCounters {
-        self.counts.hosts.entry(host.to_string()).or_default()
+        self.facts.fresh_since(host)
     }
 
     /// The hosts this runner crawls.
@@ -277,17 +197,14 @@ impl Engine {
     /// A worker's answer is in: the request's send time counts for the gap,
     /// and the host's slot is free while the body is parsed.
     fn take_answer(&mut self, a: Answered) {
-        let sent = a.sent_at.saturating_duration_since(self.started);
+        let sent = self.facts.since_start(a.sent_at);
         let took = Instant::now().saturating_duration_since(a.sent_at);
-        self.fetch_secs += 0.05 * (took.as_secs_f64() - self.fetch_secs);
-        self.frontier.sent(&a.host, sent);
         // An open-scope host is capped by fetches with a verdict: it keeps its
         // turn until the verdict, so no fetch goes past its cap.
-        if self.config.crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host) {
-            return;
-        }
-        self.frontier.released(&a.host, self.now());
-        *self.sets.early_freed.entry(a.host).or_default() += 1;
+        let hold =
+            self.facts.config().crawl.scope == Scope::Open && !self.ctx.scope.has_host(&a.host);
+        let now = self.now();
+        self.work.answered(a.host, sent, took, hold, now);
     }
 
     fn drain_answers(&mut self, answers: &mut Answers) {
@@ -304,17 +221,15 @@ impl Engine {
 
     /// Tell the frontier what is left of the run (budget pacing).
     fn pace(&mut self, deadline: Option<Instant>) {
-        let c = &self.config.crawl;
+        let c = &self.facts.config().crawl;
         let (Some(d), true) = (deadline, c.max_pages > 0) else {
             return;
         };
-        let p = Pace {
-            budget_left: c.max_pages.saturating_sub(self.ctx.net.requests()),
-            time_left: d.saturating_duration_since(Instant::now()),
-            slot_rate: c.concurrency as f64 / self.fetch_secs.max(0.005),
-        };
+        let budget_left = c.max_pages.saturating_sub(self.ctx.net.requests());
+        let time_left = d.saturating_duration_since(Instant::now());
+        let concurrency = c.concurrency;
         let now = self.now();
-        self.frontier.pace(p, now);
+        self.work.pace(budget_left, time_left, concurrency, now);
     }
 
     async fn run_with(
@@ -322,10 +237,11 @@ impl Engine {
         mut interrupts: mpsc::UnboundedReceiver<Interrupt>,
         answers: &mut Answers,
     ) -> StopReason {
-        let c = self.config.crawl.clone();
-        let deadline = (c.max_duration.0 > Duration::ZERO).then(|| self.started + c.max_duration.0);
+        let c = self.facts.config().crawl.clone();
+        let deadline =
+            (c.max_duration.0 > Duration::ZERO).then(|| self.facts.started() + c.max_duration.0);
         let reseed = Duration::from_secs(c.reseed_every_secs.max(1));
-        let mut next_reseed = self.started + reseed;
+        let mut next_reseed = self.facts.started() + reseed;
         let mut tasks = Tasks::default();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -336,7 +252,7 @@ impl Engine {
             {
                 break StopReason::MaxDuration;
             }
-            if c.max_hits > 0 && self.counts.stored >= c.max_hits {
+            if c.max_hits > 0 && self.ledger.counts().stored >= c.max_hits {
                 break StopReason::MaxHits;
             }
             if c.max_pages > 0 && self.ctx.net.requests() >= c.max_pages {
@@ -345,9 +261,7 @@ impl Engine {
             if Instant::now() >= next_reseed {
                 next_reseed = Instant::now() + reseed;
                 tracing::info!("reseeding");
-                for hash in std::mem::take(&mut self.sets.listed_sitemaps) {
-                    self.sets.this_run.remove(&hash);
-                }
+                self.work.reseed();
                 self.queue_seeds();
             }
             // Fill free worker slots with ready URLs.
@@ -357,7 +271,7 @@ impl Engine {
                 if c.max_pages > 0 && self.ctx.net.requests() + tasks.len() as u64 >= c.max_pages {
                     break;
                 }
-                match self.frontier.next(self.now()) {
+                match self.work.next(self.now()) {
                     Next::Ready { host, entry } => self.dispatch(&mut tasks, host, entry),
                     Next::Wait(at) => {
                         wake = wake.min(at.saturating_sub(self.now()));
@@ -366,7 +280,7 @@ impl Engine {
                     Next::Empty => break,
                 }
             }
-            if tasks.is_empty() && self.frontier.is_empty() {
+            if tasks.is_empty() && self.work.is_empty() {
                 break StopReason::Exhausted;
             }
             let sleep = match deadline {
@@ -409,9 +323,9 @@ impl Engine {
         }
         let grace = match stop {
             StopReason::Interrupted => {
-                self.config.crawl.request_timeout.0 + self.config.crawl.stop_grace.0
+                self.facts.config().crawl.request_timeout.0 + self.facts.config().crawl.stop_grace.0
             }
-            _ => self.config.crawl.stop_grace.0,
+            _ => self.facts.config().crawl.stop_grace.0,
         };
         let until = tokio::time::Instant::now() + grace;
         while !tasks.is_empty() {
@@ -433,38 +347,6 @@ impl Engine {
             }
         }
         stop
-    }
-
-    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
-        let Some(u) = url::parse(&entry.url) else {
-            self.frontier.finished(&host, Outcome::Error, self.now());
-            return;
-        };
-        let (etag, mut last_modified) = match self.store.validators.get(u.as_str()) {
-            Some(v) => (v.etag.clone(), v.last_modified.clone()),
-            None => (None, None),
-        };
-        if entry.update
-            && let Some(seen) = self.store.seen.get(url::seen_hash(&u))
-        {
-            // Asked "changed since the day we stored it?".
-            last_modified = Some(http_day(seen.day));
-        }
-        if self.family_stopped_now(&host, &u, &entry) {
-            self.frontier.released(&host, self.now());
-            return;
-        }
-        self.host(&host).dispatched(entry.backlog, entry.explore);
-        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
-        let job = Job {
-            host,
-            url: u,
-            entry,
-            etag,
-            last_modified,
-            freed: false,
-        };
-        tasks.spawn(self.ctx.clone(), job);
     }
 
     /// A worker task ended: its result, or the cause it was lost to (its
@@ -489,24 +371,6 @@ impl Engine {
     /// [`Engine::close`] for a job known by its host alone.
     fn close_host(&mut self, host: &str, outcome: Option<Outcome>) {
         let now = self.now();
-        let freed = match self.sets.early_freed.get_mut(host) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => false,
-        };
-        match (freed, outcome) {
-            (false, Some(o)) => self.frontier.finished(host, o, now),
-            (false, None) => self.frontier.released(host, now),
-            (true, Some(o)) => self.frontier.verdict(host, o),
-            (true, None) => {}
-        }
+        self.work.close(host, outcome, now);
     }
-}
-
-/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
-fn http_day(day: u32) -> String {
-    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
-    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }

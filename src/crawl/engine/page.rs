@@ -1,8 +1,8 @@
-//! What the engine does with an extracted page: follow its links (unless it is
-//! an article older than the cut-off), then decide whether to store it and
-//! append the record to the shard.
-
-use std::time::{Duration, Instant};
+//! What the engine does with an extracted page: count it, follow its links
+//! (unless it is an article older than the cut-off), then decide
+//! ([`Engine::rejection`]), then store: a record made of the page and its
+//! provenance goes to the `store::Sink`, which makes it durable before its
+//! URLs are hits.
 
 use chrono::Utc;
 
@@ -14,67 +14,86 @@ use crate::extract::Page;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::record::{DateSource, Provenance, Rejection};
-use crate::store::seen::{Seen, flag};
+use crate::store::sink::Hits;
 use crate::url;
 
 impl Engine {
-    /// Decide about a page; returns whether it was stored.
+    /// A page: counted, its links followed, then decide, then store.
+    /// Returns whether it was stored.
     pub(super) fn page(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
+        self.count_page(job, meta, page);
+        self.links(job, meta, page);
+        match self.rejection(job, meta, page) {
+            None => self.store(job, meta, page),
+            Some(reason) => {
+                self.reject(job, meta, reason);
+                false
+            }
+        }
+    }
+
+    /// The host's funnel learns of the page; the limits that cut it are logged.
+    fn count_page(&mut self, job: &Job, meta: &Meta, page: &Page) {
         let relevant = page.relevance.relevant;
-        self.host(&job.host).page(page.is_article, relevant);
+        self.ledger.host(&job.host).page(page.is_article, relevant);
         if let Some(r) = meta.rendered.filter(|r| r.ok) {
             let ms = r.wall.as_millis() as u64;
-            self.host(&job.host).rendered(ms, r.requests);
+            self.ledger.host(&job.host).rendered(ms, r.requests);
         }
-        self.host(&job.host)
+        self.ledger
+            .host(&job.host)
             .bad_content_usage(meta.signals.malformed);
         if page.is_article && relevant {
-            self.host(&job.host).consent(&meta.signals);
+            self.ledger.host(&job.host).consent(&meta.signals);
         }
         for cause in &page.cuts {
-            self.capped(&job.host, &meta.url, *cause);
+            self.ledger.capped(&job.host, &meta.url, *cause);
         }
-        // Links first: follow them unless the page is older than the cut-off.
+    }
+
+    /// Follow the page's links, unless it is older than the cut-off, too
+    /// deep, or says `nofollow`; a seed page that is no article is read as
+    /// an HTML listing.
+    fn links(&mut self, job: &Job, meta: &Meta, page: &Page) {
         // Only an article's own publication date counts: a listing page has none,
         // and a year or date merely written in the text says nothing about the page.
         let dated = page.is_article && page.date_source.is_none_or(DateSource::is_own_date);
-        let too_old = match (self.cutoff.for_host(&job.host), page.date) {
+        let too_old = match (self.facts.cutoff().for_host(&job.host), page.date) {
             (Some(cut), Some(d)) => dated && d < cut.date_naive(),
             _ => false,
         };
         if too_old {
             tracing::debug!(url = %meta.url, "page older than min_lastmod: links not followed");
-        } else if job.entry.depth < self.config.crawl.max_depth {
-            let nofollow = page
-                .robots_meta
-                .iter()
-                .any(|d| d == "nofollow" || d == "none");
-            if !nofollow {
-                let before = self.sets.fresh_links;
-                self.follow_links(job, meta, page);
-                let fresh = self.sets.fresh_links - before;
-                if job.entry.origin == Origin::Seed && !page.is_article {
-                    self.html_listing_read(job, fresh);
-                }
-            }
+            return;
         }
-        // Then the storing decision.
-        match self.rejection(job, meta, page) {
-            Some(Rejection::WithheldAiUse) => {
-                self.withhold(job, meta);
-                false
-            }
-            Some(reason) => {
-                tracing::debug!(url = %meta.url, %reason, "not stored");
-                self.log.emit(Event::Rejected(event::Rejected {
-                    url: meta.url.to_string(),
-                    reason,
-                    signals: None,
-                }));
-                false
-            }
-            None => self.store(job, meta, page),
+        let nofollow = page
+            .robots_meta
+            .iter()
+            .any(|d| d == "nofollow" || d == "none");
+        if job.entry.depth >= self.facts.config().crawl.max_depth || nofollow {
+            return;
         }
+        let before = self.work.fresh_links();
+        self.follow_links(job, meta, page);
+        let fresh = self.work.fresh_links() - before;
+        if job.entry.origin == Origin::Seed && !page.is_article {
+            self.html_listing_read(job, fresh);
+        }
+    }
+
+    /// A page not stored, for `reason`: logged (a page withheld for AI use
+    /// also in the consent log).
+    fn reject(&mut self, job: &Job, meta: &Meta, reason: Rejection) {
+        if reason == Rejection::WithheldAiUse {
+            self.withhold(job, meta);
+            return;
+        }
+        tracing::debug!(url = %meta.url, %reason, "not stored");
+        self.ledger.emit(Event::Rejected(event::Rejected {
+            url: meta.url.to_string(),
+            reason,
+            signals: None,
+        }));
     }
 
     /// Queue the page's links and feeds that are in scope, valued by their clues.
@@ -125,7 +144,7 @@ impl Engine {
     /// happens (`store::state::listings`).
     fn html_listing_read(&mut self, job: &Job, fresh: u32) {
         tracing::debug!(url = %job.url, fresh, "HTML listing read");
-        self.listing_answered(job, true).fresh += fresh;
+        self.book.answered(job.url.as_str(), true).fresh += fresh;
     }
 
     /// Why the page is not stored, in this order; `None`: it is.
@@ -141,10 +160,10 @@ impl Engine {
         } else if self.unchanged_or_stored(job, meta, page) {
             Some(Rejection::AlreadyStored)
         } else if page.accessible_for_free == Some(false)
-            && self.config.crawl.paywalled_text == PaywalledText::Skip
+            && self.facts.config().crawl.paywalled_text == PaywalledText::Skip
         {
             Some(Rejection::Paywalled)
-        } else if AiDecision::new(&meta.signals, self.config.crawl.ai_use_policy)
+        } else if AiDecision::new(&meta.signals, self.facts.config().crawl.ai_use_policy)
             == AiDecision::Withhold
         {
             Some(Rejection::WithheldAiUse)
@@ -156,15 +175,13 @@ impl Engine {
     /// The publisher reserves AI training: not stored, not archived
     /// (whatever `crawl.archive` says), noted in the consent log.
     fn withhold(&mut self, job: &Job, meta: &Meta) {
-        self.sets.captured = None;
+        self.sink.drop_held();
         let labels = meta.signals.labels();
-        self.host(&job.host).withheld();
+        self.ledger.host(&job.host).withheld();
         let domain = url::domain(meta.url.host_str().unwrap_or(""));
-        self.store
-            .consent
-            .withheld(meta.url.as_str(), domain, &labels);
+        self.ledger.withheld(meta.url.as_str(), domain, &labels);
         tracing::info!(url = %meta.url, signals = ?labels, "withheld: the publisher reserves AI training");
-        self.log.emit(Event::Rejected(event::Rejected {
+        self.ledger.emit(Event::Rejected(event::Rejected {
             url: meta.url.to_string(),
             reason: Rejection::WithheldAiUse,
             signals: Some(labels),
@@ -180,15 +197,12 @@ impl Engine {
             return self.already_stored(meta, page);
         }
         let hash = url::seen_hash(&meta.url);
-        let Some(seen) = self.store.seen.get(hash) else {
+        let Some(seen) = self.sink.seen(hash) else {
             return self.already_stored(meta, page);
         };
-        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
-        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
-        if let Some(c) = &page.canonical_url {
-            self.sets.stored_this_run.insert(url::seen_hash(c));
-        }
-        let print = crate::store::seen::text_print(&page.text);
+        let hits = Hits::new(&job.url, &meta.url, page.canonical_url.as_ref(), &page.text);
+        self.sink.claim(&hits);
+        let print = hits.print;
         let unchanged = match seen.text_print() {
             // Stored before fingerprints existed: the page's own date decides.
             0 => page.date_modified.is_none_or(|d| {
@@ -199,13 +213,7 @@ impl Engine {
         };
         if unchanged {
             tracing::debug!(url = %meta.url, "asked again after a listing said it changed: text unchanged, not stored again");
-            self.store.seen.record(
-                hash,
-                crate::store::seen::Seen {
-                    day: self.day,
-                    flags: seen.flags,
-                },
-            );
+            self.sink.mark(hash, seen.flags);
         }
         unchanged
     }
@@ -214,14 +222,7 @@ impl Engine {
         // Stored in an earlier run, or in this one (its frame may not be
         // closed yet, so the seen-set does not say it: a redirect onto a
         // page stored minutes ago must not store it twice).
-        let stored = |h: u64| {
-            self.sets.stored_this_run.contains(&h)
-                || self
-                    .store
-                    .seen
-                    .get(h)
-                    .is_some_and(|s| s.flags & (flag::HIT | flag::ALIAS) != 0)
-        };
+        let stored = |h: u64| self.sink.is_stored(h);
         stored(url::seen_hash(&meta.url))
             || page
                 .canonical_url
@@ -229,17 +230,45 @@ impl Engine {
                 .is_some_and(|c| stored(url::seen_hash(c)))
     }
 
+    /// Store the page: its record, made of the page and its provenance
+    /// (the held exchange archived with it), goes to the [`Sink`], which
+    /// marks its URLs as hits once the record is durable.
+    ///
+    /// [`Sink`]: crate::store::sink::Sink
     pub(super) fn store(&mut self, job: &Job, meta: &Meta, page: &Page) -> bool {
-        let id = self.store.ids.next_id();
-        let mut prov = Provenance {
+        let id = self.sink.next_id();
+        let mut prov = self.provenance(id, job, meta);
+        self.sink.archive_held(&mut prov);
+        let mut article =
+            crate::extract::record::article(page, &meta.url, &prov, self.facts.extractor_version());
+        if self.facts.config().crawl.paywalled_text == PaywalledText::Flag {
+            crate::extract::record::keep_free_part(&mut article, page);
+        }
+        article.rendered = meta.rendered.is_some_and(|r| r.kept);
+        if job.entry.update {
+            self.ledger.host(&job.host).updated += 1;
+            tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
+        }
+        let hits = Hits::new(&job.url, &meta.url, page.canonical_url.as_ref(), &page.text);
+        self.sink.stage(&article, &hits);
+        if self.sink.full() {
+            self.flush();
+        }
+        self.count_stored(job, meta, &article);
+        true
+    }
+
+    /// Where a record comes from: this run, the fetch, its consent signals.
+    fn provenance(&self, id: i64, job: &Job, meta: &Meta) -> Provenance {
+        Provenance {
             id,
             fetched_at: crate::date::whole_seconds(Utc::now()),
-            run_id: Some(self.run_id.clone()),
+            run_id: Some(self.facts.run_id().to_string()),
             robots_hash: crate::store::consent::robots_hash_hex(meta.robots_hash),
             ai_signals: meta.signals.labels(),
             ai_reserved: Some(crate::consent::reserves_ai_training(&meta.signals)),
             crawler: Some(concat!("scraper/", env!("CARGO_PKG_VERSION")).to_string()),
-            extracted_on: Some(self.today),
+            extracted_on: Some(self.facts.today()),
             warc_file: None,
             warc_offset: None,
             updated: job.entry.update,
@@ -250,49 +279,15 @@ impl Engine {
                 .as_deref()
                 .filter(|_| job.entry.update)
                 .and_then(crate::record::when::parse_day),
-        };
-        if let Some(captured) = self.sets.captured.take() {
-            self.archive(&captured, Some(&mut prov));
         }
-        let mut article =
-            crate::extract::record::article(page, &meta.url, &prov, &self.extractor_version);
-        if self.config.crawl.paywalled_text == PaywalledText::Flag {
-            crate::extract::record::keep_free_part(&mut article, page);
-        }
-        article.rendered = meta.rendered.is_some_and(|r| r.kept);
-        if job.entry.update {
-            self.host(&job.host).updated += 1;
-            tracing::info!(url = %meta.url, "the publisher changed a stored article: stored as a new version");
-        }
-        self.sets.stored_this_run.insert(url::seen_hash(&meta.url));
-        self.sets.stored_this_run.insert(url::seen_hash(&job.url));
-        if let Some(c) = &page.canonical_url {
-            self.sets.stored_this_run.insert(url::seen_hash(c));
-        }
-        let print = crate::store::seen::text_print(&page.text);
-        self.sets
-            .pending_prints
-            .push((url::seen_hash(&meta.url), print));
-        if url::seen_hash(&job.url) != url::seen_hash(&meta.url) {
-            self.sets.pending_hits.push(url::seen_hash(&job.url));
-        }
-        if let Some(c) = &page.canonical_url {
-            self.sets.pending_hits.push(url::seen_hash(c));
-        }
-        // The record waits in the writer's buffer; a frame closes in
-        // `flush` (ids come from this run's own blocks, `store::ids`, so a
-        // crash never hands a stored id out again). A failed flush
-        // keeps the record buffered for the next one, and its URLs are marked
-        // as hits only once it is durable.
-        self.store.shard.buffer(&article);
-        if self.store.shard.full() {
-            self.flush();
-        }
-        self.counts.stored += 1;
-        self.health.stored(&job.url);
-        self.host(&job.host).stored();
+    }
+
+    /// A record was stored: counted, logged.
+    fn count_stored(&mut self, job: &Job, meta: &Meta, article: &crate::record::Article) {
+        self.ledger.stored(&job.host, &job.url);
+        let id = article.id;
         tracing::info!(id, url = %meta.url, title = %article.title, "stored");
-        self.log.emit(Event::Stored(event::Stored {
+        self.ledger.emit(Event::Stored(event::Stored {
             id,
             url: article.url.clone(),
             domain: article.domain.clone(),
@@ -301,77 +296,37 @@ impl Engine {
             year: article.year,
             date_source: article.date_source.clone(),
         }));
-        true
     }
 
     /// Hand the display this run's totals as they are now.
     pub fn show_totals(&mut self) {
-        self.progress.update(crate::crawl::Totals {
-            fetched: self.counts.fetched,
-            stored: self.counts.stored,
-            queued: self.frontier.len(),
-            requests: self.ctx.net.requests(),
-        });
+        let (queued, requests) = (self.work.len(), self.ctx.net.requests());
+        self.ledger.show(queued, requests);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
     pub fn maybe_flush(&mut self) {
-        let queued = self.frontier.len();
+        let queued = self.work.len();
         let requests = self.ctx.net.requests();
         self.show_totals();
-        if self.progress_at.elapsed() >= Duration::from_secs(10) {
-            self.progress_at = Instant::now();
-            self.log.emit(Event::Progress(event::Progress {
-                queue: queued,
-                requests,
-                fetched: self.counts.fetched,
-                stored: self.counts.stored,
-                errors: self.counts.errors,
-                elapsed_s: self.started.elapsed().as_secs(),
-            }));
+        let elapsed = self.facts.now();
+        if let Some(e) = self.ledger.progress_event(queued, requests, elapsed) {
+            self.ledger.emit(e);
         }
-        if self.store.shard.due() {
+        if self.sink.due() {
             self.flush();
         } else {
-            self.log.flush();
+            self.ledger.flush_log();
         }
     }
 
-    /// Flush the shard, then (only then) mark its records as stored hits, then the seen-set.
+    /// Make the stored records durable and their URLs hits ([`Sink::flush`]),
+    /// then the event log (not when the WARC sync failed: the frame waits).
+    ///
+    /// [`Sink::flush`]: crate::store::sink::Sink::flush
     pub fn flush(&mut self) {
-        // The archive first: a shard line never points at a WARC record that is not on disk.
-        if let Some(Err(e)) = self.store.warc.as_mut().map(|w| w.sync()) {
-            tracing::error!(error = %e, "WARC sync failed; the shard frame waits");
-            return;
-        }
-        match self.store.shard.flush() {
-            Ok(_) => self.mark_hits(),
-            Err(e) => tracing::error!(error = %e, "shard flush failed"),
-        }
-        if let Err(e) = self.store.seen.flush(&self.state_dir, &self.run_id) {
-            tracing::error!(error = %e, "seen-set flush failed");
-        }
-        self.log.flush();
-    }
-
-    pub(super) fn mark_hits(&mut self) {
-        for hash in std::mem::take(&mut self.sets.pending_hits) {
-            self.store.seen.record(
-                hash,
-                Seen {
-                    day: self.day,
-                    flags: flag::HIT,
-                },
-            );
-        }
-        for (hash, print) in std::mem::take(&mut self.sets.pending_prints) {
-            self.store.seen.record(
-                hash,
-                Seen {
-                    day: self.day,
-                    flags: flag::HIT | (print << flag::TEXT_SHIFT),
-                },
-            );
+        if self.sink.flush() {
+            self.ledger.flush_log();
         }
     }
 }

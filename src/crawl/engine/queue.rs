@@ -1,14 +1,19 @@
 //! What goes into the frontier: a URL queued if the seen-set, this run,
 //! the partition and the trap rules allow it; seeds, handed-over work, and
-//! the scope a link must be in.
+//! the scope a link must be in. And what comes out: a job for each URL the
+//! frontier hands out, with its conditional headers.
+
+use chrono::{DateTime, Utc};
 
 use super::Engine;
+use super::work::Pushed;
 use crate::config::Scope;
+use crate::crawl::tasks::Tasks;
+use crate::crawl::worker::Job;
 use crate::frontier::{Entry, Kind, Origin};
 use crate::record::event::{self, Event};
 use crate::store::outbox::Inbox;
 use crate::store::seen::Failure;
-use crate::url::trap::Trap;
 use crate::url::{self, Url};
 
 impl Engine {
@@ -20,8 +25,8 @@ impl Engine {
     /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
     /// cap counts only links between pages of one pattern).
     pub fn enqueue_from(&mut self, url: &Url, mut entry: Entry, from: Option<&Url>) -> bool {
-        if !self.sets.handover.owns(url) {
-            self.sets.handover.route(url, entry);
+        if !self.work.owns(url) {
+            self.work.hand_over(url, entry);
             return false;
         }
         let hash = url::seen_hash(url);
@@ -30,18 +35,18 @@ impl Engine {
         }
         let host = url::host_key(url);
         if entry.origin != Origin::Seed {
-            let rules = self.config.crawl.traps.rules();
-            let today = self.today;
+            let rules = self.facts.config().crawl.traps.rules();
+            let today = self.facts.today();
             let trap = rules.check(url).or_else(|| {
                 // Only URLs found by links: listings and seeds name real pages.
                 let from =
                     from.filter(|_| matches!(entry.origin, Origin::Relevant | Origin::Other))?;
-                self.sets
-                    .patterns
-                    .admit_link(&host, url, from, &rules, today)
+                self.work.admit_link(&host, url, from, &rules, today)
             });
             if let Some(trap) = trap {
-                self.trapped(&host, url, hash, trap);
+                // Met once per run: it then counts as met in this run.
+                self.work.met(hash);
+                self.ledger.trapped(&host, url, trap);
                 return false;
             }
         }
@@ -49,7 +54,7 @@ impl Engine {
         let credit = match from {
             Some(from) => {
                 if !self.admit_family(&host, url, &mut entry) {
-                    self.sets.this_run.insert(hash);
+                    self.work.met(hash);
                     return false;
                 }
                 Some(crate::store::state::families::key(
@@ -64,16 +69,14 @@ impl Engine {
         // Only fresh links earn their page's family a credit: a tag page
         // that leads into the archive pays nothing to a daily run.
         let credit = credit.filter(|_| !entry.backlog);
-        if self.frontier.push(&host, entry) {
-            self.sets.fresh_links += u32::from(from.is_some() && fresh_page);
-            self.sets.this_run.insert(hash);
-            if let Some(by) = credit {
-                self.sets.discovered.insert(hash, by);
-            }
-            if child_sitemap {
-                self.sets.listed_sitemaps.insert(hash);
-            }
-            self.host(&host).queued();
+        let how = Pushed {
+            by_link: from.is_some(),
+            fresh_page,
+            child_sitemap,
+            credit,
+        };
+        if self.work.push(&host, hash, entry, how) {
+            self.ledger.host(&host).queued();
             true
         } else {
             false
@@ -84,7 +87,7 @@ impl Engine {
     /// seen-set says it is not due again (stored, failed for good, or a
     /// page fetched within `revisit_after_days`)?
     fn seen_refuses(&mut self, url: &Url, entry: &Entry, hash: u64) -> bool {
-        if self.sets.this_run.contains(&hash) {
+        if self.work.in_run(hash) {
             return true;
         }
         // Feeds and sitemaps a listing gave (an index's children) are read
@@ -92,17 +95,17 @@ impl Engine {
         // found by links follow the revisit rule, like pages.
         if !entry.update
             && (entry.kind == Kind::Page || entry.origin != Origin::Listed)
-            && let Some(seen) = self.store.seen.get(hash)
+            && let Some(seen) = self.sink.seen(hash)
             && !seen.due_after(
-                self.day,
-                self.config.crawl.revisit_after_days,
-                self.config.crawl.retry_failed_after_days,
+                self.facts.day(),
+                self.facts.config().crawl.revisit_after_days,
+                self.facts.config().crawl.retry_failed_after_days,
             )
         {
             match Failure::from_flags(seen.flags) {
                 Some(f) => {
                     tracing::debug!(%url, failed = f.as_str(), day = seen.day, "failed before for good; not queued until retry_failed_after_days");
-                    self.host(&url::host_key(url)).known_failure();
+                    self.ledger.host(&url::host_key(url)).known_failure();
                 }
                 None => {
                     tracing::trace!(%url, stored = seen.is_stored(), "seen before; not queued")
@@ -111,31 +114,6 @@ impl Engine {
             return true;
         }
         false
-    }
-
-    /// A URL broke a trap rule: not queued, counted, logged (once per run:
-    /// it then counts as met in this run).
-    fn trapped(&mut self, host: &str, url: &Url, hash: u64, trap: Trap) {
-        self.sets.this_run.insert(hash);
-        self.host(host).trapped();
-        let shown: String = url.as_str().chars().take(300).collect();
-        tracing::debug!(url = %shown, kind = trap.as_str(), "trap: not queued");
-        self.log.emit(Event::Trap(event::TrapMet {
-            host: host.to_string(),
-            url: shown,
-            kind: trap,
-            url_bytes: url.as_str().len(),
-        }));
-    }
-
-    /// A parsing limit cut a page or listing: counted for the host, logged.
-    pub(super) fn capped(&mut self, host: &str, url: &Url, cause: crate::record::ParseCap) {
-        tracing::debug!(%url, cause = cause.as_str(), "a parsing limit cut the document");
-        self.host(host).capped(cause.as_str());
-        self.log.emit(Event::Capped(event::Capped {
-            url: url.as_str().chars().take(300).collect(),
-            cause,
-        }));
     }
 
     /// Queue what other partitions left in this partition's outbox.
@@ -153,9 +131,9 @@ impl Engine {
 
     /// Queue the configured seeds (at the start, on reseed and on resume).
     pub fn queue_seeds(&mut self) {
-        for entry in self.seeds.clone() {
+        for entry in self.work.seeds() {
             if let Some(u) = url::parse(&entry.url) {
-                self.log.emit(Event::Seed(event::Seed {
+                self.ledger.emit(Event::Seed(event::Seed {
                     url: u.to_string(),
                     kind: entry.kind,
                 }));
@@ -171,11 +149,52 @@ impl Engine {
         if self.ctx.scope.contains(u) {
             return true;
         }
-        if self.config.crawl.scope != Scope::Open {
+        if self.facts.config().crawl.scope != Scope::Open {
             return false;
         }
-        let admit = self.open.admit(&self.ctx.scope, u, from_relevant);
-        tracing::trace!(url = %u, ?admit, "open scope");
-        admit.is_yes()
+        self.work.admit_open(&self.ctx.scope, u, from_relevant)
     }
+
+    /// Hand a ready URL to a worker: with the validators kept for it (or,
+    /// for a stored article asked again, the day it was stored), unless its
+    /// family stopped paying since it was queued.
+    pub(super) fn dispatch(&mut self, tasks: &mut Tasks, host: String, entry: Entry) {
+        let Some(u) = url::parse(&entry.url) else {
+            self.work.unfetchable(&host, self.now());
+            return;
+        };
+        let (etag, mut last_modified) = match self.book.validator(u.as_str()) {
+            Some(v) => (v.etag.clone(), v.last_modified.clone()),
+            None => (None, None),
+        };
+        if entry.update
+            && let Some(seen) = self.sink.seen(url::seen_hash(&u))
+        {
+            // Asked "changed since the day we stored it?".
+            last_modified = Some(http_day(seen.day));
+        }
+        if self.family_stopped_now(&host, &u, &entry) {
+            self.work.released(&host, self.now());
+            return;
+        }
+        self.ledger
+            .host(&host)
+            .dispatched(entry.backlog, entry.explore);
+        tracing::debug!(url = %u, kind = ?entry.kind, origin = ?entry.origin, depth = entry.depth, value = entry.value, backlog = entry.backlog, explore = entry.explore, "dispatch");
+        let job = Job {
+            host,
+            url: u,
+            entry,
+            etag,
+            last_modified,
+            freed: false,
+        };
+        tasks.spawn(self.ctx.clone(), job);
+    }
+}
+
+/// The start of day stamp `day` as an HTTP date (for `If-Modified-Since`).
+fn http_day(day: u32) -> String {
+    let t = DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::days(i64::from(day));
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }

@@ -8,17 +8,17 @@ use std::time::Instant;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
-use super::{Counters, Engine};
+use super::Engine;
+use super::ledger::Counts;
 use crate::crawl::RunEnd;
-use crate::crawl::events::EventLog;
-use crate::crawl::reach::{self, Cutoff, Reach};
+use crate::crawl::reach;
 use crate::crawl::tally::Tally;
 use crate::frontier::{Entry, Kind};
 use crate::record::StopReason;
 use crate::record::event::{self, Event};
 use crate::store::DataDir;
 use crate::store::outbox::Inbox;
-use crate::store::shard::ShardWriter;
+use crate::store::sink::Sink;
 use crate::store::state::{self, RunSummary, SeedProblem};
 use crate::url;
 
@@ -34,7 +34,7 @@ pub(super) async fn finish(
     inbox: &Inbox,
 ) -> anyhow::Result<RunEnd> {
     let outage = (stop != StopReason::Interrupted)
-        .then(|| engine.reach.outage())
+        .then(|| engine.ledger.reach().outage())
         .flatten();
     if let Some(cause) = outage {
         return finish_outage(engine, stop, run_id, cause);
@@ -44,38 +44,40 @@ pub(super) async fn finish(
     // The display's last line says the final totals, not the last timer's snapshot.
     engine.show_totals();
     let left = Leftover::take(&mut engine);
-    settle_listings(&mut engine, started_at);
+    let day = engine.facts.day();
+    engine
+        .book
+        .settle(day, started_at, super::MAX_SITEMAP_DEPTH);
     count_backlog(&mut engine, &left.queue);
     let mut summary = summarise(&engine, stop, started_at, run_id, inbox, &left);
     // The files, in this order; the summary last.
-    let shard = close_shard(engine.store.shard)?;
-    engine.store.seen.flush(&data.state, run_id)?;
+    let shard = close_shard(engine.sink)?;
     state::save_frontier(&data.state, engine.ctx.partition, &left.queue)?;
     // Handed-over URLs: this run's files for other partitions; the files it
     // read are removed (what it queued from them and did not reach is in the
     // queue file it just saved, like any other link).
-    engine.sets.handover.save(&data.state, run_id)?;
+    engine.work.handover().save(&data.state, run_id)?;
     inbox.remove()?;
-    engine.store.validators.save(&data.state, run_id)?;
-    engine.store.listings.save(&data.state, run_id)?;
-    engine.store.families.save(&data.state, run_id)?;
-    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), engine.day, run_id)?;
+    engine.book.save(&data.state, run_id)?;
+    engine.work.families().save(&data.state, run_id)?;
+    state::save_doc_cache(&data.state, &engine.ctx.net.doc_cache(), day, run_id)?;
     summary.run.finished_at = Some(Utc::now());
     summary.shard = file_name(shard.as_deref());
-    report_sources_down(&engine.reach, &engine.cutoff, &mut engine.log);
-    summary.seed_problems = seed_problems(&engine.health);
-    let health = engine.health.finish(Utc::now(), stop);
+    engine.ledger.report_sources_down(engine.facts.cutoff());
+    summary.seed_problems = seed_problems(engine.ledger.health());
+    let health = engine.ledger.finish_health(stop);
     crate::store::health::save(&data.state, &health)?;
     summary.save(&data.state)?;
+    let (counts, started) = (engine.ledger.counts(), engine.facts.started());
     engine
-        .log
-        .emit(done_event(&summary, stop, &engine.counts, engine.started));
-    engine.log.flush();
-    engine.progress.finish(stop);
+        .ledger
+        .emit(done_event(&summary, stop, counts, started));
+    engine.ledger.flush_log();
+    engine.ledger.finish_display(stop);
     tracing::info!(
         stopped_by = stop.as_str(),
         requests = summary.pages_fetched,
-        stored = engine.counts.stored,
+        stored = engine.ledger.counts().stored,
         queue_left = summary.queue_left,
         "crawl finished"
     );
@@ -86,7 +88,7 @@ pub(super) async fn finish(
         stopped_by: stop,
         shard,
         fetched: summary.pages_fetched,
-        stored: engine.counts.stored,
+        stored: engine.ledger.counts().stored,
         hosts: summary.hosts,
         render: None,
     })
@@ -107,9 +109,9 @@ impl Leftover {
     /// The frontier drained, plus the work kept for the next run (pages
     /// that failed for a network reason or a 5xx, rested hosts' queues).
     fn take(engine: &mut Engine) -> Leftover {
-        let mut queue = engine.frontier.drain();
-        let kept_for_next = keep_for_next_run(&mut queue, std::mem::take(&mut engine.sets.kept));
-        let (unread_listings, unread_hosts) = unread(&queue, &engine.sets.listings_read);
+        let (mut queue, kept) = engine.work.leftover();
+        let kept_for_next = keep_for_next_run(&mut queue, kept);
+        let (unread_listings, unread_hosts) = unread(&queue, engine.book.read());
         Leftover {
             queue,
             kept_for_next,
@@ -119,55 +121,11 @@ impl Leftover {
     }
 }
 
-/// What this run learned of each listing it asked goes into its state: a
-/// child's fresh URLs count for its index too (and up the chain), so an
-/// index whose children brought nothing new is asked less often.
-fn settle_listings(engine: &mut Engine, started_at: DateTime<Utc>) {
-    let obs = std::mem::take(&mut engine.sets.listing_obs);
-    let mut credit: std::collections::HashMap<&str, u32> = Default::default();
-    for o in obs.values().filter(|o| o.fresh + o.updates > 0) {
-        let mut parent = o.parent.as_deref();
-        // Indexes nest at most `MAX_SITEMAP_DEPTH` deep; the bound also ends a loop.
-        for _ in 0..super::MAX_SITEMAP_DEPTH + 1 {
-            let Some(p) = parent else { break };
-            *credit.entry(p).or_default() += o.fresh + o.updates;
-            parent = obs.get(p).and_then(|x| x.parent.as_deref());
-        }
-    }
-    // Hosts some listing of which brought fresh URLs: on the others it was
-    // a quiet day, which says nothing about how often to read them.
-    let hosts_where = |f: &dyn Fn(&super::listing::ListingObs) -> bool| -> HashSet<String> {
-        obs.iter()
-            .filter(|(_, o)| f(o))
-            .filter_map(|(u, _)| url::parse(u).map(|u| url::host_key(&u)))
-            .collect()
-    };
-    let busy = hosts_where(&|o| o.fresh > 0);
-    // Hosts whose feed brought fresh URLs: the others listings repeated.
-    let fed = hosts_where(&|o| o.feed && o.fresh > 0);
-    let day = engine.day;
-    for (url, o) in obs.iter().filter(|(_, o)| o.answered) {
-        let read = if o.fresh + o.updates + credit.get(url.as_str()).copied().unwrap_or(0) > 0 {
-            state::Read::Useful
-        } else if url::parse(url).is_some_and(|u| fed.contains(&url::host_key(&u))) {
-            state::Read::Covered
-        } else if url::parse(url).is_some_and(|u| busy.contains(&url::host_key(&u))) {
-            state::Read::Redundant
-        } else {
-            state::Read::Quiet
-        };
-        let lastmod = o.parent_lastmod.clone();
-        engine.store.listings.update(url, |s| {
-            s.answered(url, day, started_at, o.full, read, lastmod)
-        });
-    }
-}
-
 /// Each host's share of the queue left for the next run: its backlog.
 fn count_backlog(engine: &mut Engine, queue: &[Entry]) {
     for e in queue {
         if let Some(u) = url::parse(&e.url) {
-            engine.host(&url::host_key(&u)).backlog += 1;
+            engine.ledger.host(&url::host_key(&u)).backlog += 1;
         }
     }
 }
@@ -183,23 +141,23 @@ fn finish_outage(
 ) -> anyhow::Result<RunEnd> {
     let requests = engine.ctx.net.requests();
     tracing::error!(%cause, requests, "outage: nothing saved; the watermark and the carried-over queue are unchanged");
-    engine.store.consent.discard();
-    let hosts = engine.counts.hosts.clone();
-    engine.log.emit(Event::Done(event::Done {
+    engine.ledger.discard_consent();
+    let hosts = engine.ledger.hosts().clone();
+    engine.ledger.emit(Event::Done(event::Done {
         run_id: run_id.to_string(),
         stopped_by: StopReason::Outage,
         requests,
-        fetched: engine.counts.fetched,
+        fetched: engine.ledger.counts().fetched,
         stored: 0,
-        errors: engine.counts.errors,
+        errors: engine.ledger.counts().errors,
         queue_left: None,
-        elapsed_s: engine.started.elapsed().as_secs_f64(),
+        elapsed_s: engine.facts.started().elapsed().as_secs_f64(),
         shard: None,
         outage: Some(cause.clone()),
     }));
-    engine.log.flush();
+    engine.ledger.flush_log();
     engine.show_totals();
-    engine.progress.finish(StopReason::Outage);
+    engine.ledger.finish_display(StopReason::Outage);
     Ok(RunEnd {
         run_id: run_id.to_string(),
         interrupted: false,
@@ -266,21 +224,21 @@ fn summarise(
     summary.run.stopped_by = Some(stop.into());
     summary.interrupted = stop == StopReason::Interrupted;
     summary.pages_fetched = engine.ctx.net.requests();
-    summary.articles_stored = engine.counts.stored;
-    let blocks = engine.store.ids.blocks();
+    summary.articles_stored = engine.ledger.counts().stored;
+    let blocks = engine.sink.id_blocks();
     summary.ids = match (blocks.first(), blocks.last()) {
         (Some(first), Some(last)) => Some([first[0], last[1]]),
         _ => None,
     };
     summary.id_blocks = blocks.to_vec();
     summary.partition = Some(engine.ctx.partition);
-    summary.handover = Some(engine.sets.handover.counts(inbox.entries.len()));
+    summary.handover = Some(engine.work.handover().counts(inbox.entries.len()));
     set_watermarks(&mut summary, engine, stop, started_at, left);
-    summary.hosts = engine.counts.hosts.clone();
+    summary.hosts = engine.ledger.hosts().clone();
     summary.queue_left = left.queue.len() as u64;
     summary.kept_for_next_run = left.kept_for_next as u64;
     summary.unread_listings = left.unread_listings as u64;
-    summary.sources_down = engine.reach.troubled().keys().cloned().collect();
+    summary.sources_down = engine.ledger.reach().troubled().keys().cloned().collect();
     summary
 }
 
@@ -298,10 +256,11 @@ fn set_watermarks(
     left: &Leftover,
 ) {
     let complete = stop != StopReason::Interrupted;
-    let previous = engine.last.as_ref();
+    let previous = engine.facts.last();
     summary.set_watermark(previous, complete);
     let touched: Vec<String> = engine
-        .reach
+        .ledger
+        .reach()
         .sources()
         .map(str::to_string)
         .chain(left.unread_hosts.iter().cloned())
@@ -313,34 +272,24 @@ fn set_watermarks(
         previous.and_then(|p| p.last_success_started_at),
         touched.iter().map(String::as_str),
         started_at,
-        |h| complete && engine.reach.is_reached(h) && !engine.reach.is_troubled(h),
+        |h| {
+            complete && engine.ledger.reach().is_reached(h) && !engine.ledger.reach().is_troubled(h)
+        },
     );
 }
 
-/// Close this run's shard (a last frame, synced). Its path, or `None` when
-/// nothing was stored (no file was created).
-fn close_shard(shard: ShardWriter) -> anyhow::Result<Option<PathBuf>> {
-    let path = shard.path().to_path_buf();
-    shard
-        .finish()
+/// Close this run's shard (a last frame, synced) and append the seen-set's
+/// last changes. The shard's path, or `None` when nothing was stored (no
+/// file was created).
+fn close_shard(sink: Sink) -> anyhow::Result<Option<PathBuf>> {
+    let path = sink.shard_path().to_path_buf();
+    sink.close()
         .with_context(|| format!("closing {}", path.display()))
 }
 
 fn file_name(path: Option<&Path>) -> Option<String> {
     path.and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
-}
-
-/// Sources not read today: logged, and a `source_down` event each.
-fn report_sources_down(reach: &Reach, cutoff: &Cutoff, log: &mut EventLog) {
-    for (host, cause) in reach.troubled() {
-        tracing::warn!(%host, %cause, "source not read today: its min_lastmod cut-off stays where it was");
-        log.emit(Event::SourceDown(event::SourceDown {
-            host: host.to_string(),
-            cause: cause.to_string(),
-            cutoff: cutoff.for_host(host).map(|d| d.to_rfc3339()),
-        }));
-    }
 }
 
 /// Seeds that failed or now redirect, with where they point: fix the config.
@@ -362,12 +311,7 @@ fn seed_problems(health: &Tally) -> Vec<SeedProblem> {
 }
 
 /// The `done` event of a run that saved its state.
-fn done_event(
-    summary: &RunSummary,
-    stop: StopReason,
-    counts: &Counters,
-    started: Instant,
-) -> Event {
+fn done_event(summary: &RunSummary, stop: StopReason, counts: Counts, started: Instant) -> Event {
     Event::Done(event::Done {
         run_id: summary.run.run_id.clone(),
         stopped_by: stop,

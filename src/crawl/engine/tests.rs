@@ -39,27 +39,26 @@ fn engine(dir: &std::path::Path) -> Engine {
     let started_at: DateTime<Utc> = "2026-12-01T06:00:00Z".parse().unwrap();
     let run_id = "20261201T060000Z-abcd";
     let history = RunHistory::load(&data.state).unwrap();
-    let store = setup::open_store(&data, &config, &history, run_id, started_at).unwrap();
+    let (sink, store) = setup::open_store(&data, &config, &history, run_id, started_at).unwrap();
     let opts = Options::default();
     let (ctx, seeds, answers) = setup::worker_context(&config, &opts, &data, started_at).unwrap();
     let start = Start {
         run_id: run_id.into(),
         started_at,
-        state_dir: data.state.clone(),
         cutoff: Cutoff::fixed(None),
         last: None,
         seeds,
         answers,
         progress: Box::new(Quiet),
     };
-    Engine::new(config, ctx, store, EventLog::none(), start)
+    Engine::new(config, ctx, sink, store, EventLog::none(), start)
 }
 
 /// Queue `entry` and take it back as the frontier hands it out: the job a worker gets.
 fn job(e: &mut Engine, entry: Entry) -> Job {
     let u = url::parse(&entry.url).unwrap();
     assert!(e.enqueue(&u, entry));
-    match e.frontier.next(e.now()) {
+    match e.work.next(e.now()) {
         Next::Ready { host, entry } => Job {
             host,
             url: u,
@@ -159,26 +158,35 @@ fn check_finished(name: &str, entry: Entry, result: Answered, want: Want) {
         robots: None,
         result,
     });
-    let host = &e.counts.hosts["a.test"];
+    let host = &e.ledger.hosts()["a.test"];
     assert_eq!(
         serde_json::to_string(&host.errors).unwrap(),
         want.errors,
         "{name}"
     );
     assert_eq!(
-        e.sets.kept.len(),
+        e.work.kept().len(),
         want.kept,
         "{name}: kept for the next run"
     );
-    assert_eq!(e.frontier.len(), want.queued, "{name}: back in the queue");
-    let troubled = e.reach.troubled().get("a.test").map(|c| c.to_string());
+    assert_eq!(e.work.len(), want.queued, "{name}: back in the queue");
+    let troubled = e
+        .ledger
+        .reach()
+        .troubled()
+        .get("a.test")
+        .map(|c| c.to_string());
     assert_eq!(troubled.as_deref(), want.troubled, "{name}: troubled");
     assert_eq!(
-        e.store.seen.get(hash).map(|s| s.flags),
+        e.sink.seen(hash).map(|s| s.flags),
         want.seen,
         "{name}: seen"
     );
-    assert_eq!(e.counts.errors, want.run_errors, "{name}: run errors");
+    assert_eq!(
+        e.ledger.counts().errors,
+        want.run_errors,
+        "{name}: run errors"
+    );
     // A robots.txt refusal is counted as such, and a 304 as one.
     assert_eq!(
         host.disallowed,
@@ -200,7 +208,7 @@ fn an_outage_needs_a_network_failure_and_no_answer() {
         robots: None,
         result: Err(FetchError::Dns("no such host".into())),
     });
-    let why = e.reach.outage().expect("an outage");
+    let why = e.ledger.reach().outage().expect("an outage");
     assert!(why.contains("dns 1"), "{why}");
     let j = job(
         &mut e,
@@ -212,5 +220,5 @@ fn an_outage_needs_a_network_failure_and_no_answer() {
         robots: None,
         result: Ok((meta, Body::Status(404))),
     });
-    assert_eq!(e.reach.outage(), None, "a 404 is an answer");
+    assert_eq!(e.ledger.reach().outage(), None, "a 404 is an answer");
 }

@@ -16,7 +16,7 @@ use crate::url::Url;
 impl Engine {
     /// Value of a link found on a page (`parent_relevant`: that page scored relevant).
     pub(super) fn link_value(&self, url: &Url, anchor: Option<&str>, parent_relevant: bool) -> f32 {
-        if self.config.crawl.frontier_policy == Policy::RoundRobin {
+        if self.facts.config().crawl.frontier_policy == Policy::RoundRobin {
             return NEUTRAL as f32;
         }
         let anchor = anchor.map(str::trim).filter(|a| !a.is_empty());
@@ -31,7 +31,7 @@ impl Engine {
 
     /// Value of a URL a feed or sitemap listed (its title and date count under `focused`).
     pub(super) fn listed_value(&self, item: &Listed) -> f32 {
-        match self.config.crawl.frontier_policy {
+        match self.facts.config().crawl.frontier_policy {
             Policy::RoundRobin => return NEUTRAL as f32,
             Policy::BestFirst => return url_value(&self.slug_clues(&item.url)) as f32,
             Policy::Focused => {}

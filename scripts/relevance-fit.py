@@ -28,6 +28,7 @@ by --save-features, never texts.
           `keywords:` first, with nothing between them).
 --check   exits 1 unless the config's block equals the fit to 3 decimals (CI runs this on the
           shipped features table, so weights that no longer reproduce fail the build).
+Whether a learned word model would add to these features: scripts/relevance-textmodel.py.
 No third-party packages.
 """
 import argparse

@@ -192,6 +192,20 @@ mod tests {
     }
 
     #[test]
+    fn a_short_last_section_made_like_the_first_joins_and_a_teaser_section_does_not() {
+        let p = paragraphs(
+            "<main><h1>Buses</h1><section>{}{}{}</section>\
+             <section><h2>What next</h2><p>The last part of the story says when the council meets next. The vote is in June.</p>\
+             <p>Until then the old timetable stays, and the night buses keep running on Fridays only.</p></section>\
+             <section><h3><a href=\"/s/2\">Trams return</a></h3><p>Another story says the trams come back in May. The line is rebuilt.</p></section>\
+             </main>",
+        );
+        assert!(p.iter().any(|x| x.starts_with("The last part")), "{p:?}");
+        assert!(p.iter().any(|x| x.starts_with("Until then")), "{p:?}");
+        assert!(!p.iter().any(|x| x.starts_with("Another story")), "{p:?}");
+    }
+
+    #[test]
     fn a_block_holding_only_a_subheading_between_parts_is_kept() {
         let p = paragraphs(
             "<main><div class=\"col\"><section class=\"prose\">{}{}</section>\

@@ -503,14 +503,23 @@ fn joins(dom: &Dom, st: &Stats, scores: &Scores, top: NodeId, outer: NodeId, s: 
         || continues(dom, st, outer, s)
 }
 
-/// Is `s` another part of a body split by ad or teaser rows: made like the
-/// container's wrapper `outer` (same tag, same class names) and holding a
-/// paragraph of prose with few links?
+/// Is `s` another part of a body split by ad, teaser or newsletter boxes:
+/// made like the container's wrapper `outer` and holding a paragraph of
+/// prose with few links? Made like it: the same tag and class names; or
+/// the same tag and first class name, or no class on either (`card` and
+/// `card card--text`, `prose` and `prose mt-10`, two `<section>`s), when
+/// `s` holds a sentence paragraph and no linked headline (another story's).
 fn continues(dom: &Dom, st: &Stats, outer: NodeId, s: NodeId) -> bool {
-    let class = dom.attr(outer, "class").map(str::trim).unwrap_or("");
-    !class.is_empty()
+    let class = |n: NodeId| dom.attr(n, "class").map(str::trim).unwrap_or("");
+    let first = |n: NodeId| class(n).split_whitespace().next().unwrap_or("");
+    let alike = (!class(outer).is_empty() && class(s) == class(outer))
+        || (first(s) == first(outer)
+            && dom
+                .descendants(s)
+                .any(|d| dom.tag(d) == "p" && is_prose_paragraph(dom, st, d))
+            && !dom.descendants(s).any(|d| linked_headline(dom, st, d)));
+    alike
         && dom.tag(s) == dom.tag(outer)
-        && dom.attr(s, "class").map(str::trim) == Some(class)
         && st.paras[s] >= 1
         && st.text[s] >= 80
         && link_density(st, s) < 0.3

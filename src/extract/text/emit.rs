@@ -176,8 +176,10 @@ static BOILERPLATE_LINE: Phrases = Phrases::new(&[
     "werbung",
     "reklama",
     "publicidad",
+    "publicidade",
     "publicité",
     "pubblicità",
+    "advertentie",
     "comment",
     "comments",
     "kommentar",
@@ -1135,7 +1137,7 @@ mod phrase_tests {
         same(
             "BOILERPLATE_LINE",
             &BOILERPLATE_LINE.list(),
-            r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicité|pubblicità|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
+            r"(?i)^(advertisement|advertising|sponsored|anzeige|werbung|reklama|publicidad|publicidade|publicité|pubblicità|advertentie|comments?|kommentare?|kommentieren|kommentare schreiben|comentarios|commentaires|inhaltsverzeichnis|table of contents|contents|inhalt|beitragsbild|titelbild|originalartikel|bild anzeigen|kontakt|contact|telefon|phone|von|by|credit|credits|share|teilen|drucken|print|learn more|dowiedz się więcej|mehr erfahren|en savoir plus|weiterlesen|continue reading|read more|mehr lesen|related posts|ähnliche beiträge|ähnliche artikel|über den autor|about the author|lust auf mehr|auch lesen|quellen ausblenden|quellenangaben|zusatzinformationen)\s*[:.!?…»›>]*$",
             |t| is_label_line(&lower(t)),
         );
     }

@@ -172,6 +172,54 @@ mod tests {
     }
 
     #[test]
+    fn a_page_of_posts_in_full_keeps_the_headline_post_only() {
+        let first = "<p>The first story tells how the harbour was dredged, why the work took a year, and what it cost the port and the town.</p>";
+        let second = "<p>The second story is another post on the same page, about a school that opened a new library, with a cafe and a garden.</p>";
+        let html = format!(
+            "<html><body><main><div class=\"posts\">\
+             <div class=\"post\"><h1><a href=\"/a\">Harbour dredged</a></h1><div class=\"post__body\">{}</div></div>\
+             <div class=\"post\"><h2><a href=\"/b\">Library opens</a></h2><div class=\"post__body\">{}</div></div>\
+             </div></main></body></html>",
+            first.repeat(3),
+            second.repeat(5)
+        );
+        let p = extract(&Dom::parse(&html), None).paragraphs;
+        assert!(p.iter().any(|x| x.starts_with("The first story")), "{p:?}");
+        assert!(
+            !p.iter().any(|x| x.starts_with("The second story")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_short_last_section_made_like_the_first_joins_and_a_teaser_section_does_not() {
+        let p = paragraphs(
+            "<main><h1>Buses</h1><section>{}{}{}</section>\
+             <section><h2>What next</h2><p>The last part of the story says when the council meets next. The vote is in June.</p>\
+             <p>Until then the old timetable stays, and the night buses keep running on Fridays only.</p></section>\
+             <section><h3><a href=\"/s/2\">Trams return</a></h3><p>Another story says the trams come back in May. The line is rebuilt.</p></section>\
+             </main>",
+        );
+        assert!(p.iter().any(|x| x.starts_with("The last part")), "{p:?}");
+        assert!(p.iter().any(|x| x.starts_with("Until then")), "{p:?}");
+        assert!(!p.iter().any(|x| x.starts_with("Another story")), "{p:?}");
+    }
+
+    #[test]
+    fn a_block_holding_only_a_subheading_between_parts_is_kept() {
+        let p = paragraphs(
+            "<main><div class=\"col\"><section class=\"prose\">{}{}</section>\
+             <section class=\"prose mt-10\"><h2>What comes next</h2></section>\
+             <section class=\"prose mt-10\"><p>The last part of the story says when the council meets next, and what it will vote on.</p></section></div></main>",
+        );
+        let i = p.iter().position(|x| x == "What comes next");
+        assert!(
+            i.is_some_and(|i| p[i + 1].starts_with("The last part")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
     fn mathml_reads_as_its_symbols_without_its_tex_source() {
         let p = paragraphs(
             "<article>{}<p>The saving is <math><semantics><mrow><mi>S</mi><mo>=</mo><mi>n</mi><mn>2</mn></mrow><annotation encoding=\"application/x-tex\">S = n \\times 2</annotation></semantics></math> a year.</p></article>",

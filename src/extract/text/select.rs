@@ -5,9 +5,12 @@
 //! [`select`] runs the steps in order: score the paragraph-like blocks and
 //! rank their ancestors ([`Scores::new`]), favour the headline's story
 //! ([`Scores::favour_headline`]), choose the container ([`choose_top`]),
-//! find the wrapper whose siblings may join it ([`story_wrapper`]), gather
-//! the text ([`gather`]), drop a closing subheading, put a lead in front,
-//! and fall back to the whole body when the result is thin.
+//! keep to the headline's story on a page of several stories in full
+//! ([`story_in_feed`]), find the wrapper whose siblings may join it
+//! ([`story_wrapper`]), gather the text ([`gather`]; a block holding only a
+//! subheading between two joined parts joins too), drop a closing
+//! subheading, put a lead in front, and fall back to the whole body when
+//! the result is thin.
 
 use super::chrome::class_weight;
 use super::emit::{emit, emit_marked};
@@ -60,11 +63,19 @@ pub(super) fn select(
     anchor: Option<NodeId>,
 ) -> Content {
     let mut scores = Scores::new(dom, body, order, st);
-    let confine = anchor.and_then(|a| scores.favour_headline(dom, a, body));
+    let confine = anchor.and_then(|a| scores.favour_headline(dom, st, a, body));
     let Some(&first) = scores.ranked.first() else {
         return whole_body(dom, st, body);
     };
-    let top = choose_top(dom, &scores, first, body, confine);
+    let mut top = choose_top(dom, &scores, first, body, confine);
+    let mut confine = confine;
+    let headline = anchor.or_else(|| only_h1(dom, st, body));
+    if let Some(story) = headline.and_then(|a| story_in_feed(dom, st, top, a))
+        && let Some(&c) = scores.ranked.iter().find(|&&c| dom.is_ancestor(story, c))
+    {
+        top = c;
+        confine = Some(story);
+    }
     let outer = story_wrapper(dom, st, top, body, confine);
     let (mut out, labels) = gather(dom, st, &scores, top, outer, body);
     drop_closing_label(&mut out, labels);
@@ -135,7 +146,13 @@ impl Scores {
     /// stories, or a long teaser block), the ones next to it get a boost.
     /// Returns the story block the container must stay in, if any (see
     /// [`Scores::twin_first`]).
-    fn favour_headline(&mut self, dom: &Dom, anchor: NodeId, body: NodeId) -> Option<NodeId> {
+    fn favour_headline(
+        &mut self,
+        dom: &Dom,
+        st: &Stats,
+        anchor: NodeId,
+        body: NodeId,
+    ) -> Option<NodeId> {
         let &best = self.ranked.first()?;
         if near(dom, best, anchor, body) {
             return None;
@@ -146,18 +163,24 @@ impl Scores {
             }
         }
         self.rank();
-        self.twin_first(dom, anchor, body)
+        self.twin_first(dom, st, anchor, body)
     }
 
     /// Stories stacked in blocks of one template (an endless-scroll page):
     /// the block with the headline holds the page's own story, however long
     /// the others are. Its best candidate goes first; returns the block.
-    fn twin_first(&mut self, dom: &Dom, anchor: NodeId, body: NodeId) -> Option<NodeId> {
+    fn twin_first(
+        &mut self,
+        dom: &Dom,
+        st: &Stats,
+        anchor: NodeId,
+        body: NodeId,
+    ) -> Option<NodeId> {
         let &best = self.ranked.first()?;
         if near(dom, best, anchor, body) {
             return None;
         }
-        let twin = twin_block(dom, best, anchor)?;
+        let twin = twin_block(dom, st, best, anchor)?;
         let pos = self
             .ranked
             .iter()
@@ -196,28 +219,75 @@ fn near(dom: &Dom, c: NodeId, anchor: NodeId, body: NodeId) -> bool {
 
 /// When `best` and `anchor` sit in sibling story blocks made from one
 /// template (same tag, same non-empty class), the block holding `anchor`.
-fn twin_block(dom: &Dom, best: NodeId, anchor: NodeId) -> Option<NodeId> {
+fn twin_block(dom: &Dom, st: &Stats, best: NodeId, anchor: NodeId) -> Option<NodeId> {
     let lca = dom.ancestors(best).find(|&u| dom.is_ancestor(u, anchor))?;
     let child_towards = |n: NodeId| {
         dom.self_and_ancestors(n)
             .find(|&u| dom.nodes[u].parent == Some(lca))
     };
     let (b, a) = (child_towards(best)?, child_towards(anchor)?);
-    let class = dom.attr(a, "class").filter(|c| !c.trim().is_empty())?;
-    // Layout grids repeat their rows too: only blocks that hold an
-    // `<article>` are stories.
-    let story = |x: NodeId| {
-        dom.tag(x) == "article"
-            || dom
-                .descendants(x)
-                .any(|d| dom.is_element(d) && dom.tag(d) == "article")
-    };
-    (b != a
+    (b != a && twins(dom, st, a, b)).then_some(a)
+}
+
+/// Are `a` and `b` story blocks made from one template: same tag, same
+/// non-empty class, each a story ([`is_story`])?
+fn twins(dom: &Dom, st: &Stats, a: NodeId, b: NodeId) -> bool {
+    dom.attr(a, "class").is_some_and(|c| !c.trim().is_empty())
         && dom.tag(a) == dom.tag(b)
-        && dom.attr(b, "class") == Some(class)
-        && story(a)
-        && story(b))
-    .then_some(a)
+        && dom.attr(a, "class") == dom.attr(b, "class")
+        && is_story(dom, st, a)
+        && is_story(dom, st, b)
+}
+
+/// Layout grids repeat their rows too: a block is a story when it is or
+/// holds an `<article>`, or when it holds a linked headline (`<h1>`–`<h3>`
+/// around a link to the story's own page) and a paragraph of text.
+fn is_story(dom: &Dom, st: &Stats, x: NodeId) -> bool {
+    dom.tag(x) == "article"
+        || dom.descendants(x).any(|d| {
+            dom.is_element(d)
+                && (dom.tag(d) == "article" || (st.paras[x] >= 1 && linked_headline(dom, st, d)))
+        })
+}
+
+/// A heading whose text is a link's.
+fn linked_headline(dom: &Dom, st: &Stats, h: NodeId) -> bool {
+    matches!(dom.tag(h), "h1" | "h2" | "h3")
+        && st.text[h] > 0
+        && dom
+            .descendants(h)
+            .any(|d| dom.tag(d) == "a" && st.text[d] * 10 >= st.text[h] * 8)
+}
+
+/// A page of several stories in full made from one template (a blog's
+/// page of posts): when the headline sits in one of them and the container
+/// is not inside it (it holds them all, or is another story's), the block
+/// with the headline, the page's own story.
+fn story_in_feed(dom: &Dom, st: &Stats, top: NodeId, anchor: NodeId) -> Option<NodeId> {
+    let lca = dom
+        .self_and_ancestors(top)
+        .find(|&u| dom.is_ancestor(u, anchor))?;
+    dom.self_and_ancestors(anchor)
+        .take_while(|&u| u != lca)
+        .find(|&u| {
+            dom.nodes[u].parent.is_some_and(|p| {
+                dom.element_children(p)
+                    .any(|b| b != u && twins(dom, st, u, b))
+            })
+        })
+}
+
+/// The body's one `<h1>` with text, if it has exactly one: the headline
+/// when the title could not be matched to a heading (a title in a script
+/// without spaces between words).
+fn only_h1(dom: &Dom, st: &Stats, body: NodeId) -> Option<NodeId> {
+    let mut h1 = dom
+        .descendants(body)
+        .filter(|&d| dom.is_element(d) && dom.tag(d) == "h1" && st.text[d] > 0);
+    match (h1.next(), h1.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// The container: the best candidate refined upwards ([`refine_top`]),
@@ -362,17 +432,35 @@ fn gather(
         Some(p) if outer != body => dom.children(p).collect(),
         _ => vec![outer],
     };
+    let roots: Vec<Option<NodeId>> = siblings
+        .iter()
+        .map(|&s| {
+            if st.pruned[s] {
+                None
+            } else if s == outer {
+                Some(top)
+            } else if joins(dom, st, scores, top, outer, s) {
+                Some(s)
+            } else {
+                None
+            }
+        })
+        .collect();
     let mut out = Content::default();
     let mut labels = Vec::new();
-    for s in siblings {
-        let root = if st.pruned[s] {
-            continue;
-        } else if s == outer {
-            top
-        } else if joins(dom, st, scores, top, outer, s) {
-            s
-        } else {
-            continue;
+    for (i, &s) in siblings.iter().enumerate() {
+        // A block holding only a subheading between two parts of the text
+        // heads the part after it.
+        let root = match roots[i] {
+            Some(r) => r,
+            None if !st.pruned[s]
+                && heading_only(dom, st, s)
+                && roots[..i].iter().any(Option::is_some)
+                && roots[i + 1..].iter().any(Option::is_some) =>
+            {
+                s
+            }
+            None => continue,
         };
         emit_marked(
             dom,
@@ -384,6 +472,17 @@ fn gather(
         );
     }
     (out, labels)
+}
+
+/// Is `s` a block whose only text is one short heading (`<h2>`–`<h4>`)?
+fn heading_only(dom: &Dom, st: &Stats, s: NodeId) -> bool {
+    st.paras[s] == 0
+        && st.text[s] > 0
+        && st.text[s] <= 120
+        && link_density(st, s) == 0.0
+        && dom
+            .descendants(s)
+            .any(|d| matches!(dom.tag(d), "h2" | "h3" | "h4") && st.text[d] == st.text[s])
 }
 
 /// Does `s`, a sibling of the container's wrapper `outer`, belong to the
@@ -404,14 +503,23 @@ fn joins(dom: &Dom, st: &Stats, scores: &Scores, top: NodeId, outer: NodeId, s: 
         || continues(dom, st, outer, s)
 }
 
-/// Is `s` another part of a body split by ad or teaser rows: made like the
-/// container's wrapper `outer` (same tag, same class names) and holding a
-/// paragraph of prose with few links?
+/// Is `s` another part of a body split by ad, teaser or newsletter boxes:
+/// made like the container's wrapper `outer` and holding a paragraph of
+/// prose with few links? Made like it: the same tag and class names; or
+/// the same tag and first class name, or no class on either (`card` and
+/// `card card--text`, `prose` and `prose mt-10`, two `<section>`s), when
+/// `s` holds a sentence paragraph and no linked headline (another story's).
 fn continues(dom: &Dom, st: &Stats, outer: NodeId, s: NodeId) -> bool {
-    let class = dom.attr(outer, "class").map(str::trim).unwrap_or("");
-    !class.is_empty()
+    let class = |n: NodeId| dom.attr(n, "class").map(str::trim).unwrap_or("");
+    let first = |n: NodeId| class(n).split_whitespace().next().unwrap_or("");
+    let alike = (!class(outer).is_empty() && class(s) == class(outer))
+        || (first(s) == first(outer)
+            && dom
+                .descendants(s)
+                .any(|d| dom.tag(d) == "p" && is_prose_paragraph(dom, st, d))
+            && !dom.descendants(s).any(|d| linked_headline(dom, st, d)));
+    alike
         && dom.tag(s) == dom.tag(outer)
-        && dom.attr(s, "class").map(str::trim) == Some(class)
         && st.paras[s] >= 1
         && st.text[s] >= 80
         && link_density(st, s) < 0.3

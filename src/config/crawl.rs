@@ -279,8 +279,9 @@ impl Default for Crawl {
     }
 }
 
+use crate::consent::AiUsage;
 /// What to do with publishers' AI-use reservations (the consent rules' own type).
-pub use crate::consent::{AiUsage, AiUsePolicy};
+pub use crate::consent::AiUsePolicy;
 
 /// What to do with the text of pages that are not free to read
 /// (`accessible_for_free: false`, see `extract::paywall`).

@@ -201,7 +201,7 @@ mod sf {
 
     type Member = (String, Option<String>);
 
-    pub fn dictionary(input: &str) -> Result<Vec<Member>, String> {
+    pub(crate) fn dictionary(input: &str) -> Result<Vec<Member>, String> {
         let mut p = P {
             s: input.as_bytes(),
             i: 0,

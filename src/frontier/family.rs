@@ -34,7 +34,7 @@ const STOP_BELOW: f32 = 0.05;
 /// Fetches before a family can be stopped.
 pub const STOP_AFTER: u32 = 3;
 /// Days after its last fetch when a stopped family gets one more probe.
-pub const RETRY_DAYS: u32 = 14;
+pub(crate) const RETRY_DAYS: u32 = 14;
 
 /// What the crawl knows of one URL family of one host.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

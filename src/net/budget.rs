@@ -50,7 +50,7 @@ const UNIT: u64 = 64 * 1024;
 
 /// The shared budget (cheap to clone). `0` bytes: no budget.
 #[derive(Debug, Clone)]
-pub struct BodyBudget {
+pub(crate) struct BodyBudget {
     shared: Option<Arc<Shared>>,
 }
 
@@ -72,7 +72,7 @@ fn units(bytes: u64) -> u32 {
 
 impl BodyBudget {
     /// A budget of `bytes` for bodies of at most `body_cap` decoded bytes.
-    pub fn new(bytes: u64, body_cap: u64) -> BodyBudget {
+    pub(crate) fn new(bytes: u64, body_cap: u64) -> BodyBudget {
         if bytes == 0 {
             return BodyBudget { shared: None };
         }
@@ -90,7 +90,7 @@ impl BodyBudget {
     }
 
     /// An empty lease for the body of `url` (named in the debug log).
-    pub fn lease(&self, url: &Url) -> Lease {
+    pub(crate) fn lease(&self, url: &Url) -> Lease {
         Lease {
             shared: self.shared.clone(),
             url: url.clone(),

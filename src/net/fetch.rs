@@ -35,7 +35,7 @@ pub(super) struct Hop {
 impl Hop {
     /// Drop a body we do not want; a small one is read first so that the
     /// connection can be reused (bounded by a second and the deadline).
-    pub async fn discard(mut self) {
+    pub(crate) async fn discard(mut self) {
         if self.resp.content_length().is_some_and(|n| n <= 16 * 1024) {
             let until = self.deadline.min(Instant::now() + Duration::from_secs(1));
             let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };

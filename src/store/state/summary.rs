@@ -22,7 +22,7 @@ use crate::store::StoreError;
 
 /// The top-level keys of a run summary, in the order they are written
 /// (`RunSummary`'s field order; a test holds the two together).
-pub const KEYS: [&str; 20] = [
+pub(crate) const KEYS: [&str; 20] = [
     "run_id",
     "started_at",
     "finished_at",

@@ -17,7 +17,7 @@ use crate::url::{self, Url};
 
 /// What happened to other partitions' URLs in this run.
 #[derive(Debug, Default)]
-pub struct Handover {
+pub(crate) struct Handover {
     /// The hosts this runner owns.
     partition: Partition,
     /// Open scope: other partitions' URLs are handed over, not dropped.
@@ -44,7 +44,7 @@ impl Handover {
     }
 
     /// Does this runner own `url`'s host?
-    pub fn owns(&self, url: &Url) -> bool {
+    pub(crate) fn owns(&self, url: &Url) -> bool {
         self.partition.owns(url)
     }
 

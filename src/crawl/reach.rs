@@ -33,7 +33,7 @@ use crate::url::Url;
 /// Why today's reading of a host as a source failed (written, as its
 /// `Display`, into the `source_down` event and the log).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The host was rested (repeated failures, a Retry-After too long).
     Rested,
     /// A seed, feed or sitemap failed under this class (a network
@@ -58,7 +58,7 @@ impl fmt::Display for Cause {
 
 /// Which hosts this run reached, and which it could not read as sources.
 #[derive(Debug, Clone, Default)]
-pub struct Reach {
+pub(crate) struct Reach {
     reached: BTreeSet<String>,
     /// Host -> the first cause.
     troubled: BTreeMap<String, Cause>,
@@ -104,7 +104,7 @@ impl Reach {
 
     /// `host`'s robots.txt could not be read (`why`; `error`: the request's
     /// failure, if it failed): a failure, and the host is troubled.
-    pub fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
+    pub(crate) fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
         match error {
             Some(class) => self.failed(class.as_str()),
             None => self.failed(&format!("robots {why}")),
@@ -117,20 +117,20 @@ impl Reach {
     }
 
     /// Today's reading of `host` as a source failed (`cause` says how).
-    pub fn trouble(&mut self, host: &str, cause: Cause) {
+    pub(crate) fn trouble(&mut self, host: &str, cause: Cause) {
         self.troubled.entry(host.to_string()).or_insert(cause);
     }
 
-    pub fn is_reached(&self, host: &str) -> bool {
+    pub(crate) fn is_reached(&self, host: &str) -> bool {
         self.reached.contains(host)
     }
 
-    pub fn is_troubled(&self, host: &str) -> bool {
+    pub(crate) fn is_troubled(&self, host: &str) -> bool {
         self.troubled.contains_key(host)
     }
 
     /// The troubled hosts and why.
-    pub fn troubled(&self) -> &BTreeMap<String, Cause> {
+    pub(crate) fn troubled(&self) -> &BTreeMap<String, Cause> {
         &self.troubled
     }
 
@@ -203,7 +203,7 @@ impl Cutoff {
 
     /// The cut-off for URLs linked from `host`'s pages: its own watermark,
     /// or the run-wide one, never below the floor.
-    pub fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
+    pub(crate) fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
         self.watermark(host).max(self.floor)
     }
 
@@ -221,7 +221,7 @@ impl Cutoff {
     /// the floor for a listing never read in full (an archive the first run
     /// could not finish is read from the configured date); otherwise the
     /// fixed cut-off.
-    pub fn for_listing(&self, read: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    pub(crate) fn for_listing(&self, read: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
         match self.overlap {
             None => self.default,
             Some(overlap) => read.map(|r| r - overlap).max(self.floor),
@@ -245,7 +245,7 @@ impl Cutoff {
 /// in full (reached, not troubled, nothing unread). Hosts this run did not
 /// touch keep their entries; a touched host that did not succeed keeps the
 /// cut-off it had (its own entry, or the run-wide one it fell back to).
-pub fn next_watermarks<'a>(
+pub(crate) fn next_watermarks<'a>(
     previous: &BTreeMap<String, Option<DateTime<Utc>>>,
     previous_global: Option<DateTime<Utc>>,
     touched: impl IntoIterator<Item = &'a str>,

@@ -47,7 +47,7 @@ pub struct FamilyStats {
     pub paid: u32,
     /// Moving average of paying (1) and not (0), newest weighted [`ALPHA`].
     #[serde(default)]
-    pub ema: f32,
+    pub(crate) ema: f32,
     /// Day stamp of the last fetch.
     #[serde(default)]
     pub day: u32,
@@ -55,7 +55,7 @@ pub struct FamilyStats {
 
 /// What a family's record says about fetching its next page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// Never fetched.
     Unknown,
     /// Pays: fetch as any page.
@@ -87,7 +87,7 @@ impl FamilyStats {
     }
 
     /// The family's standing on day `today`.
-    pub fn standing(&self, today: u32) -> Standing {
+    pub(crate) fn standing(&self, today: u32) -> Standing {
         if self.fetched == 0 {
             Standing::Unknown
         } else if self.ema >= PAYS {

@@ -13,7 +13,7 @@ pub struct Yield {
     pub fetched: u64,
     pub hits: u64,
     /// Moving average of the hit ratio (0..=1).
-    pub ema: f64,
+    pub(crate) ema: f64,
 }
 
 impl Yield {

@@ -19,11 +19,11 @@ use crate::render::{Doc, Renderer};
 use crate::url::Url;
 
 /// Pages compared at most (each costs a render).
-pub const MAX_COMPARED: usize = 3;
+pub(crate) const MAX_COMPARED: usize = 3;
 
 /// A sampled page as the probe fetched it.
 #[derive(Debug, Clone)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     pub url: Url,
     pub body: Vec<u8>,
     pub content_type: Option<String>,

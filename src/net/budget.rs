@@ -102,7 +102,7 @@ impl BodyBudget {
 
     /// Bytes not leased right now (pool and reserve).
     #[cfg(test)]
-    pub fn available(&self) -> u64 {
+    pub(crate) fn available(&self) -> u64 {
         self.shared.as_ref().map_or(u64::MAX, |s| {
             (s.pool.available_permits() + s.reserve.available_permits()) as u64 * UNIT
         })
@@ -119,7 +119,7 @@ impl BodyBudget {
 
 /// The part of the budget one body holds; given back on drop.
 #[derive(Debug)]
-pub struct Lease {
+pub(crate) struct Lease {
     shared: Option<Arc<Shared>>,
     url: Url,
     pool: Option<OwnedSemaphorePermit>,

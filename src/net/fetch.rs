@@ -22,7 +22,7 @@ pub(super) struct Hop {
     pub resp: reqwest::Response,
     pub status: u16,
     pub headers: HeaderMap,
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
     pub deadline: Instant,
     pub gap_wait: Duration,
     pub retry_after: Option<Duration>,
@@ -46,10 +46,10 @@ impl Hop {
 
 /// The request as sent and the answer's first line, for WARC records.
 pub(super) struct WireHop {
-    pub request_headers: HeaderMap,
+    pub(crate) request_headers: HeaderMap,
     pub version: reqwest::Version,
     pub remote: Option<std::net::SocketAddr>,
-    pub sent_utc: chrono::DateTime<chrono::Utc>,
+    pub(crate) sent_utc: chrono::DateTime<chrono::Utc>,
 }
 
 impl WireHop {

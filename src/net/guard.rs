@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::url::Url;
 
 /// Is `ip` a public unicast address that a crawler may contact?
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => is_public_v6(v6),
@@ -86,9 +86,9 @@ impl std::error::Error for PrivateAddressError {}
 
 /// System DNS (getaddrinfo) with non-public addresses removed.
 pub(crate) struct GuardedResolver {
-    pub allow_private: Arc<AtomicBool>,
+    pub(crate) allow_private: Arc<AtomicBool>,
     /// Proxy host names: always resolved as they are.
-    pub exempt: HashSet<String>,
+    pub(crate) exempt: HashSet<String>,
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {

@@ -53,7 +53,7 @@ impl Requests {
 
 /// The page's request traffic as the settling loop watches it.
 #[derive(Debug)]
-pub struct Activity {
+pub(crate) struct Activity {
     inflight: AtomicUsize,
     last: Mutex<Instant>,
     pub counts: Mutex<Requests>,
@@ -75,12 +75,12 @@ impl Activity {
     }
 
     /// Something happened now (a request paused or answered, a scroll).
-    pub fn touch(&self) {
+    pub(crate) fn touch(&self) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
     /// No request in flight, and none for `quiet`.
-    pub fn is_quiet(&self, quiet: std::time::Duration) -> bool {
+    pub(crate) fn is_quiet(&self, quiet: std::time::Duration) -> bool {
         self.inflight.load(Ordering::SeqCst) == 0
             && self
                 .last
@@ -97,7 +97,7 @@ impl Activity {
 
 /// The page's own document, as the crawler fetched it.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     pub url: Url,
     pub body: Arc<Vec<u8>>,
     pub content_type: String,

@@ -15,7 +15,7 @@ pub const FILE: &str = "render_verdicts.json";
 /// The verdicts, by source key (`host` or `host/path`, `Source::key`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Verdicts {
+pub(crate) struct Verdicts {
     pub sources: BTreeMap<String, Verdict>,
 }
 
@@ -30,7 +30,7 @@ pub struct Verdict {
     /// Pages compared both ways.
     pub compared: u64,
     /// Of those, pages that were articles only once rendered, or whose text grew by half.
-    pub gained: u64,
+    pub(crate) gained: u64,
     /// Median text characters, static and rendered.
     pub static_chars: u64,
     pub rendered_chars: u64,
@@ -61,7 +61,7 @@ impl Verdicts {
 
     /// Does the probe say `source` needs rendering? A key with or without
     /// `www.` names the same source (as `sources[].host` does).
-    pub fn says_render(&self, source: &str) -> bool {
+    pub(crate) fn says_render(&self, source: &str) -> bool {
         let bare = |k: &str| k.strip_prefix("www.").unwrap_or(k).to_string();
         let want = bare(source);
         self.sources

@@ -37,7 +37,7 @@ pub(crate) struct ListingObs {
     pub updates: u32,
     /// The index that listed it, and the `<lastmod>` it gave.
     pub parent: Option<String>,
-    pub parent_lastmod: Option<String>,
+    pub(crate) parent_lastmod: Option<String>,
 }
 
 pub(super) struct Book {

@@ -14,11 +14,11 @@ use crate::frontier::FamilyStats;
 use crate::store::StoreError;
 
 /// The folder of the per-run files, under `state/`.
-pub const FAMILIES_DIR: &str = "families";
+pub(crate) const FAMILIES_DIR: &str = "families";
 
 /// Every family's record, and what this run changed.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Families {
+pub(crate) struct Families {
     map: BTreeMap<String, FamilyStats>,
     changed: BTreeMap<String, FamilyStats>,
 }

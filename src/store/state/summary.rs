@@ -117,14 +117,14 @@ fn read_summary(path: &Path) -> Result<Option<RunSummary>, StoreError> {
 /// Every finished run the data folder knows: `state/runs/*.json` plus a
 /// `last_run.json` whose run has no file there (written by an older version).
 #[derive(Debug, Clone, Default)]
-pub struct RunHistory {
+pub(crate) struct RunHistory {
     /// Sorted by run id (start time).
     runs: Vec<RunSummary>,
     /// Shards up to this run id belong to runs that finished before
     /// `state/runs/` existed (or are its oldest run).
     settled_through: String,
     /// Files in `state/runs/` that did not parse, skipped.
-    pub bad_files: usize,
+    pub(crate) bad_files: usize,
 }
 
 impl RunHistory {
@@ -167,7 +167,7 @@ impl RunHistory {
     /// same partition or of the whole crawl. Its watermark is the one
     /// `partition` may start from (another partition's says nothing about
     /// these hosts).
-    pub fn latest_for(&self, partition: Partition) -> Option<&RunSummary> {
+    pub(crate) fn latest_for(&self, partition: Partition) -> Option<&RunSummary> {
         self.runs.iter().rev().find(|r| {
             let p = r.partition();
             p == partition || p.is_whole()
@@ -175,7 +175,7 @@ impl RunHistory {
     }
 
     /// The latest run of each partition (`i/N`), in partition order.
-    pub fn latest_per_partition(&self) -> Vec<&RunSummary> {
+    pub(crate) fn latest_per_partition(&self) -> Vec<&RunSummary> {
         let mut by: BTreeMap<(u32, u32), &RunSummary> = BTreeMap::new();
         for r in &self.runs {
             let p = r.partition();

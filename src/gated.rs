@@ -18,7 +18,7 @@ pub(crate) struct Gated {
 
 impl Gated {
     /// `build` runs once, the first time text passes `gate`.
-    pub const fn new(gate: fn(&str) -> bool, build: fn() -> Regex) -> Gated {
+    pub(crate) const fn new(gate: fn(&str) -> bool, build: fn() -> Regex) -> Gated {
         Gated {
             gate,
             regex: LazyLock::new(build),
@@ -31,7 +31,7 @@ impl Gated {
     }
 
     /// [`Regex::find`], `None` at once for text the gate rejects.
-    pub fn find<'h>(&self, text: &'h str) -> Option<regex::Match<'h>> {
+    pub(crate) fn find<'h>(&self, text: &'h str) -> Option<regex::Match<'h>> {
         if (self.gate)(text) {
             self.regex.find(text)
         } else {
@@ -49,7 +49,7 @@ impl Gated {
     }
 
     /// [`Regex::replace`], the text itself where the gate rejects it.
-    pub fn replace<'h>(&self, text: &'h str, with: &str) -> std::borrow::Cow<'h, str> {
+    pub(crate) fn replace<'h>(&self, text: &'h str, with: &str) -> std::borrow::Cow<'h, str> {
         if (self.gate)(text) {
             self.regex.replace(text, with)
         } else {

@@ -72,17 +72,17 @@ pub(crate) struct Reach {
 impl Reach {
     /// A seed, feed or sitemap of `host` was fetched or tried: the host's
     /// watermark is decided by this run.
-    pub fn source(&mut self, host: &str) {
+    pub(crate) fn source(&mut self, host: &str) {
         self.sources.insert(host.to_string());
     }
 
     /// Hosts read (or tried) as sources in this run.
-    pub fn sources(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         self.sources.iter().map(String::as_str)
     }
 
     /// A usable robots.txt answer, or any HTTP answer to a request.
-    pub fn answered(&mut self, host: &str, status: u16) {
+    pub(crate) fn answered(&mut self, host: &str, status: u16) {
         if status < 500 && status != 429 {
             self.reached.insert(host.to_string());
         }
@@ -91,7 +91,7 @@ impl Reach {
     /// A finished request of `host`: `status`, the HTTP status when one
     /// came back; `answer`, how it went (a network failure counts towards
     /// an outage).
-    pub fn record(&mut self, host: &str, status: Option<u16>, answer: Answer) {
+    pub(crate) fn record(&mut self, host: &str, status: Option<u16>, answer: Answer) {
         if let Some(status) = status {
             self.answered(host, status);
         }
@@ -136,7 +136,7 @@ impl Reach {
 
     /// `Some(one-line cause)` when no host was reached and something failed
     /// for a network reason: the run is an outage.
-    pub fn outage(&self) -> Option<String> {
+    pub(crate) fn outage(&self) -> Option<String> {
         if !self.reached.is_empty() || self.failures.is_empty() {
             return None;
         }

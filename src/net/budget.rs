@@ -150,7 +150,7 @@ impl Lease {
     }
 
     /// Bytes this lease holds.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         u64::from(self.units()) * UNIT
     }
 
@@ -158,7 +158,7 @@ impl Lease {
     /// `false` when it got no room by then. A lease never covers more than
     /// the reserve (one body cap, or the whole budget if that is smaller).
     /// Dropping the future while it waits gives back whatever it was given.
-    pub async fn cover(&mut self, bytes: u64, until: Instant) -> bool {
+    pub(crate) async fn cover(&mut self, bytes: u64, until: Instant) -> bool {
         let Some(s) = self.shared.clone() else {
             return true;
         };

@@ -66,7 +66,7 @@ impl Default for Activity {
 }
 
 impl Activity {
-    pub fn new() -> Activity {
+    pub(crate) fn new() -> Activity {
         Activity {
             inflight: AtomicUsize::new(0),
             last: Mutex::new(Instant::now()),
@@ -136,7 +136,7 @@ fn plan(kind: &ResourceType, method: &str, raw: &str, doc: &Document, served: bo
 
 /// Answer every paused request of `page` until the stream ends (the page
 /// closed) or the task is aborted; the fetches in flight go with it.
-pub async fn serve(
+pub(crate) async fn serve(
     page: Page,
     mut events: EventStream<EventRequestPaused>,
     net: Net,

@@ -40,7 +40,7 @@ pub struct Verdict {
 
 impl Verdicts {
     /// The file in `state_dir`; none, or one that cannot be read, is no verdict (logged).
-    pub fn load(state_dir: &Path) -> Verdicts {
+    pub(crate) fn load(state_dir: &Path) -> Verdicts {
         let path = state_dir.join(FILE);
         let Ok(bytes) = std::fs::read(&path) else {
             return Verdicts::default();
@@ -52,7 +52,7 @@ impl Verdicts {
     }
 
     /// Replace the file in `state_dir` (created if needed).
-    pub fn save(&self, state_dir: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, state_dir: &Path) -> anyhow::Result<()> {
         std::fs::create_dir_all(state_dir)?;
         let bytes = serde_json::to_vec_pretty(self)?;
         crate::store::state::write_atomic(&state_dir.join(FILE), &bytes)?;

@@ -92,7 +92,7 @@ pub(crate) struct Inbox {
 
 impl Inbox {
     /// Read every `*.jsonl` in `state/outbox/<me>/`.
-    pub fn read(state_dir: &Path, me: Partition) -> Result<Inbox, StoreError> {
+    pub(crate) fn read(state_dir: &Path, me: Partition) -> Result<Inbox, StoreError> {
         let dir = state_dir.join(OUTBOX_DIR).join(me.file_name());
         let mut inbox = Inbox::default();
         let listing = match std::fs::read_dir(&dir) {
@@ -122,7 +122,7 @@ impl Inbox {
     }
 
     /// Remove the files read (after the run saved what it did not fetch).
-    pub fn remove(&self) -> Result<(), StoreError> {
+    pub(crate) fn remove(&self) -> Result<(), StoreError> {
         for path in &self.files {
             match std::fs::remove_file(path) {
                 Ok(()) => {}

@@ -98,7 +98,7 @@ pub(crate) struct Hits {
 }
 
 impl Hits {
-    pub fn new(request: &Url, fin: &Url, canonical: Option<&Url>, text: &str) -> Hits {
+    pub(crate) fn new(request: &Url, fin: &Url, canonical: Option<&Url>, text: &str) -> Hits {
         Hits {
             request: url::seen_hash(request),
             fin: url::seen_hash(fin),

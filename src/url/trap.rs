@@ -317,7 +317,7 @@ impl PatternCount {
     /// `false` once the pattern already has `cap` URLs (it is then not
     /// counted). A URL without a query is counted only when found on a page
     /// of the same host and pattern (see the module doc). `cap` 0: no cap.
-    pub fn admit(&mut self, host: &str, url: &Url, from: &Url, cap: u32) -> bool {
+    pub(crate) fn admit(&mut self, host: &str, url: &Url, from: &Url, cap: u32) -> bool {
         if cap == 0 {
             return true;
         }

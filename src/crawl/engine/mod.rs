@@ -119,7 +119,7 @@ impl Engine {
     /// The engine of one run: frontier and open scope from `config`, the
     /// rest as loaded or given (the progress display in `start`); sets and
     /// counters empty.
-    pub fn new(
+    pub(crate) fn new(
         config: Config,
         ctx: Arc<Ctx>,
         sink: Sink,
@@ -180,7 +180,10 @@ impl Engine {
     }
 
     /// Run until a limit, an interrupt, or no work is left.
-    pub async fn run(&mut self, interrupts: mpsc::UnboundedReceiver<Interrupt>) -> StopReason {
+    pub(crate) async fn run(
+        &mut self,
+        interrupts: mpsc::UnboundedReceiver<Interrupt>,
+    ) -> StopReason {
         let (_keep, mut answers) = match self.answers.take() {
             Some(rx) => (None, rx),
             // Without workers' messages every slot is freed by its `Done`.

@@ -324,7 +324,7 @@ impl Engine {
     /// then the event log (not when the WARC sync failed: the frame waits).
     ///
     /// [`Sink::flush`]: crate::store::sink::Sink::flush
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.sink.flush() {
             self.ledger.flush_log();
         }

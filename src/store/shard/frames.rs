@@ -30,7 +30,7 @@ pub(crate) struct FrameReader {
 }
 
 impl FrameReader {
-    pub fn open(path: &Path) -> io::Result<FrameReader> {
+    pub(crate) fn open(path: &Path) -> io::Result<FrameReader> {
         Ok(FrameReader {
             file: File::open(path)?,
             buf: Vec::new(),
@@ -106,14 +106,14 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
-    pub fn new() -> io::Result<Decoder> {
+    pub(crate) fn new() -> io::Result<Decoder> {
         Ok(Decoder {
             dctx: zstd::bulk::Decompressor::new()?,
         })
     }
 
     /// Decode one complete frame into `out` (cleared first).
-    pub fn decode(&mut self, frame: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+    pub(crate) fn decode(&mut self, frame: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
         out.clear();
         match zstd::zstd_safe::get_frame_content_size(frame) {
             Ok(Some(size)) if size <= MAX_PREALLOC => {

@@ -128,7 +128,7 @@ pub(crate) struct RunHistory {
 }
 
 impl RunHistory {
-    pub fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
+    pub(crate) fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
         let mut h = RunHistory::default();
         for path in super::run_files::json_files(&state_dir.join(RUNS_DIR))? {
             match read_summary(&path) {
@@ -159,7 +159,7 @@ impl RunHistory {
     }
 
     /// All runs, oldest first.
-    pub fn runs(&self) -> &[RunSummary] {
+    pub(crate) fn runs(&self) -> &[RunSummary] {
         &self.runs
     }
 
@@ -186,7 +186,7 @@ impl RunHistory {
 
     /// Did the run that wrote the shard `run_id` finish (its summary is
     /// known, or it is older than every known summary)?
-    pub fn finished(&self, run_id: &str) -> bool {
+    pub(crate) fn finished(&self, run_id: &str) -> bool {
         run_id <= self.settled_through.as_str() || self.runs.iter().any(|r| r.run.run_id == run_id)
     }
 }

@@ -11,14 +11,14 @@ use std::sync::LazyLock;
 use regex::{CaptureMatches, Captures, Regex};
 
 /// A [`Regex`] behind a necessary-condition gate, built on first use.
-pub struct Gated {
+pub(crate) struct Gated {
     gate: fn(&str) -> bool,
     regex: LazyLock<Regex>,
 }
 
 impl Gated {
     /// `build` runs once, the first time text passes `gate`.
-    pub const fn new(gate: fn(&str) -> bool, build: fn() -> Regex) -> Gated {
+    pub(crate) const fn new(gate: fn(&str) -> bool, build: fn() -> Regex) -> Gated {
         Gated {
             gate,
             regex: LazyLock::new(build),
@@ -26,12 +26,12 @@ impl Gated {
     }
 
     /// [`Regex::is_match`], false at once for text the gate rejects.
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         (self.gate)(text) && self.regex.is_match(text)
     }
 
     /// [`Regex::find`], `None` at once for text the gate rejects.
-    pub fn find<'h>(&self, text: &'h str) -> Option<regex::Match<'h>> {
+    pub(crate) fn find<'h>(&self, text: &'h str) -> Option<regex::Match<'h>> {
         if (self.gate)(text) {
             self.regex.find(text)
         } else {
@@ -40,7 +40,7 @@ impl Gated {
     }
 
     /// [`Regex::captures`], `None` at once for text the gate rejects.
-    pub fn captures<'h>(&self, text: &'h str) -> Option<Captures<'h>> {
+    pub(crate) fn captures<'h>(&self, text: &'h str) -> Option<Captures<'h>> {
         if (self.gate)(text) {
             self.regex.captures(text)
         } else {
@@ -49,7 +49,7 @@ impl Gated {
     }
 
     /// [`Regex::replace`], the text itself where the gate rejects it.
-    pub fn replace<'h>(&self, text: &'h str, with: &str) -> std::borrow::Cow<'h, str> {
+    pub(crate) fn replace<'h>(&self, text: &'h str, with: &str) -> std::borrow::Cow<'h, str> {
         if (self.gate)(text) {
             self.regex.replace(text, with)
         } else {
@@ -58,7 +58,7 @@ impl Gated {
     }
 
     /// [`Regex::captures_iter`], empty for text the gate rejects.
-    pub fn captures_iter<'r, 'h>(
+    pub(crate) fn captures_iter<'r, 'h>(
         &'r self,
         text: &'h str,
     ) -> std::iter::Flatten<std::option::IntoIter<CaptureMatches<'r, 'h>>> {
@@ -79,7 +79,7 @@ impl Gated {
 
     /// Assert that the gate holds on every line, and that more than
     /// `least` of the lines are matches (so the lines test something).
-    pub fn assert_holds_on(&self, name: &str, lines: &[String], least: usize) {
+    pub(crate) fn assert_holds_on(&self, name: &str, lines: &[String], least: usize) {
         let mut matched = 0;
         for t in lines {
             assert!(
@@ -97,13 +97,13 @@ impl Gated {
 
 /// Text holding a year a written date can carry: every date pattern with a
 /// four-digit year spells `(?:19|20)` in ASCII.
-pub fn has_year(text: &str) -> bool {
+pub(crate) fn has_year(text: &str) -> bool {
     text.contains("19") || text.contains("20")
 }
 
 /// Text that may hold a letter: an ASCII letter or any non-ASCII byte (a
 /// Unicode letter outside ASCII is encoded with bytes >= 0x80).
-pub fn may_have_letter(text: &str) -> bool {
+pub(crate) fn may_have_letter(text: &str) -> bool {
     text.bytes().any(|b| b.is_ascii_alphabetic() || b >= 0x80)
 }
 

@@ -32,7 +32,7 @@ use crate::url::{Url, domain};
 
 /// Most partitions a crawl may be split into (the id layout keeps 7 bits
 /// for the partition index, see `store::ids`).
-pub const MAX_PARTITIONS: u32 = 128;
+pub(crate) const MAX_PARTITIONS: u32 = 128;
 
 /// Partition `index` of `count` (0-based: `0/4`, `1/4`, `2/4`, `3/4`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,7 +67,7 @@ impl Partition {
     }
 
     /// One runner crawls everything.
-    pub fn is_whole(self) -> bool {
+    pub(crate) fn is_whole(self) -> bool {
         self.count == 1
     }
 
@@ -81,7 +81,7 @@ impl Partition {
     }
 
     /// Does this partition crawl `url`'s host?
-    pub fn owns(self, url: &Url) -> bool {
+    pub(crate) fn owns(self, url: &Url) -> bool {
         self.is_whole() || self.owner_of(url) == self
     }
 

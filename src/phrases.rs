@@ -21,7 +21,7 @@ pub fn lower(text: &str) -> String {
 
 /// A word character as the regex crate's Unicode `\w` counts one (letters,
 /// digits, marks, connector punctuation).
-pub fn is_word(c: char) -> bool {
+pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric()
         || c == '_'
         || matches!(
@@ -141,7 +141,7 @@ impl Phrases {
 /// An automaton cheap to build (a contiguous NFA: about a fifth of the
 /// build time of the DFA the crate would choose for a short list, and
 /// searches of short texts are as quick).
-pub fn automaton<P: AsRef<[u8]>>(phrases: &[P]) -> AhoCorasick {
+pub(crate) fn automaton<P: AsRef<[u8]>>(phrases: &[P]) -> AhoCorasick {
     builder().build(phrases).expect("a small list of phrases")
 }
 
@@ -156,16 +156,16 @@ pub fn builder() -> AhoCorasickBuilder {
 /// would: a phrase anywhere, or a whole token (between the text's ends,
 /// white space, `_` and `-`) among `tokens`, or a token opening with one
 /// of `token_starts`.
-pub struct ClassWords {
+pub(crate) struct ClassWords {
     pub anywhere: Phrases,
     pub tokens: &'static [&'static str],
-    pub token_starts: &'static [&'static str],
+    pub(crate) token_starts: &'static [&'static str],
 }
 
 impl ClassWords {
     /// Does `names` (class names and id, as the page writes them) hold one
     /// of the words?
-    pub fn is_match(&self, names: &str) -> bool {
+    pub(crate) fn is_match(&self, names: &str) -> bool {
         self.anywhere.contains(names)
             || ((!self.tokens.is_empty() || !self.token_starts.is_empty())
                 && names
@@ -181,7 +181,7 @@ impl ClassWords {
 /// `( )` around a group of them, `?` after a character or a group makes it
 /// optional, `\\` takes the next character as it is. `a-?b(c|d)` is
 /// `a-bc`, `a-bd`, `abc`, `abd`.
-pub fn expand(pattern: &str) -> Vec<String> {
+pub(crate) fn expand(pattern: &str) -> Vec<String> {
     let chars: Vec<char> = pattern.chars().collect();
     let (mut out, end) = alternatives(&chars, 0);
     assert_eq!(end, chars.len(), "an unmatched ')' in {pattern}");
@@ -291,7 +291,7 @@ pub(crate) mod oracle {
     /// Class names to hold a [`super::ClassWords`] or a case-sensitive
     /// list to its regex: token edge cases, then each phrase alone, inside
     /// other names, cut short and in capitals.
-    pub fn class_texts(phrases: &[&str]) -> Vec<String> {
+    pub(crate) fn class_texts(phrases: &[&str]) -> Vec<String> {
         let mut out: Vec<String> = [
             "comment-list",
             "ad",

@@ -34,7 +34,7 @@ use crate::store::shard::{self, ShardWriter};
 use crate::store::warc::{self, Record};
 
 /// Shard names of `scraper reextract` start with this (crawl shards with a run id).
-pub const SHARD_PREFIX: &str = "reextract-";
+pub(crate) const SHARD_PREFIX: &str = "reextract-";
 
 /// What `scraper reextract` was asked to do.
 #[derive(Debug, Clone)]

@@ -63,7 +63,7 @@ impl Source {
 
     /// `sources[i]` as `config.yml` must write it: a bare host, a path
     /// starting with `/`, absolute http(s) seeds.
-    pub fn validate(&self, i: usize) -> Result<(), String> {
+    pub(crate) fn validate(&self, i: usize) -> Result<(), String> {
         let s = self;
         if s.host.is_empty() || s.host.contains('/') || s.host.contains(':') {
             return Err(format!(
@@ -86,7 +86,7 @@ impl Source {
 
     /// The entry as one line of `config.yml`'s `sources:` list, in the flow
     /// style the shipped file uses (`- {host: ..., path: ..., seeds: [...]}`).
-    pub fn yaml_line(&self) -> String {
+    pub(crate) fn yaml_line(&self) -> String {
         let mut parts = vec![format!("host: {}", yaml_scalar(&self.host))];
         if let Some(p) = &self.path {
             parts.push(format!("path: {}", yaml_scalar(p)));
@@ -168,7 +168,7 @@ impl Sources {
     }
 
     /// The same index with the open scope's deny-list (`crawl.deny_hosts`).
-    pub fn with_deny(mut self, deny_hosts: &[String]) -> Sources {
+    pub(crate) fn with_deny(mut self, deny_hosts: &[String]) -> Sources {
         self.deny = deny_hosts.to_vec();
         self
     }
@@ -201,7 +201,7 @@ impl Sources {
     }
 
     /// Is the host listed at all (whatever the path)?
-    pub fn has_host(&self, host: &str) -> bool {
+    pub(crate) fn has_host(&self, host: &str) -> bool {
         let host = url::domain(host);
         self.all().any(|c| c.domain == host)
     }
@@ -209,7 +209,7 @@ impl Sources {
     /// The key of the source `u` belongs to: a configured seed belongs to the
     /// source that lists it (a feed may live on another host); any other URL
     /// to the most specific source whose host and path cover it.
-    pub fn source_of(&self, u: &Url) -> Option<&str> {
+    pub(crate) fn source_of(&self, u: &Url) -> Option<&str> {
         if let Some(k) = self.seeds.get(u.as_str()) {
             return Some(k);
         }
@@ -221,7 +221,10 @@ impl Sources {
     }
 
     /// Sources on `host` with the path robots.txt must allow for each.
-    pub fn on_host<'a>(&'a self, host: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+    pub(crate) fn on_host<'a>(
+        &'a self,
+        host: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let host = url::domain(host);
         self.listed
             .iter()

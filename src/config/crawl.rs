@@ -121,11 +121,11 @@ pub struct Crawl {
 #[serde(deny_unknown_fields, default)]
 pub struct Traps {
     /// Longest URL queued, in bytes.
-    pub max_url_bytes: usize,
+    pub(crate) max_url_bytes: usize,
     /// Most query parameters in a queued URL.
-    pub max_query_params: usize,
+    pub(crate) max_query_params: usize,
     /// Most times one path segment may occur in a path (`/a/b/a/b/a/b`).
-    pub max_segment_repeats: usize,
+    pub(crate) max_segment_repeats: usize,
     /// Most URLs found by links per host and URL pattern in one run (numbers
     /// in the path folded, any query: calendars, faceted search). Feed and
     /// sitemap entries and seeds are not counted.
@@ -199,7 +199,7 @@ impl Crawl {
     }
 
     /// The frontier's scheduling knobs.
-    pub fn frontier_params(&self) -> Params {
+    pub(crate) fn frontier_params(&self) -> Params {
         Params {
             per_host_concurrency: self.per_host_concurrency,
             min_host_gap: self.min_host_gap.0,
@@ -212,7 +212,7 @@ impl Crawl {
     }
 
     /// The open scope's caps and deny-list.
-    pub fn scope_params(&self) -> ScopeParams {
+    pub(crate) fn scope_params(&self) -> ScopeParams {
         ScopeParams {
             deny_hosts: self.deny_hosts.clone(),
             host_page_cap: self.host_page_cap,
@@ -279,8 +279,9 @@ impl Default for Crawl {
     }
 }
 
+use crate::consent::AiUsage;
 /// What to do with publishers' AI-use reservations (the consent rules' own type).
-pub use crate::consent::{AiUsage, AiUsePolicy};
+pub use crate::consent::AiUsePolicy;
 
 /// What to do with the text of pages that are not free to read
 /// (`accessible_for_free: false`, see `extract::paywall`).

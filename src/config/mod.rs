@@ -30,7 +30,8 @@ pub use crate::relevance::{Ambiguous, Keywords, LangCode, ScoreWeights, Vocabula
 pub use crate::source::{Render as RenderMode, Source};
 pub use crawl::{AiUsePolicy, Archive, Crawl, PaywalledText, Traps};
 pub use render::Render;
-pub use span::{Span, parse_duration};
+pub use span::Span;
+pub(crate) use span::parse_duration;
 
 /// Why a configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -67,13 +68,13 @@ pub struct Dataset {
     /// SPDX-style id or `other`.
     pub license: String,
     /// The sentence under "License" in the card.
-    pub license_note: String,
+    pub(crate) license_note: String,
     /// ISO 639-1 codes.
     pub languages: Vec<String>,
     /// Hugging Face repo id used by scripts/publish.sh.
     pub hub_repo: String,
     /// Memory `scraper build` plans for, in MiB (see `dataset::Tuning::memory_bytes`).
-    pub build_memory_mb: u64,
+    pub(crate) build_memory_mb: u64,
 }
 
 impl Default for Dataset {

@@ -65,7 +65,7 @@ impl<'de> Deserialize<'de> for Span {
 }
 
 /// Parse `90s`, `40m`, `1h30m`, `250ms`, `2d`, or a bare (possibly fractional) number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let bad = || {
         format!(

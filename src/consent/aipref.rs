@@ -29,10 +29,10 @@ use serde::Serialize;
 use super::terms::AiUsage;
 
 /// The labels of draft-ietf-aipref-vocab-08.
-pub const LABELS: [&str; 2] = ["train-ai", "search"];
+pub(crate) const LABELS: [&str; 2] = ["train-ai", "search"];
 
 /// Labels of earlier revisions: recorded, never acted on.
-pub const OLD_LABELS: [&str; 3] = ["bots", "train-genai", "ai-use"];
+pub(crate) const OLD_LABELS: [&str; 3] = ["bots", "train-genai", "ai-use"];
 
 /// One stated preference: `train-ai=n` is `{category: "train-ai", allowed: false}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,7 +43,7 @@ pub struct Usage {
 
 /// A Content-Usage value: the labels it states (current and earlier), in
 /// order; `Err` when it is not a Structured Fields Dictionary.
-pub fn parse_content_usage(value: &str) -> Result<Vec<Usage>, String> {
+pub(crate) fn parse_content_usage(value: &str) -> Result<Vec<Usage>, String> {
     let members = sf::dictionary(value)?;
     let mut out: Vec<Usage> = Vec::new();
     for (key, token) in members {
@@ -101,7 +101,7 @@ pub fn label(prefs: &[Usage]) -> String {
 pub struct UsageRule {
     /// Robots path pattern (`/` when the line gave none).
     pub path: String,
-    pub prefs: Vec<Usage>,
+    pub(crate) prefs: Vec<Usage>,
 }
 
 /// The `Content-Usage` rules of a robots.txt that apply to one agent.
@@ -139,7 +139,7 @@ impl UsageRules {
     /// The preferences for `path` (path and query), a path the group lets
     /// us crawl: the longest matching rule of the group, rules with that
     /// same path combined. `None` when no rule matches.
-    pub fn for_path(&self, path: &str) -> Option<Vec<Usage>> {
+    pub(crate) fn for_path(&self, path: &str) -> Option<Vec<Usage>> {
         longest_match(&self.group, path)
     }
 
@@ -201,7 +201,7 @@ mod sf {
 
     type Member = (String, Option<String>);
 
-    pub fn dictionary(input: &str) -> Result<Vec<Member>, String> {
+    pub(crate) fn dictionary(input: &str) -> Result<Vec<Member>, String> {
         let mut p = P {
             s: input.as_bytes(),
             i: 0,

@@ -50,7 +50,7 @@ impl ContentSignal {
 /// (a lower-cased product token): the entries of every group naming `agent`,
 /// or else of every `*` group, then entries outside groups for keys the group
 /// did not set.
-pub fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
+pub(crate) fn content_signals(robots_txt: &[u8], agent: &str) -> Vec<ContentSignal> {
     let (group, global) = robots_lines(robots_txt, agent, "content-signal");
     let read = |lines: Vec<String>| {
         let mut out: Vec<ContentSignal> = Vec::new();

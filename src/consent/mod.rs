@@ -52,13 +52,20 @@ mod tdmrep;
 mod terms;
 
 pub use aipref::{Usage, UsageRules};
-pub use content_signal::{ContentSignal, content_signals, parse_content_signal};
+pub(crate) use content_signal::content_signals;
+pub use content_signal::{ContentSignal, parse_content_signal};
 pub use decision::{AiDecision, AiUsePolicy};
 pub use robots::agent_token;
 #[cfg(test)]
 use robots::location_matches;
-pub use signals::{Signal, Signals, reserves_ai_training, x_robots_directives};
-pub use tdmrep::{TdmRule, parse_tdmrep, tdmrep_match};
+pub(crate) use signals::reserves_ai_training;
+#[cfg(test)]
+use signals::x_robots_directives;
+pub use signals::{Signal, Signals};
+pub use tdmrep::TdmRule;
+pub(crate) use tdmrep::parse_tdmrep;
+#[cfg(test)]
+use tdmrep::tdmrep_match;
 pub use terms::{AiUsage, Source};
 
 #[cfg(test)]

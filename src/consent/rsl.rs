@@ -121,14 +121,14 @@ pub struct Content {
 /// An RSL document: its content elements.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RslDoc {
-    pub contents: Vec<Content>,
+    pub(crate) contents: Vec<Content>,
 }
 
 impl RslDoc {
     /// The terms for the page at `page` (an absolute URL; `origin` is its
     /// `scheme://host[:port]`, `path` its path and query): the content
     /// element whose pattern matches, the longest pattern first.
-    pub fn terms_for(&self, origin: &str, path: &str) -> Option<&Terms> {
+    pub(crate) fn terms_for(&self, origin: &str, path: &str) -> Option<&Terms> {
         self.contents
             .iter()
             .filter_map(|c| {
@@ -160,7 +160,7 @@ fn attr(e: &quick_xml::events::BytesStart, key: &str) -> Option<String> {
 }
 
 /// Parse an RSL document; `Err` when it is not XML with an `<rsl>` root.
-pub fn parse_rsl(body: &[u8]) -> Result<RslDoc, String> {
+pub(crate) fn parse_rsl(body: &[u8]) -> Result<RslDoc, String> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_reader(body);
     let mut doc = RslDoc::default();
@@ -253,7 +253,7 @@ fn set_payment(doc: &mut RslDoc, kind: Option<String>) {
 }
 
 /// Every robots.txt `License:` line (a top-level directive, like `Sitemap:`).
-pub fn license_lines(robots_txt: &[u8]) -> Vec<String> {
+pub(crate) fn license_lines(robots_txt: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(robots_txt);
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -291,7 +291,7 @@ fn is_rsl(href: &str, kind: Option<&str>) -> bool {
 
 /// The targets of `Link` header values whose `rel` includes `license` and
 /// that point to an RSL document.
-pub fn link_licenses(values: &[&str]) -> Vec<String> {
+pub(crate) fn link_licenses(values: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     for value in values {
         // `<a>; rel="license", <b>; rel=next`: split on `,` before a `<`.
@@ -331,7 +331,7 @@ const HTML_HEAD_BYTES: usize = 64 << 10;
 
 /// The `href` of every `<link rel="license">` to an RSL document in the
 /// first bytes of an HTML page (the head: where `<link>` belongs).
-pub fn html_licenses(html: &[u8]) -> Vec<String> {
+pub(crate) fn html_licenses(html: &[u8]) -> Vec<String> {
     let head = &html[..html.len().min(HTML_HEAD_BYTES)];
     // Most pages have no licence link: one fast scan rules them out.
     if memchr::memmem::find(head, b"icense").is_none()

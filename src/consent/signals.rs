@@ -45,7 +45,7 @@ impl Signal {
     }
 
     /// Does this signal alone reserve `usage`?
-    pub fn reserves_use(&self, usage: AiUsage) -> bool {
+    pub(crate) fn reserves_use(&self, usage: AiUsage) -> bool {
         let training = usage == AiUsage::TrainAi;
         match self {
             Signal::ContentSignal(c) => {
@@ -151,14 +151,14 @@ impl Signals {
     }
 
     /// Add robots.txt Content-Signal entries.
-    pub fn content_signals(&mut self, entries: &[ContentSignal]) {
+    pub(crate) fn content_signals(&mut self, entries: &[ContentSignal]) {
         for c in entries {
             self.push(Signal::ContentSignal(c.clone()));
         }
     }
 
     /// Add the `Content-Signal` response header (all its field lines).
-    pub fn content_signal_header(&mut self, values: &[&str]) {
+    pub(crate) fn content_signal_header(&mut self, values: &[&str]) {
         for v in values {
             for c in content_signal::parse(v, Source::Header) {
                 self.push(Signal::ContentSignal(c));
@@ -167,7 +167,7 @@ impl Signals {
     }
 
     /// Note an RSL licence pointed to at `found` (an absolute URL).
-    pub fn license_ref(&mut self, found: Source, url: String) {
+    pub(crate) fn license_ref(&mut self, found: Source, url: String) {
         if !self.licenses.iter().any(|(_, u)| *u == url) {
             self.licenses.push((found, url));
         }
@@ -236,7 +236,7 @@ impl Signals {
     }
 
     /// Add the `tdm-reservation` / `tdm-policy` response headers.
-    pub fn tdm_headers(&mut self, reservation: Option<&str>, policy: Option<&str>) {
+    pub(crate) fn tdm_headers(&mut self, reservation: Option<&str>, policy: Option<&str>) {
         if let Some(reserved) = reservation.and_then(tdm_value) {
             self.push(Signal::Tdm {
                 source: Source::Header,
@@ -252,7 +252,7 @@ impl Signals {
     /// Add the `Content-Usage` response header (all its field lines, combined
     /// as RFC 9651 asks). A malformed value is counted, not recorded; one
     /// that states no known category adds nothing.
-    pub fn content_usage_header(&mut self, values: &[&str]) {
+    pub(crate) fn content_usage_header(&mut self, values: &[&str]) {
         if values.is_empty() {
             return;
         }
@@ -270,7 +270,7 @@ impl Signals {
     }
 
     /// Add the robots.txt `Content-Usage` rule that applies to `path` (path and query), if any.
-    pub fn content_usage_robots(&mut self, rules: &UsageRules, path: &str) {
+    pub(crate) fn content_usage_robots(&mut self, rules: &UsageRules, path: &str) {
         if let Some(prefs) = rules.for_path(path).filter(|p| !p.is_empty()) {
             self.push(Signal::ContentUsage {
                 source: Source::RobotsTxt,
@@ -294,7 +294,7 @@ impl Signals {
 /// Does the publisher reserve the crawl's use (`signals.usage`, AI
 /// training unless configured otherwise) of this page? Any one signal that
 /// reserves it is enough: a `n` or `no` among several statements wins.
-pub fn reserves_ai_training(signals: &Signals) -> bool {
+pub(crate) fn reserves_ai_training(signals: &Signals) -> bool {
     signals.seen.iter().any(|s| s.reserves_use(signals.usage))
 }
 
@@ -313,7 +313,7 @@ const VALUED: &[&str] = &[
 /// The lower-cased `X-Robots-Tag` directives that apply to `agent`: those
 /// without an agent prefix, and those after `agent:` (`googlebot: noindex,
 /// nofollow` gives both to googlebot, until the next prefix).
-pub fn x_robots_directives(values: &[String], agent: &str) -> Vec<String> {
+pub(crate) fn x_robots_directives(values: &[String], agent: &str) -> Vec<String> {
     let agent = agent.to_ascii_lowercase();
     let mut out: Vec<String> = Vec::new();
     for value in values {

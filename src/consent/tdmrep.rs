@@ -17,7 +17,7 @@ pub struct TdmRule {
 /// Parse `tdmrep.json`: an array of `{location, tdm-reservation, tdm-policy}`.
 /// Entries without a location or a `0`/`1` reservation are skipped; `Err` when
 /// the document is not a JSON array.
-pub fn parse_tdmrep(body: &[u8]) -> Result<Vec<TdmRule>, String> {
+pub(crate) fn parse_tdmrep(body: &[u8]) -> Result<Vec<TdmRule>, String> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let items = value
@@ -56,7 +56,7 @@ pub fn parse_tdmrep(body: &[u8]) -> Result<Vec<TdmRule>, String> {
 }
 
 /// The rule for `path` (path and query): the longest matching location; the first on a tie.
-pub fn tdmrep_match<'a>(rules: &'a [TdmRule], path: &str) -> Option<&'a TdmRule> {
+pub(crate) fn tdmrep_match<'a>(rules: &'a [TdmRule], path: &str) -> Option<&'a TdmRule> {
     let mut best: Option<&TdmRule> = None;
     for r in rules {
         if location_matches(&r.location, path)

@@ -49,7 +49,7 @@ pub enum AiUsage {
 
 impl AiUsage {
     /// The aipref vocabulary label (draft-ietf-aipref-vocab-08).
-    pub fn aipref_label(self) -> &'static str {
+    pub(crate) fn aipref_label(self) -> &'static str {
         match self {
             AiUsage::TrainAi => "train-ai",
             AiUsage::Search => "search",
@@ -57,7 +57,7 @@ impl AiUsage {
     }
 
     /// The Content Signals key.
-    pub fn content_signal_key(self) -> &'static str {
+    pub(crate) fn content_signal_key(self) -> &'static str {
         match self {
             AiUsage::TrainAi => "ai-train",
             AiUsage::Search => "search",
@@ -65,7 +65,7 @@ impl AiUsage {
     }
 
     /// The RSL usage tokens that cover this use.
-    pub fn rsl_tokens(self) -> &'static [&'static str] {
+    pub(crate) fn rsl_tokens(self) -> &'static [&'static str] {
         match self {
             AiUsage::TrainAi => &["ai-train", "ai-all", "all"],
             AiUsage::Search => &["search", "all"],

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::record::Event;
 
 /// Schema version written into every event.
-pub const SCHEMA: u32 = 1;
+pub(crate) const SCHEMA: u32 = 1;
 
 /// Appends events; write errors are reported once and then ignored (the log
 /// is for watching a run, never a reason to stop it).
@@ -49,7 +49,7 @@ impl EventLog {
     }
 
     /// Write one event: `{"v":1,"t":"...","event":kind, ...fields}`.
-    pub fn emit(&mut self, event: Event) {
+    pub(crate) fn emit(&mut self, event: Event) {
         let Some(out) = self.out.as_mut() else { return };
         // Invariant: events hold strings, numbers and lists, which always serialise.
         let Ok(Value::Object(mut obj)) = serde_json::to_value(&event) else {

@@ -17,7 +17,7 @@ use crate::url::{self, Url};
 
 /// What happened to other partitions' URLs in this run.
 #[derive(Debug, Default)]
-pub struct Handover {
+pub(crate) struct Handover {
     /// The hosts this runner owns.
     partition: Partition,
     /// Open scope: other partitions' URLs are handed over, not dropped.
@@ -35,7 +35,7 @@ pub struct Handover {
 
 impl Handover {
     /// The handover of a runner of `partition`; `open`: open scope.
-    pub fn new(partition: Partition, open: bool) -> Handover {
+    pub(crate) fn new(partition: Partition, open: bool) -> Handover {
         Handover {
             partition,
             open,
@@ -44,12 +44,12 @@ impl Handover {
     }
 
     /// Does this runner own `url`'s host?
-    pub fn owns(&self, url: &Url) -> bool {
+    pub(crate) fn owns(&self, url: &Url) -> bool {
         self.partition.owns(url)
     }
 
     /// `url`'s host belongs to another partition: skip, drop or hand it over.
-    pub fn route(&mut self, url: &Url, entry: Entry) {
+    pub(crate) fn route(&mut self, url: &Url, entry: Entry) {
         let owner = self.partition.owner_of(url);
         let hash = url::seen_hash(url);
         if entry.origin == Origin::Seed {
@@ -72,11 +72,11 @@ impl Handover {
     }
 
     /// Write this run's outbox files for the other partitions.
-    pub fn save(&self, state_dir: &Path, run_id: &str) -> Result<Vec<PathBuf>, StoreError> {
+    pub(crate) fn save(&self, state_dir: &Path, run_id: &str) -> Result<Vec<PathBuf>, StoreError> {
         self.outbox.save(state_dir, run_id)
     }
 
-    pub fn counts(&self, inbox: usize) -> HandoverCounts {
+    pub(crate) fn counts(&self, inbox: usize) -> HandoverCounts {
         let h = self;
         HandoverCounts {
             seeds_skipped: h.seeds_skipped,

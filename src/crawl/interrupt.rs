@@ -5,7 +5,7 @@ use tokio::sync::mpsc;
 
 /// A request from outside the loop to stop.
 #[derive(Debug, Clone, Copy)]
-pub enum Interrupt {
+pub(crate) enum Interrupt {
     /// First Ctrl-C / SIGTERM: finish in-flight fetches, save, exit.
     Stop,
     /// Second: abandon in-flight fetches, save, exit.

@@ -10,7 +10,7 @@ mod outcome;
 pub mod reach;
 mod setup;
 pub mod signals;
-pub mod tally;
+pub(crate) mod tally;
 mod tasks;
 pub mod worker;
 

@@ -16,10 +16,10 @@ use crate::url::Url;
 
 /// Times one URL is requeued after a 429/503 with Retry-After in one run;
 /// after that it counts as an error and waits for the next run.
-pub const MAX_REQUEUES: u8 = 3;
+pub(crate) const MAX_REQUEUES: u8 = 3;
 
 /// How a finished job went, in the one vocabulary every counter shares.
-pub fn classify(done: &Done) -> Answer {
+pub(crate) fn classify(done: &Done) -> Answer {
     let (_, body) = match &done.result {
         Err(e) => return Answer::Failed(e.class()),
         Ok(ok) => ok,
@@ -43,7 +43,7 @@ pub fn classify(done: &Done) -> Answer {
 
 /// What the engine does with a failed fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ErrorPlan {
+pub(crate) enum ErrorPlan {
     /// Not sent (the fetch budget is spent): back in the queue for `--resume`.
     PutBack,
     /// robots.txt disallows the URL.
@@ -63,7 +63,7 @@ pub enum ErrorPlan {
 
 impl ErrorPlan {
     /// The scheduler's outcome of the job.
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         match self {
             ErrorPlan::PutBack | ErrorPlan::Disallowed | ErrorPlan::HandOver(_) => Outcome::Miss,
             ErrorPlan::Rest | ErrorPlan::Remember(_) | ErrorPlan::Network | ErrorPlan::Other => {
@@ -73,7 +73,7 @@ impl ErrorPlan {
     }
 
     /// Does it count as an error of the run (`errors` in the `progress` and `done` events)?
-    pub fn counts_as_error(&self) -> bool {
+    pub(crate) fn counts_as_error(&self) -> bool {
         matches!(
             self,
             ErrorPlan::Remember(_) | ErrorPlan::Network | ErrorPlan::Other
@@ -82,7 +82,7 @@ impl ErrorPlan {
 }
 
 /// The plan for `e`; `owns(url)`: this runner owns `url`'s host.
-pub fn error_plan(e: &FetchError, owns: impl Fn(&Url) -> bool) -> ErrorPlan {
+pub(crate) fn error_plan(e: &FetchError, owns: impl Fn(&Url) -> bool) -> ErrorPlan {
     match e {
         FetchError::Budget => ErrorPlan::PutBack,
         FetchError::RobotsDisallowed(_) => ErrorPlan::Disallowed,
@@ -99,7 +99,7 @@ pub fn error_plan(e: &FetchError, owns: impl Fn(&Url) -> bool) -> ErrorPlan {
 
 /// What the engine does with a status that is neither 2xx nor 304.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusPlan {
+pub(crate) enum StatusPlan {
     /// Asked to come back soon (429 or 503 with a short Retry-After, tries
     /// left): requeued in this run; the host is paused.
     Requeue,
@@ -114,7 +114,7 @@ pub enum StatusPlan {
 
 impl StatusPlan {
     /// The scheduler's outcome of the job.
-    pub fn outcome(self) -> Outcome {
+    pub(crate) fn outcome(self) -> Outcome {
         match self {
             StatusPlan::Requeue | StatusPlan::Transient => Outcome::Error,
             StatusPlan::Gone | StatusPlan::Miss => Outcome::Miss,
@@ -124,7 +124,7 @@ impl StatusPlan {
 
 /// The plan for `code`, given the response's Retry-After, the longest one
 /// honoured in a run, and how often the URL was requeued already.
-pub fn status_plan(
+pub(crate) fn status_plan(
     code: u16,
     retry_after: Option<Duration>,
     max_retry_after: Duration,
@@ -142,7 +142,11 @@ pub fn status_plan(
 }
 
 /// A 429 or 503 whose Retry-After is short enough to wait for in this run.
-pub fn may_requeue(code: u16, retry_after: Option<Duration>, max_retry_after: Duration) -> bool {
+pub(crate) fn may_requeue(
+    code: u16,
+    retry_after: Option<Duration>,
+    max_retry_after: Duration,
+) -> bool {
     matches!(code, 429 | 503) && retry_after.is_some_and(|ra| ra <= max_retry_after)
 }
 

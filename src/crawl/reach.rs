@@ -33,7 +33,7 @@ use crate::url::Url;
 /// Why today's reading of a host as a source failed (written, as its
 /// `Display`, into the `source_down` event and the log).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The host was rested (repeated failures, a Retry-After too long).
     Rested,
     /// A seed, feed or sitemap failed under this class (a network
@@ -58,7 +58,7 @@ impl fmt::Display for Cause {
 
 /// Which hosts this run reached, and which it could not read as sources.
 #[derive(Debug, Clone, Default)]
-pub struct Reach {
+pub(crate) struct Reach {
     reached: BTreeSet<String>,
     /// Host -> the first cause.
     troubled: BTreeMap<String, Cause>,
@@ -72,17 +72,17 @@ pub struct Reach {
 impl Reach {
     /// A seed, feed or sitemap of `host` was fetched or tried: the host's
     /// watermark is decided by this run.
-    pub fn source(&mut self, host: &str) {
+    pub(crate) fn source(&mut self, host: &str) {
         self.sources.insert(host.to_string());
     }
 
     /// Hosts read (or tried) as sources in this run.
-    pub fn sources(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &str> {
         self.sources.iter().map(String::as_str)
     }
 
     /// A usable robots.txt answer, or any HTTP answer to a request.
-    pub fn answered(&mut self, host: &str, status: u16) {
+    pub(crate) fn answered(&mut self, host: &str, status: u16) {
         if status < 500 && status != 429 {
             self.reached.insert(host.to_string());
         }
@@ -91,7 +91,7 @@ impl Reach {
     /// A finished request of `host`: `status`, the HTTP status when one
     /// came back; `answer`, how it went (a network failure counts towards
     /// an outage).
-    pub fn record(&mut self, host: &str, status: Option<u16>, answer: Answer) {
+    pub(crate) fn record(&mut self, host: &str, status: Option<u16>, answer: Answer) {
         if let Some(status) = status {
             self.answered(host, status);
         }
@@ -104,7 +104,7 @@ impl Reach {
 
     /// `host`'s robots.txt could not be read (`why`; `error`: the request's
     /// failure, if it failed): a failure, and the host is troubled.
-    pub fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
+    pub(crate) fn robots_down(&mut self, host: &str, why: &str, error: Option<FailureClass>) {
         match error {
             Some(class) => self.failed(class.as_str()),
             None => self.failed(&format!("robots {why}")),
@@ -117,26 +117,26 @@ impl Reach {
     }
 
     /// Today's reading of `host` as a source failed (`cause` says how).
-    pub fn trouble(&mut self, host: &str, cause: Cause) {
+    pub(crate) fn trouble(&mut self, host: &str, cause: Cause) {
         self.troubled.entry(host.to_string()).or_insert(cause);
     }
 
-    pub fn is_reached(&self, host: &str) -> bool {
+    pub(crate) fn is_reached(&self, host: &str) -> bool {
         self.reached.contains(host)
     }
 
-    pub fn is_troubled(&self, host: &str) -> bool {
+    pub(crate) fn is_troubled(&self, host: &str) -> bool {
         self.troubled.contains_key(host)
     }
 
     /// The troubled hosts and why.
-    pub fn troubled(&self) -> &BTreeMap<String, Cause> {
+    pub(crate) fn troubled(&self) -> &BTreeMap<String, Cause> {
         &self.troubled
     }
 
     /// `Some(one-line cause)` when no host was reached and something failed
     /// for a network reason: the run is an outage.
-    pub fn outage(&self) -> Option<String> {
+    pub(crate) fn outage(&self) -> Option<String> {
         if !self.reached.is_empty() || self.failures.is_empty() {
             return None;
         }
@@ -203,7 +203,7 @@ impl Cutoff {
 
     /// The cut-off for URLs linked from `host`'s pages: its own watermark,
     /// or the run-wide one, never below the floor.
-    pub fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
+    pub(crate) fn for_host(&self, host: &str) -> Option<DateTime<Utc>> {
         self.watermark(host).max(self.floor)
     }
 
@@ -221,7 +221,7 @@ impl Cutoff {
     /// the floor for a listing never read in full (an archive the first run
     /// could not finish is read from the configured date); otherwise the
     /// fixed cut-off.
-    pub fn for_listing(&self, read: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+    pub(crate) fn for_listing(&self, read: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
         match self.overlap {
             None => self.default,
             Some(overlap) => read.map(|r| r - overlap).max(self.floor),
@@ -245,7 +245,7 @@ impl Cutoff {
 /// in full (reached, not troubled, nothing unread). Hosts this run did not
 /// touch keep their entries; a touched host that did not succeed keeps the
 /// cut-off it had (its own entry, or the run-wide one it fell back to).
-pub fn next_watermarks<'a>(
+pub(crate) fn next_watermarks<'a>(
     previous: &BTreeMap<String, Option<DateTime<Utc>>>,
     previous_global: Option<DateTime<Utc>>,
     touched: impl IntoIterator<Item = &'a str>,

@@ -19,7 +19,7 @@ use crate::record::TdmOutcome;
 use crate::url::{self, Url};
 
 /// The signals a response's headers (and an HTML body's `<link rel="license">`) carry.
-pub fn from_headers(net: &Net, resp: &Response) -> Signals {
+pub(crate) fn from_headers(net: &Net, resp: &Response) -> Signals {
     let mut signals = Signals {
         usage: net.usage(),
         ..Signals::default()
@@ -54,19 +54,19 @@ pub fn from_headers(net: &Net, resp: &Response) -> Signals {
 }
 
 /// What the page adds to the header signals.
-pub struct PageConsent {
+pub(crate) struct PageConsent {
     /// xxh3 of the robots.txt the page was fetched under (0: none).
     pub robots_hash: u64,
     /// The origin's `tdmrep.json`, when it was asked for.
     pub tdmrep: Option<Arc<TdmRep>>,
     /// `Budget` or `Rested` when tdmrep.json or an RSL licence could not be
     /// asked for: the page is then not decided on.
-    pub unasked: Option<TdmOutcome>,
+    pub(crate) unasked: Option<TdmOutcome>,
 }
 
 /// Add the robots.txt, meta and (with `ask_tdmrep`) TDMRep and RSL signals
 /// of the page at `url` to `signals`.
-pub async fn add_page_signals(
+pub(crate) async fn add_page_signals(
     net: &Net,
     url: &Url,
     page: &Page,
@@ -79,7 +79,7 @@ pub async fn add_page_signals(
 /// Add the signals of the site at `url` when no page was read there (the
 /// start URL `probe` could not read, or a feed): robots.txt's, and with
 /// `ask_tdmrep` the origin's `tdmrep.json` rule for its path and its RSL licences.
-pub async fn add_site_signals(
+pub(crate) async fn add_site_signals(
     net: &Net,
     url: &Url,
     ask_tdmrep: bool,

@@ -20,7 +20,7 @@ use crate::url::Url;
 
 /// Collects one run's [`RunHealth`].
 #[derive(Debug)]
-pub struct Tally {
+pub(crate) struct Tally {
     index: Sources,
     run: RunHealth,
     /// Text lengths (characters) of the pages counted, per source and
@@ -29,7 +29,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn new(config: &Config, run_id: &str, started_at: DateTime<Utc>) -> Tally {
+    pub(crate) fn new(config: &Config, run_id: &str, started_at: DateTime<Utc>) -> Tally {
         Tally {
             index: Sources::new(&config.sources),
             run: RunHealth::new(run_id, started_at),
@@ -39,7 +39,7 @@ impl Tally {
 
     /// Count a finished job against its source; `answer` is its one
     /// classification (`crawl::outcome::classify`).
-    pub fn observe(&mut self, done: &Done, answer: Answer) {
+    pub(crate) fn observe(&mut self, done: &Done, answer: Answer) {
         let job = &done.job;
         if let Some(r) = &done.robots {
             self.robots(&job.url, r);
@@ -165,14 +165,14 @@ impl Tally {
     }
 
     /// An article from `url` was stored.
-    pub fn stored(&mut self, url: &Url) {
+    pub(crate) fn stored(&mut self, url: &Url) {
         if let Some(key) = self.index.source_of(url) {
             self.run.sources.entry(key.to_string()).or_default().stored += 1;
         }
     }
 
     /// Seeds that failed or now redirect, by source: for the run summary.
-    pub fn seed_problems(&self) -> Vec<(String, SeedAnswer)> {
+    pub(crate) fn seed_problems(&self) -> Vec<(String, SeedAnswer)> {
         self.run
             .sources
             .iter()
@@ -186,7 +186,11 @@ impl Tally {
     }
 
     /// The finished records (medians computed).
-    pub fn finish(&mut self, finished_at: DateTime<Utc>, stopped_by: StopReason) -> RunHealth {
+    pub(crate) fn finish(
+        &mut self,
+        finished_at: DateTime<Utc>,
+        stopped_by: StopReason,
+    ) -> RunHealth {
         let mut run = std::mem::replace(&mut self.run, RunHealth::new("", finished_at));
         for ((key, listed), mut lens) in self.texts.drain() {
             lens.sort_unstable();

@@ -12,7 +12,7 @@ use crate::url::Url;
 
 /// A task that ended without a [`Done`].
 #[derive(Debug)]
-pub struct Lost {
+pub(crate) struct Lost {
     pub host: String,
     pub url: Url,
     /// The panic's message, or `None` when the task was aborted.
@@ -20,29 +20,29 @@ pub struct Lost {
 }
 
 #[derive(Default)]
-pub struct Tasks {
+pub(crate) struct Tasks {
     set: JoinSet<Done>,
     jobs: HashMap<Id, (String, Url)>,
 }
 
 impl Tasks {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.set.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.set.is_empty()
     }
 
     /// Start a fetch.
-    pub fn spawn(&mut self, ctx: Arc<Ctx>, job: Job) {
+    pub(crate) fn spawn(&mut self, ctx: Arc<Ctx>, job: Job) {
         let key = (job.host.clone(), job.url.clone());
         let handle = self.set.spawn(worker::work(ctx, job));
         self.jobs.insert(handle.id(), key);
     }
 
     /// The next task to end; `None` when none is in flight.
-    pub async fn next(&mut self) -> Option<Result<Done, Lost>> {
+    pub(crate) async fn next(&mut self) -> Option<Result<Done, Lost>> {
         let ended = self.set.join_next_with_id().await?;
         Some(match ended {
             Ok((id, done)) => {
@@ -64,7 +64,7 @@ impl Tasks {
     }
 
     /// Abandon every task in flight (they end as [`Lost`] without a panic).
-    pub fn abort_all(&mut self) {
+    pub(crate) fn abort_all(&mut self) {
         self.set.abort_all();
     }
 }

@@ -40,7 +40,8 @@ use chrono::{DateTime, FixedOffset, Utc};
 
 pub use crate::frontier::Kind;
 use crate::url::Url;
-pub use sniff::{is_comment_feed, kind_from_url, sniff};
+pub(crate) use sniff::is_comment_feed;
+pub use sniff::{kind_from_url, sniff};
 
 /// One URL a feed or sitemap listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +58,7 @@ pub struct Listed {
 
 impl Listed {
     /// Kept by a cut-off: no date, or dated at or after it (and everything when there is no cut-off).
-    pub fn is_newer(&self, cutoff: Option<DateTime<Utc>>) -> bool {
+    pub(crate) fn is_newer(&self, cutoff: Option<DateTime<Utc>>) -> bool {
         match (self.lastmod, cutoff) {
             (Some(date), Some(cutoff)) => date >= cutoff,
             _ => true,

@@ -238,7 +238,7 @@ pub fn kind_from_url(url: &Url) -> Option<Kind> {
 /// feed sits under its path too, and is worth reading. Comment feeds (WordPress `/2024/05/story/feed/`,
 /// `?feed=comments-rss2`, `/comments/feed/`) list comments, not articles, and
 /// following one per new article would double a daily run's cost.
-pub fn is_comment_feed(page: &Url, feed: &Url) -> bool {
+pub(crate) fn is_comment_feed(page: &Url, feed: &Url) -> bool {
     if feed.host_str() != page.host_str() {
         return false;
     }

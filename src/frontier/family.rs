@@ -34,7 +34,7 @@ const STOP_BELOW: f32 = 0.05;
 /// Fetches before a family can be stopped.
 pub const STOP_AFTER: u32 = 3;
 /// Days after its last fetch when a stopped family gets one more probe.
-pub const RETRY_DAYS: u32 = 14;
+pub(crate) const RETRY_DAYS: u32 = 14;
 
 /// What the crawl knows of one URL family of one host.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -47,7 +47,7 @@ pub struct FamilyStats {
     pub paid: u32,
     /// Moving average of paying (1) and not (0), newest weighted [`ALPHA`].
     #[serde(default)]
-    pub ema: f32,
+    pub(crate) ema: f32,
     /// Day stamp of the last fetch.
     #[serde(default)]
     pub day: u32,
@@ -55,7 +55,7 @@ pub struct FamilyStats {
 
 /// What a family's record says about fetching its next page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// Never fetched.
     Unknown,
     /// Pays: fetch as any page.
@@ -87,7 +87,7 @@ impl FamilyStats {
     }
 
     /// The family's standing on day `today`.
-    pub fn standing(&self, today: u32) -> Standing {
+    pub(crate) fn standing(&self, today: u32) -> Standing {
         if self.fetched == 0 {
             Standing::Unknown
         } else if self.ema >= PAYS {

@@ -14,7 +14,7 @@ pub struct HostStats {
     pub in_flight: usize,
     pub gap: Duration,
     pub last_sent: Option<Duration>,
-    pub paused_until: Duration,
+    pub(crate) paused_until: Duration,
     /// When the gap and any pause allow the next request.
     pub ready_at: Duration,
     pub dropped: bool,
@@ -22,7 +22,7 @@ pub struct HostStats {
     /// Current share of turns relative to the best host (0..=1).
     pub weight: f64,
     /// Left out by budget pacing for now.
-    pub declined: bool,
+    pub(crate) declined: bool,
 }
 
 #[derive(Debug, Default)]

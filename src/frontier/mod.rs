@@ -57,12 +57,14 @@ mod scope;
 mod value;
 mod weight;
 
-pub use family::{FamilyStats, STOP_AFTER, Standing};
+pub(crate) use family::Standing;
+pub use family::{FamilyStats, STOP_AFTER};
 pub use host::HostStats;
 pub use pace::Pace;
 pub use schedule::{Frontier, IDLE_RECHECK};
 pub use scope::{Admit, OpenScope, ScopeParams, Verdict};
-pub use value::{Clues, NEUTRAL, PRIOR_YIELD, expected, host_yield, slug_words, url_value};
+pub(crate) use value::slug_words;
+pub use value::{Clues, NEUTRAL, expected, url_value};
 pub use weight::Yield;
 
 /// How the frontier chooses (`crawl.frontier_policy`).
@@ -166,7 +168,7 @@ impl Entry {
     /// sitemap), rather than one more page? A source-level failure keeps
     /// the host's cut-off (`crawl::reach`); a page's failure is kept for the
     /// next run.
-    pub fn reads_source(&self) -> bool {
+    pub(crate) fn reads_source(&self) -> bool {
         self.kind != Kind::Page || self.origin == Origin::Seed
     }
 }

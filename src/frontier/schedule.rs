@@ -404,7 +404,7 @@ impl Frontier {
     /// [`Frontier::drop_host`], but hand the dropped entries back (best
     /// first) so they can be kept for the next run: a host whose robots.txt
     /// is unreachable today keeps its work.
-    pub fn take_host(&mut self, host: &str) -> Vec<Entry> {
+    pub(crate) fn take_host(&mut self, host: &str) -> Vec<Entry> {
         let id = self.host_id(host);
         let mut out = Vec::new();
         let h = &mut self.hosts[id as usize];

@@ -106,7 +106,7 @@ impl OpenScope {
     }
 
     /// Is `host` (or a domain above it) on the deny-list?
-    pub fn is_denied(&self, host: &str) -> bool {
+    pub(crate) fn is_denied(&self, host: &str) -> bool {
         source::denied(&self.params.deny_hosts, host)
     }
 

@@ -29,7 +29,7 @@
 use super::weight::Yield;
 
 /// A host's assumed hit ratio before it has been fetched.
-pub const PRIOR_YIELD: f64 = 0.25;
+pub(crate) const PRIOR_YIELD: f64 = 0.25;
 /// Weight of the prior in fetches.
 const PRIOR_FETCHES: f64 = 4.0;
 /// Value of a URL about which nothing is known.
@@ -76,7 +76,7 @@ pub fn url_value(c: &Clues) -> f64 {
 }
 
 /// A host's hit ratio smoothed towards [`PRIOR_YIELD`].
-pub fn host_yield(y: &Yield, alpha: f64) -> f64 {
+pub(crate) fn host_yield(y: &Yield, alpha: f64) -> f64 {
     // The moving average remembers about 1/alpha fetches.
     let n = (y.fetched as f64).min(1.0 / alpha.max(1e-3));
     (y.ema * n + PRIOR_YIELD * PRIOR_FETCHES) / (n + PRIOR_FETCHES)
@@ -92,7 +92,7 @@ pub fn expected(value: f64, y: f64) -> f64 {
 /// The words of a URL's last meaningful path segment (`/2025/05/openai-ships-gpt-5/`
 /// gives `openai-ships-gpt-5`), with `_`, `+` and `.` as spaces and a file
 /// extension dropped; and whether it has three or more words of letters.
-pub fn slug_words(path: &str) -> (String, bool) {
+pub(crate) fn slug_words(path: &str) -> (String, bool) {
     let seg = path
         .split('/')
         .rev()

@@ -13,7 +13,7 @@ pub struct Yield {
     pub fetched: u64,
     pub hits: u64,
     /// Moving average of the hit ratio (0..=1).
-    pub ema: f64,
+    pub(crate) ema: f64,
 }
 
 impl Yield {
@@ -37,7 +37,7 @@ impl Yield {
 
 /// Share of turns for a host with `ema`, relative to the best host's `best`.
 /// Hosts still warming up, or any host while no host has hits, get a full share.
-pub fn weight(y: &Yield, best: f64, warmup_pages: u32, min_weight: f64) -> f64 {
+pub(crate) fn weight(y: &Yield, best: f64, warmup_pages: u32, min_weight: f64) -> f64 {
     let floor = min_weight.clamp(1e-3, 1.0);
     if !y.warm(warmup_pages) || best <= 0.0 {
         return 1.0;

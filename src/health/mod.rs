@@ -59,13 +59,13 @@ pub struct SourceRun {
     pub relevant: u64,
     /// Median length in characters of the text extracted from those pages.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text_median: Option<u64>,
+    pub(crate) text_median: Option<u64>,
     /// The same for pages reached through links (seeds excluded): judged
     /// for sources without feeds or sitemaps.
-    pub linked_pages: u64,
-    pub linked_articles: u64,
+    pub(crate) linked_pages: u64,
+    pub(crate) linked_articles: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub linked_text_median: Option<u64>,
+    pub(crate) linked_text_median: Option<u64>,
     /// Articles stored.
     pub stored: u64,
     /// The price a `402 Payment Required` asked (`crawler-price`), the last seen.
@@ -73,10 +73,10 @@ pub struct SourceRun {
     pub price: Option<String>,
     /// The error code a `402 Payment Required` gave (`crawler-error`), the last seen.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub payment_error: Option<String>,
+    pub(crate) payment_error: Option<String>,
     /// The terms link a `402 Payment Required` gave, the last seen.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub payment_terms: Option<String>,
+    pub(crate) payment_terms: Option<String>,
     /// Relevant articles whose publisher reserves the crawl's use, by each
     /// signal that says so: what the source reserved in this run.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -137,7 +137,7 @@ pub struct RobotsSeen {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
     /// May the crawler fetch the source's path (its `path`, or `/`)?
-    pub allows_path: bool,
+    pub(crate) allows_path: bool,
 }
 
 /// The last answer of one seed in one run.
@@ -212,12 +212,12 @@ impl Report {
 /// Health files read for a window of `window` runs per source: a partitioned
 /// crawl writes one file per partition and run, and each source is in one
 /// partition, so this covers up to this many partitions.
-pub const FILES_PER_RUN: usize = 8;
+pub(crate) const FILES_PER_RUN: usize = 8;
 
 /// Every configured source judged over its last `thresholds.window` runs
 /// among `runs` (oldest first; runs that did not reach a source are not its
 /// runs): broken sources first, then degraded, then ok; by name within each.
-pub fn assess(sources: &[Source], thresholds: &Health, runs: &[RunHealth]) -> Vec<Verdict> {
+pub(crate) fn assess(sources: &[Source], thresholds: &Health, runs: &[RunHealth]) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = sources
         .iter()
         .map(|s| {

@@ -10,7 +10,7 @@
 
 pub mod check_url;
 pub mod probe;
-pub mod render_probe;
+pub(crate) mod render_probe;
 
 pub use check_url::check_url;
 pub use probe::probe;

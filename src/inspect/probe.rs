@@ -28,7 +28,7 @@ use crate::relevance::Rule;
 use crate::url::{self, Url};
 
 /// Paths tried on every probed host (and under the start path, when it has one).
-pub const COMMON_PATHS: &[&str] = &[
+pub(crate) const COMMON_PATHS: &[&str] = &[
     "/feed",
     "/rss",
     "/rss.xml",
@@ -64,13 +64,13 @@ pub struct Probe {
     pub start_url: String,
     /// Where the start URL redirected to, if anywhere.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_redirected_to: Option<String>,
+    pub(crate) start_redirected_to: Option<String>,
     /// Why the start page could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_error: Option<String>,
     /// The start URL failed on the network (no answer at all).
     #[serde(skip)]
-    pub start_unreachable: bool,
+    pub(crate) start_unreachable: bool,
     /// Things worth knowing about how the probe went.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -93,7 +93,7 @@ pub struct Probe {
     /// The probe's conclusion in words.
     pub verdict: String,
     /// A `sources:` entry for `config.yml`, as a value ...
-    pub suggested_source: Option<Source>,
+    pub(crate) suggested_source: Option<Source>,
     /// ... and as the line to paste.
     pub suggested: Option<String>,
 }

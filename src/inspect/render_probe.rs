@@ -19,11 +19,11 @@ use crate::render::{Doc, Renderer};
 use crate::url::Url;
 
 /// Pages compared at most (each costs a render).
-pub const MAX_COMPARED: usize = 3;
+pub(crate) const MAX_COMPARED: usize = 3;
 
 /// A sampled page as the probe fetched it.
 #[derive(Debug, Clone)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     pub url: Url,
     pub body: Vec<u8>,
     pub content_type: Option<String>,
@@ -77,7 +77,7 @@ pub struct RenderReport {
 }
 
 /// Render each fetched page and compare.
-pub async fn compare(
+pub(crate) async fn compare(
     config: &Config,
     net: &Net,
     rule: &Rule,
@@ -152,7 +152,7 @@ async fn compare_one(
 }
 
 /// The verdict in a word and in words (pure).
-pub fn judge(compared: &[Compared]) -> (Option<bool>, String) {
+pub(crate) fn judge(compared: &[Compared]) -> (Option<bool>, String) {
     let ok: Vec<&Compared> = compared.iter().filter(|c| c.error.is_none()).collect();
     if ok.is_empty() {
         return (
@@ -184,7 +184,7 @@ pub fn judge(compared: &[Compared]) -> (Option<bool>, String) {
 }
 
 /// Remember the verdict for the source `key` in `data/state/`.
-pub fn remember(
+pub(crate) fn remember(
     data: &Path,
     key: &str,
     report: &mut RenderReport,

@@ -50,7 +50,7 @@ const UNIT: u64 = 64 * 1024;
 
 /// The shared budget (cheap to clone). `0` bytes: no budget.
 #[derive(Debug, Clone)]
-pub struct BodyBudget {
+pub(crate) struct BodyBudget {
     shared: Option<Arc<Shared>>,
 }
 
@@ -72,7 +72,7 @@ fn units(bytes: u64) -> u32 {
 
 impl BodyBudget {
     /// A budget of `bytes` for bodies of at most `body_cap` decoded bytes.
-    pub fn new(bytes: u64, body_cap: u64) -> BodyBudget {
+    pub(crate) fn new(bytes: u64, body_cap: u64) -> BodyBudget {
         if bytes == 0 {
             return BodyBudget { shared: None };
         }
@@ -90,7 +90,7 @@ impl BodyBudget {
     }
 
     /// An empty lease for the body of `url` (named in the debug log).
-    pub fn lease(&self, url: &Url) -> Lease {
+    pub(crate) fn lease(&self, url: &Url) -> Lease {
         Lease {
             shared: self.shared.clone(),
             url: url.clone(),
@@ -102,7 +102,7 @@ impl BodyBudget {
 
     /// Bytes not leased right now (pool and reserve).
     #[cfg(test)]
-    pub fn available(&self) -> u64 {
+    pub(crate) fn available(&self) -> u64 {
         self.shared.as_ref().map_or(u64::MAX, |s| {
             (s.pool.available_permits() + s.reserve.available_permits()) as u64 * UNIT
         })
@@ -119,7 +119,7 @@ impl BodyBudget {
 
 /// The part of the budget one body holds; given back on drop.
 #[derive(Debug)]
-pub struct Lease {
+pub(crate) struct Lease {
     shared: Option<Arc<Shared>>,
     url: Url,
     pool: Option<OwnedSemaphorePermit>,
@@ -150,7 +150,7 @@ impl Lease {
     }
 
     /// Bytes this lease holds.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         u64::from(self.units()) * UNIT
     }
 
@@ -158,7 +158,7 @@ impl Lease {
     /// `false` when it got no room by then. A lease never covers more than
     /// the reserve (one body cap, or the whole budget if that is smaller).
     /// Dropping the future while it waits gives back whatever it was given.
-    pub async fn cover(&mut self, bytes: u64, until: Instant) -> bool {
+    pub(crate) async fn cover(&mut self, bytes: u64, until: Instant) -> bool {
         let Some(s) = self.shared.clone() else {
             return true;
         };

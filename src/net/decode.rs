@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 /// Why decoding stopped.
 #[derive(Debug, PartialEq, Eq)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     /// More decoded bytes than the cap.
     TooLarge,
     /// The encoding is unknown or the stream is corrupt.
@@ -74,13 +74,13 @@ enum Inner {
 }
 
 /// A streaming decoder for one response body.
-pub struct Decoder {
+pub(crate) struct Decoder {
     inner: Inner,
 }
 
 impl Decoder {
     /// A decoder for a `Content-Encoding` value (`None` or `identity`: no decoding).
-    pub fn new(encoding: Option<&str>, cap: u64) -> Result<Decoder, DecodeError> {
+    pub(crate) fn new(encoding: Option<&str>, cap: u64) -> Result<Decoder, DecodeError> {
         let sink = Capped {
             buf: Vec::new(),
             cap: usize::try_from(cap).unwrap_or(usize::MAX),
@@ -109,7 +109,7 @@ impl Decoder {
     }
 
     /// Feed raw bytes from the wire.
-    pub fn push(&mut self, raw: &[u8]) -> Result<(), DecodeError> {
+    pub(crate) fn push(&mut self, raw: &[u8]) -> Result<(), DecodeError> {
         if raw.is_empty() {
             return Ok(());
         }
@@ -157,24 +157,24 @@ impl Decoder {
     }
 
     /// Bytes the decoded buffer holds (its capacity), for the body budget.
-    pub fn held(&self) -> usize {
+    pub(crate) fn held(&self) -> usize {
         self.sink().buf.capacity()
     }
 
     /// What [`Decoder::held`] will be once `extra` more decoded bytes are
     /// pushed (exact for identity, where raw bytes are decoded bytes).
-    pub fn held_after(&self, extra: usize) -> usize {
+    pub(crate) fn held_after(&self, extra: usize) -> usize {
         let s = self.sink();
         s.grown(s.buf.len().saturating_add(extra).min(s.cap))
     }
 
     /// No decoding (identity): one raw byte is one decoded byte.
-    pub fn is_identity(&self) -> bool {
+    pub(crate) fn is_identity(&self) -> bool {
         matches!(self.inner, Inner::Identity(_))
     }
 
     /// The bytes decoded so far (up to the cap), after `push` said `TooLarge`.
-    pub fn into_partial(mut self) -> Vec<u8> {
+    pub(crate) fn into_partial(mut self) -> Vec<u8> {
         std::mem::take(&mut self.sink_mut().buf)
     }
 
@@ -192,7 +192,7 @@ impl Decoder {
     /// End of the raw stream: flush the decoder and return the decoded body.
     /// A stream that ends early keeps what was decoded (as browsers do);
     /// only going over the cap is an error here.
-    pub fn finish(mut self) -> Result<Vec<u8>, DecodeError> {
+    pub(crate) fn finish(mut self) -> Result<Vec<u8>, DecodeError> {
         let result = match &mut self.inner {
             Inner::Identity(_) | Inner::DeflatePending(_) => Ok(()),
             Inner::Gzip(d) => d.try_finish(),

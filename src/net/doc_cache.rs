@@ -30,11 +30,11 @@ pub struct CachedDoc {
 }
 
 /// The documents by URL (`http://host/robots.txt`, `.../tdmrep.json`).
-pub type DocMap = BTreeMap<String, CachedDoc>;
+pub(crate) type DocMap = BTreeMap<String, CachedDoc>;
 
 impl CachedDoc {
     /// A 2xx answer worth remembering: one with a validator.
-    pub fn from_answer(
+    pub(crate) fn from_answer(
         headers: &HeaderMap,
         status: u16,
         body: &[u8],

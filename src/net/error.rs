@@ -63,7 +63,7 @@ impl FetchError {
 
     /// Did the network fail (as opposed to a policy refusal)? These count
     /// towards resting a host.
-    pub fn is_network(&self) -> bool {
+    pub(crate) fn is_network(&self) -> bool {
         matches!(
             self,
             FetchError::Timeout

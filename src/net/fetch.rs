@@ -22,7 +22,7 @@ pub(super) struct Hop {
     pub resp: reqwest::Response,
     pub status: u16,
     pub headers: HeaderMap,
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
     pub deadline: Instant,
     pub gap_wait: Duration,
     pub retry_after: Option<Duration>,
@@ -35,7 +35,7 @@ pub(super) struct Hop {
 impl Hop {
     /// Drop a body we do not want; a small one is read first so that the
     /// connection can be reused (bounded by a second and the deadline).
-    pub async fn discard(mut self) {
+    pub(crate) async fn discard(mut self) {
         if self.resp.content_length().is_some_and(|n| n <= 16 * 1024) {
             let until = self.deadline.min(Instant::now() + Duration::from_secs(1));
             let drain = async { while let Ok(Some(_)) = self.resp.chunk().await {} };
@@ -46,10 +46,10 @@ impl Hop {
 
 /// The request as sent and the answer's first line, for WARC records.
 pub(super) struct WireHop {
-    pub request_headers: HeaderMap,
+    pub(crate) request_headers: HeaderMap,
     pub version: reqwest::Version,
     pub remote: Option<std::net::SocketAddr>,
-    pub sent_utc: chrono::DateTime<chrono::Utc>,
+    pub(crate) sent_utc: chrono::DateTime<chrono::Utc>,
 }
 
 impl WireHop {

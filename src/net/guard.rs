@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::url::Url;
 
 /// Is `ip` a public unicast address that a crawler may contact?
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => is_public_v6(v6),
@@ -60,7 +60,7 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
 }
 
 /// Why `url`'s host may not be contacted, judged from the URL alone.
-pub fn host_refusal(url: &Url) -> Option<String> {
+pub(crate) fn host_refusal(url: &Url) -> Option<String> {
     match url.host()? {
         url::Host::Ipv4(ip) if !is_public_v4(ip) => Some(ip.to_string()),
         url::Host::Ipv6(ip) if !is_public_v6(ip) => Some(ip.to_string()),
@@ -74,7 +74,7 @@ pub fn host_refusal(url: &Url) -> Option<String> {
 
 /// The error a refused name resolves to (found again by downcasting).
 #[derive(Debug)]
-pub struct PrivateAddressError(pub String);
+pub(crate) struct PrivateAddressError(pub String);
 
 impl std::fmt::Display for PrivateAddressError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,10 +85,10 @@ impl std::fmt::Display for PrivateAddressError {
 impl std::error::Error for PrivateAddressError {}
 
 /// System DNS (getaddrinfo) with non-public addresses removed.
-pub struct GuardedResolver {
-    pub allow_private: Arc<AtomicBool>,
+pub(crate) struct GuardedResolver {
+    pub(crate) allow_private: Arc<AtomicBool>,
     /// Proxy host names: always resolved as they are.
-    pub exempt: HashSet<String>,
+    pub(crate) exempt: HashSet<String>,
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
@@ -113,7 +113,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
 }
 
 /// Host names of the proxies in use (`--proxy` and the environment).
-pub fn proxy_hosts(proxy: Option<&str>) -> HashSet<String> {
+pub(crate) fn proxy_hosts(proxy: Option<&str>) -> HashSet<String> {
     let vars = [
         "http_proxy",
         "HTTP_PROXY",

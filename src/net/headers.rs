@@ -61,7 +61,7 @@ pub(super) fn media_type(headers: &HeaderMap) -> (Option<String>, Option<String>
 }
 
 /// A `Content-Type` value's media type and `charset`, both lower-cased.
-pub fn parse_media_type(raw: &str) -> (Option<String>, Option<String>) {
+pub(crate) fn parse_media_type(raw: &str) -> (Option<String>, Option<String>) {
     let mut parts = raw.split(';');
     let mime = parts
         .next()

@@ -43,8 +43,7 @@ use crate::url::Url;
 
 pub use crate::record::RobotsOutcome;
 pub use error::FetchError;
-pub use guard::is_public;
-pub use headers::parse_media_type;
+pub(crate) use headers::parse_media_type;
 pub use polite::Gate;
 pub use robots::Robots;
 pub use tdmrep::{RslLicense, TdmRep};
@@ -83,20 +82,20 @@ pub struct Wire {
     /// When the request was sent.
     pub date: chrono::DateTime<chrono::Utc>,
     /// The server's address; `None` through a proxy (the peer is the proxy).
-    pub ip: Option<std::net::IpAddr>,
+    pub(crate) ip: Option<std::net::IpAddr>,
     /// `HTTP/1.1`, `HTTP/2`, ...
     pub version: &'static str,
     pub status: u16,
     pub reason: String,
     /// Path and query of the request line.
-    pub request_target: String,
+    pub(crate) request_target: String,
     /// The request headers as sent, names lower-cased (as hyper writes them).
-    pub request_headers: Vec<(String, Vec<u8>)>,
+    pub(crate) request_headers: Vec<(String, Vec<u8>)>,
     /// The answer's headers, names lower-cased, values as received.
     pub headers: Vec<(String, Vec<u8>)>,
     /// The body as received when it was content-encoded; empty when it was
     /// not (then [`Response::body`] is the raw body).
-    pub raw_body: Vec<u8>,
+    pub(crate) raw_body: Vec<u8>,
 }
 
 impl std::fmt::Debug for Wire {
@@ -110,7 +109,7 @@ impl std::fmt::Debug for Wire {
 
 /// Decode a body stored with its `Content-Encoding` (an archived response),
 /// under the same cap as a fetched one.
-pub fn decode_body(encoding: Option<&str>, raw: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn decode_body(encoding: Option<&str>, raw: &[u8], cap: u64) -> Result<Vec<u8>, String> {
     let mut d = decode::Decoder::new(encoding, cap).map_err(|e| format!("{e:?}"))?;
     d.push(raw).map_err(|e| format!("{e:?}"))?;
     d.finish().map_err(|e| format!("{e:?}"))
@@ -153,7 +152,7 @@ pub struct Response {
     /// All response headers of the final hop, names lower-cased.
     pub headers: Vec<(String, String)>,
     /// When the final hop's request was sent.
-    pub sent_at: std::time::Instant,
+    pub(crate) sent_at: std::time::Instant,
     /// From the first hop's send to the end of the body.
     pub elapsed: Duration,
     /// Body bytes received on the wire, over all hops.
@@ -162,7 +161,7 @@ pub struct Response {
     pub gap_wait: Duration,
     /// The body's share of `max_body_bytes_in_flight`, given back when the
     /// last clone of this response is dropped.
-    pub body_lease: Option<Arc<budget::Lease>>,
+    pub(crate) body_lease: Option<Arc<budget::Lease>>,
     /// The exchange for a WARC record, when [`Request::keep_raw`] asked for it.
     pub wire: Option<Box<Wire>>,
 }
@@ -200,7 +199,7 @@ pub struct NetOptions {
     /// Body bytes in flight across all fetches (0: no budget).
     pub max_body_bytes_in_flight: u64,
     /// Raw responses are archived: a body's lease also covers its raw copy.
-    pub keeps_raw: bool,
+    pub(crate) keeps_raw: bool,
     /// Most requests this run may send; 0 = no limit.
     pub max_requests: u64,
     /// Fetch hosts that are, or resolve to, loopback, private or link-local addresses.
@@ -386,7 +385,7 @@ impl Net {
 
     /// robots.txt and tdmrep.json answers from earlier runs (see
     /// [`doc_cache`]): asked for conditionally, reused on a 304.
-    pub fn set_doc_cache(&self, docs: doc_cache::DocMap, today: u32) {
+    pub(crate) fn set_doc_cache(&self, docs: doc_cache::DocMap, today: u32) {
         *self.inner.docs.lock().unwrap_or_else(|e| e.into_inner()) = docs;
         self.inner.today.store(u64::from(today), Ordering::SeqCst);
     }

@@ -56,12 +56,12 @@ struct Host {
 
 /// Allowance for the scheduling noise of client and server when the gap is
 /// counted from the send (see the module docs).
-pub const JITTER: Duration = Duration::from_millis(5);
+pub(crate) const JITTER: Duration = Duration::from_millis(5);
 /// Answers on reused connections needed before the quickest one is trusted.
-pub const QUICK_SAMPLES: u32 = 3;
+pub(crate) const QUICK_SAMPLES: u32 = 3;
 
 /// A connection, as (local, remote) socket addresses.
-pub type Conn = (std::net::SocketAddr, std::net::SocketAddr);
+pub(crate) type Conn = (std::net::SocketAddr, std::net::SocketAddr);
 
 /// The politeness gate, shared by every fetch of a run.
 #[derive(Debug)]
@@ -75,7 +75,7 @@ pub struct Gate {
 
 /// A taken slot; releasing it (drop) lets the next request to the host start.
 #[derive(Debug)]
-pub struct Permit {
+pub(crate) struct Permit {
     gate: Arc<Gate>,
     host: String,
     /// How long the caller waited for this slot.
@@ -125,7 +125,7 @@ impl Gate {
     }
 
     /// Wait for the host's turn and take a slot. Call right before sending.
-    pub async fn acquire(self: &Arc<Self>, host: &str) -> Result<Permit, Rested> {
+    pub(crate) async fn acquire(self: &Arc<Self>, host: &str) -> Result<Permit, Rested> {
         let start = Instant::now();
         loop {
             let freed = {
@@ -232,7 +232,7 @@ impl Gate {
     }
 
     /// Raise the gap for a robots.txt Crawl-delay, up to the configured maximum.
-    pub fn apply_crawl_delay(&self, host: &str, delay: Duration) {
+    pub(crate) fn apply_crawl_delay(&self, host: &str, delay: Duration) {
         let gap = crawl_delay_gap(delay, Duration::ZERO, self.max_gap);
         self.with_host(host, |h| {
             if gap > h.gap {
@@ -247,7 +247,7 @@ impl Gate {
     }
 
     /// Back off after a 429/503 without Retry-After: double the gap, up to the maximum.
-    pub fn back_off(&self, host: &str) {
+    pub(crate) fn back_off(&self, host: &str) {
         let max = self.max_gap;
         self.with_host(host, |h| {
             h.gap = (h.gap * 2)
@@ -275,7 +275,7 @@ impl Gate {
     }
 
     /// No request to `host` before `until`.
-    pub fn pause_until(&self, host: &str, until: Instant) {
+    pub(crate) fn pause_until(&self, host: &str, until: Instant) {
         self.with_host(host, |h| {
             h.paused_until = Some(h.paused_until.map_or(until, |p| p.max(until)));
         });
@@ -329,7 +329,7 @@ impl Drop for Permit {
 /// and by the frontier alike: the host's gap becomes the delay, held to at
 /// most `max_crawl_delay` (a host asking for more is crawled at that gap,
 /// not skipped) and never below `min_host_gap`.
-pub fn crawl_delay_gap(delay: Duration, min_gap: Duration, max_gap: Duration) -> Duration {
+pub(crate) fn crawl_delay_gap(delay: Duration, min_gap: Duration, max_gap: Duration) -> Duration {
     delay.min(max_gap).max(min_gap)
 }
 

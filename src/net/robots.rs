@@ -41,16 +41,16 @@ pub struct Robots {
     /// outcome is then reported under that failure's class.
     pub error: Option<FetchError>,
     /// `Content-Signal` entries for our group (see [`crate::consent::content_signals`]).
-    pub content_signals: Vec<crate::consent::ContentSignal>,
+    pub(crate) content_signals: Vec<crate::consent::ContentSignal>,
     /// `Content-Usage` rules for our group (see [`crate::consent::aipref`]).
-    pub content_usage: crate::consent::UsageRules,
+    pub(crate) content_usage: crate::consent::UsageRules,
     /// RSL `License:` lines, as written (see [`crate::consent::rsl`]).
     pub licenses: Vec<String>,
     /// The body as parsed (empty when there was none): the provenance snapshot.
     pub body: Vec<u8>,
     /// Answered 304 to a conditional request: the body is the one an earlier
     /// run remembered (`state/doc_cache.json`).
-    pub revalidated: bool,
+    pub(crate) revalidated: bool,
     rules: robotxt::Robots,
 }
 
@@ -78,14 +78,14 @@ impl Robots {
         }
     }
 
-    pub fn allow_all(status: u16) -> Robots {
+    pub(crate) fn allow_all(status: u16) -> Robots {
         Robots::fixed(
             RobotsOutcome::AllowAll(status),
             robotxt::Robots::allow_all(),
         )
     }
 
-    pub fn disallow_all(reason: impl Into<String>) -> Robots {
+    pub(crate) fn disallow_all(reason: impl Into<String>) -> Robots {
         Robots::fixed(
             RobotsOutcome::DisallowAll(reason.into()),
             robotxt::Robots::disallow_all(),
@@ -156,7 +156,7 @@ impl Net {
     /// [`Net::robots`], but a spent budget, a rested host or a refused
     /// (private) address is an `Err` (and not cached), so that callers can
     /// report it as such.
-    pub async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
+    pub(crate) async fn robots_for(&self, url: &Url) -> Result<Arc<Robots>, FetchError> {
         let key = origin(url);
         let cell = {
             let mut map = self.inner.robots.lock().unwrap_or_else(|e| e.into_inner());

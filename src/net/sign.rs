@@ -103,7 +103,7 @@ pub enum SignWhen {
 
 impl WebBotAuth {
     /// `crawl.web_bot_auth`'s own checks (run when `config.yml` loads).
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let name = "crawl.web_bot_auth.signature_agent";
         crate::url::check_http_url(&self.signature_agent).map_err(|e| format!("{name}: {e}"))?;
         if !self.signature_agent.bytes().all(|b| b.is_ascii_graphic()) {
@@ -117,7 +117,7 @@ impl WebBotAuth {
 }
 
 /// The environment variable that may hold the PEM key instead of `key_file`.
-pub const KEY_ENV: &str = "SCRAPER_WEB_BOT_AUTH_KEY";
+pub(crate) const KEY_ENV: &str = "SCRAPER_WEB_BOT_AUTH_KEY";
 
 /// How long a signature stays valid after `created`.
 const VALIDITY_SECS: u64 = 60;
@@ -231,7 +231,7 @@ impl Signer {
     }
 
     /// Should a request to `host` (`host[:port]`) be signed?
-    pub fn signs_for(&self, host: &str) -> bool {
+    pub(crate) fn signs_for(&self, host: &str) -> bool {
         self.when == SignWhen::Always
             || self
                 .asked
@@ -242,7 +242,7 @@ impl Signer {
 
     /// `host` answered with `Accept-Signature`: under `when_asked`, its
     /// requests are signed from now on.
-    pub fn asked_by(&self, host: &str) {
+    pub(crate) fn asked_by(&self, host: &str) {
         if self.when == SignWhen::WhenAsked {
             let new = self
                 .asked

@@ -31,7 +31,7 @@ use crate::record::FailureClass;
 const HEAD_BYTES: usize = 64 * 1024;
 
 /// A page shorter than this is thin (interstitials are a few kilobytes).
-pub const THIN_BYTES: usize = 32 * 1024;
+pub(crate) const THIN_BYTES: usize = 32 * 1024;
 
 /// Titles of challenge pages (lower case, matched at the title's start).
 const TITLES: &[&str] = &[
@@ -156,7 +156,7 @@ fn terms_link(headers: &[(String, String)]) -> Option<String> {
 
 /// Was this answer a challenge or a payment demand? `headers` have
 /// lower-case names; `body` is the decoded body (empty when not read).
-pub fn classify(status: u16, headers: &[(String, String)], body: &[u8]) -> Option<Turned> {
+pub(crate) fn classify(status: u16, headers: &[(String, String)], body: &[u8]) -> Option<Turned> {
     let header = |name: &str| {
         headers
             .iter()

@@ -36,7 +36,7 @@ pub enum Answer {
 
 impl Answer {
     /// URLs robots.txt kept the crawler from (not requests).
-    pub const ROBOTS: Answer = Answer::Failed(FailureClass::Robots);
+    pub(crate) const ROBOTS: Answer = Answer::Failed(FailureClass::Robots);
 
     /// The answer of an HTTP status.
     pub fn status(code: u16) -> Answer {
@@ -48,12 +48,12 @@ impl Answer {
     }
 
     /// A success (`2xx` or `304`)?
-    pub fn is_fine(self) -> bool {
+    pub(crate) fn is_fine(self) -> bool {
         matches!(self, Answer::Success | Answer::NotModified)
     }
 
     /// Is a failure the URL's own (dead or moved) rather than the host's?
-    pub fn is_url_level(self) -> bool {
+    pub(crate) fn is_url_level(self) -> bool {
         matches!(
             self,
             Answer::Status(404 | 410)
@@ -82,7 +82,7 @@ impl Answer {
     }
 
     /// The answer written as `name` (the inverse of [`Answer::name`]).
-    pub fn from_name(name: &str) -> Option<Answer> {
+    pub(crate) fn from_name(name: &str) -> Option<Answer> {
         Some(match name {
             "2xx" => Answer::Success,
             "not_a_listing" => Answer::NotAListing,

@@ -9,7 +9,7 @@ use super::RobotsOutcome;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ConsentEntry {
+pub(crate) enum ConsentEntry {
     /// Once per host per run: the robots.txt the host's pages were fetched under.
     Robots(RobotsSnapshotLine),
     /// A page the crawl would have stored but did not: its publisher reserves
@@ -18,7 +18,7 @@ pub enum ConsentEntry {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RobotsSnapshotLine {
+pub(crate) struct RobotsSnapshotLine {
     #[serde(default)]
     pub host: String,
     /// `2026-10-09T18:12:33Z`.
@@ -42,7 +42,7 @@ pub struct RobotsSnapshotLine {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct WithheldLine {
+pub(crate) struct WithheldLine {
     pub url: String,
     pub domain: String,
     pub t: String,

@@ -57,7 +57,7 @@ pub enum Event {
 /// read as `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum EventKind {
+pub(crate) enum EventKind {
     RunStart,
     Seed,
     Progress,
@@ -90,9 +90,9 @@ pub struct RunStart {
     /// RFC 3339 (the latest cut-off of any host), or `null` without one.
     pub min_lastmod: Option<String>,
     /// Hosts with a cut-off of their own.
-    pub min_lastmod_hosts: usize,
+    pub(crate) min_lastmod_hosts: usize,
     pub concurrency: usize,
-    pub min_host_gap_ms: u64,
+    pub(crate) min_host_gap_ms: u64,
     /// URLs in the seen-set at the start.
     pub seen: usize,
     /// The partition this run crawls (`i/N`; `0/1` is the whole crawl).
@@ -117,7 +117,7 @@ pub struct Progress {
     pub fetched: u64,
     pub stored: u64,
     pub errors: u64,
-    pub elapsed_s: u64,
+    pub(crate) elapsed_s: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -125,7 +125,7 @@ pub struct Progress {
 pub struct Fetch {
     pub url: String,
     /// After redirects.
-    pub final_url: String,
+    pub(crate) final_url: String,
     pub status: u16,
     pub ms: u64,
     /// Bytes on the wire.
@@ -267,7 +267,7 @@ pub struct TrapMet {
     pub kind: Trap,
     /// The URL's full length.
     #[serde(default)]
-    pub url_bytes: usize,
+    pub(crate) url_bytes: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -319,7 +319,7 @@ pub struct Done {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_left: Option<usize>,
     #[serde(default)]
-    pub elapsed_s: f64,
+    pub(crate) elapsed_s: f64,
     /// The shard's file name; `null` when nothing was stored.
     #[serde(default)]
     pub shard: Option<String>,

@@ -157,12 +157,12 @@ impl HostCounters {
         }
     }
 
-    pub fn listing_unchanged(&mut self) {
+    pub(crate) fn listing_unchanged(&mut self) {
         self.listings_unchanged += 1;
     }
 
     /// A URL was handed out to be fetched: counted by its tier.
-    pub fn dispatched(&mut self, backlog: bool, explore: bool) {
+    pub(crate) fn dispatched(&mut self, backlog: bool, explore: bool) {
         match (explore, backlog) {
             (true, _) => self.explore_requests += 1,
             (false, true) => self.backlog_requests += 1,
@@ -175,12 +175,12 @@ impl HostCounters {
         self.family_stopped += 1;
     }
 
-    pub fn listing_not_due(&mut self) {
+    pub(crate) fn listing_not_due(&mut self) {
         self.listings_not_due += 1;
     }
 
     /// A feed or sitemap was read only in part, or its children not at all.
-    pub fn bad_listing(&mut self) {
+    pub(crate) fn bad_listing(&mut self) {
         self.bad_listings += 1;
     }
 
@@ -224,7 +224,7 @@ impl HostCounters {
     }
 
     /// A URL was not queued: it failed for good in an earlier run.
-    pub fn known_failure(&mut self) {
+    pub(crate) fn known_failure(&mut self) {
         self.known_failures += 1;
     }
 
@@ -263,7 +263,7 @@ pub enum ErrorClass {
 
 impl ErrorClass {
     /// The class of an HTTP status that is not a success.
-    pub fn of_status(code: u16) -> ErrorClass {
+    pub(crate) fn of_status(code: u16) -> ErrorClass {
         match code {
             429 => ErrorClass::TooManyRequests,
             400..=499 => ErrorClass::ClientError,
@@ -299,7 +299,7 @@ impl ErrorClass {
     }
 
     /// The class written as `name` (the inverse of [`ErrorClass::name`]).
-    pub fn from_name(name: &str) -> ErrorClass {
+    pub(crate) fn from_name(name: &str) -> ErrorClass {
         match name {
             "429" => ErrorClass::TooManyRequests,
             "4xx" => ErrorClass::ClientError,

@@ -137,7 +137,7 @@ pub struct Provenance {
     pub ai_reserved: Option<bool>,
     pub crawler: Option<String>,
     /// The day the crawl's extractor took as today.
-    pub extracted_on: Option<chrono::NaiveDate>,
+    pub(crate) extracted_on: Option<chrono::NaiveDate>,
     /// Where the page is archived (not written in the metadata record: that is where it is).
     pub warc_file: Option<String>,
     pub warc_offset: Option<u64>,
@@ -145,5 +145,5 @@ pub struct Provenance {
     pub updated: bool,
     /// The listing's date for a changed article: its `date_modified` when
     /// the page gives none.
-    pub listed_modified: Option<chrono::NaiveDate>,
+    pub(crate) listed_modified: Option<chrono::NaiveDate>,
 }

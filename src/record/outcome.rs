@@ -81,7 +81,7 @@ impl DateSource {
     }
 
     /// Page metadata made for machines (meta tags, JSON-LD, `<time>`).
-    pub fn is_metadata(self) -> bool {
+    pub(crate) fn is_metadata(self) -> bool {
         matches!(
             self,
             DateSource::PublishedTime | DateSource::Jsonld | DateSource::Meta | DateSource::Time
@@ -90,7 +90,7 @@ impl DateSource {
 
     /// The page's own publication date, as opposed to a date or year merely
     /// written in its text or its image's URL.
-    pub fn is_own_date(self) -> bool {
+    pub(crate) fn is_own_date(self) -> bool {
         !matches!(
             self,
             DateSource::TextYear | DateSource::TextDate | DateSource::ImageUrl
@@ -137,7 +137,7 @@ pub enum FailureClass {
 
 impl FailureClass {
     /// Every class, for reading the names back.
-    pub const ALL: [FailureClass; 17] = [
+    pub(crate) const ALL: [FailureClass; 17] = [
         FailureClass::Budget,
         FailureClass::Rested,
         FailureClass::Robots,
@@ -180,13 +180,13 @@ impl FailureClass {
     }
 
     /// The class named `name` (the inverse of [`Self::as_str`]).
-    pub fn from_name(name: &str) -> Option<FailureClass> {
+    pub(crate) fn from_name(name: &str) -> Option<FailureClass> {
         FailureClass::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
     /// Did the network fail (as `FetchError::is_network` says), rather
     /// than a policy refusal or the answer?
-    pub fn is_network(self) -> bool {
+    pub(crate) fn is_network(self) -> bool {
         matches!(
             self,
             FailureClass::Timeout
@@ -282,7 +282,7 @@ pub enum RobotsOutcome {
 
 impl RobotsOutcome {
     /// In a word, with its detail (the status, or why it was unreachable).
-    pub fn access(&self) -> (RobotsAccess, String) {
+    pub(crate) fn access(&self) -> (RobotsAccess, String) {
         match self {
             RobotsOutcome::Parsed(c) => (RobotsAccess::Parsed, c.to_string()),
             RobotsOutcome::AllowAll(c) => (RobotsAccess::AllowAll, c.to_string()),

@@ -110,10 +110,10 @@ pub struct RunSummary {
     pub handover: Option<HandoverCounts>,
     /// The id blocks this run handed out, `[first, next)` each.
     #[serde(default)]
-    pub id_blocks: Vec<[i64; 2]>,
+    pub(crate) id_blocks: Vec<[i64; 2]>,
     /// URLs of unreachable hosts kept in the queue for the next run.
     #[serde(default)]
-    pub kept_for_next_run: u64,
+    pub(crate) kept_for_next_run: u64,
     /// The partition the run crawled (`i/N`); absent: the whole crawl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
@@ -183,7 +183,7 @@ impl RunSummary {
     /// Set the watermark: this run's start when it `succeeded`, otherwise the
     /// previous run's watermark. The engine decides what success is (at least:
     /// not interrupted, and its unfinished queue saved for the next run).
-    pub fn set_watermark(&mut self, previous: Option<&RunSummary>, succeeded: bool) {
+    pub(crate) fn set_watermark(&mut self, previous: Option<&RunSummary>, succeeded: bool) {
         self.last_success_started_at = if succeeded {
             Some(self.run.started_at)
         } else {

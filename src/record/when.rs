@@ -11,14 +11,16 @@ use serde::{Deserialize, Deserializer, Serializer};
 pub mod day {
     use super::*;
 
-    pub fn serialize<S: Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, S::Error> {
         match d {
             Some(d) => s.collect_str(&d.format("%Y-%m-%d")),
             None => s.serialize_none(),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<NaiveDate>, D::Error> {
         let text: Option<std::borrow::Cow<'de, str>> = Option::deserialize(d)?;
         Ok(text.and_then(|t| parse_day(&t)))
     }
@@ -28,11 +30,11 @@ pub mod day {
 pub mod instant {
     use super::*;
 
-    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(&t.to_rfc3339_opts(SecondsFormat::Secs, true))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
         let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
         parse_instant(&text)
             .ok_or_else(|| serde::de::Error::custom(format_args!("not an RFC 3339 time: {text:?}")))
@@ -40,19 +42,19 @@ pub mod instant {
 }
 
 /// A `YYYY-MM-DD` day (a longer string is read by its first ten characters).
-pub fn parse_day(text: &str) -> Option<NaiveDate> {
+pub(crate) fn parse_day(text: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(text.get(..10)?, "%Y-%m-%d").ok()
 }
 
 /// An RFC 3339 instant, taken to UTC.
-pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc))
 }
 
 /// `t` as the record writes it.
-pub fn format_instant(t: DateTime<Utc>) -> String {
+pub(crate) fn format_instant(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 

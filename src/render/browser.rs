@@ -91,7 +91,7 @@ impl Drop for Live {
 impl Live {
     /// The DevTools connection closed, or the main process exited (a zombie
     /// counts as gone; `/proc` is read on Linux, elsewhere the connection alone tells).
-    pub fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         if self.dead.load(Ordering::SeqCst) {
             return true;
         }

@@ -53,7 +53,7 @@ impl Requests {
 
 /// The page's request traffic as the settling loop watches it.
 #[derive(Debug)]
-pub struct Activity {
+pub(crate) struct Activity {
     inflight: AtomicUsize,
     last: Mutex<Instant>,
     pub counts: Mutex<Requests>,
@@ -66,7 +66,7 @@ impl Default for Activity {
 }
 
 impl Activity {
-    pub fn new() -> Activity {
+    pub(crate) fn new() -> Activity {
         Activity {
             inflight: AtomicUsize::new(0),
             last: Mutex::new(Instant::now()),
@@ -75,12 +75,12 @@ impl Activity {
     }
 
     /// Something happened now (a request paused or answered, a scroll).
-    pub fn touch(&self) {
+    pub(crate) fn touch(&self) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     }
 
     /// No request in flight, and none for `quiet`.
-    pub fn is_quiet(&self, quiet: std::time::Duration) -> bool {
+    pub(crate) fn is_quiet(&self, quiet: std::time::Duration) -> bool {
         self.inflight.load(Ordering::SeqCst) == 0
             && self
                 .last
@@ -97,7 +97,7 @@ impl Activity {
 
 /// The page's own document, as the crawler fetched it.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     pub url: Url,
     pub body: Arc<Vec<u8>>,
     pub content_type: String,
@@ -136,7 +136,7 @@ fn plan(kind: &ResourceType, method: &str, raw: &str, doc: &Document, served: bo
 
 /// Answer every paused request of `page` until the stream ends (the page
 /// closed) or the task is aborted; the fetches in flight go with it.
-pub async fn serve(
+pub(crate) async fn serve(
     page: Page,
     mut events: EventStream<EventRequestPaused>,
     net: Net,

@@ -22,7 +22,7 @@
 //!   extractor like any fetched page.
 
 pub mod browser;
-pub mod intercept;
+pub(crate) mod intercept;
 pub mod shell;
 pub mod verdicts;
 
@@ -42,9 +42,9 @@ use crate::url::Url;
 pub use intercept::Requests;
 
 /// No request in flight for this long: the page has settled (for now).
-pub const QUIET: Duration = Duration::from_millis(200);
+pub(crate) const QUIET: Duration = Duration::from_millis(200);
 /// Scroll-and-settle rounds at most (lazy-loaded parts).
-pub const MAX_SCROLLS: usize = 6;
+pub(crate) const MAX_SCROLLS: usize = 6;
 
 /// What the renderer needs (made from `crawl.render`).
 #[derive(Debug, Clone)]
@@ -133,7 +133,7 @@ pub struct Renderer {
 }
 
 /// Failed browser starts in a row after which rendering is given up.
-pub const MAX_FAILED_STARTS: u32 = 3;
+pub(crate) const MAX_FAILED_STARTS: u32 = 3;
 
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

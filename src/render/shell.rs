@@ -12,7 +12,7 @@
 use memchr::memmem;
 
 /// Most text characters the static read may have found in a shell.
-pub const MAX_SHELL_TEXT: usize = 1500;
+pub(crate) const MAX_SHELL_TEXT: usize = 1500;
 
 /// Ids and classes of elements scripts typically mount a page into.
 const MOUNTS: &[&str] = &[
@@ -30,7 +30,7 @@ const MOUNTS: &[&str] = &[
 ];
 
 /// Why the markup looks like an application shell, or `None`.
-pub fn shell_reason(html: &[u8], text_chars: usize) -> Option<&'static str> {
+pub(crate) fn shell_reason(html: &[u8], text_chars: usize) -> Option<&'static str> {
     if text_chars >= MAX_SHELL_TEXT {
         return None;
     }

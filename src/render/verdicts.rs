@@ -15,7 +15,7 @@ pub const FILE: &str = "render_verdicts.json";
 /// The verdicts, by source key (`host` or `host/path`, `Source::key`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Verdicts {
+pub(crate) struct Verdicts {
     pub sources: BTreeMap<String, Verdict>,
 }
 
@@ -30,7 +30,7 @@ pub struct Verdict {
     /// Pages compared both ways.
     pub compared: u64,
     /// Of those, pages that were articles only once rendered, or whose text grew by half.
-    pub gained: u64,
+    pub(crate) gained: u64,
     /// Median text characters, static and rendered.
     pub static_chars: u64,
     pub rendered_chars: u64,
@@ -40,7 +40,7 @@ pub struct Verdict {
 
 impl Verdicts {
     /// The file in `state_dir`; none, or one that cannot be read, is no verdict (logged).
-    pub fn load(state_dir: &Path) -> Verdicts {
+    pub(crate) fn load(state_dir: &Path) -> Verdicts {
         let path = state_dir.join(FILE);
         let Ok(bytes) = std::fs::read(&path) else {
             return Verdicts::default();
@@ -52,7 +52,7 @@ impl Verdicts {
     }
 
     /// Replace the file in `state_dir` (created if needed).
-    pub fn save(&self, state_dir: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, state_dir: &Path) -> anyhow::Result<()> {
         std::fs::create_dir_all(state_dir)?;
         let bytes = serde_json::to_vec_pretty(self)?;
         crate::store::state::write_atomic(&state_dir.join(FILE), &bytes)?;
@@ -61,7 +61,7 @@ impl Verdicts {
 
     /// Does the probe say `source` needs rendering? A key with or without
     /// `www.` names the same source (as `sources[].host` does).
-    pub fn says_render(&self, source: &str) -> bool {
+    pub(crate) fn says_render(&self, source: &str) -> bool {
         let bare = |k: &str| k.strip_prefix("www.").unwrap_or(k).to_string();
         let want = bare(source);
         self.sources

@@ -34,7 +34,7 @@ use super::log;
 /// The page.
 pub const PAGE: &str = include_str!("dashboard.html");
 /// Largest `/events` answer, in log bytes.
-pub const EVENTS_MAX: usize = 256 * 1024;
+pub(crate) const EVENTS_MAX: usize = 256 * 1024;
 /// Log bytes the server folds per read while catching up.
 const FOLD_CHUNK: usize = 4 << 20;
 const HEAD_MAX: usize = 16 * 1024;

@@ -24,7 +24,7 @@ pub struct Live {
     pub started_at: Option<String>,
     pub max_duration_s: Option<f64>,
     /// `t` of the newest event.
-    pub last_t: Option<String>,
+    pub(crate) last_t: Option<String>,
     pub events: u64,
     /// `fetch` events.
     pub fetched: u64,

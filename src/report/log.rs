@@ -63,7 +63,7 @@ impl serde::Serialize for Generation {
 
 /// Complete lines read from `from`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Chunk {
+pub(crate) struct Chunk {
     /// Generation of the file the lines came from.
     pub generation: Generation,
     /// The offset actually read from: `0` after a reset.
@@ -95,7 +95,7 @@ pub fn generation(file: &mut File) -> io::Result<Generation> {
 /// `generation` is given and differs from the file's, or `from` is past the
 /// end, reading starts again at 0 with `reset` set. A line longer than `max`
 /// is returned whole rather than never.
-pub fn read_chunk(
+pub(crate) fn read_chunk(
     path: &Path,
     generation_seen: Option<&Generation>,
     from: u64,

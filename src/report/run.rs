@@ -17,7 +17,7 @@ use crate::record::{HostCounters, Stopped};
 use crate::store::state;
 
 /// Hosts listed in the summary, busiest first.
-pub const TOP_HOSTS: usize = 10;
+pub(crate) const TOP_HOSTS: usize = 10;
 
 /// What `stats` shows about one run (also its `--json` shape).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,7 +60,7 @@ pub struct HostLine {
 impl RunSummary {
     /// `state/last_run.json`; `None` before the first run; the reason when
     /// the file is there but is not a run summary.
-    pub fn load_last(state_dir: &Path) -> Result<Option<RunSummary>, String> {
+    pub(crate) fn load_last(state_dir: &Path) -> Result<Option<RunSummary>, String> {
         state::RunSummary::load(state_dir)
             .map(|run| run.as_ref().map(RunSummary::from))
             .map_err(|e| e.to_string())
@@ -112,7 +112,7 @@ impl From<&state::RunSummary> for RunSummary {
 /// ([`state::RunHistory`]: `state/runs/`, plus a `last_run.json` of an older
 /// version); empty when there is none or it cannot be listed. What `stats`
 /// shows when a crawl is split.
-pub fn latest_per_partition(state_dir: &Path) -> Vec<RunSummary> {
+pub(crate) fn latest_per_partition(state_dir: &Path) -> Vec<RunSummary> {
     match state::RunHistory::load(state_dir) {
         Ok(h) => h
             .latest_per_partition()
@@ -144,7 +144,7 @@ pub struct RunCost {
 }
 
 /// The last `n` runs' costs, oldest first (`state/runs/`).
-pub fn recent_costs(state_dir: &Path, n: usize) -> Vec<RunCost> {
+pub(crate) fn recent_costs(state_dir: &Path, n: usize) -> Vec<RunCost> {
     let Ok(history) = state::RunHistory::load(state_dir) else {
         return Vec::new();
     };

@@ -19,7 +19,7 @@ use crate::store::shard;
 use super::run::RunSummary;
 
 /// Runs shown in `recent_runs`.
-pub const RECENT_RUNS: usize = 7;
+pub(crate) const RECENT_RUNS: usize = 7;
 
 /// Everything `scraper stats` reports; also the `--json` shape.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

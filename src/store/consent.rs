@@ -25,10 +25,10 @@ use crate::record::RobotsOutcome;
 use crate::record::consent::{ConsentEntry, RobotsSnapshotLine, WithheldLine};
 
 /// Folder under `state/`.
-pub const CONSENT_DIR: &str = "consent";
+pub(crate) const CONSENT_DIR: &str = "consent";
 
 /// The short hex form of a robots.txt hash, as records and snapshots carry it.
-pub fn hash_hex(hash: u64) -> String {
+pub(crate) fn hash_hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
@@ -71,7 +71,7 @@ impl ConsentLog {
     }
 
     /// Remove this run's file (a run that saved nothing: an outage).
-    pub fn discard(&mut self) {
+    pub(crate) fn discard(&mut self) {
         self.file = None;
         match std::fs::remove_file(&self.path) {
             Ok(()) => {}
@@ -139,7 +139,7 @@ impl ConsentLog {
 
 /// Every page withheld for AI use by any run, as distinct URLs per domain.
 /// Unreadable files and lines are skipped.
-pub fn withheld_by_domain(state: &Path) -> BTreeMap<String, BTreeSet<String>> {
+pub(crate) fn withheld_by_domain(state: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let Ok(dir) = std::fs::read_dir(state.join(CONSENT_DIR)) else {
         return out;

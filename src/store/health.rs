@@ -9,7 +9,7 @@ use super::state::write_atomic;
 use crate::health::{FILES_PER_RUN, RunHealth};
 
 /// The folder inside `state/`.
-pub const HEALTH_DIR: &str = "health";
+pub(crate) const HEALTH_DIR: &str = "health";
 
 /// Write this run's file atomically (pretty JSON, stable key order).
 pub fn save(state_dir: &Path, run: &RunHealth) -> Result<PathBuf, StoreError> {
@@ -26,13 +26,13 @@ pub fn save(state_dir: &Path, run: &RunHealth) -> Result<PathBuf, StoreError> {
 /// The latest `window` runs' files, oldest first, and the names of files
 /// that could not be read (skipped, never fatal).
 #[derive(Debug, Default)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub runs: Vec<RunHealth>,
     pub unreadable: Vec<String>,
 }
 
 /// Read the latest `window` health files (run ids sort by start time).
-pub fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError> {
+pub(crate) fn load_recent(state_dir: &Path, window: usize) -> Result<Loaded, StoreError> {
     let dir = state_dir.join(HEALTH_DIR);
     let names: Vec<String> = super::state::run_files::json_files(&dir)?
         .iter()

@@ -48,7 +48,7 @@ use crate::partition::Partition;
 pub const LEGACY_LIMIT: i64 = 1 << 33;
 /// Is `first_id` (`crawl.first_id`, where `renumber` continues the legacy
 /// numbering) a legacy id? Ids at or above [`LEGACY_LIMIT`] are run blocks.
-pub fn check_first_id(first_id: i64) -> Result<(), String> {
+pub(crate) fn check_first_id(first_id: i64) -> Result<(), String> {
     if (0..LEGACY_LIMIT).contains(&first_id) {
         return Ok(());
     }
@@ -59,7 +59,7 @@ pub fn check_first_id(first_id: i64) -> Result<(), String> {
 }
 
 /// 2026-01-01T00:00:00Z, second 0 of the block layout.
-pub const EPOCH: i64 = 1_767_225_600;
+pub(crate) const EPOCH: i64 = 1_767_225_600;
 
 const SEQ_BITS: u32 = 10;
 const SUFFIX_BITS: u32 = 16;

@@ -82,7 +82,7 @@ pub(crate) fn list_files(dir: &Path, suffix: &str) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Name of the lock file inside `state/`.
-pub const LOCK_FILE: &str = ".lock";
+pub(crate) const LOCK_FILE: &str = ".lock";
 
 /// An open data folder: `articles/` and `state/`, held under an exclusive lock.
 #[derive(Debug)]
@@ -131,7 +131,7 @@ impl DataDir {
     }
 
     /// Open without the lock, for readers (`stats`, `build`).
-    pub fn open_read(root: &Path) -> DataDir {
+    pub(crate) fn open_read(root: &Path) -> DataDir {
         DataDir {
             root: root.to_path_buf(),
             articles: root.join("articles"),
@@ -146,7 +146,7 @@ impl DataDir {
     }
 
     /// The folder of the WARC archives: `warc/`.
-    pub fn warc_dir(&self) -> PathBuf {
+    pub(crate) fn warc_dir(&self) -> PathBuf {
         self.root.join("warc")
     }
 

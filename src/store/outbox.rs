@@ -29,9 +29,9 @@ use super::state::{sync_dir, write_atomic};
 use crate::frontier::Entry;
 use crate::partition::Partition;
 
-pub const OUTBOX_DIR: &str = "outbox";
+pub(crate) const OUTBOX_DIR: &str = "outbox";
 /// Most entries one run hands to other partitions.
-pub const MAX_PER_RUN: usize = 50_000;
+pub(crate) const MAX_PER_RUN: usize = 50_000;
 
 /// Entries this run hands over, by owner.
 #[derive(Debug, Default)]
@@ -82,7 +82,7 @@ impl Outbox {
 
 /// What a partition's outbox folder held at start.
 #[derive(Debug, Default)]
-pub struct Inbox {
+pub(crate) struct Inbox {
     pub entries: Vec<Entry>,
     /// The files read, removed by [`Inbox::remove`] once the run is saved.
     pub files: Vec<PathBuf>,
@@ -92,7 +92,7 @@ pub struct Inbox {
 
 impl Inbox {
     /// Read every `*.jsonl` in `state/outbox/<me>/`.
-    pub fn read(state_dir: &Path, me: Partition) -> Result<Inbox, StoreError> {
+    pub(crate) fn read(state_dir: &Path, me: Partition) -> Result<Inbox, StoreError> {
         let dir = state_dir.join(OUTBOX_DIR).join(me.file_name());
         let mut inbox = Inbox::default();
         let listing = match std::fs::read_dir(&dir) {
@@ -122,7 +122,7 @@ impl Inbox {
     }
 
     /// Remove the files read (after the run saved what it did not fetch).
-    pub fn remove(&self) -> Result<(), StoreError> {
+    pub(crate) fn remove(&self) -> Result<(), StoreError> {
         for path in &self.files {
             match std::fs::remove_file(path) {
                 Ok(()) => {}

@@ -86,11 +86,11 @@ impl Archive for WarcWriter {
 /// The URLs a stored record answers for, as seen hashes, and its text's
 /// fingerprint: what the seen-set learns once the record is durable.
 #[derive(Debug, Clone, Copy)]
-pub struct Hits {
+pub(crate) struct Hits {
     /// The URL asked for.
     pub request: u64,
     /// The URL the answer came from (after redirects): carries the fingerprint.
-    pub fin: u64,
+    pub(crate) fin: u64,
     /// The page's `rel=canonical` URL.
     pub canonical: Option<u64>,
     /// [`text_print`] of the record's text.
@@ -98,7 +98,7 @@ pub struct Hits {
 }
 
 impl Hits {
-    pub fn new(request: &Url, fin: &Url, canonical: Option<&Url>, text: &str) -> Hits {
+    pub(crate) fn new(request: &Url, fin: &Url, canonical: Option<&Url>, text: &str) -> Hits {
         Hits {
             request: url::seen_hash(request),
             fin: url::seen_hash(fin),
@@ -146,7 +146,7 @@ impl Sink {
     }
 
     /// URLs the seen-set holds.
-    pub fn seen_len(&self) -> usize {
+    pub(crate) fn seen_len(&self) -> usize {
         self.seen.len()
     }
 
@@ -169,7 +169,7 @@ impl Sink {
 
     /// Count a record's URLs as stored in this run without storing it (an
     /// article asked again whose text did not change).
-    pub fn claim(&mut self, hits: &Hits) {
+    pub(crate) fn claim(&mut self, hits: &Hits) {
         self.stored_this_run.extend(hits.all());
     }
 
@@ -179,7 +179,7 @@ impl Sink {
     }
 
     /// The id blocks this run took.
-    pub fn id_blocks(&self) -> &[[i64; 2]] {
+    pub(crate) fn id_blocks(&self) -> &[[i64; 2]] {
         self.ids.blocks()
     }
 
@@ -189,13 +189,13 @@ impl Sink {
     }
 
     /// Drop the held exchange unarchived (a page withheld for AI use).
-    pub fn drop_held(&mut self) {
+    pub(crate) fn drop_held(&mut self) {
         self.captured = None;
     }
 
     /// The held exchange of a page that is not stored: archived without a
     /// metadata record when `keep` (`crawl.archive: all`), dropped otherwise.
-    pub fn archive_unstored(&mut self, keep: bool) {
+    pub(crate) fn archive_unstored(&mut self, keep: bool) {
         if let Some(c) = self.captured.take()
             && keep
         {
@@ -205,7 +205,7 @@ impl Sink {
 
     /// Archive the held exchange with the metadata record of the record
     /// about to be stored; `prov` learns where it went.
-    pub fn archive_held(&mut self, prov: &mut Provenance) {
+    pub(crate) fn archive_held(&mut self, prov: &mut Provenance) {
         if let Some(captured) = self.captured.take() {
             self.archive(&captured, Some(prov));
         }
@@ -237,7 +237,7 @@ impl Sink {
     /// as stored in this run at once and become hits in the seen-set only
     /// once its frame is durable ([`Sink::flush`]; [`Sink::full`] says when
     /// one is due by size or age).
-    pub fn stage(&mut self, article: &Article, hits: &Hits) {
+    pub(crate) fn stage(&mut self, article: &Article, hits: &Hits) {
         self.claim(hits);
         self.pending_prints.push((hits.fin, hits.print));
         if hits.request != hits.fin {
@@ -287,7 +287,7 @@ impl Sink {
     }
 
     /// The shard's path (whether or not it was created).
-    pub fn shard_path(&self) -> &Path {
+    pub(crate) fn shard_path(&self) -> &Path {
         self.shard.path()
     }
 

@@ -57,7 +57,7 @@ pub enum WarcError {
 /// first, so the group starts at the response's offset).
 pub struct Captured {
     pub members: Vec<u8>,
-    pub response_id: String,
+    pub(crate) response_id: String,
     pub target: String,
     pub date: String,
     /// Keeps the fetch's share of the body budget until the bytes are written.
@@ -113,7 +113,7 @@ fn provenance_fields(p: &Provenance) -> String {
 }
 
 /// A metadata record's block read back; `None` without a record id.
-pub fn parse_provenance(block: &[u8]) -> Option<Provenance> {
+pub(crate) fn parse_provenance(block: &[u8]) -> Option<Provenance> {
     let text = std::str::from_utf8(block).ok()?;
     let mut p = Provenance::default();
     let mut id = None;
@@ -142,7 +142,7 @@ pub fn parse_provenance(block: &[u8]) -> Option<Provenance> {
 }
 
 /// RFC 4648 base32 (upper case, padded), as WARC digests are written.
-pub fn base32(bytes: &[u8]) -> String {
+pub(crate) fn base32(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
     for chunk in bytes.chunks(5) {
@@ -162,7 +162,7 @@ pub fn base32(bytes: &[u8]) -> String {
 }
 
 /// `sha1:<base32>` of the concatenation of `parts`.
-pub fn sha1(parts: &[&[u8]]) -> String {
+pub(crate) fn sha1(parts: &[&[u8]]) -> String {
     let mut ctx = Context::new(&SHA1_FOR_LEGACY_USE_ONLY);
     for p in parts {
         ctx.update(p);
@@ -249,7 +249,7 @@ fn http_head(first: &str, headers: &[(String, Vec<u8>)], response: bool) -> Vec<
 /// The response and request members of one exchange. `body` is the decoded
 /// body; the payload stored is the raw one (`wire.raw_body` when the body
 /// was encoded).
-pub fn capture(url: &str, wire: &Wire, body: &[u8]) -> Captured {
+pub(crate) fn capture(url: &str, wire: &Wire, body: &[u8]) -> Captured {
     let payload: &[u8] = if wire.raw_body.is_empty() {
         body
     } else {
@@ -307,7 +307,7 @@ pub fn capture(url: &str, wire: &Wire, body: &[u8]) -> Captured {
 
 /// Add a rendered page's DOM (`crate::render`) to its captured response, as
 /// a `conversion` record that refers to the response.
-pub fn add_rendered(captured: &mut Captured, dom: &[u8]) {
+pub(crate) fn add_rendered(captured: &mut Captured, dom: &[u8]) {
     let id = record_id();
     let digest = sha1(&[dom]);
     captured.members.extend(member(
@@ -531,7 +531,7 @@ pub struct Http<'a> {
     /// Names lower-cased, values trimmed.
     pub headers: Vec<(String, String)>,
     /// The body as received (still content-encoded).
-    pub payload: &'a [u8],
+    pub(crate) payload: &'a [u8],
 }
 
 impl Http<'_> {

@@ -65,7 +65,7 @@ fn is_tracking(name: &str) -> bool {
 /// A `Hasher` for keys that already are xxh3 hashes ([`seen_hash`]): it takes
 /// a `u64` as it is, so hash sets and maps of URL hashes do no second hashing.
 #[derive(Default)]
-pub struct IdentityHasher(u64);
+pub(crate) struct IdentityHasher(u64);
 
 impl std::hash::Hasher for IdentityHasher {
     fn finish(&self) -> u64 {
@@ -99,7 +99,7 @@ pub fn resolve(base: &Url, href: &str) -> Option<Url> {
 }
 
 /// The fetchable, stored form of a URL. `None` when the URL is not http(s) or has no host.
-pub fn normalize(mut url: Url) -> Option<Url> {
+pub(crate) fn normalize(mut url: Url) -> Option<Url> {
     if !matches!(url.scheme(), "http" | "https") {
         return None;
     }
@@ -183,7 +183,7 @@ fn clean_path(path: &str) -> Option<String> {
 /// characters (letters, digits, `-._~`) are decoded and the rest upper-cased,
 /// and a raw `%` that starts no escape becomes `%25` (so `/100%` and
 /// `/100%25` are one URL). `None` when `s` is already canonical.
-pub fn normalize_escapes(s: &str) -> Option<String> {
+pub(crate) fn normalize_escapes(s: &str) -> Option<String> {
     if !s.contains('%') {
         return None;
     }
@@ -283,7 +283,7 @@ pub fn host_key(url: &Url) -> String {
 }
 
 /// Is `host` equal to `listed` or a subdomain of it? (deny-lists)
-pub fn host_matches(host: &str, listed: &str) -> bool {
+pub(crate) fn host_matches(host: &str, listed: &str) -> bool {
     let host = domain(host);
     let listed = domain(listed);
     host == listed
@@ -293,7 +293,7 @@ pub fn host_matches(host: &str, listed: &str) -> bool {
 }
 
 /// Is `s` an absolute http(s) URL with a host? (config checks of seeds and URLs)
-pub fn check_http_url(s: &str) -> Result<(), String> {
+pub(crate) fn check_http_url(s: &str) -> Result<(), String> {
     match Url::parse(s) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
         _ => Err(format!("expected an absolute http(s) URL, got `{s}`")),
@@ -301,7 +301,7 @@ pub fn check_http_url(s: &str) -> Result<(), String> {
 }
 
 /// `/news/a` is under `/news` and `/news/`; `/newsroom` is not under `/news`.
-pub fn path_under(path: &str, prefix: &str) -> bool {
+pub(crate) fn path_under(path: &str, prefix: &str) -> bool {
     if prefix == "/" || prefix.is_empty() {
         return true;
     }

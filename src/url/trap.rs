@@ -76,9 +76,9 @@ impl Trap {
 /// The limits (`crawl.traps` in `config.yml`); 0 turns a rule off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TrapRules {
-    pub max_url_bytes: usize,
-    pub max_query_params: usize,
-    pub max_segment_repeats: usize,
+    pub(crate) max_url_bytes: usize,
+    pub(crate) max_query_params: usize,
+    pub(crate) max_segment_repeats: usize,
     pub max_urls_per_pattern: u32,
     /// Date pages linked from date pages of the same host and pattern, per
     /// run (a calendar day linking the next day).
@@ -134,7 +134,7 @@ fn percent_spiral(url: &Url) -> bool {
 /// `YYYY/MM[/DD]`, or one segment or query value holding `YYYY-MM-DD`,
 /// `YYYY_MM_DD`, `YYYY.MM.DD`, `YYYYMMDD` or `YYYY-MM`; a month alone means
 /// its first day. Years 1900 to 2199 only.
-pub fn url_date(url: &Url) -> Option<(NaiveDate, bool)> {
+pub(crate) fn url_date(url: &Url) -> Option<(NaiveDate, bool)> {
     let segs: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
     for i in 0..segs.len() {
         let found = split_date(&segs[i..]).or_else(|| token_date(segs[i]).map(|d| (d, 1)));
@@ -270,7 +270,7 @@ pub fn family(url: &Url) -> String {
 
 /// URLs admitted per (host, pattern) in this run, and date-page steps.
 #[derive(Debug, Default)]
-pub struct PatternCount {
+pub(crate) struct PatternCount {
     counts: HashMap<(String, u64), u32>,
     date_steps: HashMap<(String, u64), u32>,
 }
@@ -279,7 +279,7 @@ impl PatternCount {
     /// The rules for a URL found by a link on the page `from`, run on
     /// `today`: a future date, a date chain, then the pattern cap (see the
     /// module doc). `None`: admitted (and counted).
-    pub fn admit_link(
+    pub(crate) fn admit_link(
         &mut self,
         host: &str,
         url: &Url,
@@ -317,7 +317,7 @@ impl PatternCount {
     /// `false` once the pattern already has `cap` URLs (it is then not
     /// counted). A URL without a query is counted only when found on a page
     /// of the same host and pattern (see the module doc). `cap` 0: no cap.
-    pub fn admit(&mut self, host: &str, url: &Url, from: &Url, cap: u32) -> bool {
+    pub(crate) fn admit(&mut self, host: &str, url: &Url, from: &Url, cap: u32) -> bool {
         if cap == 0 {
             return true;
         }

@@ -23,7 +23,7 @@ use crate::url;
 
 /// What this run learned of one listing.
 #[derive(Debug, Clone, Default)]
-pub struct ListingObs {
+pub(crate) struct ListingObs {
     /// It was asked and answered (200 or 304).
     pub answered: bool,
     /// Read in full (a whole 200, or a 304 after a full read).
@@ -37,7 +37,7 @@ pub struct ListingObs {
     pub updates: u32,
     /// The index that listed it, and the `<lastmod>` it gave.
     pub parent: Option<String>,
-    pub parent_lastmod: Option<String>,
+    pub(crate) parent_lastmod: Option<String>,
 }
 
 pub(super) struct Book {

@@ -71,7 +71,7 @@ pub(super) const MAX_SITEMAP_DEPTH: u32 = 3;
 /// Everything the loop owns, in parts that own their state (see the module
 /// doc); built by [`Engine::new`] from the [`Sink`] and the state files
 /// ([`Persist`]) `setup.rs` opened.
-pub struct Engine {
+pub(crate) struct Engine {
     ctx: Arc<Ctx>,
     /// The frontier and what it consults: this run's URLs, traps,
     /// handover, families, open scope, slots, work kept for the next run.
@@ -93,7 +93,7 @@ pub struct Engine {
 /// seen-set and the WARC file are the [`Sink`]'s): [`Engine::new`] gives the
 /// listing states and validators to the `Book`, the families to the `Work`,
 /// the consent log to the `Ledger`.
-pub struct Persist {
+pub(crate) struct Persist {
     pub validators: Validators,
     /// What is known of every feed and sitemap (`state/listings/`).
     pub listings: Listings,
@@ -119,7 +119,7 @@ impl Engine {
     /// The engine of one run: frontier and open scope from `config`, the
     /// rest as loaded or given (the progress display in `start`); sets and
     /// counters empty.
-    pub fn new(
+    pub(crate) fn new(
         config: Config,
         ctx: Arc<Ctx>,
         sink: Sink,
@@ -180,7 +180,10 @@ impl Engine {
     }
 
     /// Run until a limit, an interrupt, or no work is left.
-    pub async fn run(&mut self, interrupts: mpsc::UnboundedReceiver<Interrupt>) -> StopReason {
+    pub(crate) async fn run(
+        &mut self,
+        interrupts: mpsc::UnboundedReceiver<Interrupt>,
+    ) -> StopReason {
         let (_keep, mut answers) = match self.answers.take() {
             Some(rx) => (None, rx),
             // Without workers' messages every slot is freed by its `Done`.

@@ -299,13 +299,13 @@ impl Engine {
     }
 
     /// Hand the display this run's totals as they are now.
-    pub fn show_totals(&mut self) {
+    pub(crate) fn show_totals(&mut self) {
         let (queued, requests) = (self.work.len(), self.ctx.net.requests());
         self.ledger.show(queued, requests);
     }
 
     /// Close a frame when it is due; then mark its records as hits.
-    pub fn maybe_flush(&mut self) {
+    pub(crate) fn maybe_flush(&mut self) {
         let queued = self.work.len();
         let requests = self.ctx.net.requests();
         self.show_totals();
@@ -324,7 +324,7 @@ impl Engine {
     /// then the event log (not when the WARC sync failed: the frame waits).
     ///
     /// [`Sink::flush`]: crate::store::sink::Sink::flush
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.sink.flush() {
             self.ledger.flush_log();
         }

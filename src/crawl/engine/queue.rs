@@ -18,13 +18,13 @@ use crate::url::{self, Url};
 
 impl Engine {
     /// Queue a URL if the seen-set and this run allow it. Returns whether it was queued.
-    pub fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
+    pub(crate) fn enqueue(&mut self, url: &Url, entry: Entry) -> bool {
         self.enqueue_from(url, entry, None)
     }
 
     /// [`Engine::enqueue`] for a link found on the page `from` (the pattern
     /// cap counts only links between pages of one pattern).
-    pub fn enqueue_from(&mut self, url: &Url, mut entry: Entry, from: Option<&Url>) -> bool {
+    pub(crate) fn enqueue_from(&mut self, url: &Url, mut entry: Entry, from: Option<&Url>) -> bool {
         if !self.work.owns(url) {
             self.work.hand_over(url, entry);
             return false;
@@ -117,7 +117,7 @@ impl Engine {
     }
 
     /// Queue what other partitions left in this partition's outbox.
-    pub fn take_inbox(&mut self, inbox: &Inbox) -> usize {
+    pub(crate) fn take_inbox(&mut self, inbox: &Inbox) -> usize {
         let mut queued = 0;
         for entry in &inbox.entries {
             if let Some(u) = url::parse(&entry.url)
@@ -130,7 +130,7 @@ impl Engine {
     }
 
     /// Queue the configured seeds (at the start, on reseed and on resume).
-    pub fn queue_seeds(&mut self) {
+    pub(crate) fn queue_seeds(&mut self) {
         for entry in self.work.seeds() {
             if let Some(u) = url::parse(&entry.url) {
                 self.ledger.emit(Event::Seed(event::Seed {

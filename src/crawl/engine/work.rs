@@ -64,11 +64,11 @@ pub(super) struct Work {
 /// How a URL came to be pushed (see [`Work::push`]).
 pub(super) struct Pushed {
     /// Found by a link on a page.
-    pub by_link: bool,
+    pub(crate) by_link: bool,
     /// A fresh page (not backlog, not exploration).
-    pub fresh_page: bool,
+    pub(crate) fresh_page: bool,
     /// A child sitemap a listing gave.
-    pub child_sitemap: bool,
+    pub(crate) child_sitemap: bool,
     /// The family key of the linking page, credited if this one is an article.
     pub credit: Option<String>,
 }

@@ -51,13 +51,13 @@ pub struct Ctx {
 pub struct Answered {
     pub host: String,
     /// When the request went on the wire.
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
 }
 
 impl Ctx {
     /// May a redirect lead to `url`? Sources (and `--seed` hosts) always; any
     /// host that is not deny-listed in open scope.
-    pub fn redirect_in_scope(&self, url: &Url) -> bool {
+    pub(crate) fn redirect_in_scope(&self, url: &Url) -> bool {
         if !self.partition.owns(url) {
             return false;
         }
@@ -77,7 +77,7 @@ pub struct Job {
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     /// An [`Answered`] was sent for this job: its slot is already free.
-    pub freed: bool,
+    pub(crate) freed: bool,
 }
 
 /// What the body turned out to be.
@@ -107,7 +107,7 @@ pub struct Meta {
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     pub retry_after: Option<Duration>,
-    pub sent_at: Instant,
+    pub(crate) sent_at: Instant,
     pub elapsed: Duration,
     pub wire_bytes: u64,
     pub gap_wait: Duration,
@@ -118,7 +118,7 @@ pub struct Meta {
     pub robots_hash: u64,
     /// The exchange as WARC members, when `crawl.archive` keeps this
     /// response (under `articles`: only a page that is a relevant article).
-    pub captured: Option<Box<Captured>>,
+    pub(crate) captured: Option<Box<Captured>>,
     /// The page was rendered in a browser (or rendering was tried and failed).
     pub rendered: Option<render::RenderNote>,
 }
@@ -378,7 +378,7 @@ async fn consent(ctx: &Ctx, job: &Job, meta: &mut Meta, page: &Page) -> Option<F
 }
 
 /// The message a panicked task left, `None` for a cancelled one.
-pub fn panic_message(e: tokio::task::JoinError) -> Option<String> {
+pub(crate) fn panic_message(e: tokio::task::JoinError) -> Option<String> {
     let payload = e.try_into_panic().ok()?;
     Some(if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()

@@ -54,7 +54,7 @@ impl Rendering {
     /// browser is installed and nothing asks for `always` (logged). A missing
     /// browser when a source or the crawl asks for `always` is an error
     /// naming what to install.
-    pub fn setup(
+    pub(crate) fn setup(
         config: &Config,
         state_dir: &std::path::Path,
     ) -> anyhow::Result<Option<Rendering>> {
@@ -87,7 +87,13 @@ impl Rendering {
     }
 
     /// Why `url` is rendered after the static read gave `page` from `html`, or `None`.
-    pub fn wants(&self, ctx: &Ctx, url: &Url, page: &Page, html: &[u8]) -> Option<&'static str> {
+    pub(crate) fn wants(
+        &self,
+        ctx: &Ctx,
+        url: &Url,
+        page: &Page,
+        html: &[u8],
+    ) -> Option<&'static str> {
         let source = ctx.scope.source_of(url);
         let mode = source
             .and_then(|k| self.sources.get(k).copied())
@@ -124,7 +130,7 @@ fn decide(
 /// The worker's step after the static parse: render the page when it is
 /// wanted and return the better reading. `resp` and `wire` are the fetched
 /// answer (its body is the document the browser is given).
-pub async fn after_parse(
+pub(crate) async fn after_parse(
     ctx: &Arc<Ctx>,
     job: &Job,
     meta: &mut Meta,

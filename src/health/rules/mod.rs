@@ -38,20 +38,20 @@ pub struct Health {
     /// A failure that lasts this many runs in a row turns `degraded` into `broken`.
     pub broken_after_runs: u32,
     /// Share of a source's requests that must fail for `degraded` when not all do.
-    pub failing_share: f64,
+    pub(crate) failing_share: f64,
     /// Fewest requests a run must make to a source before `failing_share` is judged.
-    pub min_requests: u64,
+    pub(crate) min_requests: u64,
     /// Fewest pages (reached from listings or links) a run must parse before extraction is judged.
     pub min_pages: u64,
     /// Extraction has collapsed when the share of pages judged articles falls below this fraction of the usual ...
-    pub article_share_drop: f64,
+    pub(crate) article_share_drop: f64,
     /// ... or the median text length below this fraction of the usual.
-    pub text_drop: f64,
+    pub(crate) text_drop: f64,
 }
 
 impl Health {
     /// The `health:` section's own checks (run when `config.yml` loads).
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         for (name, v) in [
             ("health.failing_share", self.failing_share),
             ("health.article_share_drop", self.article_share_drop),
@@ -150,7 +150,7 @@ pub struct Point {
     pub articles: u64,
     pub stored: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text_median: Option<u64>,
+    pub(crate) text_median: Option<u64>,
 }
 
 /// The judgement on one source.

@@ -62,23 +62,23 @@ pub mod flag {
     /// short, withheld): it is not a listing, so it is not revisited after
     /// `revisit_after_days` (a listing's word that it changed still brings
     /// it back, like a stored one).
-    pub const ARTICLE: u32 = 32;
+    pub(crate) const ARTICLE: u32 = 32;
     /// Listed by a feed or sitemap (discovered, maybe not fetched yet).
     pub const LISTED: u32 = 8;
     /// Flags that, once set, survive every later record.
-    pub const STICKY: u32 = HIT | ALIAS;
+    pub(crate) const STICKY: u32 = HIT | ALIAS;
     /// Failed for a reason that will not go away by itself (see
     /// [`super::Failure`]; its code sits in bits 8..16): fetched again only
     /// after `retry_failed_after_days`.
-    pub const FAILED: u32 = 16;
+    pub(crate) const FAILED: u32 = 16;
     /// Where a [`super::Failure`] code sits in the flags.
-    pub const FAILURE_SHIFT: u32 = 8;
-    pub const FAILURE_MASK: u32 = 0xff << FAILURE_SHIFT;
+    pub(crate) const FAILURE_SHIFT: u32 = 8;
+    pub(crate) const FAILURE_MASK: u32 = 0xff << FAILURE_SHIFT;
     /// A stored hit's 16-bit fingerprint of its text (see
     /// [`super::text_print`]), so an article fetched again because its
     /// listing says it changed is stored again only if its text did.
-    pub const TEXT_SHIFT: u32 = 16;
-    pub const TEXT_MASK: u32 = 0xffff << TEXT_SHIFT;
+    pub(crate) const TEXT_SHIFT: u32 = 16;
+    pub(crate) const TEXT_MASK: u32 = 0xffff << TEXT_SHIFT;
 }
 
 /// A permanent failure, remembered with its class so the URL is not fetched
@@ -114,7 +114,7 @@ impl Failure {
     }
 
     /// The failure a record's flags name, if any.
-    pub fn from_flags(flags: u32) -> Option<Failure> {
+    pub(crate) fn from_flags(flags: u32) -> Option<Failure> {
         if flags & flag::FAILED == 0 {
             return None;
         }
@@ -178,7 +178,7 @@ impl Seen {
 
     /// [`Seen::due`], with permanent failures ([`flag::FAILED`]) fetched
     /// again only once `retry_failed_after_days` have passed.
-    pub fn due_after(
+    pub(crate) fn due_after(
         &self,
         today: u32,
         revisit_after_days: u32,
@@ -198,14 +198,14 @@ impl Seen {
 
 /// A text's 16-bit fingerprint for [`flag::TEXT_MASK`] (never 0: 0 means
 /// "not known", as in records written before it existed).
-pub fn text_print(text: &str) -> u32 {
+pub(crate) fn text_print(text: &str) -> u32 {
     let h = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()) >> 48) as u32;
     h.max(1)
 }
 
 impl Seen {
     /// The text fingerprint of a stored hit (0: unknown).
-    pub fn text_print(&self) -> u32 {
+    pub(crate) fn text_print(&self) -> u32 {
         (self.flags & flag::TEXT_MASK) >> flag::TEXT_SHIFT
     }
 }

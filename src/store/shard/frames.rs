@@ -17,7 +17,7 @@ const READ_CHUNK: usize = 4 << 20;
 const MAX_PREALLOC: u64 = 1 << 30;
 
 /// Yields the complete frames of one shard file, in order.
-pub struct FrameReader {
+pub(crate) struct FrameReader {
     file: File,
     buf: Vec<u8>,
     /// Start of unread data in `buf`.
@@ -30,7 +30,7 @@ pub struct FrameReader {
 }
 
 impl FrameReader {
-    pub fn open(path: &Path) -> io::Result<FrameReader> {
+    pub(crate) fn open(path: &Path) -> io::Result<FrameReader> {
         Ok(FrameReader {
             file: File::open(path)?,
             buf: Vec::new(),
@@ -43,7 +43,7 @@ impl FrameReader {
 
     /// The next complete frame and its file offset; `None` at the end (a torn
     /// tail is recorded in `truncated_bytes`).
-    pub fn next_frame(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+    pub(crate) fn next_frame(&mut self) -> io::Result<Option<(u64, &[u8])>> {
         loop {
             let avail = &self.buf[self.start..];
             if !avail.is_empty()
@@ -101,19 +101,19 @@ pub fn read_at(path: &Path, offset: u64, len: usize, out: &mut Vec<u8>) -> io::R
 }
 
 /// Decodes frames with one reusable context; checksums are verified.
-pub struct Decoder {
+pub(crate) struct Decoder {
     dctx: zstd::bulk::Decompressor<'static>,
 }
 
 impl Decoder {
-    pub fn new() -> io::Result<Decoder> {
+    pub(crate) fn new() -> io::Result<Decoder> {
         Ok(Decoder {
             dctx: zstd::bulk::Decompressor::new()?,
         })
     }
 
     /// Decode one complete frame into `out` (cleared first).
-    pub fn decode(&mut self, frame: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+    pub(crate) fn decode(&mut self, frame: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
         out.clear();
         match zstd::zstd_safe::get_frame_content_size(frame) {
             Ok(Some(size)) if size <= MAX_PREALLOC => {
@@ -146,7 +146,7 @@ impl Decoder {
 
 /// The non-empty lines of a decoded frame, as byte ranges; both passes number
 /// lines this way.
-pub fn line_ranges(data: &[u8], out: &mut Vec<(u32, u32)>) {
+pub(crate) fn line_ranges(data: &[u8], out: &mut Vec<(u32, u32)>) {
     out.clear();
     let mut start = 0usize;
     for end in memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len())) {

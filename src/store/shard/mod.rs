@@ -90,12 +90,12 @@ impl ShardWriter {
 
     /// Buffer one record without closing a frame; [`ShardWriter::full`] says
     /// when the caller should flush (after saving what must precede the frame).
-    pub fn buffer(&mut self, article: &Article) {
+    pub(crate) fn buffer(&mut self, article: &Article) {
         self.buffer_value(article);
     }
 
     /// [`ShardWriter::buffer`] for any record that serialises to one JSON line.
-    pub fn buffer_value<T: serde::Serialize>(&mut self, record: &T) {
+    pub(crate) fn buffer_value<T: serde::Serialize>(&mut self, record: &T) {
         serde_json::to_writer(&mut self.buf, record).expect("records serialise to JSON");
         self.buf.push(b'\n');
         self.pending += 1;

@@ -14,11 +14,11 @@ use crate::frontier::FamilyStats;
 use crate::store::StoreError;
 
 /// The folder of the per-run files, under `state/`.
-pub const FAMILIES_DIR: &str = "families";
+pub(crate) const FAMILIES_DIR: &str = "families";
 
 /// Every family's record, and what this run changed.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Families {
+pub(crate) struct Families {
     map: BTreeMap<String, FamilyStats>,
     changed: BTreeMap<String, FamilyStats>,
 }
@@ -30,7 +30,7 @@ pub fn key(host: &str, family: &str) -> String {
 
 impl Families {
     /// Read every `state/families/*.json` in run order (missing: empty).
-    pub fn load(state_dir: &Path) -> Result<Families, StoreError> {
+    pub(crate) fn load(state_dir: &Path) -> Result<Families, StoreError> {
         let mut out = Families::default();
         for path in super::run_files::json_files(&state_dir.join(FAMILIES_DIR))? {
             let map: Option<BTreeMap<String, FamilyStats>> = super::read_json(
@@ -50,19 +50,19 @@ impl Families {
         Ok(out)
     }
 
-    pub fn get(&self, key: &str) -> Option<&FamilyStats> {
+    pub(crate) fn get(&self, key: &str) -> Option<&FamilyStats> {
         self.map.get(key)
     }
 
     /// Change one family's record (kept for this run's file).
-    pub fn update(&mut self, key: &str, f: impl FnOnce(&mut FamilyStats)) {
+    pub(crate) fn update(&mut self, key: &str, f: impl FnOnce(&mut FamilyStats)) {
         let s = self.map.entry(key.to_string()).or_default();
         f(s);
         self.changed.insert(key.to_string(), *s);
     }
 
     /// Write what this run changed to `state/families/<run-id>.json`.
-    pub fn save(&self, state_dir: &Path, run_id: &str) -> Result<(), StoreError> {
+    pub(crate) fn save(&self, state_dir: &Path, run_id: &str) -> Result<(), StoreError> {
         if self.changed.is_empty() {
             return Ok(());
         }

@@ -67,11 +67,11 @@ use super::write_atomic;
 use crate::store::StoreError;
 
 /// The folder of the per-run files, under `state/`.
-pub const LISTINGS_DIR: &str = "listings";
+pub(crate) const LISTINGS_DIR: &str = "listings";
 
 /// The longest wait between two reads of a listing, in days (the floor of
 /// how often every listing is read).
-pub const MAX_EVERY_DAYS: u32 = 7;
+pub(crate) const MAX_EVERY_DAYS: u32 = 7;
 
 /// What the crawl knows of one listing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,7 +82,7 @@ pub struct ListingState {
     pub read: Option<DateTime<Utc>>,
     /// The `<lastmod>` its parent index gave it at that read (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_lastmod: Option<String>,
+    pub(crate) parent_lastmod: Option<String>,
     /// Day stamp of the last request (see [`crate::store::seen::day_stamp`]).
     #[serde(default)]
     pub day: u32,
@@ -94,13 +94,13 @@ pub struct ListingState {
     /// listings of many hosts that learned the same rate are not all asked
     /// on the same day (and kept in phase while the rate holds).
     #[serde(default)]
-    pub due_day: u32,
+    pub(crate) due_day: u32,
     /// Requests answered (200 or 304).
     #[serde(default)]
     pub reads: u32,
     /// Reads that brought URLs no other listing of the host had.
     #[serde(default)]
-    pub useful: u32,
+    pub(crate) useful: u32,
 }
 
 fn one() -> u32 {
@@ -117,7 +117,7 @@ impl ListingState {
     /// Has it changed since our last full read, as its parent says? A
     /// child whose parent gave no `<lastmod>`, or one never read in full,
     /// may have.
-    pub fn unchanged_since_read(&self, parent_lastmod: Option<DateTime<Utc>>) -> bool {
+    pub(crate) fn unchanged_since_read(&self, parent_lastmod: Option<DateTime<Utc>>) -> bool {
         matches!((self.read, parent_lastmod), (Some(read), Some(lm)) if lm <= read)
     }
 

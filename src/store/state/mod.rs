@@ -32,21 +32,21 @@ use crate::partition::Partition;
 
 pub use crate::record::{RunSummary, SeedProblem};
 pub use listings::{ListingState, Listings, Read};
-pub use summary::RunHistory;
+pub(crate) use summary::RunHistory;
 pub use validators::{Validator, Validators};
 
-pub const NEXT_ID_FILE: &str = "next_id";
-pub const LAST_RUN_FILE: &str = "last_run.json";
+pub(crate) const NEXT_ID_FILE: &str = "next_id";
+pub(crate) const LAST_RUN_FILE: &str = "last_run.json";
 pub const FRONTIER_FILE: &str = "frontier.jsonl";
-pub const VALIDATORS_FILE: &str = "validators.json";
-pub const VALIDATORS_DIR: &str = "validators";
-pub const RUNS_DIR: &str = "runs";
-pub const DOC_CACHE_FILE: &str = "doc_cache.json";
+pub(crate) const VALIDATORS_FILE: &str = "validators.json";
+pub(crate) const VALIDATORS_DIR: &str = "validators";
+pub(crate) const RUNS_DIR: &str = "runs";
+pub(crate) const DOC_CACHE_FILE: &str = "doc_cache.json";
 
 /// Documents not answered for this many days are dropped on save.
 const DOC_CACHE_DAYS: u32 = 30;
 
-pub const DOC_CACHE_DIR: &str = "doc_cache";
+pub(crate) const DOC_CACHE_DIR: &str = "doc_cache";
 
 /// A document is written again this many days after its last write, so
 /// that its day stays fresh in the files while its content does not change.
@@ -65,7 +65,7 @@ fn read_doc_map(path: &Path) -> crate::net::doc_cache::DocMap {
 /// Read the legacy `state/doc_cache.json`, then every
 /// `state/doc_cache/<run-id>.json` in run order, the later day winning
 /// (missing or unreadable: empty, it is only a cache).
-pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
+pub(crate) fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
     let mut all = read_doc_map(&state_dir.join(DOC_CACHE_FILE));
     let files = run_files::json_files(&state_dir.join(DOC_CACHE_DIR)).unwrap_or_else(|e| {
         tracing::warn!(error = %e, "document cache folder unreadable: ignored");
@@ -87,7 +87,7 @@ pub fn load_doc_cache(state_dir: &Path) -> crate::net::doc_cache::DocMap {
 /// answered in the last 30 days. Nothing new: no file. Like the validators,
 /// a file is written once and never rewritten, so runs on several machines
 /// merge in git without a conflict; `scraper compact` folds them.
-pub fn save_doc_cache(
+pub(crate) fn save_doc_cache(
     state_dir: &Path,
     docs: &crate::net::doc_cache::DocMap,
     today: u32,
@@ -250,7 +250,7 @@ pub struct FrontierLoad {
 /// The queue file of `partition`: `frontier.jsonl` for the whole crawl,
 /// `frontier-<i>-of-<N>.jsonl` for a partition (never committed: each runner
 /// keeps its own, e.g. in the Actions cache).
-pub fn frontier_file(partition: Partition) -> String {
+pub(crate) fn frontier_file(partition: Partition) -> String {
     if partition.is_whole() {
         FRONTIER_FILE.to_string()
     } else {

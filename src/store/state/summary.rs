@@ -22,7 +22,7 @@ use crate::store::StoreError;
 
 /// The top-level keys of a run summary, in the order they are written
 /// (`RunSummary`'s field order; a test holds the two together).
-pub const KEYS: [&str; 20] = [
+pub(crate) const KEYS: [&str; 20] = [
     "run_id",
     "started_at",
     "finished_at",
@@ -117,18 +117,18 @@ fn read_summary(path: &Path) -> Result<Option<RunSummary>, StoreError> {
 /// Every finished run the data folder knows: `state/runs/*.json` plus a
 /// `last_run.json` whose run has no file there (written by an older version).
 #[derive(Debug, Clone, Default)]
-pub struct RunHistory {
+pub(crate) struct RunHistory {
     /// Sorted by run id (start time).
     runs: Vec<RunSummary>,
     /// Shards up to this run id belong to runs that finished before
     /// `state/runs/` existed (or are its oldest run).
     settled_through: String,
     /// Files in `state/runs/` that did not parse, skipped.
-    pub bad_files: usize,
+    pub(crate) bad_files: usize,
 }
 
 impl RunHistory {
-    pub fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
+    pub(crate) fn load(state_dir: &Path) -> Result<RunHistory, StoreError> {
         let mut h = RunHistory::default();
         for path in super::run_files::json_files(&state_dir.join(RUNS_DIR))? {
             match read_summary(&path) {
@@ -159,7 +159,7 @@ impl RunHistory {
     }
 
     /// All runs, oldest first.
-    pub fn runs(&self) -> &[RunSummary] {
+    pub(crate) fn runs(&self) -> &[RunSummary] {
         &self.runs
     }
 
@@ -167,7 +167,7 @@ impl RunHistory {
     /// same partition or of the whole crawl. Its watermark is the one
     /// `partition` may start from (another partition's says nothing about
     /// these hosts).
-    pub fn latest_for(&self, partition: Partition) -> Option<&RunSummary> {
+    pub(crate) fn latest_for(&self, partition: Partition) -> Option<&RunSummary> {
         self.runs.iter().rev().find(|r| {
             let p = r.partition();
             p == partition || p.is_whole()
@@ -175,7 +175,7 @@ impl RunHistory {
     }
 
     /// The latest run of each partition (`i/N`), in partition order.
-    pub fn latest_per_partition(&self) -> Vec<&RunSummary> {
+    pub(crate) fn latest_per_partition(&self) -> Vec<&RunSummary> {
         let mut by: BTreeMap<(u32, u32), &RunSummary> = BTreeMap::new();
         for r in &self.runs {
             let p = r.partition();
@@ -186,7 +186,7 @@ impl RunHistory {
 
     /// Did the run that wrote the shard `run_id` finish (its summary is
     /// known, or it is older than every known summary)?
-    pub fn finished(&self, run_id: &str) -> bool {
+    pub(crate) fn finished(&self, run_id: &str) -> bool {
         run_id <= self.settled_through.as_str() || self.runs.iter().any(|r| r.run.run_id == run_id)
     }
 }

@@ -50,7 +50,7 @@ impl Validators {
     pub const DEFAULT_CAP: usize = 10_000;
 
     /// An empty set keeping at most `cap` URLs.
-    pub fn with_cap(cap: usize) -> Validators {
+    pub(crate) fn with_cap(cap: usize) -> Validators {
         Validators {
             map: BTreeMap::new(),
             cap,

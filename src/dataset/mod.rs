@@ -15,6 +15,7 @@
 //! cuts and writer options, no timestamps.
 
 mod card;
+mod claims;
 mod columns;
 mod dedup;
 mod index;
@@ -82,6 +83,9 @@ pub struct Tuning {
 /// and text key sets and of the band tables (measured: peak RSS grows by
 /// ~190 bytes a record between 200,000 and 2.2 million records).
 const RECORD_BYTES: u64 = 190;
+/// The share of the memory budget the exact-duplicate claims may hold before
+/// they spill in sorted runs ([`claims`]): one eighth.
+const CLAIMS_SHARE: u64 = 8;
 /// Bytes a record costs in each band being sorted.
 const BAND_BYTES: u64 = 16;
 
@@ -210,8 +214,14 @@ pub fn build_with(
         });
     }
     let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
-    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, jobs)
-        .context("read the spilled signatures")?;
+    let mut picked = pick_survivors(
+        &mut scan,
+        opts.relevance_filter,
+        jobs,
+        &tmp,
+        tuning.memory_bytes,
+    )
+    .context("read the spilled signatures")?;
     let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
     against_earlier_releases(&index, &mut picked, &scan.sigs)
         .context("compare new rows with earlier releases")?;
@@ -262,9 +272,15 @@ fn pick_survivors(
     scan: &mut scan::Scan,
     relevance_filter: bool,
     jobs: usize,
+    tmp: &Path,
+    memory: u64,
 ) -> std::io::Result<Picked> {
     let metas = std::mem::take(&mut scan.metas);
-    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs)?;
+    let space = dedup::ClaimSpace {
+        dir: tmp,
+        budget: usize::try_from(memory / CLAIMS_SHARE).unwrap_or(usize::MAX),
+    };
+    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs, space)?;
     Ok(Picked { rows, removed })
 }
 

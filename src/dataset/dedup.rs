@@ -29,9 +29,10 @@
 //! added since (unless the relevance rule now rejects it). Ids are the
 //! crawler's own, never renumbered.
 
-use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
+use std::path::Path;
 
+use super::claims::{Bits, Claims};
 use super::near;
 use super::scan::{Meta, Withdrawn};
 use super::spill::Sigs;
@@ -105,8 +106,13 @@ pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
     });
 }
 
-/// Keys are already hashes: use them as they are.
-type FastSet<T> = HashSet<T, BuildHasherDefault<IdentityHasher>>;
+/// Where the exact-duplicate claims may spill ([`super::claims`]) and how much
+/// memory they may hold first.
+#[derive(Debug, Clone, Copy)]
+pub struct ClaimSpace<'a> {
+    pub dir: &'a Path,
+    pub budget: usize,
+}
 
 /// Sort `metas` into output order and keep only survivors. `sigs` holds the
 /// signatures `Meta::sig` points at; `jobs` threads hash the bands.
@@ -115,6 +121,7 @@ pub fn survivors<S: Sigs + ?Sized>(
     sigs: &S,
     relevance_filter: bool,
     jobs: usize,
+    space: ClaimSpace<'_>,
 ) -> std::io::Result<(Vec<Meta>, Removed)> {
     let mut removed = Removed::default();
     newest_extraction(&mut metas, &mut removed);
@@ -126,22 +133,16 @@ pub fn survivors<S: Sigs + ?Sized>(
     }
     // Frame indices follow shard order then file order, so this is (id, shard, position).
     metas.sort_unstable_by_key(|m| (m.id, m.frame, m.line));
-    let mut urls: FastSet<u64> = FastSet::default();
-    let mut texts: FastSet<u128> = FastSet::default();
-    urls.reserve(metas.len() * 2);
-    texts.reserve(metas.len());
+    let (url_seen, text_seen) = claimed_before(&metas, space)?;
     let mut last_id = None;
+    let mut k = 0;
     metas.retain(|m| {
-        let mut url_seen = !urls.insert(m.url_key);
-        if let Some(c) = m.canonical_key {
-            url_seen |= !urls.insert(c);
-        }
-        let text_seen = m.text_key != 0 && !texts.insert(m.text_key);
-        if url_seen {
+        k += 1;
+        if url_seen.get(k - 1) {
             removed.same_url += 1;
             return false;
         }
-        if text_seen {
+        if text_seen.get(k - 1) {
             removed.same_text += 1;
             return false;
         }
@@ -152,7 +153,6 @@ pub fn survivors<S: Sigs + ?Sized>(
         last_id = Some(m.id);
         true
     });
-    drop((urls, texts));
     let order: Vec<u32> = metas.iter().map(|m| m.sig).collect();
     let near = near::near_duplicates(&order, sigs, jobs)?;
     drop(order);
@@ -163,6 +163,25 @@ pub fn survivors<S: Sigs + ?Sized>(
     });
     removed.near_text = near.iter().filter(|&&n| n).count() as u64;
     Ok((metas, removed))
+}
+
+/// Rules 2 and 3 for `metas` in output order: the positions whose URL or
+/// canonical-URL key, and those whose text key, a lower position claimed
+/// (every record claims its keys, kept or not).
+fn claimed_before(metas: &[Meta], space: ClaimSpace<'_>) -> std::io::Result<(Bits, Bits)> {
+    let mut urls = Claims::new(space.dir, space.budget);
+    for (k, m) in metas.iter().enumerate() {
+        urls.push(u128::from(m.url_key), k as u32)?;
+        if let Some(c) = m.canonical_key {
+            urls.push(u128::from(c.get()), k as u32)?;
+        }
+    }
+    let url_seen = urls.later(metas.len())?;
+    let mut texts = Claims::new(space.dir, space.budget);
+    for (k, m) in metas.iter().enumerate().filter(|(_, m)| m.text_key != 0) {
+        texts.push(m.text_key, k as u32)?;
+    }
+    Ok((url_seen, texts.later(metas.len())?))
 }
 
 /// Step 0: for every URL key with a record marked `updated`, drop the
@@ -197,6 +216,13 @@ mod tests {
     use crate::dataset::minhash::Signature;
 
     const NO_SIGS: &[Signature] = &[];
+    /// Claims that never spill (nothing is written under the folder).
+    fn space() -> ClaimSpace<'static> {
+        ClaimSpace {
+            dir: Path::new("/nonexistent"),
+            budget: usize::MAX / 2,
+        }
+    }
 
     fn meta(id: i64, frame: u32, url: u64, canon: Option<u64>, text: u128) -> Meta {
         Meta {
@@ -204,7 +230,7 @@ mod tests {
             frame,
             line: 0,
             url_key: url,
-            canonical_key: canon,
+            canonical_key: canon.and_then(std::num::NonZeroU64::new),
             text_key: text,
             relevant: id % 2 == 0,
             score: crate::dataset::scan::NO_SCORE,
@@ -228,7 +254,7 @@ mod tests {
             v3,                        // the latest version of 10
             meta(60, 4, 1, None, 600), // a later plain copy of the URL
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
         let ids: Vec<i64> = kept.iter().map(|m| m.id).collect();
         assert_eq!(ids, vec![20, 50]);
         assert_eq!((removed.updated, removed.same_url), (2, 1));
@@ -254,7 +280,7 @@ mod tests {
             v(50, 0, 1, 0, 500),
             v(50, 6, 1, Withdrawn::PAYWALLED, 501),
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
         let got: Vec<(i64, u128)> = kept.iter().map(|m| (m.id, m.text_key)).collect();
         assert_eq!(got, vec![(10, 101), (20, 200)]);
         assert_eq!(
@@ -280,7 +306,7 @@ mod tests {
             meta(60, 3, 6, None, 106),
             meta(60, 4, 7, None, 107), // a second record claiming id 60
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
         let ids: Vec<(i64, u32)> = kept.iter().map(|m| (m.id, m.frame)).collect();
         assert_eq!(ids, vec![(10, 1), (60, 3)]);
         assert_eq!(
@@ -301,10 +327,10 @@ mod tests {
     fn relevance_runs_first() {
         // 11 is rejected by relevance, so its later copy 12 survives.
         let metas = vec![meta(11, 0, 1, None, 1), meta(12, 0, 1, None, 1)];
-        let (kept, removed) = survivors(metas.clone(), NO_SIGS, true, 1).unwrap();
+        let (kept, removed) = survivors(metas.clone(), NO_SIGS, true, 1, space()).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![12]);
         assert_eq!(removed.relevance, 1);
-        let (kept, _) = survivors(metas, NO_SIGS, false, 1).unwrap();
+        let (kept, _) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![11]);
     }
 }

@@ -14,7 +14,8 @@ pub struct Meta {
     /// Index of the line among the frame's non-empty lines.
     pub line: u32,
     pub url_key: u64,
-    pub canonical_key: Option<u64>,
+    /// The canonical-URL key when it differs from `url_key` (`NonZero`: 8 bytes, not 16).
+    pub canonical_key: Option<std::num::NonZeroU64>,
     /// `scan::text_key` of the text, 0 for a text without words (a hash is 0
     /// with probability 2^-128; no `Option`, which would cost 16 bytes here).
     pub text_key: u128,

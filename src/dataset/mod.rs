@@ -3,10 +3,11 @@
 //! Two passes, so memory stays bounded whatever the size of the data:
 //!
 //! 1. `scan` reads every shard (in parallel over shards), counts broken input,
-//!    and keeps about 80 bytes per good record: id, where its line is, its URL,
+//!    and keeps 64 bytes per good record: id, where its line is, its URL,
 //!    canonical-URL and text keys, and the relevance verdict.
 //! 2. `dedup` picks survivors (lowest id wins; see its docs for the rule) in
-//!    id order; [`write`] re-reads just those lines frame by frame and writes
+//!    id order (the exact-duplicate keys in sorted runs spilled to disk,
+//!    `claims`); [`write`] re-reads just those lines frame by frame and writes
 //!    `out/data/train-<first id>.parquet` (each via `.tmp` and a rename),
 //!    every file a task for a pool of worker threads, then `card` writes
 //!    `out/README.md`.
@@ -15,6 +16,7 @@
 //! cuts and writer options, no timestamps.
 
 mod card;
+mod claims;
 mod columns;
 mod dedup;
 mod index;
@@ -62,11 +64,19 @@ pub struct Tuning {
     pub jobs: usize,
     /// zstd level of the Parquet pages.
     pub zstd_level: i32,
-    /// Rows per file, on average (~200 MB of Parquet at 3 KB a row): a file
+    /// Rows per file, on average (~30 MB of Parquet at 2 KB a row): a file
     /// ends before a row whose id hashes to a multiple of it (see [`write::cut`]),
     /// so cuts stay put when rows before them come or go.
     pub file_rows: u64,
     /// Rows per row group, on average, cut the same way inside each file.
+    /// The default is one row group per file: `parquet` 60's content-defined
+    /// chunker carries its state from one row group to the next and can then
+    /// end a chunk before a row group's first value, which writes an empty
+    /// page that `pyarrow` reads as an empty column (`write::has_empty_page`
+    /// catches it and the file is written again with fixed pages); a fresh
+    /// writer per file cannot, unless the first value alone is longer than
+    /// the largest chunk. The writer holds a row group's pages in memory:
+    /// at most `MAX_FACTOR` x 16,384 rows (~125 MB) per thread.
     pub row_group_rows: u64,
     /// Rows per Arrow batch handed to the Parquet writer.
     pub batch_rows: usize,
@@ -79,9 +89,13 @@ pub struct Tuning {
 }
 
 /// Bytes a record costs in memory: its [`scan::Meta`], its share of the URL
-/// and text key sets and of the band tables (measured: peak RSS grows by
-/// ~190 bytes a record between 200,000 and 2.2 million records).
-const RECORD_BYTES: u64 = 190;
+/// and of the band tables (measured: peak RSS 182 MiB at 200,000 records,
+/// 646 MiB at 5 million, ~100 bytes a record; the URL and text keys are
+/// claimed in sorted runs within [`CLAIMS_SHARE`] of the budget instead).
+const RECORD_BYTES: u64 = 100;
+/// The share of the memory budget the exact-duplicate claims may hold before
+/// they spill in sorted runs ([`claims`]): one eighth.
+const CLAIMS_SHARE: u64 = 8;
 /// Bytes a record costs in each band being sorted.
 const BAND_BYTES: u64 = 16;
 
@@ -108,8 +122,9 @@ impl Default for Tuning {
         Tuning {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             zstd_level: 1,
-            file_rows: 65_536,
-            row_group_rows: 8_192,
+            file_rows: 16_384,
+            // One row group per file: see `row_group_rows`.
+            row_group_rows: u64::MAX / write::MAX_FACTOR,
             batch_rows: 1024,
             frame_cache: 64,
             memory_bytes: 1 << 30,
@@ -210,8 +225,14 @@ pub fn build_with(
         });
     }
     let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
-    let mut picked = pick_survivors(&mut scan, opts.relevance_filter, jobs)
-        .context("read the spilled signatures")?;
+    let mut picked = pick_survivors(
+        &mut scan,
+        opts.relevance_filter,
+        jobs,
+        &tmp,
+        tuning.memory_bytes,
+    )
+    .context("read the spilled signatures")?;
     let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
     against_earlier_releases(&index, &mut picked, &scan.sigs)
         .context("compare new rows with earlier releases")?;
@@ -262,9 +283,15 @@ fn pick_survivors(
     scan: &mut scan::Scan,
     relevance_filter: bool,
     jobs: usize,
+    tmp: &Path,
+    memory: u64,
 ) -> std::io::Result<Picked> {
     let metas = std::mem::take(&mut scan.metas);
-    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs)?;
+    let space = dedup::ClaimSpace {
+        dir: tmp,
+        budget: usize::try_from(memory / CLAIMS_SHARE).unwrap_or(usize::MAX),
+    };
+    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs, space)?;
     Ok(Picked { rows, removed })
 }
 
@@ -519,10 +546,10 @@ fn git_commit(data: &Path) -> Option<String> {
 mod tests {
     #[test]
     fn band_threads_fit_the_memory() {
-        // 1 M records: 190 MB of table, 16 MB a band.
+        // 1 M records: 100 MB of table, 16 MB a band.
         assert_eq!(super::band_jobs(1_000_000, 2, 1 << 30), 2);
-        assert_eq!(super::band_jobs(1_000_000, 8, 250_000_000), 3);
+        assert_eq!(super::band_jobs(1_000_000, 8, 160_000_000), 3);
         // Not even the table fits: one band at a time.
-        assert_eq!(super::band_jobs(10_000_000, 2, 1 << 30), 1);
+        assert_eq!(super::band_jobs(20_000_000, 2, 1 << 30), 1);
     }
 }

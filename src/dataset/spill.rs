@@ -174,7 +174,7 @@ fn meta_to_bytes(m: &Meta, out: &mut Vec<u8>) {
     out.extend_from_slice(&m.line.to_le_bytes());
     out.extend_from_slice(&m.url_key.to_le_bytes());
     out.push(u8::from(m.canonical_key.is_some()));
-    out.extend_from_slice(&m.canonical_key.unwrap_or(0).to_le_bytes());
+    out.extend_from_slice(&m.canonical_key.map_or(0, |c| c.get()).to_le_bytes());
     out.extend_from_slice(&m.text_key.to_le_bytes());
     out.push(u8::from(m.relevant));
     out.extend_from_slice(&m.score.to_le_bytes());
@@ -193,7 +193,9 @@ fn meta_from_bytes(b: &[u8]) -> Meta {
         frame: u32_at(8),
         line: u32_at(12),
         url_key: u64_at(16),
-        canonical_key: (b[24] == 1).then(|| u64_at(25)),
+        canonical_key: (b[24] == 1)
+            .then(|| std::num::NonZeroU64::new(u64_at(25)))
+            .flatten(),
         text_key: u128::from_le_bytes(b[33..49].try_into().unwrap_or([0; 16])),
         relevant: b[49] == 1,
         score: u16_at(50),
@@ -279,7 +281,7 @@ mod tests {
             frame: 7,
             line: 9,
             url_key: u64::MAX - 1,
-            canonical_key: Some(5),
+            canonical_key: std::num::NonZeroU64::new(5),
             text_key: u128::MAX - 3,
             relevant: true,
             score: 999,

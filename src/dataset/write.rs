@@ -200,15 +200,44 @@ impl<'a> Worker<'a> {
         })
     }
 
-    /// Write one file: its row groups ([`cut`]), each in batches of `batch_rows` rows.
+    /// Write one file, with content-defined pages; written again without
+    /// them if the chunker left a data page without values (see
+    /// [`has_empty_page`]). Both ways depend on the rows only.
     fn write_file(&mut self, rows: &[Meta], path: &Path) -> Result<FileStats, BuildError> {
+        let stats = self.write_file_with(rows, path, self.input.props.clone())?;
+        if !has_empty_page(path).map_err(|e| pq_err(path, e))? {
+            return Ok(stats);
+        }
+        tracing::warn!(
+            file = %path.display(),
+            "a content-defined page came out empty; the file is written with fixed pages"
+        );
+        let plain = self
+            .input
+            .props
+            .clone()
+            .into_builder()
+            .set_content_defined_chunking(None)
+            .set_data_page_size_limit(1 << 20)
+            .set_data_page_row_count_limit(20_000)
+            .build();
+        self.write_file_with(rows, path, plain)
+    }
+
+    /// Write one file: its row groups ([`cut`]), each in batches of `batch_rows` rows.
+    fn write_file_with(
+        &mut self,
+        rows: &[Meta],
+        path: &Path,
+        props: WriterProperties,
+    ) -> Result<FileStats, BuildError> {
         let schema = &self.input.schema;
         let mut stats = FileStats::default();
         let file = File::create(path).map_err(|e| io_err(path, e))?;
         let mut w = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
             schema.clone(),
-            Some(self.input.props.clone()),
+            Some(props),
         )
         .map_err(|e| pq_err(path, e))?;
         for group in cut(rows, self.input.cuts.row_group_rows) {
@@ -296,6 +325,31 @@ impl FileStats {
             *self.versions.entry(v).or_default() += n;
         }
     }
+}
+
+/// Whether a data page of the file holds no values. `parquet` 60's
+/// content-defined chunker can end a chunk before the first value a column
+/// writer gets (its state carries over from the last row group, or the first
+/// value is longer than the largest chunk), and the writer then writes a page
+/// of no values at the start of the column chunk; `pyarrow` reads such a
+/// column chunk as empty (or fails on the row group). Only page headers are
+/// read.
+pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(File::open(path)?)?;
+    for g in 0..reader.num_row_groups() {
+        let rg = reader.get_row_group(g)?;
+        for c in 0..rg.num_columns() {
+            let mut pages = rg.get_column_page_reader(c)?;
+            while let Some(page) = pages.peek_next_page()? {
+                if !page.is_dict && page.num_levels == Some(0) {
+                    return Ok(true);
+                }
+                pages.skip_next_page()?;
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// A row group's rows in batches of `batch_rows`; an empty row group (of an
@@ -470,6 +524,47 @@ mod tests {
         let kept: Vec<&i64> = before.iter().filter(|id| **id > 500).collect();
         assert!(kept.iter().all(|id| after.contains(id)));
         assert_eq!(cut(&[], 10), vec![0..0]);
+    }
+
+    /// A first text longer than the largest content-defined chunk makes the
+    /// chunker end a chunk before it: `parquet` writes an empty page, which
+    /// [`has_empty_page`] sees; without content-defined chunking there is none.
+    #[test]
+    fn an_empty_first_page_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = super::super::schema::schema();
+        let big = "word ".repeat(80_000);
+        let lines: Vec<String> = [big.as_str(), "short text"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!(
+                    r#"{{"id":{i},"url":"https://ex.com/{i}","domain":"ex.com","title":"T","text":"{t}","keywords":[],"fetched_at":"2026-10-09T18:12:33Z"}}"#
+                )
+            })
+            .collect();
+        let write = |props: WriterProperties, name: &str| {
+            let mut cols = Columns::new(2);
+            for l in &lines {
+                cols.push(&Row::parse(l.as_bytes()).unwrap());
+            }
+            let batch = cols.finish(&schema).unwrap();
+            let path = dir.path().join(name);
+            let mut w =
+                ArrowWriter::try_new(File::create(&path).unwrap(), schema.clone(), Some(props))
+                    .unwrap();
+            w.write(&batch).unwrap();
+            w.close().unwrap();
+            path
+        };
+        let cdc = super::super::schema::writer_properties(1).unwrap();
+        let plain = cdc
+            .clone()
+            .into_builder()
+            .set_content_defined_chunking(None)
+            .build();
+        assert!(has_empty_page(&write(cdc, "cdc.parquet")).unwrap());
+        assert!(!has_empty_page(&write(plain, "plain.parquet")).unwrap());
     }
 
     #[test]

@@ -210,19 +210,7 @@ pub fn build_with(
     );
     let broken = log_broken(&scan.reports);
     if opts.strict && broken > 0 {
-        // Nothing written: not even the (empty) spill folder, nor `out` if it was new.
-        let _ = std::fs::remove_dir(&tmp);
-        if !out_existed {
-            let _ = std::fs::remove_dir(&opts.out);
-        }
-        let reports = scan.reports;
-        return Ok(Summary {
-            ok: false,
-            reports,
-            read,
-            broken,
-            ..Summary::default()
-        });
+        return Ok(refused(opts, &tmp, out_existed, scan.reports, read, broken));
     }
     let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
     let mut picked = pick_survivors(
@@ -270,6 +258,29 @@ pub fn build_with(
         data_dir: written.dir,
         secs: secs(),
     })
+}
+
+/// `--strict` found broken input: nothing is written, not even the (empty)
+/// spill folder, nor `out` if it was new.
+fn refused(
+    opts: &BuildOptions,
+    tmp: &Path,
+    out_existed: bool,
+    reports: Vec<ShardReport>,
+    read: u64,
+    broken: u64,
+) -> Summary {
+    let _ = std::fs::remove_dir(tmp);
+    if !out_existed {
+        let _ = std::fs::remove_dir(&opts.out);
+    }
+    Summary {
+        ok: false,
+        reports,
+        read,
+        broken,
+        ..Summary::default()
+    }
 }
 
 /// The survivors in output order, and what the rules removed.

@@ -110,10 +110,16 @@ impl Matcher {
             return;
         }
         let b = self.built();
+        let bytes = text.as_bytes();
         let mut candidates: Vec<(usize, usize)> = Vec::new();
         for m in b.keys.find_overlapping_iter(text) {
+            // A key inside a word (`ai` in `said`) starts no term that needs
+            // a word boundary before it ([`Term::match_at`] would refuse it).
+            let inside = m.start() > 0 && is_word_byte(bytes[m.start() - 1]);
             for &t in &b.by_key[m.pattern().as_usize()] {
-                candidates.push((m.start(), t));
+                if !(inside && b.terms[t].lead_boundary) {
+                    candidates.push((m.start(), t));
+                }
             }
         }
         candidates.sort_unstable();
@@ -315,6 +321,9 @@ fn spell(text: &str, at: usize, word: &[char], exact: bool) -> Option<usize> {
             is_dash(c)
         } else if exact {
             c == w
+        } else if c.is_ascii() && w.is_ascii() {
+            // What [`fold`] gives for two ASCII letters, without its table.
+            c.eq_ignore_ascii_case(&w)
         } else {
             c == w || fold(c) == fold(w)
         };

@@ -51,7 +51,16 @@ fn is_chrome(dom: &Dom, id: NodeId) -> bool {
         "header" if is_masthead(dom, id) => true,
         _ => dom
             .attr(id, "class")
-            .is_some_and(|c| CHROME.is_match(&c.to_ascii_lowercase())),
+            .is_some_and(|c| CHROME.is_match(&ascii_lower(c))),
+    }
+}
+
+/// `s` in ASCII lower case, copied only when it has a capital.
+fn ascii_lower(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(s)
     }
 }
 
@@ -401,6 +410,10 @@ pub(super) fn byline_dates(dom: &Dom, read: &Reading) -> Vec<NaiveDate> {
 
 /// Does the element's class or id name a date, time or byline?
 fn date_classed(dom: &Dom, id: NodeId) -> bool {
+    // Most elements have neither (no string to build).
+    if dom.attr(id, "class").is_none() && dom.attr(id, "id").is_none() {
+        return false;
+    }
     let ci = dom.class_id(id);
     !ci.trim().is_empty() && DATE_CLASS.is_match(&ci)
 }

@@ -111,7 +111,9 @@ fn word_bits(names: &str) -> u16 {
 /// and each value is read once.
 fn all_class_bits(dom: &Dom) -> Vec<u32> {
     let mut out = vec![0u32; dom.nodes.len()];
-    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    // Class values are short and many: a fast hasher, not SipHash.
+    let mut seen: std::collections::HashMap<&str, u32, foldhash::fast::FixedState> =
+        std::collections::HashMap::default();
     for (id, slot) in out.iter_mut().enumerate() {
         if !dom.is_element(id) {
             continue;

@@ -50,8 +50,13 @@ pub(super) struct Work {
     /// What each URL family of each host has yielded (`state/families/`).
     families: Families,
     /// Pages queued from links (seen hash) and the family key of the page
-    /// that linked them first: credited when they turn out to be articles.
-    discovered: HashMap<u64, String>,
+    /// that linked them first (an index into `family_keys`): credited when
+    /// they turn out to be articles. One key is shared by every link it
+    /// gave, so a queue of linked pages costs 4 bytes a page here, not a string.
+    discovered: HashMap<u64, u32>,
+    /// The family keys `discovered` names, each once.
+    family_keys: Vec<String>,
+    family_index: HashMap<String, u32>,
     /// Probes queued this run per family key (see `family.rs`).
     probes: HashMap<String, u32>,
     /// Fresh pages queued from links so far (an HTML listing's read is
@@ -95,6 +100,8 @@ impl Work {
             kept: Vec::new(),
             early_freed: HashMap::new(),
             discovered: HashMap::new(),
+            family_keys: Vec::new(),
+            family_index: HashMap::new(),
             probes: HashMap::new(),
             fresh_links: 0,
             fetch_secs: 1.0,
@@ -153,7 +160,12 @@ impl Work {
         self.fresh_links += u32::from(how.by_link && how.fresh_page);
         self.this_run.insert(hash);
         if let Some(by) = how.credit {
-            self.discovered.insert(hash, by);
+            let next = self.family_keys.len() as u32;
+            let id = *self.family_index.entry(by).or_insert_with_key(|k| {
+                self.family_keys.push(k.clone());
+                next
+            });
+            self.discovered.insert(hash, id);
         }
         if how.child_sitemap {
             self.listed_sitemaps.insert(hash);
@@ -372,7 +384,8 @@ impl Work {
 
     /// The family a URL (seen hash) is owed to, once.
     pub(super) fn owed(&mut self, hash: u64) -> Option<String> {
-        self.discovered.remove(&hash)
+        let id = self.discovered.remove(&hash)?;
+        self.family_keys.get(id as usize).cloned()
     }
 
     /// Teach a family.

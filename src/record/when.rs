@@ -4,7 +4,7 @@
 //! is not a calendar day (a line written by hand or by an older version)
 //! reads as absent rather than losing the whole record.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// `Option<NaiveDate>` as `"YYYY-MM-DD"` or `null`.
@@ -31,7 +31,7 @@ pub mod instant {
     use super::*;
 
     pub(crate) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&t.to_rfc3339_opts(SecondsFormat::Secs, true))
+        s.collect_str(&crate::date::format_utc(*t))
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
@@ -51,11 +51,6 @@ pub(crate) fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc))
-}
-
-/// `t` as the record writes it.
-pub(crate) fn format_instant(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 #[cfg(test)]
@@ -90,7 +85,7 @@ mod tests {
         let v: T = serde_json::from_str(r#"{"d":"2024-13-45","t":"2026-10-09T20:12:33.5+02:00"}"#)
             .unwrap();
         assert_eq!(v.d, None);
-        assert_eq!(format_instant(v.t), "2026-10-09T18:12:33Z");
+        assert_eq!(crate::date::format_utc(v.t), "2026-10-09T18:12:33Z");
         assert!(serde_json::from_str::<T>(r#"{"d":null,"t":"yesterday"}"#).is_err());
     }
 }

@@ -84,7 +84,7 @@ fn provenance_fields(p: &Provenance) -> String {
         s.push_str("\r\n");
     };
     field("scraper-record-id", &p.id.to_string());
-    field("fetched-at", &when::format_instant(p.fetched_at));
+    field("fetched-at", &crate::date::format_utc(p.fetched_at));
     if let Some(d) = p.extracted_on {
         field("extracted-on", &d.format("%Y-%m-%d").to_string());
     }

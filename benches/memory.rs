@@ -20,6 +20,8 @@
 //!
 //! `cargo bench --bench memory` (release), or `cargo bench --profile dev
 //! --bench memory` for a debug build. Prints one line per run and the ratio.
+//! `SCRAPER_BIN` runs another build of the crawler; `MEMORY_BENCH_KEEP=DIR`
+//! copies each run's data directory (and its stderr) to DIR.
 
 #[path = "../tests/it/support"]
 #[allow(dead_code)]
@@ -192,7 +194,7 @@ fn run(crawl: &str) -> Measured {
     let out = Command::new("/usr/bin/time")
         .arg("-v")
         .args(wrap.split_whitespace())
-        .arg(env!("CARGO_BIN_EXE_scraper"))
+        .arg(std::env::var("SCRAPER_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_scraper").into()))
         .current_dir(ws.dir.path())
         .arg("--config")
         .arg(ws.dir.path().join("config.yml"))
@@ -210,6 +212,15 @@ fn run(crawl: &str) -> Measured {
         .expect("run /usr/bin/time -v scraper");
     let secs = t.elapsed().as_secs_f64();
     let err = String::from_utf8_lossy(&out.stderr);
+    // MEMORY_BENCH_KEEP=DIR keeps a copy of the run's data directory there.
+    if let Some(keep) = std::env::var_os("MEMORY_BENCH_KEEP") {
+        let _ = Command::new("cp")
+            .arg("-r")
+            .arg(ws.data())
+            .arg(&keep)
+            .status();
+        let _ = std::fs::write(std::path::Path::new(&keep).join("stderr.txt"), &out.stderr);
+    }
     assert!(out.status.success(), "crawl failed: {err}");
     let kb = err
         .lines()

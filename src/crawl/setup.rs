@@ -118,7 +118,7 @@ pub(super) fn worker_context(
         today: started_at.date_naive(),
         // 50,000 URLs per sitemap (the protocol's maximum), 50 MB decoded.
         limits: Limits::default(),
-        parses: tokio::sync::Semaphore::new(config.crawl.parse_concurrency),
+        parses: worker::slots::ParseSlots::new(config.crawl.parse_concurrency),
         answered: Some(answered_tx),
         archive: config.crawl.archive,
         render: super::worker::render::Rendering::setup(config, &data.state)?,

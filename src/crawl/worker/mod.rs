@@ -6,6 +6,7 @@
 //! [`Answered`] to the engine, so the host's turn is free while it parses.
 
 pub mod render;
+pub(crate) mod slots;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,8 +37,9 @@ pub struct Ctx {
     pub today: NaiveDate,
     pub limits: Limits,
     /// Parses allowed at once (`crawl.parse_concurrency`): a body waits here,
-    /// holding its lease on the body budget, until a parse slot is free.
-    pub parses: tokio::sync::Semaphore,
+    /// holding its lease on the body budget, until a parse slot is free;
+    /// the smallest waiting body goes first ([`slots`]).
+    pub parses: slots::ParseSlots,
     /// Where a worker says its answer is in (None: nobody schedules, as in `check-url`).
     pub answered: Option<tokio::sync::mpsc::UnboundedSender<Answered>>,
     /// Which responses are captured for the WARC archive.
@@ -247,8 +249,7 @@ async fn read_body(ctx: &Arc<Ctx>, job: &Job, mut resp: Response) -> (Meta, Body
         (Some(k), _) => k,
         (None, k) => k,
     };
-    // Never closed, so `acquire` only fails if it were: then parse anyway.
-    let slot = ctx.parses.acquire().await.ok();
+    let slot = ctx.parses.acquire(resp.body.len()).await;
     let c = ctx.clone();
     let parsed = tokio::task::spawn_blocking(move || {
         let mut wire = wire;

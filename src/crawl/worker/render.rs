@@ -198,7 +198,7 @@ async fn extract_rendered(
     html: String,
     static_page: &Page,
 ) -> Option<Page> {
-    let _slot = ctx.parses.acquire().await.ok();
+    let _slot = ctx.parses.acquire(html.len()).await;
     let (c, u) = (ctx.clone(), url.clone());
     let page = tokio::task::spawn_blocking(move || {
         extract::extract(html.as_bytes(), Some("utf-8"), Some(&u), &c.rule, c.today)

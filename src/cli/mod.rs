@@ -28,11 +28,15 @@ pub const EXIT_OUTAGE: u8 = 69;
 /// Exit status after Ctrl-C or SIGTERM, state saved.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// Log lines (`tracing`) on stderr, `RUST_LOG` or `info`.
+/// Log lines (`tracing`) on stderr, `RUST_LOG` or `info`. Without
+/// `RUST_LOG`, html5ever's own notes ("foster parenting not implemented",
+/// on every page with text misplaced in a table) are left out: they say
+/// nothing about the crawl and would fill a run's log.
 pub fn init_logging() {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,html5ever=error"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -14,6 +14,14 @@
 //! waiting. The lease gives back its bytes, reserve and token when it is
 //! dropped (after parsing; the lease travels with the [`super::Response`]).
 //!
+//! A small *lane* of [`LANE_UNITS`] units is carved out of the pool (when
+//! the pool holds at least four times that) for bodies of one unit: a
+//! lease's first unit comes from the lane while it has room, and a lease that
+//! grows past one unit trades its lane unit for pool (or reserve) units. So
+//! an article page of a few kilobytes never waits behind multi-megabyte
+//! bodies that hold the pool while they wait for a parse slot; the lane is
+//! part of the budget, so the bound below is unchanged.
+//!
 //! Why it cannot stall: the token holder never waits for budget, so it
 //! finishes (or fails on its own read deadline) and passes the token to the
 //! next waiter. However many bodies hold part of the pool and want more, one
@@ -48,6 +56,11 @@ use crate::url::Url;
 /// The unit the budget is counted in.
 const UNIT: u64 = 64 * 1024;
 
+/// Units of the small-body lane (2 MiB): more than the fetches in flight at
+/// the default concurrency, so growing bodies waiting with a lane unit
+/// cannot fill it.
+const LANE_UNITS: u32 = 32;
+
 /// The shared budget (cheap to clone). `0` bytes: no budget.
 #[derive(Debug, Clone)]
 pub(crate) struct BodyBudget {
@@ -64,6 +77,8 @@ struct Shared {
     token: Arc<Semaphore>,
     /// Size of the reserve, and the most one lease covers.
     reserve_units: u32,
+    /// Units for bodies of one unit (see the module doc).
+    lane: Arc<Semaphore>,
 }
 
 fn units(bytes: u64) -> u32 {
@@ -79,12 +94,19 @@ impl BodyBudget {
         // Semaphores hold at most `usize::MAX >> 3` permits.
         let total = units(bytes).min(u32::MAX >> 4);
         let reserve_units = units(body_cap).clamp(1, total);
+        let pool = total - reserve_units;
+        let lane = if pool >= 4 * LANE_UNITS {
+            LANE_UNITS
+        } else {
+            0
+        };
         BodyBudget {
             shared: Some(Arc::new(Shared {
-                pool: Arc::new(Semaphore::new((total - reserve_units) as usize)),
+                pool: Arc::new(Semaphore::new((pool - lane) as usize)),
                 reserve: Arc::new(Semaphore::new(reserve_units as usize)),
                 token: Arc::new(Semaphore::new(1)),
                 reserve_units,
+                lane: Arc::new(Semaphore::new(lane as usize)),
             })),
         }
     }
@@ -97,6 +119,7 @@ impl BodyBudget {
             pool: None,
             reserve: None,
             token: None,
+            lane: None,
         }
     }
 
@@ -104,7 +127,10 @@ impl BodyBudget {
     #[cfg(test)]
     pub(crate) fn available(&self) -> u64 {
         self.shared.as_ref().map_or(u64::MAX, |s| {
-            (s.pool.available_permits() + s.reserve.available_permits()) as u64 * UNIT
+            (s.pool.available_permits()
+                + s.reserve.available_permits()
+                + s.lane.available_permits()) as u64
+                * UNIT
         })
     }
 
@@ -125,6 +151,8 @@ pub(crate) struct Lease {
     pool: Option<OwnedSemaphorePermit>,
     reserve: Option<OwnedSemaphorePermit>,
     token: Option<OwnedSemaphorePermit>,
+    /// One lane unit while the body is no bigger than that.
+    lane: Option<OwnedSemaphorePermit>,
 }
 
 /// What a lease waiting for the pool got first.
@@ -146,7 +174,7 @@ fn add(slot: &mut Option<OwnedSemaphorePermit>, permit: OwnedSemaphorePermit) {
 
 impl Lease {
     fn units(&self) -> u32 {
-        count(&self.pool) + count(&self.reserve)
+        count(&self.pool) + count(&self.reserve) + count(&self.lane)
     }
 
     /// Bytes this lease holds.
@@ -163,11 +191,27 @@ impl Lease {
             return true;
         };
         let want = units(bytes).min(s.reserve_units);
-        let have = self.units();
-        if want <= have {
+        if want <= self.units() {
             return true;
         }
-        let more = want - have;
+        if want == 1
+            && let Ok(p) = s.lane.clone().try_acquire_owned()
+        {
+            self.lane = Some(p);
+            return true;
+        }
+        // Past one unit, the lane unit (if any) is traded for pool or reserve units.
+        let ok = self.grow(&s, want, bytes, until).await;
+        if ok {
+            self.lane = None;
+        }
+        ok
+    }
+
+    /// Take pool units (or the token and reserve units) until the pool and
+    /// reserve parts cover `want` units.
+    async fn grow(&mut self, s: &Arc<Shared>, want: u32, bytes: u64, until: Instant) -> bool {
+        let more = want - count(&self.pool) - count(&self.reserve);
         if self.token.is_none() {
             if let Ok(p) = s.pool.clone().try_acquire_many_owned(more) {
                 add(&mut self.pool, p);
@@ -223,6 +267,7 @@ impl Drop for Lease {
         // The reserve goes back before the token, so the next holder finds it full.
         self.reserve.take();
         self.pool.take();
+        self.lane.take();
         self.token.take();
     }
 }
@@ -292,9 +337,13 @@ mod tests {
     /// the budget, and every grant covers what was asked, up to the cap.
     #[tokio::test(start_paused = true)]
     async fn the_bound_holds_under_random_growth() {
-        let cap = 8 * UNIT;
-        let budget = 20 * UNIT + 1; // rounds up to 21 units
-        let bound = 21 * UNIT;
+        // 20 units and a byte: rounds up to 21 units (no lane).
+        random_growth(8 * UNIT, 20 * UNIT + 1, 21 * UNIT).await;
+        // 168 units: a reserve of 8, a lane of 32, a pool of 128.
+        random_growth(8 * UNIT, 168 * UNIT, 168 * UNIT).await;
+    }
+
+    async fn random_growth(cap: u64, budget: u64, bound: u64) {
         let b = BodyBudget::new(budget, cap);
         let held = Arc::new(AtomicU64::new(0));
         let mut tasks = Vec::new();
@@ -329,6 +378,42 @@ mod tests {
             t.await.unwrap();
         }
         assert_eq!(b.available(), bound);
+        assert!(b.token_free());
+    }
+
+    /// (d) Bodies of one unit come from the lane: a small page is read at
+    /// once while large bodies hold the whole pool and the token, and a body
+    /// that grows past one unit gives its lane unit back.
+    #[tokio::test(start_paused = true)]
+    async fn a_small_body_does_not_wait_behind_large_ones() {
+        // A reserve of 2 units, a lane of 32, a pool of 96.
+        let b = BodyBudget::new(130 * UNIT, 2 * UNIT);
+        let far = || Instant::now() + Duration::from_secs(60);
+        let soon = || Instant::now() + Duration::from_millis(10);
+        let mut large = Vec::new();
+        for i in 0..48 {
+            let mut l = b.lease(&url(i));
+            assert!(l.cover(2 * UNIT, far()).await);
+            large.push(l);
+        }
+        let mut holder = b.lease(&url(48));
+        assert!(holder.cover(2 * UNIT, far()).await, "takes the token");
+        assert!(!b.token_free());
+        assert_eq!(b.available(), 32 * UNIT, "only the lane is left");
+        let mut small = b.lease(&url(49));
+        assert!(
+            small.cover(1_820, soon()).await,
+            "a small page is not held up"
+        );
+        assert_eq!(small.bytes(), UNIT);
+        // Growing past one unit needs the pool: it waits like any other body.
+        assert!(!small.cover(2 * UNIT, soon()).await);
+        drop(large.pop());
+        assert!(small.cover(2 * UNIT, soon()).await);
+        assert_eq!(small.bytes(), 2 * UNIT, "the lane unit was traded");
+        assert_eq!(b.available(), 32 * UNIT, "the lane is whole again");
+        drop((large, holder, small));
+        assert_eq!(b.available(), 130 * UNIT);
         assert!(b.token_free());
     }
 

@@ -96,10 +96,10 @@ fn signals<'r>(p: &'r Parsed<'_>) -> Value<'r> {
     })
 }
 
-/// Every column, in schema order. The big texts, `text` and `markdown`, come
+/// Every column, in schema order. The big texts, `markdown` and `text`, come
 /// last: a row's small values then sit together in each row group, so an
-/// edit changes one short run of bytes for them plus the text pages (see
-/// `write.rs`). New columns go just before `text` (and nullable).
+/// edit changes one short run of bytes for them plus its text pages (see
+/// `write.rs`). New columns go just before `markdown` (and nullable).
 pub const COLUMNS: &[Column] = &[
     Column {
         name: "id",
@@ -253,19 +253,19 @@ pub const COLUMNS: &[Column] = &[
         value: |p| Value::Str(p.row.extractor_version.as_deref()),
     },
     Column {
-        name: "text",
-        kind: Kind::LargeStr,
-        nullable: false,
-        meaning: "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)",
-        value: |p| Value::Str(Some(&p.row.text)),
-    },
-    Column {
         name: "markdown",
         kind: Kind::LargeStr,
         nullable: true,
         meaning: "the text with its structure as Markdown: headings, lists, quotes, code, \
                   tables, emphasis; links as text (records since the field was added)",
         value: |p| Value::Str(p.row.markdown.as_deref()),
+    },
+    Column {
+        name: "text",
+        kind: Kind::LargeStr,
+        nullable: false,
+        meaning: "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)",
+        value: |p| Value::Str(Some(&p.row.text)),
     },
 ];
 

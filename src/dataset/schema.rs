@@ -130,8 +130,8 @@ mod tests {
                 "date_modified",
                 "accessible_for_free",
                 "extractor_version",
-                "text",
-                "markdown"
+                "markdown",
+                "text"
             ]
         );
         for f in s.fields().iter().skip(9) {

@@ -6,8 +6,8 @@
 //! its frame (its own small cache holds the current frame of each shard),
 //! parses it, fills one Arrow batch per row group and writes it column by
 //! column. The big texts ([`super::schema::PAGED`], last in the schema) are
-//! written one page per piece (~16 rows); every other column is one page per
-//! row group (~512 rows), and together those pages are a few tens of KB. So
+//! written one page per piece (~4 rows); every other column is one page per
+//! row group (~256 rows), and together those pages are a few tens of KB. So
 //! removing a row changes one run of small pages and one text page (and the
 //! offsets in the footer after them), which is what a chunk-deduplicating store
 //! (the Hub's, ~64 KiB chunks) needs for a small upload; `benches/cdc_delta.sh`

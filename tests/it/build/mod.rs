@@ -210,8 +210,8 @@ fn round_trip_field_by_field() {
             "date_modified",
             "accessible_for_free",
             "extractor_version",
-            "text",
-            "markdown"
+            "markdown",
+            "text"
         ],
         "every column, always, in a fixed order"
     );

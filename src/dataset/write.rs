@@ -25,8 +25,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -394,7 +394,12 @@ fn write_group<W: Write + Send>(
             let mut col = rg
                 .next_column()?
                 .ok_or_else(|| ParquetError::General("fewer columns than fields".into()))?;
-            write_pieces(col.typed::<ByteArrayType>(), array, field.is_nullable(), pieces)?;
+            write_pieces(
+                col.typed::<ByteArrayType>(),
+                array,
+                field.is_nullable(),
+                pieces,
+            )?;
             col.close()?;
         } else {
             for leaf in compute_leaves(field, array)? {
@@ -601,6 +606,27 @@ mod tests {
         assert_eq!(cut(&[], 10), vec![0..0]);
     }
 
+    /// Write `batch` with `parquet`'s content-defined pages (64-256 KiB).
+    fn write_with_cdc(batch: &RecordBatch, props: &WriterProperties, path: &Path) {
+        let cdc = props
+            .clone()
+            .into_builder()
+            .set_content_defined_chunking(Some(parquet::file::properties::CdcOptions {
+                min_chunk_size: 64 << 10,
+                max_chunk_size: 256 << 10,
+                norm_level: 0,
+            }))
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            File::create(path).unwrap(),
+            batch.schema(),
+            Some(cdc),
+        )
+        .unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+    }
+
     /// A first text longer than the largest content-defined chunk makes
     /// `parquet`'s chunker end a chunk before it: it writes an empty page,
     /// which [`has_empty_page`] sees. This writer cuts pages itself and
@@ -625,24 +651,8 @@ mod tests {
         }
         let batch = cols.finish(&schema).unwrap();
         let props = super::super::schema::writer_properties(1, &schema).unwrap();
-        let cdc = props
-            .clone()
-            .into_builder()
-            .set_content_defined_chunking(Some(parquet::file::properties::CdcOptions {
-                min_chunk_size: 64 << 10,
-                max_chunk_size: 256 << 10,
-                norm_level: 0,
-            }))
-            .build();
         let path = dir.path().join("cdc.parquet");
-        let mut w = parquet::arrow::ArrowWriter::try_new(
-            File::create(&path).unwrap(),
-            schema.clone(),
-            Some(cdc),
-        )
-        .unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
+        write_with_cdc(&batch, &props, &path);
         assert!(has_empty_page(&path).unwrap());
 
         let shards: [PathBuf; 0] = [];

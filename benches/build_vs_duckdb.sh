@@ -26,7 +26,8 @@ python3 -c 'import duckdb' 2>/dev/null || { echo "pip install duckdb" >&2; exit 
 cd "$root"
 # The generator is built with the release profile too (`cargo bench` would use
 # the bench profile and could rebuild every dependency).
-cargo build --release --quiet --bench gen_shards --bin scraper
+scraper_bin="${BIN:-$root/target/release/scraper}"
+[ -n "${BIN:-}" ] || cargo build --release --quiet --bench gen_shards --bin scraper
 gen="$(find target/release/deps -maxdepth 1 -type f -perm -u+x -name 'gen_shards-*' -newer Cargo.toml | head -n 1)"
 [ -n "$gen" ] || gen="$(find target/release/deps -maxdepth 1 -type f -perm -u+x -name 'gen_shards-*' | head -n 1)"
 if [ "${REGEN:-0}" = "1" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$records" ]; then
@@ -81,7 +82,7 @@ EOF
 
 echo "records: $records; shards: $(find "$data/articles" -name '*.jsonl.zst' | wc -l | tr -d ' ') files, $shard_bytes bytes"
 # shellcheck disable=SC2086 # filter_flag is empty or one word
-read -r ours_s ours_kib ours_cpu <<<"$(measure "$root/target/release/scraper" --config "$config" \
+read -r ours_s ours_kib ours_cpu <<<"$(measure "$scraper_bin" --config "$config" \
   build --data "$data" --out "$work/dist" $filter_flag)"
 echo "scraper build: ${ours_s} s wall, ${ours_cpu} s CPU, peak RSS $((ours_kib / 1024)) MiB"
 [ "${DUCKDB:-1}" = "0" ] && exit 0

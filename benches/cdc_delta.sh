@@ -16,7 +16,8 @@
 # Also checks that building the same shards twice gives identical bytes.
 #
 # Environment: WORK (default /tmp/scraper-cdc) holds the data and builds;
-# NEW (default 5400) new records a day. Needs a release build (made here) and
+# NEW (default 5400) new records a day; SCRAPER_BUILD_CUTS=FILE,GROUP,PAGE
+# (rows per file, row group and text page) reaches every build, for sweeps. Needs a release build (made here) and
 # python3 with pyarrow.
 set -euo pipefail
 

@@ -24,6 +24,9 @@
 //! making each word by word: about ten times faster, for sets of millions of
 //! records (texts still differ: each is a random run of ~40 of them).
 //!
+//! `--text-percent P` scales every text's target length to P% (default 100),
+//! for sets of millions of records on a small disk.
+//!
 //! `--day N` (with the same `--records`) instead adds one shard of day `N` to
 //! an existing set: `--new` records (default 5,400) with the next ids, then
 //! `--updates` (default 50) new versions (`updated`, new id, same URL, an
@@ -91,6 +94,8 @@ struct Vocab {
     /// Pre-made sentences (`--sentence-pool`): when not empty, every
     /// sentence is one of these, which makes large sets much faster to make.
     pool: Vec<String>,
+    /// Text length as a percentage of the default (`--text-percent`, 100).
+    text_percent: usize,
 }
 
 impl Vocab {
@@ -135,6 +140,7 @@ impl Vocab {
         let mut domains: Vec<String> = outlets.iter().map(|s| s.to_string()).collect();
         domains.extend((0..44).map(|i| format!("news{i}.example.org")));
         Vocab {
+            text_percent: 100,
             common: COMMON.split_whitespace().collect(),
             tech: TECH.split_whitespace().collect(),
             ai: AI.split('|').collect(),
@@ -207,6 +213,7 @@ fn original(v: &Vocab, id: i64) -> Article {
     let title = title.trim_end_matches(". ").to_string();
     // About 4 KB on average, from ~800 B to ~12 KB.
     let target = 800 + rng.below(4000) as usize + rng.below(2) as usize * rng.below(7000) as usize;
+    let target = target * v.text_percent / 100;
     let mut text = String::with_capacity(target + 300);
     while text.len() < target {
         let sentences = 2 + rng.below(5);
@@ -339,10 +346,11 @@ fn main() {
     }
     let shards = records.div_ceil(per_shard);
     let started = Instant::now();
-    let vocab = match num("--sentence-pool", 0) {
+    let mut vocab = match num("--sentence-pool", 0) {
         0 => Vocab::new(),
         n => Vocab::new().with_pool(n),
     };
+    vocab.text_percent = num("--text-percent", 100).max(1);
     let next = AtomicUsize::new(0);
     let bytes = AtomicUsize::new(0);
     std::thread::scope(|s| {

@@ -96,8 +96,10 @@ fn signals<'r>(p: &'r Parsed<'_>) -> Value<'r> {
     })
 }
 
-/// Every column, in schema order. New columns go at the end (and nullable),
-/// so readers of older builds keep working.
+/// Every column, in schema order. The big texts, `markdown` and `text`, come
+/// last: a row's small values then sit together in each row group, so an
+/// edit changes one short run of bytes for them plus its text pages (see
+/// `write.rs`). New columns go just before `markdown` (and nullable).
 pub const COLUMNS: &[Column] = &[
     Column {
         name: "id",
@@ -147,13 +149,6 @@ pub const COLUMNS: &[Column] = &[
         nullable: true,
         meaning: "publication year",
         value: |p| Value::Int32(p.row.year),
-    },
-    Column {
-        name: "text",
-        kind: Kind::LargeStr,
-        nullable: false,
-        meaning: "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)",
-        value: |p| Value::Str(Some(&p.row.text)),
     },
     Column {
         name: "keywords",
@@ -234,14 +229,6 @@ pub const COLUMNS: &[Column] = &[
         value: |p| Value::Float64(p.row.relevance_score),
     },
     Column {
-        name: "markdown",
-        kind: Kind::LargeStr,
-        nullable: true,
-        meaning: "the text with its structure as Markdown: headings, lists, quotes, code, \
-                  tables, emphasis; links as text (records since the field was added)",
-        value: |p| Value::Str(p.row.markdown.as_deref()),
-    },
-    Column {
         name: "date_modified",
         kind: Kind::Date,
         nullable: true,
@@ -264,6 +251,21 @@ pub const COLUMNS: &[Column] = &[
         meaning: "the extractor that made the row from the page: its code version and a \
                   hash of the keyword rule",
         value: |p| Value::Str(p.row.extractor_version.as_deref()),
+    },
+    Column {
+        name: "markdown",
+        kind: Kind::LargeStr,
+        nullable: true,
+        meaning: "the text with its structure as Markdown: headings, lists, quotes, code, \
+                  tables, emphasis; links as text (records since the field was added)",
+        value: |p| Value::Str(p.row.markdown.as_deref()),
+    },
+    Column {
+        name: "text",
+        kind: Kind::LargeStr,
+        nullable: false,
+        meaning: "article text, paragraphs separated by `\\n` (the plain reading of `markdown`)",
+        value: |p| Value::Str(Some(&p.row.text)),
     },
 ];
 

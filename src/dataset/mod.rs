@@ -64,22 +64,22 @@ pub struct Tuning {
     pub jobs: usize,
     /// zstd level of the Parquet pages.
     pub zstd_level: i32,
-    /// Rows per file, on average (~30 MB of Parquet at 2 KB a row): a file
+    /// Rows per file, on average (~16 MB of Parquet at 2 KB a row): a file
     /// ends before a row whose id hashes to a multiple of it (see [`write::cut`]),
     /// so cuts stay put when rows before them come or go.
     pub file_rows: u64,
     /// Rows per row group, on average, cut the same way inside each file.
-    /// The default is one row group per file: `parquet` 60's content-defined
-    /// chunker carries its state from one row group to the next and can then
-    /// end a chunk before a row group's first value, which writes an empty
-    /// page that `pyarrow` reads as an empty column (`write::has_empty_page`
-    /// catches it and the file is written again with fixed pages); a fresh
-    /// writer per file cannot, unless the first value alone is longer than
-    /// the largest chunk. The writer holds a row group's pages in memory:
-    /// at most `MAX_FACTOR` x 16,384 rows (~125 MB) per thread.
+    /// Every column but the big texts is one page per row group, so these
+    /// pages together (~80 bytes a row) are the run of bytes a removed row
+    /// changes besides its text page: ~20-40 KB at 256 rows, under one of the
+    /// Hub's ~64 KiB chunks. Fewer rows add footer bytes (each row group's
+    /// metadata, whose offsets all move after an edit); 64 and 128 were worse,
+    /// 512 about the same. The writer holds one row group.
     pub row_group_rows: u64,
-    /// Rows per Arrow batch handed to the Parquet writer.
-    pub batch_rows: usize,
+    /// Rows per text page, on average (pieces of a row group cut the same
+    /// way): 4 rather than 8 or 16 cut the bytes a removed row costs by 7-11%
+    /// and made the files 3-6% larger (zstd sees less of the text at once).
+    pub page_rows: u64,
     /// Shards whose current frame is kept decoded while writing one file.
     pub frame_cache: usize,
     /// Memory to plan for (`dataset.build_memory_mb`): bounds how many
@@ -89,8 +89,8 @@ pub struct Tuning {
 }
 
 /// Bytes a record costs in memory: its [`scan::Meta`], its share of the URL
-/// and of the band tables (measured: peak RSS 182 MiB at 200,000 records,
-/// 646 MiB at 5 million, ~100 bytes a record; the URL and text keys are
+/// and of the band tables (measured: peak RSS 94 MiB at 200,000 records of 40% texts,
+/// 506 MiB at 5 million, ~90 bytes a record; the URL and text keys are
 /// claimed in sorted runs within [`CLAIMS_SHARE`] of the budget instead).
 const RECORD_BYTES: u64 = 100;
 /// The share of the memory budget the exact-duplicate claims may hold before
@@ -122,10 +122,9 @@ impl Default for Tuning {
         Tuning {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             zstd_level: 1,
-            file_rows: 16_384,
-            // One row group per file: see `row_group_rows`.
-            row_group_rows: u64::MAX / write::MAX_FACTOR,
-            batch_rows: 1024,
+            file_rows: 8_192,
+            row_group_rows: 256,
+            page_rows: 4,
             frame_cache: 64,
             memory_bytes: 1 << 30,
         }
@@ -180,10 +179,21 @@ pub struct Summary {
 
 /// Build the dataset (`ok` is false when `--strict` found broken input).
 pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<Summary> {
-    let tuning = Tuning {
+    let mut tuning = Tuning {
         memory_bytes: config.dataset.build_memory_mb.saturating_mul(1 << 20),
         ..Tuning::default()
     };
+    // For layout benchmarks only (`benches/cdc_delta.sh`): FILE,ROW_GROUP,PAGE rows.
+    if let Ok(cuts) = std::env::var("SCRAPER_BUILD_CUTS") {
+        let n: Vec<u64> = cuts
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        if let [file, group, page] = n[..] {
+            tracing::warn!(file, group, page, "SCRAPER_BUILD_CUTS: non-default cuts");
+            (tuning.file_rows, tuning.row_group_rows, tuning.page_rows) = (file, group, page);
+        }
+    }
     build_with(config, opts, &tuning)
 }
 
@@ -453,7 +463,8 @@ fn write_data(
     tuning: &Tuning,
 ) -> anyhow::Result<Written> {
     let schema = schema::schema();
-    let props = schema::writer_properties(tuning.zstd_level).context("Parquet writer options")?;
+    let props =
+        schema::writer_properties(tuning.zstd_level, &schema).context("Parquet writer options")?;
     let dir = out.join("data");
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
     let ranges = write::cut(rows, tuning.file_rows);
@@ -466,17 +477,13 @@ fn write_data(
         .zip(&names)
         .map(|(r, name)| (&rows[r.clone()], dir.join(format!("{name}.tmp"))))
         .collect();
-    let input = write::Input {
-        shards,
-        frames,
-        schema: schema.clone(),
-        props,
-        cuts: write::Cuts {
-            row_group_rows: tuning.row_group_rows,
-            batch_rows: tuning.batch_rows,
-            frame_cache: tuning.frame_cache,
-        },
+    let cuts = write::Cuts {
+        row_group_rows: tuning.row_group_rows,
+        page_rows: tuning.page_rows,
+        frame_cache: tuning.frame_cache,
     };
+    let input =
+        write::Input::new(shards, frames, schema.clone(), props, cuts).context("Parquet schema")?;
     let stats = match write::write_all(&input, &jobs, tuning.jobs) {
         Ok(s) => s,
         Err(e) => {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
-use parquet::file::properties::{CdcOptions, EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
 /// Columns with few distinct values: dictionary encoded.
@@ -34,27 +34,23 @@ pub fn schema() -> SchemaRef {
     ))
 }
 
-/// Content-defined pages: 64 to 256 KiB of column values each, cut where a
-/// rolling hash of the values says (`parquet`'s FastCDC-style chunker), so an
-/// edit changes the pages around it and the pages further on keep their
-/// bytes, which is what a chunk-deduplicating store (the Hub's, ~64 KiB
-/// chunks) needs for a small upload. `benches/cdc_delta.sh` measures it:
-/// about 0.5 MB of new chunks per removed row, mostly in `text`, `title` and
-/// `url`, in runs of 1 to 1.5 MB after the row: the chunker's boundaries take
-/// that long to fall back in step (a boundary needs eight hash matches and the
-/// count is never reset, so an edit shifts it). 16 to 64 KiB pages cost the same per removed row and made the files
-/// 4% larger. The crate's default (256 KiB to 1 MiB) was not measured.
-pub const CDC: CdcOptions = CdcOptions {
-    min_chunk_size: 64 << 10,
-    max_chunk_size: 256 << 10,
-    norm_level: 0,
-};
+/// Columns whose data pages the writer cuts itself, one page per piece of a
+/// row group (`write.rs`): the big texts. Every other column is one page per
+/// row group.
+pub const PAGED: &[&str] = &["text", "markdown"];
 
 /// Fixed writer options: zstd at `level`, dictionaries only where values
 /// repeat, page-level statistics (hence a column index) except on `text` and
-/// `markdown`, rows declared sorted by `id`, content-defined pages ([`CDC`]).
-/// Row groups are cut by the caller.
-pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties> {
+/// `markdown`, rows declared sorted by `id`, and the Arrow schema in the
+/// footer (as `ArrowWriter` writes it). Pages: a [`PAGED`] column's writer
+/// ends a page after every write, and `write.rs` writes it one piece (a run
+/// of rows cut by id hash) at a time; other columns never end a page by size
+/// or count, so each is one page per row group, and row groups are cut by the
+/// caller. Every page boundary is then fixed by the ids of the rows around it.
+pub fn writer_properties(
+    level: i32,
+    schema: &arrow_schema::Schema,
+) -> parquet::errors::Result<WriterProperties> {
     let mut b = WriterProperties::builder()
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(level)?))
@@ -64,22 +60,28 @@ pub fn writer_properties(level: i32) -> parquet::errors::Result<WriterProperties
         .set_column_index_truncate_length(Some(64))
         .set_max_row_group_row_count(None)
         .set_max_row_group_bytes(None)
-        .set_content_defined_chunking(Some(CDC))
-        // Pages end where the chunker says, not at a running size.
+        // Pages end where the caller says, not at a running size.
         .set_data_page_size_limit(1 << 30)
         .set_data_page_row_count_limit(1 << 30)
+        // One write of a piece is one mini-batch, so one page.
+        .set_write_batch_size(1 << 20)
         .set_sorting_columns(Some(vec![SortingColumn {
             column_idx: 0,
             descending: false,
             nulls_first: false,
-        }]))
-        .set_column_statistics_enabled(ColumnPath::from("text"), EnabledStatistics::Chunk)
-        .set_column_statistics_enabled(ColumnPath::from("markdown"), EnabledStatistics::Chunk);
+        }]));
+    for col in PAGED {
+        b = b
+            .set_column_statistics_enabled(ColumnPath::from(*col), EnabledStatistics::Chunk)
+            .set_column_data_page_row_count_limit(ColumnPath::from(*col), 1);
+    }
     for col in DICTIONARY {
         let path = ColumnPath::new(col.split('.').map(str::to_string).collect());
         b = b.set_column_dictionary_enabled(path, true);
     }
-    Ok(b.build())
+    let mut props = b.build();
+    parquet::arrow::add_encoded_arrow_schema_to_metadata(schema, &mut props);
+    Ok(props)
 }
 
 /// The `dataset_info.features` entry for one field, as YAML lines (indented by the caller).
@@ -122,17 +124,18 @@ mod tests {
         assert_eq!(names.len(), 23);
         assert_eq!(&names[..3], &["id", "url", "domain"]);
         assert_eq!(
-            &names[18..],
+            &names[17..],
             &[
                 "relevance_score",
-                "markdown",
                 "date_modified",
                 "accessible_for_free",
-                "extractor_version"
+                "extractor_version",
+                "markdown",
+                "text"
             ]
         );
-        for f in s.fields().iter().skip(10) {
-            assert!(f.is_nullable(), "{}", f.name());
+        for f in s.fields().iter().skip(9) {
+            assert_eq!(f.is_nullable(), f.name() != "text", "{}", f.name());
         }
         assert_eq!(
             dtype(s.field_with_name("relevance_score").unwrap().data_type()),
@@ -148,7 +151,7 @@ mod tests {
         let at = s.field_with_name("fetched_at").unwrap();
         assert_eq!(dtype(at.data_type()), "timestamp[us, tz=UTC]");
         assert_eq!(dtype(kw.data_type()), "list<string>");
-        assert!(writer_properties(3).is_ok());
+        assert!(writer_properties(3, &s).is_ok());
     }
 
     /// Fields of `record::Article` that are deliberately not columns, and why.

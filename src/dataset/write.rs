@@ -1,29 +1,44 @@
-//! Pass 2: the survivors, already in id order, are cut into files and row
-//! groups at rows chosen by a hash of their id ([`cut`]), so a cut does not move
-//! when rows before it are added or removed: an edit changes the file and row
-//! group it falls in, never the cuts after it. Each file is one task for a pool
-//! of worker threads: a worker fetches each line from its frame (its own small
-//! cache holds the current frame of each shard), parses it, fills Arrow batches
-//! and writes them through one `ArrowWriter` with content-defined chunking
-//! ([`super::schema::writer_properties`]), so page boundaries follow the data
-//! too and an edit changes the pages around it, not every page after it. Each
-//! file is written to `<name>.tmp` and synced.
+//! Pass 2: the survivors, already in id order, are cut into files, row
+//! groups and pieces at rows chosen by a hash of their id ([`cut`]), so a cut
+//! does not move when rows before it are added or removed: an edit changes the
+//! file, row group and piece it falls in, never the cuts after it. Each file
+//! is one task for a pool of worker threads: a worker fetches each line from
+//! its frame (its own small cache holds the current frame of each shard),
+//! parses it, fills one Arrow batch per row group and writes it column by
+//! column. The big texts ([`super::schema::PAGED`], last in the schema) are
+//! written one page per piece (~4 rows); every other column is one page per
+//! row group (~256 rows), and together those pages are a few tens of KB. So
+//! removing a row changes one run of small pages and one text page (and the
+//! offsets in the footer after them), which is what a chunk-deduplicating store
+//! (the Hub's, ~64 KiB chunks) needs for a small upload; `benches/cdc_delta.sh`
+//! measures it. (`parquet`'s own content-defined pages were tried first: its
+//! chunker counts eight hash matches per boundary and keeps the count across
+//! an edit, so the pages after an edit move for 1-1.5 MB, and it could write
+//! an empty first page that `pyarrow` reads as an empty column,
+//! [`has_empty_page`].) Each file is written to `<name>.tmp` and synced.
 //!
 //! Every cut depends on the data only, so the same shards give the same bytes,
 //! whatever the number of threads.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
-use parquet::arrow::ArrowWriter;
-use parquet::file::properties::WriterProperties;
+use parquet::arrow::ArrowSchemaConverter;
+use parquet::arrow::arrow_writer::{ArrowColumnWriter, ArrowRowGroupWriterFactory, compute_leaves};
+use parquet::column::writer::ColumnWriterImpl;
+use parquet::data_type::{ByteArray, ByteArrayType};
+use parquet::errors::ParquetError;
+use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::SchemaDescPtr;
 
 use super::BuildError;
 use super::columns::Columns;
@@ -31,12 +46,13 @@ use super::row::Row;
 use super::scan::{FrameRef, Meta};
 use crate::store::shard::frames::{Decoder, line_ranges, read_at};
 
-/// How a file is cut: expected rows per row group (a cut falls before a row
-/// whose id hashes to a multiple of it), at most [`MAX_FACTOR`] times that many.
+/// How a file is cut: expected rows per row group and per piece of a row
+/// group (a cut falls before a row whose id hashes to a multiple of it), at
+/// most [`MAX_FACTOR`] times that many.
 #[derive(Debug, Clone)]
 pub struct Cuts {
     pub row_group_rows: u64,
-    pub batch_rows: usize,
+    pub page_rows: u64,
     /// Shards whose current frame stays decoded at once, per worker.
     pub frame_cache: usize,
 }
@@ -100,8 +116,34 @@ pub struct Input<'a> {
     pub shards: &'a [PathBuf],
     pub frames: &'a [FrameRef],
     pub schema: SchemaRef,
-    pub props: WriterProperties,
+    /// The Parquet form of `schema`.
+    pub parquet: SchemaDescPtr,
+    pub props: WriterPropertiesPtr,
     pub cuts: Cuts,
+}
+
+impl<'a> Input<'a> {
+    /// The input for `schema` written with `props` (see
+    /// [`super::schema::writer_properties`]).
+    pub fn new(
+        shards: &'a [PathBuf],
+        frames: &'a [FrameRef],
+        schema: SchemaRef,
+        props: WriterProperties,
+        cuts: Cuts,
+    ) -> parquet::errors::Result<Input<'a>> {
+        let parquet = ArrowSchemaConverter::new()
+            .with_coerce_types(props.coerce_types())
+            .convert(&schema)?;
+        Ok(Input {
+            shards,
+            frames,
+            schema,
+            parquet: Arc::new(parquet),
+            props: Arc::new(props),
+            cuts,
+        })
+    }
 }
 
 /// Write each `(rows, path)`: `jobs` worker threads take whole files in
@@ -193,64 +235,40 @@ struct Worker<'a> {
 
 impl<'a> Worker<'a> {
     fn new(input: &'a Input<'a>) -> Result<Worker<'a>, BuildError> {
+        let rows = usize::try_from(input.cuts.row_group_rows.min(4096)).unwrap_or(4096);
         Ok(Worker {
             input,
             cache: FrameCache::new(input.shards, input.frames, input.cuts.frame_cache)?,
-            cols: Columns::new(input.cuts.batch_rows),
+            cols: Columns::new(rows),
         })
     }
 
-    /// Write one file, with content-defined pages; written again without
-    /// them if the chunker left a data page without values (see
-    /// [`has_empty_page`]). Both ways depend on the rows only.
+    /// Write one file: its row groups ([`cut`]), each one Arrow batch.
     fn write_file(&mut self, rows: &[Meta], path: &Path) -> Result<FileStats, BuildError> {
-        let stats = self.write_file_with(rows, path, self.input.props.clone())?;
-        if !has_empty_page(path).map_err(|e| pq_err(path, e))? {
-            return Ok(stats);
-        }
-        tracing::warn!(
-            file = %path.display(),
-            "a content-defined page came out empty; the file is written with fixed pages"
-        );
-        let plain = self
-            .input
-            .props
-            .clone()
-            .into_builder()
-            .set_content_defined_chunking(None)
-            .set_data_page_size_limit(1 << 20)
-            .set_data_page_row_count_limit(20_000)
-            .build();
-        self.write_file_with(rows, path, plain)
-    }
-
-    /// Write one file: its row groups ([`cut`]), each in batches of `batch_rows` rows.
-    fn write_file_with(
-        &mut self,
-        rows: &[Meta],
-        path: &Path,
-        props: WriterProperties,
-    ) -> Result<FileStats, BuildError> {
-        let schema = &self.input.schema;
+        let input = self.input;
         let mut stats = FileStats::default();
         let file = File::create(path).map_err(|e| io_err(path, e))?;
-        let mut w = ArrowWriter::try_new(
+        let mut w = SerializedFileWriter::new(
             BufWriter::with_capacity(1 << 20, file),
-            schema.clone(),
-            Some(props),
+            input.parquet.root_schema_ptr(),
+            input.props.clone(),
         )
         .map_err(|e| pq_err(path, e))?;
-        for group in cut(rows, self.input.cuts.row_group_rows) {
-            for batch in batches(&rows[group], self.input.cuts.batch_rows) {
-                for m in batch {
-                    self.push(m, &mut stats)?;
-                }
-                let batch = self.cols.finish(schema).map_err(BuildError::Arrow)?;
-                stats.arrow_bytes += arrow_bytes(&batch);
-                w.write(&batch).map_err(|e| pq_err(path, e))?;
+        let factory = ArrowRowGroupWriterFactory::new(&w, input.schema.clone());
+        let groups = cut(rows, input.cuts.row_group_rows);
+        for (g, group) in groups.into_iter().filter(|g| !g.is_empty()).enumerate() {
+            let rows = &rows[group];
+            for m in rows {
+                self.push(m, &mut stats)?;
             }
-            w.flush().map_err(|e| pq_err(path, e))?;
-            stats.row_groups += u64::from(!rows.is_empty());
+            let batch = self.cols.finish(&input.schema).map_err(BuildError::Arrow)?;
+            stats.arrow_bytes += arrow_bytes(&batch);
+            let pieces = cut(rows, input.cuts.page_rows);
+            let columns = factory
+                .create_column_writers(g)
+                .map_err(|e| pq_err(path, e))?;
+            write_group(&mut w, columns, &batch, &pieces).map_err(|e| pq_err(path, e))?;
+            stats.row_groups += 1;
         }
         let buf = w.into_inner().map_err(|e| pq_err(path, e))?;
         let file = buf.into_inner().map_err(|e| io_err(path, e.into_error()))?;
@@ -334,6 +352,7 @@ impl FileStats {
 /// of no values at the start of the column chunk; `pyarrow` reads such a
 /// column chunk as empty (or fails on the row group). Only page headers are
 /// read.
+#[cfg(test)]
 pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     let reader = SerializedFileReader::new(File::open(path)?)?;
@@ -352,14 +371,75 @@ pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
     Ok(false)
 }
 
-/// A row group's rows in batches of `batch_rows`; an empty row group (of an
-/// empty file) is one empty batch.
-fn batches(rows: &[Meta], batch_rows: usize) -> Vec<&[Meta]> {
-    if rows.is_empty() {
-        vec![rows]
-    } else {
-        rows.chunks(batch_rows.max(1)).collect()
+/// Write one row group, column by column in schema order: a
+/// [`PAGED`](super::schema::PAGED) column one page per piece of `pieces`
+/// (its writer ends a page after each write), any other column through its
+/// Arrow column writer in one write (one page).
+fn write_group<W: Write + Send>(
+    w: &mut SerializedFileWriter<W>,
+    columns: Vec<ArrowColumnWriter>,
+    batch: &RecordBatch,
+    pieces: &[Range<usize>],
+) -> parquet::errors::Result<()> {
+    let schema = batch.schema();
+    if columns.len() != schema.fields().len() {
+        return Err(ParquetError::General(
+            "a column with more than one leaf".into(),
+        ));
     }
+    let mut rg = w.next_row_group()?;
+    for ((field, array), mut column) in schema.fields().iter().zip(batch.columns()).zip(columns) {
+        if super::schema::PAGED.contains(&field.name().as_str()) {
+            drop(column);
+            let mut col = rg
+                .next_column()?
+                .ok_or_else(|| ParquetError::General("fewer columns than fields".into()))?;
+            write_pieces(
+                col.typed::<ByteArrayType>(),
+                array,
+                field.is_nullable(),
+                pieces,
+            )?;
+            col.close()?;
+        } else {
+            for leaf in compute_leaves(field, array)? {
+                column.write(&leaf)?;
+            }
+            column.close()?.append_to_row_group(&mut rg)?;
+        }
+    }
+    rg.close()?;
+    Ok(())
+}
+
+/// Write a string column one write (so one page) per piece.
+fn write_pieces(
+    w: &mut ColumnWriterImpl<'_, ByteArrayType>,
+    array: &ArrayRef,
+    nullable: bool,
+    pieces: &[Range<usize>],
+) -> parquet::errors::Result<()> {
+    let texts = array
+        .as_string_opt::<i64>()
+        .ok_or_else(|| ParquetError::General("a paged column is not LargeUtf8".into()))?;
+    let mut values = Vec::new();
+    let mut defs = Vec::new();
+    for piece in pieces {
+        values.clear();
+        defs.clear();
+        for i in piece.clone() {
+            if texts.is_valid(i) {
+                values.push(ByteArray::from(texts.value(i).as_bytes().to_vec()));
+                defs.push(1);
+            } else {
+                defs.push(0);
+            }
+        }
+        // Levels are passed even when all are equal, so the writer takes the
+        // piece as one batch whatever its nulls.
+        w.write_batch(&values, nullable.then_some(defs.as_slice()), None)?;
+    }
+    Ok(())
 }
 
 /// The bytes a batch's rows use, as `datasets` counts them, not the
@@ -526,15 +606,37 @@ mod tests {
         assert_eq!(cut(&[], 10), vec![0..0]);
     }
 
-    /// A first text longer than the largest content-defined chunk makes the
-    /// chunker end a chunk before it: `parquet` writes an empty page, which
-    /// [`has_empty_page`] sees; without content-defined chunking there is none.
+    /// Write `batch` with `parquet`'s content-defined pages (64-256 KiB).
+    fn write_with_cdc(batch: &RecordBatch, props: &WriterProperties, path: &Path) {
+        let cdc = props
+            .clone()
+            .into_builder()
+            .set_content_defined_chunking(Some(parquet::file::properties::CdcOptions {
+                min_chunk_size: 64 << 10,
+                max_chunk_size: 256 << 10,
+                norm_level: 0,
+            }))
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            File::create(path).unwrap(),
+            batch.schema(),
+            Some(cdc),
+        )
+        .unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+    }
+
+    /// A first text longer than the largest content-defined chunk makes
+    /// `parquet`'s chunker end a chunk before it: it writes an empty page,
+    /// which [`has_empty_page`] sees. This writer cuts pages itself and
+    /// writes none, and a paged column has one page per piece.
     #[test]
-    fn an_empty_first_page_is_seen() {
+    fn an_empty_first_page_is_seen_and_not_written() {
         let dir = tempfile::tempdir().unwrap();
         let schema = super::super::schema::schema();
         let big = "word ".repeat(80_000);
-        let lines: Vec<String> = [big.as_str(), "short text"]
+        let lines: Vec<String> = [big.as_str(), "short text", "third"]
             .iter()
             .enumerate()
             .map(|(i, t)| {
@@ -543,28 +645,59 @@ mod tests {
                 )
             })
             .collect();
-        let write = |props: WriterProperties, name: &str| {
-            let mut cols = Columns::new(2);
-            for l in &lines {
-                cols.push(&Row::parse(l.as_bytes()).unwrap());
-            }
-            let batch = cols.finish(&schema).unwrap();
-            let path = dir.path().join(name);
-            let mut w =
-                ArrowWriter::try_new(File::create(&path).unwrap(), schema.clone(), Some(props))
-                    .unwrap();
-            w.write(&batch).unwrap();
-            w.close().unwrap();
-            path
+        let mut cols = Columns::new(2);
+        for l in &lines {
+            cols.push(&Row::parse(l.as_bytes()).unwrap());
+        }
+        let batch = cols.finish(&schema).unwrap();
+        let props = super::super::schema::writer_properties(1, &schema).unwrap();
+        let path = dir.path().join("cdc.parquet");
+        write_with_cdc(&batch, &props, &path);
+        assert!(has_empty_page(&path).unwrap());
+
+        let shards: [PathBuf; 0] = [];
+        let cuts = Cuts {
+            row_group_rows: 1 << 20,
+            page_rows: 1,
+            frame_cache: 1,
         };
-        let cdc = super::super::schema::writer_properties(1).unwrap();
-        let plain = cdc
-            .clone()
-            .into_builder()
-            .set_content_defined_chunking(None)
-            .build();
-        assert!(has_empty_page(&write(cdc, "cdc.parquet")).unwrap());
-        assert!(!has_empty_page(&write(plain, "plain.parquet")).unwrap());
+        let input = Input::new(&shards, &[], schema, props, cuts).unwrap();
+        let path = dir.path().join("ours.parquet");
+        let mut w = SerializedFileWriter::new(
+            File::create(&path).unwrap(),
+            input.parquet.root_schema_ptr(),
+            input.props.clone(),
+        )
+        .unwrap();
+        let columns = ArrowRowGroupWriterFactory::new(&w, input.schema.clone())
+            .create_column_writers(0)
+            .unwrap();
+        write_group(&mut w, columns, &batch, &[0..1, 1..3]).unwrap();
+        w.close().unwrap();
+        assert!(!has_empty_page(&path).unwrap());
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let reader = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+        let rg = reader.get_row_group(0).unwrap();
+        let pages = |c: usize| {
+            let mut n = 0;
+            let mut p = rg.get_column_page_reader(c).unwrap();
+            while p.get_next_page().unwrap().is_some() {
+                n += 1;
+            }
+            n
+        };
+        let text = input.schema.index_of("text").unwrap();
+        assert_eq!(pages(text), 2, "one text page per piece");
+        assert_eq!(pages(0), 1, "one id page per row group");
+        let back = parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(
+            File::open(&path).unwrap(),
+            16,
+        )
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+        assert_eq!(back, batch);
     }
 
     #[test]
@@ -591,17 +724,13 @@ mod tests {
         }];
         let shards = [shard.clone()];
         let schema = super::super::schema::schema();
-        let input = Input {
-            shards: &shards,
-            frames: &frames,
-            schema,
-            props: super::super::schema::writer_properties(1).unwrap(),
-            cuts: Cuts {
-                row_group_rows: 2,
-                batch_rows: 1,
-                frame_cache: 1,
-            },
+        let props = super::super::schema::writer_properties(1, &schema).unwrap();
+        let cuts = Cuts {
+            row_group_rows: 2,
+            page_rows: 1,
+            frame_cache: 1,
         };
+        let input = Input::new(&shards, &frames, schema, props, cuts).unwrap();
         let rows: Vec<Meta> = (0..40).map(|_| m()).collect();
         for jobs in [1, 2, 5] {
             let files: Vec<(&[Meta], PathBuf)> = vec![

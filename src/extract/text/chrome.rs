@@ -60,10 +60,14 @@ fn word_lists() -> [WordList; 12] {
     ]
 }
 
-/// Every phrase of every list in one automaton, and the bit of each.
+/// Every phrase of every list in one automaton, and the bit of each; every
+/// whole token and token start of the lists, with the bits of the lists
+/// that hold it.
 struct AllWords {
     automaton: AhoCorasick,
     bit: Vec<u16>,
+    tokens: std::collections::HashMap<&'static str, u16, foldhash::fast::FixedState>,
+    starts: Vec<(&'static str, u16)>,
 }
 
 static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
@@ -75,11 +79,26 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
             bit.push(1u16 << i);
         }
     }
+    let mut tokens = std::collections::HashMap::default();
+    let mut starts: Vec<(&'static str, u16)> = Vec::new();
+    for (i, (_, list_tokens, list_starts)) in word_lists().iter().enumerate() {
+        for &t in *list_tokens {
+            *tokens.entry(t).or_default() |= 1u16 << i;
+        }
+        for &s in *list_starts {
+            match starts.iter_mut().find(|(x, _)| *x == s) {
+                Some((_, b)) => *b |= 1 << i,
+                None => starts.push((s, 1 << i)),
+            }
+        }
+    }
     let mut b = builder();
     b.kind(Some(AhoCorasickKind::DFA));
     AllWords {
         automaton: b.build(&phrases).expect("a few hundred phrases"),
         bit,
+        tokens,
+        starts,
     }
 });
 
@@ -91,15 +110,15 @@ fn word_bits(names: &str) -> u16 {
     for m in all.automaton.find_overlapping_iter(names) {
         bits |= all.bit[m.pattern().as_usize()];
     }
-    for (i, (_, tokens, starts)) in word_lists().iter().enumerate() {
-        if bits & (1 << i) != 0 || (tokens.is_empty() && starts.is_empty()) {
-            continue;
+    // A list's whole tokens and token starts, all lists in one split.
+    for t in names.split(|c: char| c.is_whitespace() || c == '_' || c == '-') {
+        if let Some(b) = all.tokens.get(t) {
+            bits |= b;
         }
-        let hit = names
-            .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
-            .any(|t| tokens.contains(&t) || starts.iter().any(|s| t.starts_with(s)));
-        if hit {
-            bits |= 1 << i;
+        for &(s, b) in &all.starts {
+            if bits & b != b && t.starts_with(s) {
+                bits |= b;
+            }
         }
     }
     bits

@@ -19,6 +19,15 @@ pub(super) struct Stats {
 pub(super) fn visible_len(s: &str) -> u32 {
     let mut n = 0u32;
     let mut space = true;
+    if s.is_ascii() {
+        // The same count by bytes (`char::is_whitespace` of an ASCII byte).
+        for &b in s.as_bytes() {
+            let white = matches!(b, b'\t'..=b'\r' | b' ');
+            n += u32::from(!white || !space);
+            space = white;
+        }
+        return n;
+    }
     for c in s.chars() {
         if c.is_whitespace() {
             if !space {
@@ -109,5 +118,26 @@ pub(super) fn link_density(st: &Stats, id: NodeId) -> f64 {
         0.0
     } else {
         f64::from(st.link[id]) / f64::from(st.text[id])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visible_len;
+
+    #[test]
+    fn ascii_and_other_text_count_alike() {
+        // Runs of white space count one, leading ones none; \x0b is white space too.
+        for (s, n) in [
+            ("", 0),
+            ("  a  b\t\n\x0b\x0cc ", 6),
+            ("\n\r\n", 0),
+            ("one two", 7),
+        ] {
+            assert_eq!(visible_len(s), n, "{s:?}");
+            // The same text with a non-ASCII letter after it takes the other path.
+            assert_eq!(visible_len(&format!("{s}é")), n + 1, "{s:?}");
+        }
+        assert_eq!(visible_len("a\u{a0}\u{a0}b"), 3);
     }
 }

@@ -614,7 +614,8 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: &Box
     ) {
         return false;
     }
-    if tag == "p" && words.related && related_line(dom, id, text) {
+    if tag == "p" && words.related && words.within(id) & 0b10000 != 0 && related_line(dom, id, text)
+    {
         return true;
     }
     let body = names_have(dom, id, Word::LikelyBody);

@@ -5,6 +5,7 @@
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use html5ever::local_name;
 
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::paywall::PAYWALL;
@@ -138,7 +139,7 @@ fn all_class_bits(dom: &Dom) -> Vec<u32> {
             continue;
         }
         for a in &dom.nodes[id].attrs {
-            if matches!(&*a.name.local, "class" | "id") {
+            if a.name.local == local_name!("class") || a.name.local == local_name!("id") {
                 *slot |= *seen.entry(&a.value).or_insert_with(|| value_bits(&a.value));
             }
         }
@@ -690,16 +691,20 @@ pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
 }
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
-    if dom.attr(id, "hidden").is_some() {
-        return true;
-    }
-    if dom.attr(id, "aria-hidden") == Some("true") && dom.tag(id) != "span" {
-        return true;
-    }
-    dom.attr(id, "style").is_some_and(|s| {
-        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-        let s = s.to_ascii_lowercase();
-        s.contains("display:none") || s.contains("visibility:hidden")
+    // One look at each attribute (an element has each name once), by atom.
+    dom.nodes[id].attrs.iter().any(|a| {
+        let name = &a.name.local;
+        if *name == local_name!("hidden") {
+            true
+        } else if *name == local_name!("aria-hidden") {
+            &*a.value == "true" && dom.tag(id) != "span"
+        } else if *name == local_name!("style") {
+            let s: String = a.value.chars().filter(|c| !c.is_whitespace()).collect();
+            let s = s.to_ascii_lowercase();
+            s.contains("display:none") || s.contains("visibility:hidden")
+        } else {
+            false
+        }
     })
 }
 

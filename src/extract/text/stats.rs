@@ -19,25 +19,22 @@ pub(super) struct Stats {
 pub(super) fn visible_len(s: &str) -> u32 {
     let mut n = 0u32;
     let mut space = true;
-    if s.is_ascii() {
-        // The same count by bytes (`char::is_whitespace` of an ASCII byte).
-        for &b in s.as_bytes() {
-            let white = matches!(b, b'\t'..=b'\r' | b' ');
-            n += u32::from(!white || !space);
-            space = white;
-        }
-        return n;
-    }
-    for c in s.chars() {
-        if c.is_whitespace() {
-            if !space {
-                n += 1;
-            }
-            space = true;
+    // By bytes, the rare non-ASCII character decoded where it starts.
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let white = if b.is_ascii() {
+            i += 1;
+            // `char::is_whitespace` of an ASCII character.
+            matches!(b, b'\t'..=b'\r' | b' ')
         } else {
-            n += 1;
-            space = false;
-        }
+            let c = s[i..].chars().next().unwrap_or(' ');
+            i += c.len_utf8();
+            c.is_whitespace()
+        };
+        n += u32::from(!white || !space);
+        space = white;
     }
     n
 }

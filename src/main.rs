@@ -14,8 +14,13 @@ use cli::args::{Cli, Command};
 use cli::commands;
 
 fn main() -> ExitCode {
-    malloc::tune();
     let cli = Cli::parse();
+    // `extract` reads one page after another on one thread: glibc's own
+    // adaptive thresholds let the next page reuse a page's large buffers,
+    // where the crawl's settings map and unmap them (a few % of its CPU).
+    if !matches!(cli.command, Command::Extract(_)) {
+        malloc::tune();
+    }
     cli::init_logging();
     match run(&cli) {
         Ok(code) => code,

@@ -144,10 +144,13 @@ impl Dom {
             super::prepass::READ_ATTRS.contains(&name),
             "{name} is left out by the pre-pass: add it to READ_ATTRS"
         );
+        // Names are short: compared byte by byte, not through `memcmp`.
+        let same =
+            |a: &str| a.len() == name.len() && a.bytes().zip(name.bytes()).all(|(x, y)| x == y);
         self.nodes[id]
             .attrs
             .iter()
-            .find(|a| &*a.name.local == name)
+            .find(|a| same(&a.name.local))
             .map(|a| &*a.value)
     }
 

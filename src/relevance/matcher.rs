@@ -5,11 +5,14 @@
 //! crate's simple case folding, and costs microseconds to build where that
 //! regex cost a millisecond or more, paid in full by a single page
 //! (`benches/one_page.sh`). A test holds the two to the same matches.
+//!
+//! The keys are found by a byte trie ([`Keys`]) walked only from where a
+//! key may begin: a key whose terms all need a word boundary before them
+//! is not looked for inside a word, so most bytes of a text cost one table
+//! look-up (an automaton over every byte cost four times as much).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::TermCount;
 
@@ -27,7 +30,7 @@ pub(super) struct Matcher {
 struct Built {
     terms: Vec<Term>,
     /// Keys: how each term may begin (ASCII letters in any case).
-    keys: AhoCorasick,
+    keys: Keys,
     /// Terms of each key, in priority order.
     by_key: Vec<Vec<usize>>,
 }
@@ -75,7 +78,9 @@ impl Matcher {
             let mut by_key: Vec<Vec<usize>> = Vec::new();
             for (i, t) in terms.iter().enumerate() {
                 for k in t.keys() {
-                    match keys.iter().position(|x| *x == k) {
+                    // Keys equal but for ASCII case are one key of the trie.
+                    match keys.iter().position(|x| x.eq_ignore_ascii_case(&k)) {
+                        Some(at) if by_key[at].contains(&i) => {}
                         Some(at) => by_key[at].push(i),
                         None => {
                             keys.push(k);
@@ -84,11 +89,11 @@ impl Matcher {
                     }
                 }
             }
-            let keys = crate::phrases::builder()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .build(&keys)
-                .expect("a vocabulary's keys");
+            let free: Vec<bool> = by_key
+                .iter()
+                .map(|ts| ts.iter().any(|&t| !terms[t].lead_boundary))
+                .collect();
+            let keys = Keys::new(&keys, &free);
             Built {
                 terms,
                 keys,
@@ -112,16 +117,15 @@ impl Matcher {
         let b = self.built();
         let bytes = text.as_bytes();
         let mut candidates: Vec<(usize, usize)> = Vec::new();
-        for m in b.keys.find_overlapping_iter(text) {
+        b.keys.each(bytes, |start, inside, key| {
             // A key inside a word (`ai` in `said`) starts no term that needs
             // a word boundary before it ([`Term::match_at`] would refuse it).
-            let inside = m.start() > 0 && is_word_byte(bytes[m.start() - 1]);
-            for &t in &b.by_key[m.pattern().as_usize()] {
+            for &t in &b.by_key[key] {
                 if !(inside && b.terms[t].lead_boundary) {
-                    candidates.push((m.start(), t));
+                    candidates.push((start, t));
                 }
             }
-        }
+        });
         candidates.sort_unstable();
         candidates.dedup();
         let mut after = 0;
@@ -167,6 +171,92 @@ impl Matcher {
             .collect();
         out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.term.cmp(&b.term)));
         out
+    }
+}
+
+/// The keys as a trie over bytes, ASCII letters folded to lower case (what
+/// an ASCII-case-insensitive Aho-Corasick automaton of them matches).
+#[derive(Debug, Clone)]
+struct Keys {
+    /// Byte (folded) to its column in `next`; 0 for a byte no key holds.
+    class: [u16; 256],
+    columns: usize,
+    /// Node `n`'s child on column `c` at `next[n * columns + c]`; 0 for
+    /// none (the root, node 0, is no one's child).
+    next: Vec<u32>,
+    /// The key that ends at each node (keys are distinct).
+    key: Vec<Option<usize>>,
+    /// Whether a key at or below each node has a term that may begin
+    /// inside a word (what is looked for there).
+    free: Vec<bool>,
+}
+
+impl Keys {
+    fn new(keys: &[String], free_key: &[bool]) -> Keys {
+        let mut class = [0u16; 256];
+        let mut columns = 1;
+        for k in keys {
+            for b in k.bytes() {
+                let b = b.to_ascii_lowercase() as usize;
+                if class[b] == 0 {
+                    class[b] = columns as u16;
+                    columns += 1;
+                }
+            }
+        }
+        let mut t = Keys {
+            class,
+            columns,
+            next: vec![0; columns],
+            key: vec![None],
+            free: vec![false],
+        };
+        for (i, k) in keys.iter().enumerate() {
+            let mut node = 0;
+            t.free[0] |= free_key[i];
+            for b in k.bytes() {
+                let at = node * columns + usize::from(t.class[b.to_ascii_lowercase() as usize]);
+                if t.next[at] == 0 {
+                    t.next[at] = t.key.len() as u32;
+                    t.next.extend(std::iter::repeat_n(0, columns));
+                    t.key.push(None);
+                    t.free.push(false);
+                }
+                node = t.next[at] as usize;
+                t.free[node] |= free_key[i];
+            }
+            t.key[node] = Some(i);
+        }
+        t
+    }
+
+    /// Every key found in `text` as (start, inside a word, key), by start:
+    /// what an overlapping search finds, less the keys inside a word that
+    /// no term may begin there.
+    fn each(&self, text: &[u8], mut f: impl FnMut(usize, bool, usize)) {
+        for start in 0..text.len() {
+            if self.class[text[start].to_ascii_lowercase() as usize] == 0 {
+                continue;
+            }
+            let inside = start > 0 && is_word_byte(text[start - 1]);
+            if inside && !self.free[0] {
+                continue;
+            }
+            let mut node = 0;
+            for &b in &text[start..] {
+                let c = self.class[b.to_ascii_lowercase() as usize];
+                if c == 0 {
+                    break;
+                }
+                node = self.next[node * self.columns + usize::from(c)] as usize;
+                if node == 0 || (inside && !self.free[node]) {
+                    break;
+                }
+                if let Some(k) = self.key[node] {
+                    f(start, inside, k);
+                }
+            }
+        }
     }
 }
 

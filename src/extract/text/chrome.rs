@@ -5,6 +5,7 @@
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use html5ever::local_name;
 
 use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::extract::paywall::PAYWALL;
@@ -60,10 +61,14 @@ fn word_lists() -> [WordList; 12] {
     ]
 }
 
-/// Every phrase of every list in one automaton, and the bit of each.
+/// Every phrase of every list in one automaton, and the bit of each; every
+/// whole token and token start of the lists, with the bits of the lists
+/// that hold it.
 struct AllWords {
     automaton: AhoCorasick,
     bit: Vec<u16>,
+    tokens: std::collections::HashMap<&'static str, u16, foldhash::fast::FixedState>,
+    starts: Vec<(&'static str, u16)>,
 }
 
 static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
@@ -75,11 +80,26 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
             bit.push(1u16 << i);
         }
     }
+    let mut tokens = std::collections::HashMap::default();
+    let mut starts: Vec<(&'static str, u16)> = Vec::new();
+    for (i, (_, list_tokens, list_starts)) in word_lists().iter().enumerate() {
+        for &t in *list_tokens {
+            *tokens.entry(t).or_default() |= 1u16 << i;
+        }
+        for &s in *list_starts {
+            match starts.iter_mut().find(|(x, _)| *x == s) {
+                Some((_, b)) => *b |= 1 << i,
+                None => starts.push((s, 1 << i)),
+            }
+        }
+    }
     let mut b = builder();
     b.kind(Some(AhoCorasickKind::DFA));
     AllWords {
         automaton: b.build(&phrases).expect("a few hundred phrases"),
         bit,
+        tokens,
+        starts,
     }
 });
 
@@ -91,15 +111,15 @@ fn word_bits(names: &str) -> u16 {
     for m in all.automaton.find_overlapping_iter(names) {
         bits |= all.bit[m.pattern().as_usize()];
     }
-    for (i, (_, tokens, starts)) in word_lists().iter().enumerate() {
-        if bits & (1 << i) != 0 || (tokens.is_empty() && starts.is_empty()) {
-            continue;
+    // A list's whole tokens and token starts, all lists in one split.
+    for t in names.split(|c: char| c.is_whitespace() || c == '_' || c == '-') {
+        if let Some(b) = all.tokens.get(t) {
+            bits |= b;
         }
-        let hit = names
-            .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
-            .any(|t| tokens.contains(&t) || starts.iter().any(|s| t.starts_with(s)));
-        if hit {
-            bits |= 1 << i;
+        for &(s, b) in &all.starts {
+            if bits & b != b && t.starts_with(s) {
+                bits |= b;
+            }
         }
     }
     bits
@@ -119,7 +139,7 @@ fn all_class_bits(dom: &Dom) -> Vec<u32> {
             continue;
         }
         for a in &dom.nodes[id].attrs {
-            if matches!(&*a.name.local, "class" | "id") {
+            if a.name.local == local_name!("class") || a.name.local == local_name!("id") {
                 *slot |= *seen.entry(&a.value).or_insert_with(|| value_bits(&a.value));
             }
         }
@@ -464,13 +484,20 @@ static MEMBER_PITCH: Phrases = Phrases::new(&[
 /// at all: their phrases anywhere in the text of its body. Each element's
 /// text is a stretch of the body's, so a phrase missing from the body's
 /// text is missing from every element's, and most pages need no element's
-/// text read.
-#[derive(Clone, Copy, Default)]
+/// text read. Where the page has some, the phrases found ([`BoxWords::hits`])
+/// say which elements' stretches hold one: only those are read.
+#[derive(Default)]
 pub(super) struct BoxWords {
     donate: bool,
     consent: bool,
     member: bool,
     related: bool,
+    /// Per node, where its text starts and ends in the body's text, lowered
+    /// node by node (lowering a whole text or its parts differs only in the
+    /// Greek final sigma, which no phrase holds).
+    span: Vec<(u32, u32)>,
+    /// Every phrase found in that text, as (start, end, its list's bit), by start.
+    hits: Vec<(u32, u32, u8)>,
 }
 
 /// The phrases of the text-judged boxes in one automaton (a page's whole
@@ -499,25 +526,59 @@ static BOX_PHRASES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 });
 
 impl BoxWords {
-    pub(super) fn new(dom: &Dom, body: NodeId) -> BoxWords {
-        let t = lower(&dom.text(body));
-        let (automaton, list) = &*BOX_PHRASES;
-        let mut found = 0u8;
-        for m in automaton.find_overlapping_iter(&t) {
-            found |= list[m.pattern().as_usize()];
-            if found == 0b11111 {
-                break;
+    /// `order`: the body, then its descendants in document order.
+    pub(super) fn new(dom: &Dom, order: &[NodeId]) -> BoxWords {
+        let mut span = vec![(0u32, 0u32); dom.nodes.len()];
+        let mut t = String::new();
+        for &id in order {
+            let at = t.len() as u32;
+            if let Kind::Text(s) = &dom.nodes[id].kind {
+                if s.is_ascii() {
+                    t.push_str(s);
+                    t[at as usize..].make_ascii_lowercase();
+                } else {
+                    t.push_str(&lower(s));
+                }
+            }
+            span[id] = (at, t.len() as u32);
+        }
+        // A subtree's text ends where its last text does.
+        for &id in order.iter().skip(1).rev() {
+            if let Some(p) = dom.nodes[id].parent {
+                span[p].1 = span[p].1.max(span[id].1);
             }
         }
+        let (automaton, list) = &*BOX_PHRASES;
+        let mut found = 0u8;
+        let mut hits = Vec::new();
+        for m in automaton.find_overlapping_iter(&t) {
+            let bit = list[m.pattern().as_usize()];
+            found |= bit;
+            hits.push((m.start() as u32, m.end() as u32, bit));
+        }
+        hits.sort_unstable();
         BoxWords {
             donate: found & 1 != 0,
             consent: found & 0b110 == 0b110,
             member: found & 0b1000 != 0,
             related: found & 0b10000 != 0,
+            span,
+            hits,
         }
     }
 
-    fn any(self) -> bool {
+    /// The lists (bits) of the phrases found wholly within the text of `id`.
+    fn within(&self, id: NodeId) -> u8 {
+        let (s, e) = self.span[id];
+        let first = self.hits.partition_point(|h| h.0 < s);
+        self.hits[first..]
+            .iter()
+            .take_while(|h| h.0 < e)
+            .filter(|h| h.1 <= e)
+            .fold(0, |bits, h| bits | h.2)
+    }
+
+    fn any(&self) -> bool {
         self.donate || self.consent || self.member
     }
 }
@@ -546,7 +607,7 @@ fn prose_paras(dom: &Dom, id: NodeId) -> u32 {
     n
 }
 
-pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxWords) -> bool {
+pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: &BoxWords) -> bool {
     let tag = dom.tag(id);
     if !matches!(
         tag,
@@ -554,7 +615,8 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxW
     ) {
         return false;
     }
-    if tag == "p" && words.related && related_line(dom, id, text) {
+    if tag == "p" && words.related && words.within(id) & 0b10000 != 0 && related_line(dom, id, text)
+    {
         return true;
     }
     let body = names_have(dom, id, Word::LikelyBody);
@@ -568,6 +630,15 @@ pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: BoxW
         return true;
     }
     if !words.any() || (paras > BOX_PARAS && prose_paras(dom, id) > BOX_PARAS) {
+        return false;
+    }
+    // Which phrases its text holds, from the page's ([`BoxWords::within`]):
+    // most elements hold none and need not be read.
+    let inside = words.within(id);
+    if !((words.donate && inside & 1 != 0)
+        || (words.consent && inside & 0b110 == 0b110)
+        || (words.member && inside & 0b1000 != 0))
+    {
         return false;
     }
     let Some(t) = dom.text_within(id, 4 * BOX_TEXT as usize) else {
@@ -620,16 +691,20 @@ pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
 }
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
-    if dom.attr(id, "hidden").is_some() {
-        return true;
-    }
-    if dom.attr(id, "aria-hidden") == Some("true") && dom.tag(id) != "span" {
-        return true;
-    }
-    dom.attr(id, "style").is_some_and(|s| {
-        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-        let s = s.to_ascii_lowercase();
-        s.contains("display:none") || s.contains("visibility:hidden")
+    // One look at each attribute (an element has each name once), by atom.
+    dom.nodes[id].attrs.iter().any(|a| {
+        let name = &a.name.local;
+        if *name == local_name!("hidden") {
+            true
+        } else if *name == local_name!("aria-hidden") {
+            &*a.value == "true" && dom.tag(id) != "span"
+        } else if *name == local_name!("style") {
+            let s: String = a.value.chars().filter(|c| !c.is_whitespace()).collect();
+            let s = s.to_ascii_lowercase();
+            s.contains("display:none") || s.contains("visibility:hidden")
+        } else {
+            false
+        }
     })
 }
 
@@ -898,6 +973,40 @@ mod phrase_tests {
 #[cfg(test)]
 mod bits_tests {
     use super::*;
+
+    #[test]
+    fn box_phrases_hold_no_sigma_and_are_found_within_elements() {
+        // Text lowered node by node differs from text lowered whole only in
+        // the Greek final sigma ([`BoxWords`]).
+        for p in [
+            &DONATE,
+            &CONSENT_WORD,
+            &EMBED_WORD,
+            &MEMBER_PITCH,
+            &RELATED_LABEL,
+        ] {
+            assert!(p.list().iter().all(|x| !x.contains(['σ', 'ς'])));
+        }
+        let dom = Dom::parse(
+            "<body><div id=a><p>Jetzt <b>SPENDEN</b></p></div><div id=b>Jetzt spen</div><div id=c>den</div></body>",
+        );
+        let body = dom.find("body").unwrap();
+        let mut order = vec![body];
+        order.extend(dom.descendants(body));
+        let words = BoxWords::new(&dom, &order);
+        let by_id = |v: &str| {
+            order
+                .iter()
+                .copied()
+                .find(|&d| dom.attr(d, "id") == Some(v))
+                .unwrap()
+        };
+        assert!(words.donate);
+        assert_eq!(words.within(by_id("a")) & 1, 1);
+        // "jetzt spen" + "den": a phrase across two elements is in neither.
+        assert_eq!(words.within(by_id("b")), 0);
+        assert_eq!(words.within(by_id("c")), 0);
+    }
 
     #[test]
     fn class_bits_match_the_lists() {

@@ -76,9 +76,10 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     }
     let cards = CardStats::new(dom, &order);
     let mut boxes = vec![false; dom.nodes.len()];
-    let box_words = BoxWords::new(dom, body);
+    let box_words = BoxWords::new(dom, &order);
     for &id in &order {
-        boxes[id] = dom.is_element(id) && body_box(dom, id, raw.text[id], raw.paras[id], box_words);
+        boxes[id] =
+            dom.is_element(id) && body_box(dom, id, raw.text[id], raw.paras[id], &box_words);
     }
     let guard = |id: NodeId| !holds_main[id] && !keep[id];
     let full = compute(

@@ -19,16 +19,22 @@ pub(super) struct Stats {
 pub(super) fn visible_len(s: &str) -> u32 {
     let mut n = 0u32;
     let mut space = true;
-    for c in s.chars() {
-        if c.is_whitespace() {
-            if !space {
-                n += 1;
-            }
-            space = true;
+    // By bytes, the rare non-ASCII character decoded where it starts.
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let white = if b.is_ascii() {
+            i += 1;
+            // `char::is_whitespace` of an ASCII character.
+            matches!(b, b'\t'..=b'\r' | b' ')
         } else {
-            n += 1;
-            space = false;
-        }
+            let c = s[i..].chars().next().unwrap_or(' ');
+            i += c.len_utf8();
+            c.is_whitespace()
+        };
+        n += u32::from(!white || !space);
+        space = white;
     }
     n
 }
@@ -109,5 +115,26 @@ pub(super) fn link_density(st: &Stats, id: NodeId) -> f64 {
         0.0
     } else {
         f64::from(st.link[id]) / f64::from(st.text[id])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visible_len;
+
+    #[test]
+    fn ascii_and_other_text_count_alike() {
+        // Runs of white space count one, leading ones none; \x0b is white space too.
+        for (s, n) in [
+            ("", 0),
+            ("  a  b\t\n\x0b\x0cc ", 6),
+            ("\n\r\n", 0),
+            ("one two", 7),
+        ] {
+            assert_eq!(visible_len(s), n, "{s:?}");
+            // The same text with a non-ASCII letter after it takes the other path.
+            assert_eq!(visible_len(&format!("{s}é")), n + 1, "{s:?}");
+        }
+        assert_eq!(visible_len("a\u{a0}\u{a0}b"), 3);
     }
 }

@@ -174,10 +174,18 @@ fn finish_outage(
 /// Add the work kept for the next run to the queue left over (once per URL).
 /// Returns how many entries were added.
 fn keep_for_next_run(queue: &mut Vec<Entry>, kept: Vec<Entry>) -> usize {
-    let mut have: HashSet<String> = queue.iter().map(|e| e.url.clone()).collect();
+    if kept.is_empty() {
+        return 0;
+    }
+    // Hashes, not copies of the URLs: the queue may hold `max_queue` entries
+    // (a million by default), and this runs at the end, when memory peaks.
+    let hash = |u: &str| xxhash_rust::xxh3::xxh3_64(u.as_bytes());
+    let mut have: HashSet<u64> = queue.iter().map(|e| hash(&e.url)).collect();
+    // Exactly the room needed: a full queue's Vec would otherwise double.
+    queue.reserve_exact(kept.len());
     let before = queue.len();
     for e in kept {
-        if have.insert(e.url.clone()) {
+        if have.insert(hash(&e.url)) {
             queue.push(e);
         }
     }

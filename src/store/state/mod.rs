@@ -176,6 +176,15 @@ pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
 /// old content or the new one, never a mix: write a temporary file next to it,
 /// fsync it, rename it over `path`, fsync the folder.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] with the bytes written by `fill` (through a buffer), so
+/// a large file need not be built in memory first.
+pub(crate) fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), StoreError> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -188,12 +197,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let written = (|| {
-        let mut f = OpenOptions::new()
+        let f = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .open(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = io::BufWriter::with_capacity(256 << 10, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -274,13 +285,14 @@ pub fn save_frontier(
             Err(e) => Err(StoreError::io(&path, e)),
         };
     }
-    let mut buf = Vec::with_capacity(entries.len() * 96);
-    for e in entries {
-        // Invariant: an Entry holds only strings, numbers and unit enums, which always serialise.
-        serde_json::to_writer(&mut buf, e).expect("a frontier Entry always serialises");
-        buf.push(b'\n');
-    }
-    write_atomic(&path, &buf)
+    // Streamed to the file: a full queue is a million lines.
+    write_atomic_with(&path, |w| {
+        for e in entries {
+            serde_json::to_writer(&mut *w, e).map_err(io::Error::other)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
 }
 
 /// Load `partition`'s queue file; a missing file is an empty queue, lines that

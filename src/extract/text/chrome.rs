@@ -477,9 +477,6 @@ static MEMBER_PITCH: Phrases = Phrases::new(&[
     "会員限定",
 ]);
 
-/// Is `id` a box inside the body that is not the article (see
-/// [`BODY_BOX`]), by its class names or, for a short block of few
-/// paragraphs, by its text? `text` is its visible length.
 /// Which kinds of box judged by their text ([`body_box`]) a page can hold
 /// at all: their phrases anywhere in the text of its body. Each element's
 /// text is a stretch of the body's, so a phrase missing from the body's
@@ -607,6 +604,9 @@ fn prose_paras(dom: &Dom, id: NodeId) -> u32 {
     n
 }
 
+/// Is `id` a box inside the body that is not the article (see
+/// [`BODY_BOX`]), by its class names or, for a short block of few
+/// paragraphs, by its text? `text` is its visible length.
 pub(super) fn body_box(dom: &Dom, id: NodeId, text: u32, paras: u32, words: &BoxWords) -> bool {
     let tag = dom.tag(id);
     if !matches!(

@@ -65,7 +65,9 @@ impl ParseSlots {
     pub async fn acquire(&self, bytes: usize) -> Slot {
         let rx = {
             let mut s = lock(&self.state);
-            if s.free > 0 && s.waiting.is_empty() {
+            // A freed slot is handed on until a waiter takes it or none is
+            // left (`hand_on`), so a free slot means nobody waits.
+            if s.free > 0 {
                 s.free -= 1;
                 return Slot {
                     state: Some(self.state.clone()),
@@ -80,13 +82,6 @@ impl ParseSlots {
                 passed: 0,
                 tx,
             });
-            // A slot may be free with others waiting only for an instant
-            // (between a release and its hand-over); serve in order now.
-            if s.free > 0 {
-                s.free -= 1;
-                drop(s);
-                hand_on(&self.state);
-            }
             rx
         };
         // The sender lives in `waiting` until it is used, so this only

@@ -27,6 +27,11 @@
 //! `--text-percent P` scales every text's target length to P% (default 100),
 //! for sets of millions of records on a small disk.
 //!
+//! Every record also carries a `markdown` rendering of its text, as the
+//! crawler stores one for every article: paragraphs apart, a `##` subhead
+//! now and then, a link in some paragraphs (about 10% longer than the text).
+//! `--no-markdown` leaves it out (the generator before 2026-12-03 did).
+//!
 //! `--day N` (with the same `--records`) instead adds one shard of day `N` to
 //! an existing set: `--new` records (default 5,400) with the next ids, then
 //! `--updates` (default 50) new versions (`updated`, new id, same URL, an
@@ -96,6 +101,8 @@ struct Vocab {
     pool: Vec<String>,
     /// Text length as a percentage of the default (`--text-percent`, 100).
     text_percent: usize,
+    /// Give every record a markdown rendering (`--no-markdown` turns it off).
+    markdown: bool,
 }
 
 impl Vocab {
@@ -141,6 +148,7 @@ impl Vocab {
         domains.extend((0..44).map(|i| format!("news{i}.example.org")));
         Vocab {
             text_percent: 100,
+            markdown: true,
             common: COMMON.split_whitespace().collect(),
             tech: TECH.split_whitespace().collect(),
             ai: AI.split('|').collect(),
@@ -307,6 +315,52 @@ fn near_copy(v: &Vocab, rng: &mut Rng, text: &str) -> String {
     }
 }
 
+/// The record as stored: its markdown made from its final text.
+fn stored(v: &Vocab, mut a: Article) -> Article {
+    if v.markdown {
+        a.markdown = Some(markdown_of(&a));
+    }
+    a
+}
+
+/// A markdown rendering of the text, a pure function of the record: the
+/// paragraphs a blank line apart, a `##` subhead before about one in five
+/// (not the first), and a link around a word in about one in four.
+fn markdown_of(a: &Article) -> String {
+    let mut rng = Rng::new((a.id as u64) ^ 0x3D3D);
+    let mut md = String::with_capacity(a.text.len() + a.text.len() / 8);
+    for (i, para) in a.text.split('\n').enumerate() {
+        if i > 0 {
+            md.push_str("\n\n");
+            if rng.chance(200) {
+                let words: Vec<&str> = para
+                    .split_whitespace()
+                    .take(2 + rng.below(4) as usize)
+                    .collect();
+                md.push_str("## ");
+                md.push_str(words.join(" ").trim_end_matches(['.', ',']));
+                md.push_str("\n\n");
+            }
+        }
+        let linked = rng.chance(250).then(|| rng.below(12) as usize);
+        for (k, word) in para.split(' ').enumerate() {
+            if k > 0 {
+                md.push(' ');
+            }
+            if Some(k) == linked && word.chars().all(|c| c.is_alphanumeric()) {
+                md.push_str(&format!(
+                    "[{word}](https://www.{}/tag/{})",
+                    a.domain,
+                    word.to_lowercase()
+                ));
+            } else {
+                md.push_str(word);
+            }
+        }
+    }
+    md
+}
+
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)
@@ -318,7 +372,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(out) = arg(&args, "--out").map(PathBuf::from) else {
         eprintln!(
-            "usage: cargo bench --bench gen_shards -- --out DATA_DIR --records N [--per-shard 4000] [--jobs 2]"
+            "usage: cargo bench --bench gen_shards -- --out DATA_DIR --records N [--per-shard 4000] [--jobs 2] [--no-markdown]"
         );
         return;
     };
@@ -341,7 +395,9 @@ fn main() {
             updates: num("--updates", 50),
             withdrawals: num("--withdrawals", 10),
         };
-        write_day(&Vocab::new(), &dir, &day);
+        let mut vocab = Vocab::new();
+        vocab.markdown = !args.iter().any(|a| a == "--no-markdown");
+        write_day(&vocab, &dir, &day);
         return;
     }
     let shards = records.div_ceil(per_shard);
@@ -351,6 +407,7 @@ fn main() {
         n => Vocab::new().with_pool(n),
     };
     vocab.text_percent = num("--text-percent", 100).max(1);
+    vocab.markdown = !args.iter().any(|a| a == "--no-markdown");
     let next = AtomicUsize::new(0);
     let bytes = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -383,7 +440,7 @@ fn write_shard(v: &Vocab, dir: &Path, k: usize, ids: std::ops::Range<usize>) -> 
     let mut w = ShardWriter::create(&path, Duration::from_secs(3600)).expect("create shard");
     let mut text_bytes = 0;
     for id in ids {
-        let mut a = record(v, id as i64);
+        let mut a = stored(v, record(v, id as i64));
         a.run_id = Some(run_id.clone());
         text_bytes += a.text.len();
         w.append(&a).expect("append");
@@ -411,7 +468,7 @@ fn write_day(v: &Vocab, dir: &Path, day: &Day) {
     let mut next = first;
     let mut rng = Rng::new(0xDA7 + day.n as u64);
     for _ in 0..day.new {
-        let mut a = record(v, next);
+        let mut a = stored(v, record(v, next));
         a.run_id = Some(run_id.clone());
         w.append(&a).expect("append");
         next += 1;
@@ -430,11 +487,12 @@ fn write_day(v: &Vocab, dir: &Path, day: &Day) {
         a.updated = true;
         a.date_modified = format!("2026-01-{:02}", 1 + day.n).parse().ok();
         a.run_id = Some(run_id.clone());
+        let a = stored(v, a);
         w.append(&a).expect("append");
         next += 1;
     }
     for k in 0..day.withdrawals {
-        let mut a = record(v, earlier(k, day.withdrawals, &mut rng) + 1);
+        let mut a = stored(v, record(v, earlier(k, day.withdrawals, &mut rng) + 1));
         a.withdrawn = Some(scraper::record::Rejection::NotArticle);
         a.run_id = Some(run_id.clone());
         w.append(&a).expect("append");

@@ -116,6 +116,10 @@ pub struct Input<'a> {
     pub shards: &'a [PathBuf],
     pub frames: &'a [FrameRef],
     pub schema: SchemaRef,
+    /// The fields of `schema` before the [`PAGED`](super::schema::PAGED)
+    /// ones (which come last): the columns written through Arrow column
+    /// writers. Only these get one (each makes a zstd context pair).
+    pub head: SchemaRef,
     /// The Parquet form of `schema`.
     pub parquet: SchemaDescPtr,
     pub props: WriterPropertiesPtr,
@@ -135,10 +139,19 @@ impl<'a> Input<'a> {
         let parquet = ArrowSchemaConverter::new()
             .with_coerce_types(props.coerce_types())
             .convert(&schema)?;
+        let paged = |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+        let k = schema.fields().iter().position(paged).unwrap_or(schema.fields().len());
+        if !schema.fields()[k..].iter().all(paged) {
+            return Err(ParquetError::General(
+                "the paged columns must come last in the schema".into(),
+            ));
+        }
+        let head = Arc::new(arrow_schema::Schema::new(schema.fields()[..k].to_vec()));
         Ok(Input {
             shards,
             frames,
             schema,
+            head,
             parquet: Arc::new(parquet),
             props: Arc::new(props),
             cuts,
@@ -254,7 +267,7 @@ impl<'a> Worker<'a> {
             input.props.clone(),
         )
         .map_err(|e| pq_err(path, e))?;
-        let factory = ArrowRowGroupWriterFactory::new(&w, input.schema.clone());
+        let factory = ArrowRowGroupWriterFactory::new(&w, input.head.clone());
         let groups = cut(rows, input.cuts.row_group_rows);
         for (g, group) in groups.into_iter().filter(|g| !g.is_empty()).enumerate() {
             let rows = &rows[group];
@@ -374,7 +387,8 @@ pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
 /// Write one row group, column by column in schema order: a
 /// [`PAGED`](super::schema::PAGED) column one page per piece of `pieces`
 /// (its writer ends a page after each write), any other column through its
-/// Arrow column writer in one write (one page).
+/// Arrow column writer (`columns`, one per field before the paged ones) in
+/// one write (one page).
 fn write_group<W: Write + Send>(
     w: &mut SerializedFileWriter<W>,
     columns: Vec<ArrowColumnWriter>,
@@ -382,15 +396,16 @@ fn write_group<W: Write + Send>(
     pieces: &[Range<usize>],
 ) -> parquet::errors::Result<()> {
     let schema = batch.schema();
-    if columns.len() != schema.fields().len() {
+    let paged = |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+    if columns.len() != schema.fields().iter().filter(|f| !paged(f)).count() {
         return Err(ParquetError::General(
             "a column with more than one leaf".into(),
         ));
     }
+    let mut columns = columns.into_iter();
     let mut rg = w.next_row_group()?;
-    for ((field, array), mut column) in schema.fields().iter().zip(batch.columns()).zip(columns) {
-        if super::schema::PAGED.contains(&field.name().as_str()) {
-            drop(column);
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        if paged(field) {
             let mut col = rg
                 .next_column()?
                 .ok_or_else(|| ParquetError::General("fewer columns than fields".into()))?;
@@ -402,6 +417,9 @@ fn write_group<W: Write + Send>(
             )?;
             col.close()?;
         } else {
+            let mut column = columns
+                .next()
+                .ok_or_else(|| ParquetError::General("fewer column writers than fields".into()))?;
             for leaf in compute_leaves(field, array)? {
                 column.write(&leaf)?;
             }
@@ -422,6 +440,11 @@ fn write_pieces(
     let texts = array
         .as_string_opt::<i64>()
         .ok_or_else(|| ParquetError::General("a paged column is not LargeUtf8".into()))?;
+    // The row group's bytes copied once; each value is a slice of them.
+    let offsets = texts.value_offsets();
+    let at = |i: usize| usize::try_from(offsets[i]).unwrap_or(0);
+    let first = at(0);
+    let all = ByteArray::from(texts.value_data()[first..at(texts.len())].to_vec());
     let mut values = Vec::new();
     let mut defs = Vec::new();
     for piece in pieces {
@@ -429,7 +452,7 @@ fn write_pieces(
         defs.clear();
         for i in piece.clone() {
             if texts.is_valid(i) {
-                values.push(ByteArray::from(texts.value(i).as_bytes().to_vec()));
+                values.push(all.slice(at(i) - first, at(i + 1) - at(i)));
                 defs.push(1);
             } else {
                 defs.push(0);
@@ -669,7 +692,7 @@ mod tests {
             input.props.clone(),
         )
         .unwrap();
-        let columns = ArrowRowGroupWriterFactory::new(&w, input.schema.clone())
+        let columns = ArrowRowGroupWriterFactory::new(&w, input.head.clone())
             .create_column_writers(0)
             .unwrap();
         write_group(&mut w, columns, &batch, &[0..1, 1..3]).unwrap();

@@ -139,8 +139,13 @@ impl<'a> Input<'a> {
         let parquet = ArrowSchemaConverter::new()
             .with_coerce_types(props.coerce_types())
             .convert(&schema)?;
-        let paged = |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
-        let k = schema.fields().iter().position(paged).unwrap_or(schema.fields().len());
+        let paged =
+            |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+        let k = schema
+            .fields()
+            .iter()
+            .position(paged)
+            .unwrap_or(schema.fields().len());
         if !schema.fields()[k..].iter().all(paged) {
             return Err(ParquetError::General(
                 "the paged columns must come last in the schema".into(),
@@ -159,17 +164,22 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Write each `(rows, path)`: `jobs` worker threads take whole files in
-/// order, each reading its rows (from its own frame cache), parsing them and
-/// writing the file's row groups. A file is written the same way whichever
-/// thread does it, so the bytes do not depend on `jobs`. Returns each file's
-/// stats, or the first error (the workers stop at it).
+/// Write each `(rows, path)`: `jobs` worker threads take whole files, the
+/// largest first (files range from a few hundred rows to tens of thousands:
+/// taken in id order, the last large one kept one core busy while the other
+/// had nothing left), each reading its rows (from its own frame cache),
+/// parsing them and writing the file's row groups. A file is written the same
+/// way whichever thread does it and whenever, so the bytes do not depend on
+/// `jobs`. Returns each file's stats in `files` order, or the first error
+/// (the workers stop at it).
 pub fn write_all(
     input: &Input<'_>,
     files: &[(&[Meta], PathBuf)],
     jobs: usize,
 ) -> Result<Vec<FileStats>, BuildError> {
     let workers = jobs.clamp(1, files.len().max(1));
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&f| std::cmp::Reverse(files[f].0.len()));
     let next = AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<FileStats, BuildError>>>> =
@@ -188,10 +198,10 @@ pub fn write_all(
                     }
                 };
                 while !failed.load(Ordering::Relaxed) {
-                    let f = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((rows, path)) = files.get(f) else {
+                    let Some(&f) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
+                    let (rows, path) = &files[f];
                     let one = worker.write_file(rows, path);
                     failed.fetch_or(one.is_err(), Ordering::Relaxed);
                     // A poisoned lock means another worker panicked; the scope re-raises that panic.

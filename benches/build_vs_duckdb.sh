@@ -58,6 +58,9 @@ if [ "${RELEVANCE:-0}" = "1" ]; then
   config="$root/config.yml"
 fi
 
+# DuckDB reads and writes the columns that carry the bulk of the bytes, the
+# text and its Markdown (`gen_shards` writes both unless --no-markdown; the
+# build writes both), and the small ones it always did.
 cat >"$work/duck/run.py" <<'EOF'
 import sys
 import duckdb
@@ -66,7 +69,7 @@ data, out = sys.argv[1], sys.argv[2]
 cols = ("{id: 'BIGINT', url: 'VARCHAR', domain: 'VARCHAR', title: 'VARCHAR', "
         "date: 'DATE', date_source: 'VARCHAR', year: 'INTEGER', text: 'VARCHAR', "
         "keywords: 'VARCHAR[]', fetched_at: 'TIMESTAMPTZ', lang: 'VARCHAR', "
-        "canonical_url: 'VARCHAR', byline: 'VARCHAR', run_id: 'VARCHAR'}")
+        "canonical_url: 'VARCHAR', byline: 'VARCHAR', run_id: 'VARCHAR', markdown: 'VARCHAR'}")
 duckdb.connect().execute(f"""
 COPY (
   SELECT * FROM (

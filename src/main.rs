@@ -18,7 +18,11 @@ fn main() -> ExitCode {
     // `extract` reads one page after another on one thread: glibc's own
     // adaptive thresholds let the next page reuse a page's large buffers,
     // where the crawl's settings map and unmap them (a few % of its CPU).
-    if !matches!(cli.command, Command::Extract(_)) {
+    // `build` too: its workers' row-group buffers (MBs each) were mapped and
+    // unmapped for every row group, and two arenas made its two workers wait
+    // on each other's malloc lock (~15% of its CPU together, `perf`); its
+    // memory is bounded by its own knob, `dataset.build_memory_mb`.
+    if !matches!(cli.command, Command::Extract(_) | Command::Build(_)) {
         malloc::tune();
     }
     cli::init_logging();

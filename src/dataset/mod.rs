@@ -14,6 +14,12 @@
 //!
 //! The data files depend only on the shards and config: fixed row order, fixed
 //! cuts and writer options, no timestamps.
+//!
+//! One override, for layout benchmarks only (`benches/cdc_delta.sh`):
+//! `SCRAPER_BUILD_CUTS=FILE,ROW_GROUP,PAGE` (three row counts) replaces
+//! [`Tuning`]'s `file_rows`, `row_group_rows` and `page_rows`, with a warning
+//! in the log; anything but three numbers is ignored. Other cuts give other
+//! bytes (and other upload sizes), so a published build leaves it unset.
 
 mod card;
 mod claims;
@@ -183,7 +189,7 @@ pub fn build(config: &Config, opts: &BuildOptions) -> anyhow::Result<Summary> {
         memory_bytes: config.dataset.build_memory_mb.saturating_mul(1 << 20),
         ..Tuning::default()
     };
-    // For layout benchmarks only (`benches/cdc_delta.sh`): FILE,ROW_GROUP,PAGE rows.
+    // For layout benchmarks only: see the module docs.
     if let Ok(cuts) = std::env::var("SCRAPER_BUILD_CUTS") {
         let n: Vec<u64> = cuts
             .split(',')

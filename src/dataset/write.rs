@@ -116,6 +116,10 @@ pub struct Input<'a> {
     pub shards: &'a [PathBuf],
     pub frames: &'a [FrameRef],
     pub schema: SchemaRef,
+    /// The fields of `schema` before the [`PAGED`](super::schema::PAGED)
+    /// ones (which come last): the columns written through Arrow column
+    /// writers. Only these get one (each makes a zstd context pair).
+    pub head: SchemaRef,
     /// The Parquet form of `schema`.
     pub parquet: SchemaDescPtr,
     pub props: WriterPropertiesPtr,
@@ -135,10 +139,24 @@ impl<'a> Input<'a> {
         let parquet = ArrowSchemaConverter::new()
             .with_coerce_types(props.coerce_types())
             .convert(&schema)?;
+        let paged =
+            |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+        let k = schema
+            .fields()
+            .iter()
+            .position(paged)
+            .unwrap_or(schema.fields().len());
+        if !schema.fields()[k..].iter().all(paged) {
+            return Err(ParquetError::General(
+                "the paged columns must come last in the schema".into(),
+            ));
+        }
+        let head = Arc::new(arrow_schema::Schema::new(schema.fields()[..k].to_vec()));
         Ok(Input {
             shards,
             frames,
             schema,
+            head,
             parquet: Arc::new(parquet),
             props: Arc::new(props),
             cuts,
@@ -146,17 +164,22 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Write each `(rows, path)`: `jobs` worker threads take whole files in
-/// order, each reading its rows (from its own frame cache), parsing them and
-/// writing the file's row groups. A file is written the same way whichever
-/// thread does it, so the bytes do not depend on `jobs`. Returns each file's
-/// stats, or the first error (the workers stop at it).
+/// Write each `(rows, path)`: `jobs` worker threads take whole files, the
+/// largest first (files range from a few hundred rows to tens of thousands:
+/// taken in id order, the last large one kept one core busy while the other
+/// had nothing left), each reading its rows (from its own frame cache),
+/// parsing them and writing the file's row groups. A file is written the same
+/// way whichever thread does it and whenever, so the bytes do not depend on
+/// `jobs`. Returns each file's stats in `files` order, or the first error
+/// (the workers stop at it).
 pub fn write_all(
     input: &Input<'_>,
     files: &[(&[Meta], PathBuf)],
     jobs: usize,
 ) -> Result<Vec<FileStats>, BuildError> {
     let workers = jobs.clamp(1, files.len().max(1));
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&f| std::cmp::Reverse(files[f].0.len()));
     let next = AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<FileStats, BuildError>>>> =
@@ -175,10 +198,10 @@ pub fn write_all(
                     }
                 };
                 while !failed.load(Ordering::Relaxed) {
-                    let f = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((rows, path)) = files.get(f) else {
+                    let Some(&f) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
+                    let (rows, path) = &files[f];
                     let one = worker.write_file(rows, path);
                     failed.fetch_or(one.is_err(), Ordering::Relaxed);
                     // A poisoned lock means another worker panicked; the scope re-raises that panic.
@@ -254,7 +277,7 @@ impl<'a> Worker<'a> {
             input.props.clone(),
         )
         .map_err(|e| pq_err(path, e))?;
-        let factory = ArrowRowGroupWriterFactory::new(&w, input.schema.clone());
+        let factory = ArrowRowGroupWriterFactory::new(&w, input.head.clone());
         let groups = cut(rows, input.cuts.row_group_rows);
         for (g, group) in groups.into_iter().filter(|g| !g.is_empty()).enumerate() {
             let rows = &rows[group];
@@ -374,7 +397,8 @@ pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
 /// Write one row group, column by column in schema order: a
 /// [`PAGED`](super::schema::PAGED) column one page per piece of `pieces`
 /// (its writer ends a page after each write), any other column through its
-/// Arrow column writer in one write (one page).
+/// Arrow column writer (`columns`, one per field before the paged ones) in
+/// one write (one page).
 fn write_group<W: Write + Send>(
     w: &mut SerializedFileWriter<W>,
     columns: Vec<ArrowColumnWriter>,
@@ -382,15 +406,16 @@ fn write_group<W: Write + Send>(
     pieces: &[Range<usize>],
 ) -> parquet::errors::Result<()> {
     let schema = batch.schema();
-    if columns.len() != schema.fields().len() {
+    let paged = |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+    if columns.len() != schema.fields().iter().filter(|f| !paged(f)).count() {
         return Err(ParquetError::General(
             "a column with more than one leaf".into(),
         ));
     }
+    let mut columns = columns.into_iter();
     let mut rg = w.next_row_group()?;
-    for ((field, array), mut column) in schema.fields().iter().zip(batch.columns()).zip(columns) {
-        if super::schema::PAGED.contains(&field.name().as_str()) {
-            drop(column);
+    for (field, array) in schema.fields().iter().zip(batch.columns()) {
+        if paged(field) {
             let mut col = rg
                 .next_column()?
                 .ok_or_else(|| ParquetError::General("fewer columns than fields".into()))?;
@@ -402,6 +427,9 @@ fn write_group<W: Write + Send>(
             )?;
             col.close()?;
         } else {
+            let mut column = columns
+                .next()
+                .ok_or_else(|| ParquetError::General("fewer column writers than fields".into()))?;
             for leaf in compute_leaves(field, array)? {
                 column.write(&leaf)?;
             }
@@ -422,6 +450,11 @@ fn write_pieces(
     let texts = array
         .as_string_opt::<i64>()
         .ok_or_else(|| ParquetError::General("a paged column is not LargeUtf8".into()))?;
+    // The row group's bytes copied once; each value is a slice of them.
+    let offsets = texts.value_offsets();
+    let at = |i: usize| usize::try_from(offsets[i]).unwrap_or(0);
+    let first = at(0);
+    let all = ByteArray::from(texts.value_data()[first..at(texts.len())].to_vec());
     let mut values = Vec::new();
     let mut defs = Vec::new();
     for piece in pieces {
@@ -429,7 +462,7 @@ fn write_pieces(
         defs.clear();
         for i in piece.clone() {
             if texts.is_valid(i) {
-                values.push(ByteArray::from(texts.value(i).as_bytes().to_vec()));
+                values.push(all.slice(at(i) - first, at(i + 1) - at(i)));
                 defs.push(1);
             } else {
                 defs.push(0);
@@ -669,7 +702,7 @@ mod tests {
             input.props.clone(),
         )
         .unwrap();
-        let columns = ArrowRowGroupWriterFactory::new(&w, input.schema.clone())
+        let columns = ArrowRowGroupWriterFactory::new(&w, input.head.clone())
             .create_column_writers(0)
             .unwrap();
         write_group(&mut w, columns, &batch, &[0..1, 1..3]).unwrap();

@@ -18,13 +18,11 @@ fn main() -> ExitCode {
     // `extract` reads one page after another on one thread: glibc's own
     // adaptive thresholds let the next page reuse a page's large buffers,
     // where the crawl's settings map and unmap them (a few % of its CPU).
-    // `build` too: under the fixed 256 KiB threshold its workers' row-group
-    // buffers (MBs each) were mapped and unmapped for every row group (a 200k
-    // build: system time 1.2 s -> 0.6 s, CPU 4.5% less in paired runs). The
-    // cost: glibc keeps freed buffers per worker (200k peak RSS 109 -> 186
-    // MiB); what grows with the data is bounded by `dataset.build_memory_mb`.
-    if !matches!(cli.command, Command::Extract(_) | Command::Build(_)) {
-        malloc::tune();
+    // `build` has settings of its own (`malloc::tune_build` says why).
+    match cli.command {
+        Command::Extract(_) => {}
+        Command::Build(_) => malloc::tune_build(),
+        _ => malloc::tune(),
     }
     cli::init_logging();
     match run(&cli) {

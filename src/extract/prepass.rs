@@ -57,8 +57,12 @@ const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
 /// Start tags that close an open element of the same name.
 const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
 
+/// An open element: its lower-cased name at `names[start..end]` (the names
+/// of the open elements, one after another: the stack's own string, so a
+/// tag costs no allocation).
 struct Open {
-    name: String,
+    start: usize,
+    end: usize,
     dropped: bool,
 }
 
@@ -77,6 +81,8 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
         ..Prepared::default()
     };
     let mut stack: Vec<Open> = Vec::new();
+    let mut names = String::new();
+    let mut name = String::new();
     let mut i = 0;
     let mut copied = 0; // bytes[copied..i] are pending copy
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
@@ -110,17 +116,20 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
         {
             name_end += 1;
         }
-        let name = text[name_start..name_end].to_ascii_lowercase();
+        name.clear();
+        name.push_str(&text[name_start..name_end]);
+        name.make_ascii_lowercase();
         let end = tag_end(bytes, name_end);
         if is_end {
             let found = stack
                 .iter()
                 .rev()
                 .take(MATCH_WINDOW)
-                .position(|o| o.name == name)
+                .position(|o| names[o.start..o.end] == *name)
                 .map(|p| stack.len() - 1 - p);
             if let Some(k) = found {
                 let dropped = stack[k].dropped;
+                names.truncate(stack[k].start);
                 stack.truncate(k);
                 if dropped {
                     out.html.push_str(&text[copied..lt]);
@@ -172,9 +181,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             continue;
         }
         if SELF_CLOSING_SIBLINGS.contains(&name.as_str())
-            && stack.last().is_some_and(|o| o.name == name)
+            && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
         {
-            stack.pop();
+            if let Some(o) = stack.pop() {
+                names.truncate(o.start);
+            }
         }
         let dropped = stack.len() >= MAX_DEPTH;
         if dropped {
@@ -182,7 +193,13 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             out.html.push_str(&text[copied..lt]);
             copied = end;
         }
-        stack.push(Open { name, dropped });
+        let start = names.len();
+        names.push_str(&name);
+        stack.push(Open {
+            start,
+            end: names.len(),
+            dropped,
+        });
         i = end;
     }
     out.html.push_str(&text[copied.min(text.len())..]);

@@ -25,6 +25,18 @@ pub(super) struct CardStats {
     text: Vec<u32>,
 }
 
+/// `t.trim().len()`, the ASCII white space at either end skipped by bytes
+/// (most text nodes between tags are nothing else).
+fn trimmed_len(t: &str) -> usize {
+    let white = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let b = t.as_bytes();
+    match (b.iter().position(|c| !white(c)), b.iter().rposition(|c| !white(c))) {
+        // Both ends are next to ASCII bytes (or the text's ends): char boundaries.
+        (Some(s), Some(e)) => t[s..e + 1].trim().len(),
+        _ => 0,
+    }
+}
+
 impl CardStats {
     pub(super) fn new(dom: &Dom, order: &[NodeId]) -> CardStats {
         let n = dom.nodes.len();
@@ -43,7 +55,7 @@ impl CardStats {
                     _ => {}
                 }
             } else if let crate::extract::dom::Kind::Text(t) = &dom.nodes[id].kind {
-                st.text[id] = u32::try_from(t.trim().len()).unwrap_or(u32::MAX);
+                st.text[id] = u32::try_from(trimmed_len(t)).unwrap_or(u32::MAX);
             }
             if let Some(p) = dom.nodes[id].parent {
                 st.links[p] += st.links[id];
@@ -97,6 +109,15 @@ impl CardStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimmed_len_is_trim_len() {
+        for t in [
+            "", " ", "\n\t ", "a", " a ", "\u{a0}a\u{a0}", " \u{3000} é ", "\n  жж \u{2009}\n", "x\u{a0}",
+        ] {
+            assert_eq!(trimmed_len(t), t.trim().len(), "{t:?}");
+        }
+    }
 
     fn grid(html: &str) -> bool {
         let dom = Dom::parse(html);

@@ -491,7 +491,8 @@ pub(super) struct BoxWords {
     related: bool,
     /// Per node, where its text starts and ends in the body's text, lowered
     /// node by node (lowering a whole text or its parts differs only in the
-    /// Greek final sigma, which no phrase holds).
+    /// Greek final sigma, which no phrase holds); empty when no phrase
+    /// was found (nothing to place).
     span: Vec<(u32, u32)>,
     /// Every phrase found in that text, as (start, end, its list's bit), by start.
     hits: Vec<(u32, u32, u8)>,
@@ -525,25 +526,20 @@ static BOX_PHRASES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 impl BoxWords {
     /// `order`: the body, then its descendants in document order.
     pub(super) fn new(dom: &Dom, order: &[NodeId]) -> BoxWords {
-        let mut span = vec![(0u32, 0u32); dom.nodes.len()];
+        // The text's length after each node of `order`.
+        let mut ends = Vec::with_capacity(order.len());
         let mut t = String::new();
         for &id in order {
-            let at = t.len() as u32;
             if let Kind::Text(s) = &dom.nodes[id].kind {
+                let at = t.len();
                 if s.is_ascii() {
                     t.push_str(s);
-                    t[at as usize..].make_ascii_lowercase();
+                    t[at..].make_ascii_lowercase();
                 } else {
                     t.push_str(&lower(s));
                 }
             }
-            span[id] = (at, t.len() as u32);
-        }
-        // A subtree's text ends where its last text does.
-        for &id in order.iter().skip(1).rev() {
-            if let Some(p) = dom.nodes[id].parent {
-                span[p].1 = span[p].1.max(span[id].1);
-            }
+            ends.push(t.len() as u32);
         }
         let (automaton, list) = &*BOX_PHRASES;
         let mut found = 0u8;
@@ -554,6 +550,22 @@ impl BoxWords {
             hits.push((m.start() as u32, m.end() as u32, bit));
         }
         hits.sort_unstable();
+        // Spans are read only to place the phrases found: most pages have none.
+        let mut span = Vec::new();
+        if !hits.is_empty() {
+            span = vec![(0u32, 0u32); dom.nodes.len()];
+            let mut at = 0;
+            for (&id, &end) in order.iter().zip(&ends) {
+                span[id] = (at, end);
+                at = end;
+            }
+            // A subtree's text ends where its last text does.
+            for &id in order.iter().skip(1).rev() {
+                if let Some(p) = dom.nodes[id].parent {
+                    span[p].1 = span[p].1.max(span[id].1);
+                }
+            }
+        }
         BoxWords {
             donate: found & 1 != 0,
             consent: found & 0b110 == 0b110,
@@ -566,7 +578,9 @@ impl BoxWords {
 
     /// The lists (bits) of the phrases found wholly within the text of `id`.
     fn within(&self, id: NodeId) -> u8 {
-        let (s, e) = self.span[id];
+        let Some(&(s, e)) = self.span.get(id) else {
+            return 0;
+        };
         let first = self.hits.partition_point(|h| h.0 < s);
         self.hits[first..]
             .iter()

@@ -271,8 +271,10 @@ impl Dom {
 
     /// First element with this tag name anywhere in the document.
     pub fn find(&self, tag: &str) -> Option<NodeId> {
+        // Names are interned: one atom comparison a node, not a string's.
+        let want = html5ever::LocalName::from(tag);
         self.descendants(0)
-            .find(|&d| self.is_element(d) && self.tag(d) == tag)
+            .find(|&d| self.is_element(d) && self.nodes[d].name.local == want)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Per-node aggregates over the pruned tree: which nodes are pruned, and how
 //! much visible text, link text and how many paragraphs lie below each.
 
+use html5ever::local_name;
+
 use super::chrome::tag_pruned;
 use crate::extract::dom::{Dom, Kind, NodeId};
 
@@ -124,10 +126,11 @@ pub(super) fn compute(
         }
         // A text node has no children: its own length is its whole text.
         st.text[id] += base.text_len[id];
-        if dom.tag(id) == "a" {
+        let name = &dom.nodes[id].name.local;
+        if *name == local_name!("a") {
             st.link[id] = st.text[id];
         }
-        if dom.tag(id) == "p" {
+        if *name == local_name!("p") {
             st.paras[id] += 1;
         }
         if let Some(p) = dom.nodes[id].parent {

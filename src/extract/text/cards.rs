@@ -57,7 +57,7 @@ impl CardStats {
             } else if let crate::extract::dom::Kind::Text(t) = &dom.nodes[id].kind {
                 st.text[id] = u32::try_from(trimmed_len(t)).unwrap_or(u32::MAX);
             }
-            if let Some(p) = dom.nodes[id].parent {
+            if let Some(p) = dom.nodes[id].parent() {
                 st.links[p] += st.links[id];
                 st.marks[p] += st.marks[id];
                 st.text[p] = st.text[p].saturating_add(st.text[id]);

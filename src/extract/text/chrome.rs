@@ -138,7 +138,7 @@ fn all_class_bits(dom: &Dom) -> Vec<u32> {
         if !dom.is_element(id) {
             continue;
         }
-        for a in &dom.nodes[id].attrs {
+        for a in dom.attrs(id) {
             if a.name.local == local_name!("class") || a.name.local == local_name!("id") {
                 *slot |= *seen.entry(&a.value).or_insert_with(|| value_bits(&a.value));
             }
@@ -561,7 +561,7 @@ impl BoxWords {
             }
             // A subtree's text ends where its last text does.
             for &id in order.iter().skip(1).rev() {
-                if let Some(p) = dom.nodes[id].parent {
+                if let Some(p) = dom.nodes[id].parent() {
                     span[p].1 = span[p].1.max(span[id].1);
                 }
             }
@@ -706,7 +706,7 @@ pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
     // One look at each attribute (an element has each name once), by atom.
-    dom.nodes[id].attrs.iter().any(|a| {
+    dom.attrs(id).iter().any(|a| {
         let name = &a.name.local;
         if *name == local_name!("hidden") {
             true
@@ -832,7 +832,7 @@ fn opens_with_dateline(dom: &Dom, id: NodeId) -> bool {
     if !matches!(dom.tag(id), "span" | "b" | "strong" | "em" | "i") {
         return false;
     }
-    let Some(p) = dom.nodes[id].parent.filter(|&p| dom.tag(p) == "p") else {
+    let Some(p) = dom.nodes[id].parent().filter(|&p| dom.tag(p) == "p") else {
         return false;
     };
     let first = dom.children(p).find(|&c| match &dom.nodes[c].kind {
@@ -845,7 +845,7 @@ fn opens_with_dateline(dom: &Dom, id: NodeId) -> bool {
     first == Some(id)
         && text.ends_with(['—', '–', '-'])
         && text.split_whitespace().count() <= DATELINE_WORDS
-        && dom.nodes[id].next.is_some()
+        && dom.nodes[id].next().is_some()
 }
 
 /// Most words of a dateline ([`opens_with_dateline`]): `WASHINGTON (AP) —`.

@@ -511,7 +511,7 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
 /// judged as a whole; one linked name is not a box of links.
 fn cell_value(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     matches!(dom.tag(id), "div" | "section")
-        && dom.nodes[id].parent.is_some_and(|c| {
+        && dom.nodes[id].parent().is_some_and(|c| {
             matches!(dom.tag(c), "td" | "th")
                 && dom.element_children(c).filter(|&k| !st.pruned[k]).count() == 1
         })
@@ -634,7 +634,7 @@ fn runs_on(dom: &Dom, a: NodeId) -> bool {
     if words < 2 || !text.trim_start().starts_with(char::is_lowercase) {
         return false;
     }
-    let before = std::iter::successors(dom.nodes[a].prev, |&p| dom.nodes[p].prev).find_map(|p| {
+    let before = std::iter::successors(dom.nodes[a].prev(), |&p| dom.nodes[p].prev()).find_map(|p| {
         match &dom.nodes[p].kind {
             Kind::Text(t) if t.trim().is_empty() => None,
             Kind::Text(t) => Some(t.trim().to_string()),
@@ -665,7 +665,7 @@ fn in_prose_item(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return false;
     };
     dom.nodes[item]
-        .parent
+        .parent()
         .is_some_and(|l| matches!(dom.tag(l), "ul" | "ol") && items_of_prose(dom, st, l))
 }
 
@@ -676,7 +676,7 @@ fn heads_nothing(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return false;
     }
     let mut skipped = false;
-    let mut next = dom.nodes[id].next;
+    let mut next = dom.nodes[id].next();
     while let Some(n) = next {
         if dom.is_element(n) && st.pruned[n] && !tag_only_pruned(dom, n) {
             skipped = true;
@@ -687,7 +687,7 @@ fn heads_nothing(dom: &Dom, st: &Stats, id: NodeId) -> bool {
                 return false;
             }
         }
-        next = dom.nodes[n].next;
+        next = dom.nodes[n].next();
     }
     skipped
 }

@@ -69,7 +69,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             holds_main[id] = true;
         }
         if holds_main[id]
-            && let Some(p) = dom.nodes[id].parent
+            && let Some(p) = dom.nodes[id].parent()
         {
             holds_main[p] = true;
         }
@@ -439,10 +439,10 @@ mod tests {
         for &id in &order {
             if dom.is_element(id) && raw.text[id] > 500 {
                 let mut depth = 0;
-                let mut cur = dom.nodes[id].parent;
+                let mut cur = dom.nodes[id].parent();
                 while let Some(c) = cur {
                     depth += 1;
-                    cur = dom.nodes[c].parent;
+                    cur = dom.nodes[c].parent();
                 }
                 println!(
                     "{}{} class={:?} id={:?} raw={} kept={} pruned={} tagpruned={} classpruned={}",

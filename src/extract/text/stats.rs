@@ -113,7 +113,7 @@ pub(super) fn compute(
     };
     for &id in order {
         let parent_pruned = dom.nodes[id]
-            .parent
+            .parent()
             .is_some_and(|p| p != root && st.pruned[p]);
         // `keep`: hidden elements and captions that hold the article.
         let kept = keep.get(id).copied().unwrap_or(false);
@@ -133,7 +133,7 @@ pub(super) fn compute(
         if *name == local_name!("p") {
             st.paras[id] += 1;
         }
-        if let Some(p) = dom.nodes[id].parent {
+        if let Some(p) = dom.nodes[id].parent() {
             st.text[p] += st.text[id];
             st.link[p] += st.link[id];
             st.paras[p] += st.paras[id];

@@ -140,10 +140,12 @@ impl Dom {
         // two tags one): room for them all at once rather than by doubling.
         let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
         let mut nodes = Vec::with_capacity(tags.min(MAX_NODES) + 1);
+        // The pre-pass left about one attribute a tag.
+        let attrs = Vec::with_capacity(tags.min(MAX_NODES));
         nodes.push(node(Kind::Document, blank_name(), (0, 0)));
         let sink = Sink {
             nodes: RefCell::new(nodes),
-            attrs: RefCell::new(Vec::new()),
+            attrs: RefCell::new(attrs),
             text_bytes: Cell::new(0),
         };
         let mut parser = parse_document(sink, ParseOpts::default());
@@ -329,8 +331,16 @@ impl Dom {
     pub fn find(&self, tag: &str) -> Option<NodeId> {
         // Names are interned: one atom comparison a node, not a string's.
         let want = html5ever::LocalName::from(tag);
-        self.descendants(0)
-            .find(|&d| self.is_element(d) && self.nodes[d].name.local == want)
+        let is = |d: NodeId| self.is_element(d) && self.nodes[d].name.local == want;
+        // Nodes are stored in the order they were made, which is document
+        // order but where the tree builder moved some: when just one node
+        // has the name, and it is in the tree, it is the first; else walk.
+        let mut made = (1..self.nodes.len()).filter(|&d| is(d));
+        match (made.next(), made.next()) {
+            (None, _) => None,
+            (Some(d), None) if self.ancestors(d).last() == Some(0) => Some(d),
+            _ => self.descendants(0).find(|&d| is(d)),
+        }
     }
 }
 
@@ -605,6 +615,16 @@ mod tests {
         let body = dom.find("body").unwrap();
         let t = dom.text(body);
         assert!(t.contains("stray") && t.contains("cell"), "{t}");
+    }
+
+    #[test]
+    fn find_gives_the_first_in_document_order() {
+        // The second `em` is made last but moved before the table.
+        let dom = Dom::parse("<table><tr><td><em>one</em></td></tr><em>two</em></table>");
+        let em = dom.find("em").unwrap();
+        assert_eq!(dom.text(em), "two");
+        assert_eq!(dom.text(dom.find("td").unwrap()), "one");
+        assert_eq!(dom.find("video"), None);
     }
 
     #[test]

@@ -44,18 +44,36 @@ pub struct Prepared {
 /// a tracking pixel or an "enable JavaScript" line is shorter.
 const NOSCRIPT_BYTES: usize = 400;
 
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-    "wbr", "param", "keygen", "basefont", "bgsound", "frame",
-];
-/// Elements dropped with their content.
-const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes",
-];
-/// Elements whose content is raw text but which are kept.
-const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
-/// Start tags that close an open element of the same name.
-const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+/// What the pass does with a tag, by its (lower-cased) name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagKind {
+    /// A void element: no end tag, no depth.
+    Void,
+    /// Dropped with its content.
+    Dropped,
+    /// Content is raw text, but the element is kept.
+    RawKept,
+    /// A start tag that closes an open element of the same name.
+    Sibling,
+    Other,
+}
+
+/// [`TagKind`] of `name`: one `match` (a jump on the length, then a
+/// comparison or two) rather than a list's `contains` comparing every
+/// entry, for every tag of a page.
+fn tag_kind(name: &str) -> TagKind {
+    match name {
+        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
+        | "source" | "track" | "wbr" | "param" | "keygen" | "basefont" | "bgsound" | "frame" => {
+            TagKind::Void
+        }
+        "script" | "style" | "noscript" | "iframe" | "svg" | "template" | "noembed"
+        | "noframes" => TagKind::Dropped,
+        "title" | "textarea" | "xmp" => TagKind::RawKept,
+        "p" | "li" | "dt" | "dd" | "option" | "tr" | "td" | "th" => TagKind::Sibling,
+        _ => TagKind::Other,
+    }
+}
 
 /// An open element: its lower-cased name at `names[start..end]` (the names
 /// of the open elements, one after another: the stack's own string, so a
@@ -139,10 +157,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             i = end;
             continue;
         }
-        if DROPPED.contains(&name.as_str()) || RAW_KEPT.contains(&name.as_str()) {
+        let kind = tag_kind(&name);
+        if matches!(kind, TagKind::Dropped | TagKind::RawKept) {
             let close = find_close(bytes, end, &name);
             let after = tag_end(bytes, close);
-            if DROPPED.contains(&name.as_str()) {
+            if kind == TagKind::Dropped {
                 out.html.push_str(&text[copied..lt]);
                 copied = after;
                 if name == "noscript" && markup && close - end >= NOSCRIPT_BYTES {
@@ -176,12 +195,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
                 out.html.truncate(before);
             }
         }
-        if VOID.contains(&name.as_str()) {
+        if kind == TagKind::Void {
             i = end;
             continue;
         }
-        if SELF_CLOSING_SIBLINGS.contains(&name.as_str())
-            && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
+        if kind == TagKind::Sibling && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
         {
             if let Some(o) = stack.pop() {
                 names.truncate(o.start);
@@ -492,6 +510,39 @@ mod tests {
             assert!(!read_attr(a.as_bytes()), "{a}");
         }
         assert!(read_attr(b"data-paywall-part"));
+    }
+
+    const VOID: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr", "param", "keygen", "basefont", "bgsound", "frame",
+    ];
+    /// Elements dropped with their content.
+    const DROPPED: &[&str] = &[
+        "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes",
+    ];
+    /// Elements whose content is raw text but which are kept.
+    const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
+    /// Start tags that close an open element of the same name.
+    const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+
+    #[test]
+    fn tag_kinds_are_the_lists() {
+        for (list, kind) in [
+            (VOID, TagKind::Void),
+            (DROPPED, TagKind::Dropped),
+            (RAW_KEPT, TagKind::RawKept),
+            (SELF_CLOSING_SIBLINGS, TagKind::Sibling),
+        ] {
+            for name in list {
+                assert_eq!(tag_kind(name), kind, "{name}");
+            }
+        }
+        let listed = VOID.len() + DROPPED.len() + RAW_KEPT.len() + SELF_CLOSING_SIBLINGS.len();
+        let named = ["div", "span", "a", "section", "pre", "math", "body"];
+        assert_eq!(listed, 37);
+        for name in named {
+            assert_eq!(tag_kind(name), TagKind::Other, "{name}");
+        }
     }
 
     #[test]

@@ -634,14 +634,14 @@ fn runs_on(dom: &Dom, a: NodeId) -> bool {
     if words < 2 || !text.trim_start().starts_with(char::is_lowercase) {
         return false;
     }
-    let before = std::iter::successors(dom.nodes[a].prev(), |&p| dom.nodes[p].prev()).find_map(|p| {
-        match &dom.nodes[p].kind {
+    let before = std::iter::successors(dom.nodes[a].prev(), |&p| dom.nodes[p].prev()).find_map(
+        |p| match &dom.nodes[p].kind {
             Kind::Text(t) if t.trim().is_empty() => None,
             Kind::Text(t) => Some(t.trim().to_string()),
             Kind::Element if dom.tag(p) != "a" => Some(dom.text(p).trim().to_string()),
             _ => Some(String::new()),
-        }
-    });
+        },
+    );
     before.is_some_and(|b| {
         b.chars().any(char::is_alphabetic) && !b.ends_with(['.', ':', '!', '?', '|', '›', '»', '>'])
     })

@@ -178,8 +178,9 @@ pub(super) fn names_have(dom: &Dom, id: NodeId, w: Word) -> bool {
     dom.class_bits(all_class_bits)[id] & (1 << (16 + w as u32)) != 0
 }
 
-/// Elements never part of article text.
-const PRUNED_TAGS: &[&str] = &[
+tag_set! {
+    /// Elements never part of article text.
+    fn is_pruned_tag:
     "button",
     "select",
     "input",
@@ -213,7 +214,7 @@ const PRUNED_TAGS: &[&str] = &[
     "source",
     "img",
     "figcaption",
-];
+}
 /// Landmarks of page chrome: pruned unless they hold the article itself
 /// (unclosed `<header>`s and page-wide `<form>`s are common).
 pub(super) const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
@@ -725,8 +726,7 @@ pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 /// Tag-level pruning (no class names).
 pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
-    (PRUNED_TAGS.contains(&tag) && !(tag == "figcaption" && caption_prose(dom, id)))
-        || is_hidden(dom, id)
+    (is_pruned_tag(tag) && !(tag == "figcaption" && caption_prose(dom, id))) || is_hidden(dom, id)
 }
 
 /// Least words of a caption kept as text ([`caption_prose`]).
@@ -742,7 +742,7 @@ pub(super) fn caption_prose(dom: &Dom, id: NodeId) -> bool {
     let inline_only = dom
         .descendants(id)
         .filter(|&d| dom.is_element(d))
-        .all(|d| INLINE_TAGS.contains(&dom.tag(d)));
+        .all(|d| is_inline_tag(dom.tag(d)));
     if !inline_only {
         return false;
     }
@@ -758,10 +758,11 @@ pub(super) fn spaced_sentence(t: &str, words: usize) -> bool {
         && (t.contains(". ") || t.ends_with(['.', '!', '?']))
 }
 
-/// Markup inside a line of text.
-const INLINE_TAGS: &[&str] = &[
+tag_set! {
+    /// Markup inside a line of text.
+    fn is_inline_tag:
     "a", "em", "i", "b", "strong", "span", "br", "small", "cite", "abbr", "sup", "sub", "q",
-];
+}
 
 /// Chrome by landmark tag, ARIA role or class name.
 pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {

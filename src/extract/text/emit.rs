@@ -16,8 +16,9 @@ use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::gated::Gated;
 use crate::phrases::{Phrases, is_word, lower};
 
-/// Elements that break text into paragraphs.
-const BLOCK_TAGS: &[&str] = &[
+tag_set! {
+    /// Elements that break text into paragraphs.
+    fn is_block_tag:
     "p",
     "div",
     "section",
@@ -59,7 +60,7 @@ const BLOCK_TAGS: &[&str] = &[
     "footer",
     "aside",
     "nav",
-];
+}
 
 /// MathML token elements: each is a symbol, a number or a word of its own,
 /// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
@@ -738,7 +739,7 @@ pub(super) fn emit_marked(
     let mut stack = vec![(root, true)];
     while let Some((id, enter)) = stack.pop() {
         let tag = dom.tag(id);
-        let block = dom.is_element(id) && BLOCK_TAGS.contains(&tag);
+        let block = dom.is_element(id) && is_block_tag(tag);
         if !enter {
             if block {
                 let label =
@@ -869,9 +870,7 @@ impl Emitter<'_> {
                     Some((table, Some(row), col)) => {
                         *col += 1;
                         let simple = !dom.descendants(id).any(|d| {
-                            dom.is_element(d)
-                                && BLOCK_TAGS.contains(&dom.tag(d))
-                                && dom.tag(d) != "br"
+                            dom.is_element(d) && is_block_tag(dom.tag(d)) && dom.tag(d) != "br"
                         });
                         simple.then_some((*table, *row, *col - 1))
                     }

@@ -59,6 +59,10 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
+        // Text holds nothing of its own (and `hidden.main` marks elements only).
+        if !dom.is_element(id) {
+            continue;
+        }
         if (matches!(dom.tag(id), "article" | "main") && !article_chrome(dom, id))
             || dom
                 .attr(id, "itemprop")

@@ -62,9 +62,11 @@ tag_set! {
     "nav",
 }
 
-/// MathML token elements: each is a symbol, a number or a word of its own,
-/// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
-const MATH_TOKENS: &[&str] = &["mi", "mn", "mo", "mtext", "ms"];
+tag_set! {
+    /// MathML token elements: each is a symbol, a number or a word of its own,
+    /// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
+    fn is_math_token: "mi", "mn", "mo", "mtext", "ms"
+}
 
 /// Short paragraphs that are cross-links or legal lines, not article text
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`],
@@ -746,7 +748,7 @@ pub(super) fn emit_marked(
                     matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
                 e.flush(label);
             }
-            if MATH_TOKENS.contains(&tag) {
+            if is_math_token(tag) {
                 e.text(" ");
             }
             e.leave(tag);
@@ -767,14 +769,16 @@ pub(super) fn emit_marked(
                 }
                 if block {
                     e.flush(false);
-                } else if MATH_TOKENS.contains(&tag) {
+                } else if is_math_token(tag) {
                     e.text(" ");
                 }
                 e.enter(dom, id, tag);
                 stack.push((id, false));
-                let children: Vec<NodeId> = dom.children(id).collect();
-                for c in children.into_iter().rev() {
+                // The children, last first (so the first is popped first).
+                let mut child = dom.nodes[id].last_child();
+                while let Some(c) = child {
                     stack.push((c, true));
+                    child = dom.nodes[c].prev();
                 }
             }
             Kind::Other => {}

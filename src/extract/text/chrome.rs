@@ -68,7 +68,13 @@ struct AllWords {
     automaton: AhoCorasick,
     bit: Vec<u16>,
     tokens: std::collections::HashMap<&'static str, u16, foldhash::fast::FixedState>,
+    /// Token starts by their first byte: those opening with byte `b` are
+    /// `starts[start_at[b]..start_at[b + 1]]` (a token is compared with
+    /// the few that open as it does, not with all).
     starts: Vec<(&'static str, u16)>,
+    start_at: [u16; 257],
+    /// The bits of an empty token start, which every token opens with.
+    empty_start: u16,
 }
 
 static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
@@ -93,6 +99,16 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
             }
         }
     }
+    let empty_start = starts
+        .iter()
+        .filter(|(s, _)| s.is_empty())
+        .fold(0, |bits, (_, b)| bits | b);
+    starts.retain(|(s, _)| !s.is_empty());
+    starts.sort_by_key(|(s, _)| s.as_bytes()[0]);
+    let mut start_at = [0u16; 257];
+    for (byte, at) in start_at.iter_mut().enumerate() {
+        *at = starts.partition_point(|(s, _)| usize::from(s.as_bytes()[0]) < byte) as u16;
+    }
     let mut b = builder();
     b.kind(Some(AhoCorasickKind::DFA));
     AllWords {
@@ -100,6 +116,8 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
         bit,
         tokens,
         starts,
+        start_at,
+        empty_start,
     }
 });
 
@@ -116,7 +134,15 @@ fn word_bits(names: &str) -> u16 {
         if let Some(b) = all.tokens.get(t) {
             bits |= b;
         }
-        for &(s, b) in &all.starts {
+        bits |= all.empty_start;
+        let Some(&first) = t.as_bytes().first() else {
+            continue;
+        };
+        let (from, to) = (
+            all.start_at[usize::from(first)],
+            all.start_at[usize::from(first) + 1],
+        );
+        for &(s, b) in &all.starts[usize::from(from)..usize::from(to)] {
             if bits & b != b && t.starts_with(s) {
                 bits |= b;
             }
@@ -1025,14 +1051,25 @@ mod bits_tests {
 
     #[test]
     fn class_bits_match_the_lists() {
-        for names in [
+        let mut all: Vec<String> = [
             "teaser-row",
             "video-teaser",
             "crawler-post-meta",
             "ad",
             "main-nav x",
             "no_caption story-item",
-        ] {
+        ]
+        .map(String::from)
+        .to_vec();
+        // Every token start, opening a token and inside one.
+        for (_, _, starts) in word_lists() {
+            for s in starts {
+                all.push(format!("x {s}y"));
+                all.push(format!("y{s} z"));
+            }
+        }
+        for names in &all {
+            let names = names.as_str();
             let b = word_bits(names);
             for (i, (list, tokens, starts)) in word_lists().iter().enumerate() {
                 let w = ClassWords {

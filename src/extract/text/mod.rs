@@ -49,7 +49,9 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
 /// page is tried again without it and the longer result is kept.
 pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Content {
     let body = dom.find("body").unwrap_or(0);
-    let mut order = vec![body];
+    // Room for every node at once (the walk cannot say how many it yields).
+    let mut order = Vec::with_capacity(dom.nodes.len());
+    order.push(body);
     order.extend(dom.descendants(body));
     let hidden = hidden::Kept::new(dom, &order, marks);
     let keep = &hidden.keep;

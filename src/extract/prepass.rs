@@ -199,11 +199,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             i = end;
             continue;
         }
-        if kind == TagKind::Sibling && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
+        if kind == TagKind::Sibling
+            && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
+            && let Some(o) = stack.pop()
         {
-            if let Some(o) = stack.pop() {
-                names.truncate(o.start);
-            }
+            names.truncate(o.start);
         }
         let dropped = stack.len() >= MAX_DEPTH;
         if dropped {

@@ -21,7 +21,7 @@ use crate::record::ParseCap;
 
 /// Most nodes in a tree (an article page has a few thousand, a long
 /// encyclopedia page some 40,000; one node costs
-/// about 150 bytes plus its attributes).
+/// 80 bytes plus its attributes).
 pub const MAX_NODES: usize = 50_000;
 /// Most text bytes in a tree (an article has tens of kilobytes).
 pub const MAX_TEXT_BYTES: usize = 2 << 20;
@@ -615,6 +615,16 @@ mod tests {
         let body = dom.find("body").unwrap();
         let t = dom.text(body);
         assert!(t.contains("stray") && t.contains("cell"), "{t}");
+    }
+
+    #[test]
+    fn a_node_stays_small() {
+        // What MAX_NODES's note says a node costs (besides its attributes).
+        assert!(
+            std::mem::size_of::<Node>() <= 80,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
     }
 
     #[test]

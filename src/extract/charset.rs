@@ -29,9 +29,11 @@ pub fn decode<'a>(
     // Bytes that are valid UTF-8 and not plain ASCII are UTF-8 whatever the
     // page declares: legacy encodings almost never form valid UTF-8 by chance,
     // while mislabelled UTF-8 pages are common.
-    if !bytes.is_ascii() && std::str::from_utf8(bytes).is_ok() {
-        let (text, _) = UTF_8.decode_without_bom_handling(bytes);
-        return (text, UTF_8);
+    if !bytes.is_ascii()
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        // Valid already: what decoding it again would give, without the pass.
+        return (Cow::Borrowed(text), UTF_8);
     }
     let declared = header
         .and_then(|h| Encoding::for_label(h.trim().as_bytes()))

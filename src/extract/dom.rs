@@ -21,7 +21,7 @@ use crate::record::ParseCap;
 
 /// Most nodes in a tree (an article page has a few thousand, a long
 /// encyclopedia page some 40,000; one node costs
-/// about 150 bytes plus its attributes).
+/// 80 bytes plus its attributes).
 pub const MAX_NODES: usize = 50_000;
 /// Most text bytes in a tree (an article has tens of kilobytes).
 pub const MAX_TEXT_BYTES: usize = 2 << 20;
@@ -41,24 +41,74 @@ pub enum Kind {
     Other,
 }
 
+/// A link to a node: its index, or [`Link::NONE`] (four bytes where an
+/// `Option<usize>` takes sixteen: a page's walks read many nodes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Link(u32);
+
+impl Link {
+    const NONE: Link = Link(u32::MAX);
+
+    fn get(self) -> Option<NodeId> {
+        (self != Link::NONE).then_some(self.0 as NodeId)
+    }
+
+    fn to(id: NodeId) -> Link {
+        // Trees hold at most MAX_NODES plus one chunk's worth of nodes.
+        Link(u32::try_from(id).unwrap_or(u32::MAX))
+    }
+}
+
+impl From<Option<NodeId>> for Link {
+    fn from(id: Option<NodeId>) -> Link {
+        id.map_or(Link::NONE, Link::to)
+    }
+}
+
 /// One node and its links.
 #[derive(Debug, Clone)]
 pub struct Node {
     pub kind: Kind,
     /// Element name (empty for other nodes).
     pub name: QualName,
-    pub attrs: Vec<Attribute>,
-    pub parent: Option<NodeId>,
-    pub first_child: Option<NodeId>,
-    pub last_child: Option<NodeId>,
-    pub prev: Option<NodeId>,
-    pub next: Option<NodeId>,
+    /// Its attributes: `Dom::attrs[start..end]` ([`Dom::attrs`]).
+    attrs: (u32, u32),
+    parent: Link,
+    first_child: Link,
+    last_child: Link,
+    prev: Link,
+    next: Link,
+}
+
+impl Node {
+    pub fn parent(&self) -> Option<NodeId> {
+        self.parent.get()
+    }
+
+    pub fn first_child(&self) -> Option<NodeId> {
+        self.first_child.get()
+    }
+
+    pub fn last_child(&self) -> Option<NodeId> {
+        self.last_child.get()
+    }
+
+    pub fn prev(&self) -> Option<NodeId> {
+        self.prev.get()
+    }
+
+    pub fn next(&self) -> Option<NodeId> {
+        self.next.get()
+    }
 }
 
 /// A parsed document.
 #[derive(Debug)]
 pub struct Dom {
     pub nodes: Vec<Node>,
+    /// Every element's attributes, one element's after another's (one
+    /// allocation for the page rather than one per element).
+    attrs: Vec<Attribute>,
     /// The cap that stopped the parse, if one did.
     pub cut: Option<ParseCap>,
     /// What the text pass reads of every element's class names, found once
@@ -70,16 +120,16 @@ fn blank_name() -> QualName {
     QualName::new(None, ns!(), local_name!(""))
 }
 
-fn node(kind: Kind, name: QualName, attrs: Vec<Attribute>) -> Node {
+fn node(kind: Kind, name: QualName, attrs: (u32, u32)) -> Node {
     Node {
         kind,
         name,
         attrs,
-        parent: None,
-        first_child: None,
-        last_child: None,
-        prev: None,
-        next: None,
+        parent: Link::NONE,
+        first_child: Link::NONE,
+        last_child: Link::NONE,
+        prev: Link::NONE,
+        next: Link::NONE,
     }
 }
 
@@ -90,9 +140,12 @@ impl Dom {
         // two tags one): room for them all at once rather than by doubling.
         let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
         let mut nodes = Vec::with_capacity(tags.min(MAX_NODES) + 1);
-        nodes.push(node(Kind::Document, blank_name(), vec![]));
+        // The pre-pass left about one attribute a tag.
+        let attrs = Vec::with_capacity(tags.min(MAX_NODES));
+        nodes.push(node(Kind::Document, blank_name(), (0, 0)));
         let sink = Sink {
             nodes: RefCell::new(nodes),
+            attrs: RefCell::new(attrs),
             text_bytes: Cell::new(0),
         };
         let mut parser = parse_document(sink, ParseOpts::default());
@@ -139,6 +192,12 @@ impl Dom {
 
     /// The value of attribute `name` (one the pre-pass keeps:
     /// [`super::prepass::READ_ATTRS`]).
+    /// The attributes of `id` (those the pre-pass keeps).
+    pub fn attrs(&self, id: NodeId) -> &[Attribute] {
+        let (start, end) = self.nodes[id].attrs;
+        &self.attrs[start as usize..end as usize]
+    }
+
     pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
         debug_assert!(
             super::prepass::READ_ATTRS.contains(&name),
@@ -147,8 +206,7 @@ impl Dom {
         // Names are short: compared byte by byte, not through `memcmp`.
         let same =
             |a: &str| a.len() == name.len() && a.bytes().zip(name.bytes()).all(|(x, y)| x == y);
-        self.nodes[id]
-            .attrs
+        self.attrs(id)
             .iter()
             .find(|a| same(&a.name.local))
             .map(|a| &*a.value)
@@ -157,7 +215,7 @@ impl Dom {
     pub fn children(&self, id: NodeId) -> Children<'_> {
         Children {
             dom: self,
-            next: self.nodes[id].first_child,
+            next: self.nodes[id].first_child(),
         }
     }
 
@@ -183,7 +241,7 @@ impl Dom {
 
     /// The ancestors of `id`, nearest first (not `id` itself).
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        std::iter::successors(self.nodes[id].parent, |&p| self.nodes[p].parent)
+        std::iter::successors(self.nodes[id].parent(), |&p| self.nodes[p].parent())
     }
 
     /// `id` itself, then its ancestors, nearest first.
@@ -207,7 +265,7 @@ impl Dom {
         Descendants {
             dom: self,
             root: id,
-            next: self.nodes[id].first_child,
+            next: self.nodes[id].first_child(),
         }
     }
 
@@ -218,10 +276,10 @@ impl Dom {
             if cur == root {
                 return None;
             }
-            if let Some(n) = self.nodes[cur].next {
+            if let Some(n) = self.nodes[cur].next() {
                 return Some(n);
             }
-            cur = self.nodes[cur].parent?;
+            cur = self.nodes[cur].parent()?;
         }
     }
 
@@ -271,8 +329,18 @@ impl Dom {
 
     /// First element with this tag name anywhere in the document.
     pub fn find(&self, tag: &str) -> Option<NodeId> {
-        self.descendants(0)
-            .find(|&d| self.is_element(d) && self.tag(d) == tag)
+        // Names are interned: one atom comparison a node, not a string's.
+        let want = html5ever::LocalName::from(tag);
+        let is = |d: NodeId| self.is_element(d) && self.nodes[d].name.local == want;
+        // Nodes are stored in the order they were made, which is document
+        // order but where the tree builder moved some: when just one node
+        // has the name, and it is in the tree, it is the first; else walk.
+        let mut made = (1..self.nodes.len()).filter(|&d| is(d));
+        match (made.next(), made.next()) {
+            (None, _) => None,
+            (Some(d), None) if self.ancestors(d).last() == Some(0) => Some(d),
+            _ => self.descendants(0).find(|&d| is(d)),
+        }
     }
 }
 
@@ -286,7 +354,7 @@ impl Iterator for Children<'_> {
     type Item = NodeId;
     fn next(&mut self) -> Option<NodeId> {
         let cur = self.next?;
-        self.next = self.dom.nodes[cur].next;
+        self.next = self.dom.nodes[cur].next();
         Some(cur)
     }
 }
@@ -310,7 +378,7 @@ impl Iterator for Descendants<'_> {
     fn next(&mut self) -> Option<NodeId> {
         let cur = self.next?;
         let n = &self.dom.nodes[cur];
-        self.next = match n.first_child {
+        self.next = match n.first_child() {
             Some(c) => Some(c),
             None => self.dom.skip_subtree(cur, self.root),
         };
@@ -321,6 +389,8 @@ impl Iterator for Descendants<'_> {
 /// The html5ever tree sink that fills the arena.
 struct Sink {
     nodes: RefCell<Vec<Node>>,
+    /// [`Dom::attrs`].
+    attrs: RefCell<Vec<Attribute>>,
     /// Text bytes appended so far.
     text_bytes: Cell<usize>,
 }
@@ -334,31 +404,31 @@ impl Sink {
 
     fn detach(nodes: &mut [Node], id: NodeId) {
         let (parent, prev, next) = (nodes[id].parent, nodes[id].prev, nodes[id].next);
-        if let Some(p) = prev {
+        if let Some(p) = prev.get() {
             nodes[p].next = next;
-        } else if let Some(par) = parent {
+        } else if let Some(par) = parent.get() {
             nodes[par].first_child = next;
         }
-        if let Some(n) = next {
+        if let Some(n) = next.get() {
             nodes[n].prev = prev;
-        } else if let Some(par) = parent {
+        } else if let Some(par) = parent.get() {
             nodes[par].last_child = prev;
         }
-        nodes[id].parent = None;
-        nodes[id].prev = None;
-        nodes[id].next = None;
+        nodes[id].parent = Link::NONE;
+        nodes[id].prev = Link::NONE;
+        nodes[id].next = Link::NONE;
     }
 
     fn append_child(nodes: &mut [Node], parent: NodeId, child: NodeId) {
         Self::detach(nodes, child);
         let last = nodes[parent].last_child;
-        nodes[child].parent = Some(parent);
+        nodes[child].parent = Link::to(parent);
         nodes[child].prev = last;
-        match last {
-            Some(l) => nodes[l].next = Some(child),
-            None => nodes[parent].first_child = Some(child),
+        match last.get() {
+            Some(l) => nodes[l].next = Link::to(child),
+            None => nodes[parent].first_child = Link::to(child),
         }
-        nodes[parent].last_child = Some(child);
+        nodes[parent].last_child = Link::to(child);
     }
 
     fn insert_before(nodes: &mut [Node], sibling: NodeId, child: NodeId) {
@@ -367,13 +437,13 @@ impl Sink {
         let prev = nodes[sibling].prev;
         nodes[child].parent = parent;
         nodes[child].prev = prev;
-        nodes[child].next = Some(sibling);
-        nodes[sibling].prev = Some(child);
-        match prev {
-            Some(p) => nodes[p].next = Some(child),
+        nodes[child].next = Link::to(sibling);
+        nodes[sibling].prev = Link::to(child);
+        match prev.get() {
+            Some(p) => nodes[p].next = Link::to(child),
             None => {
-                if let Some(par) = parent {
-                    nodes[par].first_child = Some(child);
+                if let Some(par) = parent.get() {
+                    nodes[par].first_child = Link::to(child);
                 }
             }
         }
@@ -382,7 +452,7 @@ impl Sink {
     /// Append text to the node before which it lands, merging adjacent text.
     fn text_node(&self, text: StrTendril) -> NodeId {
         self.text_bytes.set(self.text_bytes.get() + text.len());
-        self.push(node(Kind::Text(text), blank_name(), vec![]))
+        self.push(node(Kind::Text(text), blank_name(), (0, 0)))
     }
 }
 
@@ -394,6 +464,7 @@ impl TreeSink for Sink {
     fn finish(self) -> Dom {
         Dom {
             nodes: self.nodes.into_inner(),
+            attrs: self.attrs.into_inner(),
             cut: None,
             class_bits: std::cell::OnceCell::new(),
         }
@@ -410,15 +481,21 @@ impl TreeSink for Sink {
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _: ElementFlags) -> NodeId {
-        self.push(node(Kind::Element, name, attrs))
+        let range = {
+            let mut all = self.attrs.borrow_mut();
+            let start = all.len() as u32;
+            all.extend(attrs);
+            (start, all.len() as u32)
+        };
+        self.push(node(Kind::Element, name, range))
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeId {
-        self.push(node(Kind::Other, blank_name(), vec![]))
+        self.push(node(Kind::Other, blank_name(), (0, 0)))
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
-        self.push(node(Kind::Other, blank_name(), vec![]))
+        self.push(node(Kind::Other, blank_name(), (0, 0)))
     }
 
     fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
@@ -429,7 +506,7 @@ impl TreeSink for Sink {
             NodeOrText::AppendText(t) => {
                 {
                     let mut nodes = self.nodes.borrow_mut();
-                    if let Some(last) = nodes[*parent].last_child
+                    if let Some(last) = nodes[*parent].last_child()
                         && let Kind::Text(existing) = &mut nodes[last].kind
                     {
                         existing.push_tendril(&t);
@@ -449,7 +526,7 @@ impl TreeSink for Sink {
         prev_element: &NodeId,
         child: NodeOrText<NodeId>,
     ) {
-        let has_parent = self.nodes.borrow()[*element].parent.is_some();
+        let has_parent = self.nodes.borrow()[*element].parent().is_some();
         if has_parent {
             self.append_before_sibling(element, child);
         } else {
@@ -475,7 +552,7 @@ impl TreeSink for Sink {
             NodeOrText::AppendText(t) => {
                 {
                     let mut nodes = self.nodes.borrow_mut();
-                    if let Some(prev) = nodes[*sibling].prev
+                    if let Some(prev) = nodes[*sibling].prev()
                         && let Kind::Text(existing) = &mut nodes[prev].kind
                     {
                         existing.push_tendril(&t);
@@ -490,13 +567,20 @@ impl TreeSink for Sink {
     }
 
     fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        // Rare (a second `<html>` or `<body>` tag): the element's
+        // attributes move to the end, where the new ones can join them.
         let mut nodes = self.nodes.borrow_mut();
-        let existing = &mut nodes[*target].attrs;
+        let mut all = self.attrs.borrow_mut();
+        let (start, end) = nodes[*target].attrs;
+        let mut mine: Vec<Attribute> = all[start as usize..end as usize].to_vec();
         for a in attrs {
-            if !existing.iter().any(|e| e.name == a.name) {
-                existing.push(a);
+            if !mine.iter().any(|e| e.name == a.name) {
+                mine.push(a);
             }
         }
+        let start = all.len() as u32;
+        all.extend(mine);
+        nodes[*target].attrs = (start, all.len() as u32);
     }
 
     fn remove_from_parent(&self, target: &NodeId) {
@@ -505,7 +589,7 @@ impl TreeSink for Sink {
 
     fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
         let mut nodes = self.nodes.borrow_mut();
-        while let Some(c) = nodes[*node].first_child {
+        while let Some(c) = nodes[*node].first_child() {
             Self::append_child(&mut nodes, *new_parent, c);
         }
     }
@@ -531,6 +615,26 @@ mod tests {
         let body = dom.find("body").unwrap();
         let t = dom.text(body);
         assert!(t.contains("stray") && t.contains("cell"), "{t}");
+    }
+
+    #[test]
+    fn a_node_stays_small() {
+        // What MAX_NODES's note says a node costs (besides its attributes).
+        assert!(
+            std::mem::size_of::<Node>() <= 80,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
+
+    #[test]
+    fn find_gives_the_first_in_document_order() {
+        // The second `em` is made last but moved before the table.
+        let dom = Dom::parse("<table><tr><td><em>one</em></td></tr><em>two</em></table>");
+        let em = dom.find("em").unwrap();
+        assert_eq!(dom.text(em), "two");
+        assert_eq!(dom.text(dom.find("td").unwrap()), "one");
+        assert_eq!(dom.find("video"), None);
     }
 
     #[test]

@@ -112,8 +112,8 @@ impl Marks {
         if named {
             return true;
         }
-        if dom.nodes[id]
-            .attrs
+        if dom
+            .attrs(id)
             .iter()
             .any(|a| a.name.local.contains("paywall"))
         {

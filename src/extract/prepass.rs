@@ -44,21 +44,43 @@ pub struct Prepared {
 /// a tracking pixel or an "enable JavaScript" line is shorter.
 const NOSCRIPT_BYTES: usize = 400;
 
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-    "wbr", "param", "keygen", "basefont", "bgsound", "frame",
-];
-/// Elements dropped with their content.
-const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes",
-];
-/// Elements whose content is raw text but which are kept.
-const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
-/// Start tags that close an open element of the same name.
-const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+/// What the pass does with a tag, by its (lower-cased) name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagKind {
+    /// A void element: no end tag, no depth.
+    Void,
+    /// Dropped with its content.
+    Dropped,
+    /// Content is raw text, but the element is kept.
+    RawKept,
+    /// A start tag that closes an open element of the same name.
+    Sibling,
+    Other,
+}
 
+/// [`TagKind`] of `name`: one `match` (a jump on the length, then a
+/// comparison or two) rather than a list's `contains` comparing every
+/// entry, for every tag of a page.
+fn tag_kind(name: &str) -> TagKind {
+    match name {
+        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
+        | "source" | "track" | "wbr" | "param" | "keygen" | "basefont" | "bgsound" | "frame" => {
+            TagKind::Void
+        }
+        "script" | "style" | "noscript" | "iframe" | "svg" | "template" | "noembed"
+        | "noframes" => TagKind::Dropped,
+        "title" | "textarea" | "xmp" => TagKind::RawKept,
+        "p" | "li" | "dt" | "dd" | "option" | "tr" | "td" | "th" => TagKind::Sibling,
+        _ => TagKind::Other,
+    }
+}
+
+/// An open element: its lower-cased name at `names[start..end]` (the names
+/// of the open elements, one after another: the stack's own string, so a
+/// tag costs no allocation).
 struct Open {
-    name: String,
+    start: usize,
+    end: usize,
     dropped: bool,
 }
 
@@ -77,6 +99,8 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
         ..Prepared::default()
     };
     let mut stack: Vec<Open> = Vec::new();
+    let mut names = String::new();
+    let mut name = String::new();
     let mut i = 0;
     let mut copied = 0; // bytes[copied..i] are pending copy
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
@@ -110,17 +134,20 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
         {
             name_end += 1;
         }
-        let name = text[name_start..name_end].to_ascii_lowercase();
+        name.clear();
+        name.push_str(&text[name_start..name_end]);
+        name.make_ascii_lowercase();
         let end = tag_end(bytes, name_end);
         if is_end {
             let found = stack
                 .iter()
                 .rev()
                 .take(MATCH_WINDOW)
-                .position(|o| o.name == name)
+                .position(|o| names[o.start..o.end] == *name)
                 .map(|p| stack.len() - 1 - p);
             if let Some(k) = found {
                 let dropped = stack[k].dropped;
+                names.truncate(stack[k].start);
                 stack.truncate(k);
                 if dropped {
                     out.html.push_str(&text[copied..lt]);
@@ -130,10 +157,11 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             i = end;
             continue;
         }
-        if DROPPED.contains(&name.as_str()) || RAW_KEPT.contains(&name.as_str()) {
+        let kind = tag_kind(&name);
+        if matches!(kind, TagKind::Dropped | TagKind::RawKept) {
             let close = find_close(bytes, end, &name);
             let after = tag_end(bytes, close);
-            if DROPPED.contains(&name.as_str()) {
+            if kind == TagKind::Dropped {
                 out.html.push_str(&text[copied..lt]);
                 copied = after;
                 if name == "noscript" && markup && close - end >= NOSCRIPT_BYTES {
@@ -167,14 +195,15 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
                 out.html.truncate(before);
             }
         }
-        if VOID.contains(&name.as_str()) {
+        if kind == TagKind::Void {
             i = end;
             continue;
         }
-        if SELF_CLOSING_SIBLINGS.contains(&name.as_str())
-            && stack.last().is_some_and(|o| o.name == name)
+        if kind == TagKind::Sibling
+            && stack.last().is_some_and(|o| names[o.start..o.end] == *name)
+            && let Some(o) = stack.pop()
         {
-            stack.pop();
+            names.truncate(o.start);
         }
         let dropped = stack.len() >= MAX_DEPTH;
         if dropped {
@@ -182,7 +211,13 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             out.html.push_str(&text[copied..lt]);
             copied = end;
         }
-        stack.push(Open { name, dropped });
+        let start = names.len();
+        names.push_str(&name);
+        stack.push(Open {
+            start,
+            end: names.len(),
+            dropped,
+        });
         i = end;
     }
     out.html.push_str(&text[copied.min(text.len())..]);
@@ -475,6 +510,39 @@ mod tests {
             assert!(!read_attr(a.as_bytes()), "{a}");
         }
         assert!(read_attr(b"data-paywall-part"));
+    }
+
+    const VOID: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr", "param", "keygen", "basefont", "bgsound", "frame",
+    ];
+    /// Elements dropped with their content.
+    const DROPPED: &[&str] = &[
+        "script", "style", "noscript", "iframe", "svg", "template", "noembed", "noframes",
+    ];
+    /// Elements whose content is raw text but which are kept.
+    const RAW_KEPT: &[&str] = &["title", "textarea", "xmp"];
+    /// Start tags that close an open element of the same name.
+    const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+
+    #[test]
+    fn tag_kinds_are_the_lists() {
+        for (list, kind) in [
+            (VOID, TagKind::Void),
+            (DROPPED, TagKind::Dropped),
+            (RAW_KEPT, TagKind::RawKept),
+            (SELF_CLOSING_SIBLINGS, TagKind::Sibling),
+        ] {
+            for name in list {
+                assert_eq!(tag_kind(name), kind, "{name}");
+            }
+        }
+        let listed = VOID.len() + DROPPED.len() + RAW_KEPT.len() + SELF_CLOSING_SIBLINGS.len();
+        let named = ["div", "span", "a", "section", "pre", "math", "body"];
+        assert_eq!(listed, 37);
+        for name in named {
+            assert_eq!(tag_kind(name), TagKind::Other, "{name}");
+        }
     }
 
     #[test]

@@ -185,8 +185,8 @@ fn main_h1(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
     }
     if let Some(r) = root {
         let scope = dom.nodes[r]
-            .parent
-            .and_then(|p| dom.nodes[p].parent)
+            .parent()
+            .and_then(|p| dom.nodes[p].parent())
             .unwrap_or(r);
         let inside = |id: NodeId| {
             let mut cur = Some(id);
@@ -194,7 +194,7 @@ fn main_h1(dom: &Dom, m: &Meta, root: Option<NodeId>) -> Option<String> {
                 if c == scope {
                     return true;
                 }
-                cur = dom.nodes[c].parent;
+                cur = dom.nodes[c].parent();
             }
             false
         };

@@ -178,7 +178,8 @@ impl Matcher {
 /// an ASCII-case-insensitive Aho-Corasick automaton of them matches).
 #[derive(Debug, Clone)]
 struct Keys {
-    /// Byte (folded) to its column in `next`; 0 for a byte no key holds.
+    /// Byte to its column in `next` (an ASCII letter's two cases on one);
+    /// 0 for a byte no key holds.
     class: [u16; 256],
     columns: usize,
     /// Node `n`'s child on column `c` at `next[n * columns + c]`; 0 for
@@ -203,6 +204,11 @@ impl Keys {
                     columns += 1;
                 }
             }
+        }
+        // Upper-case ASCII letters on their lower-case letters' columns, so
+        // that a search reads `class[b]` without folding each byte.
+        for b in b'A'..=b'Z' {
+            class[usize::from(b)] = class[usize::from(b.to_ascii_lowercase())];
         }
         let mut t = Keys {
             class,
@@ -235,7 +241,8 @@ impl Keys {
     /// no term may begin there.
     fn each(&self, text: &[u8], mut f: impl FnMut(usize, bool, usize)) {
         for start in 0..text.len() {
-            if self.class[text[start].to_ascii_lowercase() as usize] == 0 {
+            // No key opens with this byte (the root's row is `next[..columns]`).
+            if self.next[usize::from(self.class[usize::from(text[start])])] == 0 {
                 continue;
             }
             let inside = start > 0 && is_word_byte(text[start - 1]);
@@ -244,7 +251,7 @@ impl Keys {
             }
             let mut node = 0;
             for &b in &text[start..] {
-                let c = self.class[b.to_ascii_lowercase() as usize];
+                let c = self.class[usize::from(b)];
                 if c == 0 {
                     break;
                 }

@@ -177,7 +177,20 @@ pub fn word_count(text: &str) -> usize {
     let mut n = 0;
     let mut unspaced: usize = 0;
     let mut in_word = false;
-    for c in text.chars() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // ASCII by the byte (no ASCII character is unspaced script).
+        let b = bytes[i];
+        if b.is_ascii() {
+            i += 1;
+            let w = b.is_ascii_alphanumeric();
+            n += usize::from(w && !in_word);
+            in_word = w;
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or(' ');
+        i += c.len_utf8();
         if prose::is_unspaced(c) {
             unspaced += 1;
             in_word = false;
@@ -811,5 +824,8 @@ mod tests {
     fn lede_and_words() {
         assert_eq!(lede("\n  \nFirst para.\nSecond."), "First para.");
         assert_eq!(word_count("GPT-4o is here, isn't it?"), 7);
+        // Other scripts counted as by characters: Greek words, CJK by pairs.
+        assert_eq!(word_count("Λόγος και ÉTÉ déjà-vu"), 5);
+        assert_eq!(word_count("東京で AI 研究"), 4);
     }
 }

@@ -44,7 +44,7 @@ pub(super) fn in_teaser(dom: &Dom, id: NodeId) -> bool {
             Some(false) => continue,
             Some(true) => {}
         }
-        let Some(parent) = dom.nodes[a].parent else {
+        let Some(parent) = dom.nodes[a].parent() else {
             return false;
         };
         let tag = dom.tag(a);
@@ -94,7 +94,7 @@ fn in_story_list(dom: &Dom, id: NodeId) -> bool {
     if !titled(li) {
         return false;
     }
-    let Some(list) = dom.nodes[li].parent else {
+    let Some(list) = dom.nodes[li].parent() else {
         return false;
     };
     dom.element_children(list)

@@ -155,7 +155,7 @@ pub(super) fn text_date(
 ) -> Option<NaiveDate> {
     let body = dom.find("body").unwrap_or(0);
     let start = headline(dom, m)
-        .or_else(|| root.and_then(|r| dom.nodes[r].parent))
+        .or_else(|| root.and_then(|r| dom.nodes[r].parent()))
         .unwrap_or(body);
     if let Some(d) = scan_text(dom, body, start, 6_000, true, read) {
         return Some(d);
@@ -324,7 +324,7 @@ pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, read: &Reading) -> boo
     (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
         Kind::Text(t) if t.len() < 300 => {
             // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
-            let up = dom.nodes[id].parent.and_then(|p| dom.text_within(p, 300));
+            let up = dom.nodes[id].parent().and_then(|p| dom.text_within(p, 300));
             let t = up.as_deref().unwrap_or(t);
             CHANGE_LABEL.is_match(t) && dated(t)
         }
@@ -426,7 +426,7 @@ const HEADLINE_REACH: usize = 600;
 /// dated items (signatures, versions, events) that the content's container
 /// may also hold.
 fn headline_byline(dom: &Dom, h1: NodeId, read: &Reading) -> Option<NaiveDate> {
-    let block = dom.nodes[h1].parent?;
+    let block = dom.nodes[h1].parent()?;
     if matches!(dom.tag(block), "body" | "html" | "") {
         return None;
     }
@@ -475,7 +475,7 @@ pub(super) fn byline_date(
     if let Some(d) = headline(dom, m).and_then(|h| headline_byline(dom, h, read)) {
         return Some(d);
     }
-    let scope = root.and_then(|r| dom.nodes[r].parent).unwrap_or(0);
+    let scope = root.and_then(|r| dom.nodes[r].parent()).unwrap_or(0);
     for start in [scope, 0] {
         let mut it = dom.descendants(start);
         while let Some(id) = it.next() {

@@ -8,6 +8,8 @@
 //! that: its lists are items of prose without pictures, and its figures stand
 //! between paragraphs rather than making up the whole container.
 
+use html5ever::local_name;
+
 use crate::extract::dom::{Dom, NodeId};
 
 /// Fewest cards that make a grid.
@@ -25,6 +27,21 @@ pub(super) struct CardStats {
     text: Vec<u32>,
 }
 
+/// `t.trim().len()`, the ASCII white space at either end skipped by bytes
+/// (most text nodes between tags are nothing else).
+fn trimmed_len(t: &str) -> usize {
+    let white = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let b = t.as_bytes();
+    match (
+        b.iter().position(|c| !white(c)),
+        b.iter().rposition(|c| !white(c)),
+    ) {
+        // Both ends are next to ASCII bytes (or the text's ends): char boundaries.
+        (Some(s), Some(e)) => t[s..e + 1].trim().len(),
+        _ => 0,
+    }
+}
+
 impl CardStats {
     pub(super) fn new(dom: &Dom, order: &[NodeId]) -> CardStats {
         let n = dom.nodes.len();
@@ -35,17 +52,30 @@ impl CardStats {
         };
         for &id in order.iter().rev() {
             if dom.is_element(id) {
-                match dom.tag(id) {
-                    "a" if dom.attr(id, "href").is_some() => st.links[id] += 1,
-                    "img" | "picture" | "h2" | "h3" | "h4" | "h5" | "h6" | "time" => {
-                        st.marks[id] += 1
+                // Interned names: compared as atoms, not strings.
+                let name = &dom.nodes[id].name.local;
+                if *name == local_name!("a") {
+                    if dom.attr(id, "href").is_some() {
+                        st.links[id] += 1;
                     }
-                    _ => {}
+                } else if [
+                    local_name!("img"),
+                    local_name!("picture"),
+                    local_name!("h2"),
+                    local_name!("h3"),
+                    local_name!("h4"),
+                    local_name!("h5"),
+                    local_name!("h6"),
+                    local_name!("time"),
+                ]
+                .contains(name)
+                {
+                    st.marks[id] += 1;
                 }
             } else if let crate::extract::dom::Kind::Text(t) = &dom.nodes[id].kind {
-                st.text[id] = u32::try_from(t.trim().len()).unwrap_or(u32::MAX);
+                st.text[id] = u32::try_from(trimmed_len(t)).unwrap_or(u32::MAX);
             }
-            if let Some(p) = dom.nodes[id].parent {
+            if let Some(p) = dom.nodes[id].parent() {
                 st.links[p] += st.links[id];
                 st.marks[p] += st.marks[id];
                 st.text[p] = st.text[p].saturating_add(st.text[id]);
@@ -97,6 +127,23 @@ impl CardStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trimmed_len_is_trim_len() {
+        for t in [
+            "",
+            " ",
+            "\n\t ",
+            "a",
+            " a ",
+            "\u{a0}a\u{a0}",
+            " \u{3000} é ",
+            "\n  жж \u{2009}\n",
+            "x\u{a0}",
+        ] {
+            assert_eq!(trimmed_len(t), t.trim().len(), "{t:?}");
+        }
+    }
 
     fn grid(html: &str) -> bool {
         let dom = Dom::parse(html);

@@ -68,7 +68,13 @@ struct AllWords {
     automaton: AhoCorasick,
     bit: Vec<u16>,
     tokens: std::collections::HashMap<&'static str, u16, foldhash::fast::FixedState>,
+    /// Token starts by their first byte: those opening with byte `b` are
+    /// `starts[start_at[b]..start_at[b + 1]]` (a token is compared with
+    /// the few that open as it does, not with all).
     starts: Vec<(&'static str, u16)>,
+    start_at: [u16; 257],
+    /// The bits of an empty token start, which every token opens with.
+    empty_start: u16,
 }
 
 static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
@@ -93,6 +99,16 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
             }
         }
     }
+    let empty_start = starts
+        .iter()
+        .filter(|(s, _)| s.is_empty())
+        .fold(0, |bits, (_, b)| bits | b);
+    starts.retain(|(s, _)| !s.is_empty());
+    starts.sort_by_key(|(s, _)| s.as_bytes()[0]);
+    let mut start_at = [0u16; 257];
+    for (byte, at) in start_at.iter_mut().enumerate() {
+        *at = starts.partition_point(|(s, _)| usize::from(s.as_bytes()[0]) < byte) as u16;
+    }
     let mut b = builder();
     b.kind(Some(AhoCorasickKind::DFA));
     AllWords {
@@ -100,6 +116,8 @@ static ALL_WORDS: LazyLock<AllWords> = LazyLock::new(|| {
         bit,
         tokens,
         starts,
+        start_at,
+        empty_start,
     }
 });
 
@@ -116,7 +134,15 @@ fn word_bits(names: &str) -> u16 {
         if let Some(b) = all.tokens.get(t) {
             bits |= b;
         }
-        for &(s, b) in &all.starts {
+        bits |= all.empty_start;
+        let Some(&first) = t.as_bytes().first() else {
+            continue;
+        };
+        let (from, to) = (
+            all.start_at[usize::from(first)],
+            all.start_at[usize::from(first) + 1],
+        );
+        for &(s, b) in &all.starts[usize::from(from)..usize::from(to)] {
             if bits & b != b && t.starts_with(s) {
                 bits |= b;
             }
@@ -138,7 +164,7 @@ fn all_class_bits(dom: &Dom) -> Vec<u32> {
         if !dom.is_element(id) {
             continue;
         }
-        for a in &dom.nodes[id].attrs {
+        for a in dom.attrs(id) {
             if a.name.local == local_name!("class") || a.name.local == local_name!("id") {
                 *slot |= *seen.entry(&a.value).or_insert_with(|| value_bits(&a.value));
             }
@@ -178,8 +204,9 @@ pub(super) fn names_have(dom: &Dom, id: NodeId, w: Word) -> bool {
     dom.class_bits(all_class_bits)[id] & (1 << (16 + w as u32)) != 0
 }
 
-/// Elements never part of article text.
-const PRUNED_TAGS: &[&str] = &[
+tag_set! {
+    /// Elements never part of article text.
+    fn is_pruned_tag:
     "button",
     "select",
     "input",
@@ -213,7 +240,7 @@ const PRUNED_TAGS: &[&str] = &[
     "source",
     "img",
     "figcaption",
-];
+}
 /// Landmarks of page chrome: pruned unless they hold the article itself
 /// (unclosed `<header>`s and page-wide `<form>`s are common).
 pub(super) const LANDMARK_TAGS: &[&str] = &["nav", "header", "footer", "aside", "form"];
@@ -491,7 +518,8 @@ pub(super) struct BoxWords {
     related: bool,
     /// Per node, where its text starts and ends in the body's text, lowered
     /// node by node (lowering a whole text or its parts differs only in the
-    /// Greek final sigma, which no phrase holds).
+    /// Greek final sigma, which no phrase holds); empty when no phrase
+    /// was found (nothing to place).
     span: Vec<(u32, u32)>,
     /// Every phrase found in that text, as (start, end, its list's bit), by start.
     hits: Vec<(u32, u32, u8)>,
@@ -525,25 +553,20 @@ static BOX_PHRASES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 impl BoxWords {
     /// `order`: the body, then its descendants in document order.
     pub(super) fn new(dom: &Dom, order: &[NodeId]) -> BoxWords {
-        let mut span = vec![(0u32, 0u32); dom.nodes.len()];
+        // The text's length after each node of `order`.
+        let mut ends = Vec::with_capacity(order.len());
         let mut t = String::new();
         for &id in order {
-            let at = t.len() as u32;
             if let Kind::Text(s) = &dom.nodes[id].kind {
+                let at = t.len();
                 if s.is_ascii() {
                     t.push_str(s);
-                    t[at as usize..].make_ascii_lowercase();
+                    t[at..].make_ascii_lowercase();
                 } else {
                     t.push_str(&lower(s));
                 }
             }
-            span[id] = (at, t.len() as u32);
-        }
-        // A subtree's text ends where its last text does.
-        for &id in order.iter().skip(1).rev() {
-            if let Some(p) = dom.nodes[id].parent {
-                span[p].1 = span[p].1.max(span[id].1);
-            }
+            ends.push(t.len() as u32);
         }
         let (automaton, list) = &*BOX_PHRASES;
         let mut found = 0u8;
@@ -554,6 +577,22 @@ impl BoxWords {
             hits.push((m.start() as u32, m.end() as u32, bit));
         }
         hits.sort_unstable();
+        // Spans are read only to place the phrases found: most pages have none.
+        let mut span = Vec::new();
+        if !hits.is_empty() {
+            span = vec![(0u32, 0u32); dom.nodes.len()];
+            let mut at = 0;
+            for (&id, &end) in order.iter().zip(&ends) {
+                span[id] = (at, end);
+                at = end;
+            }
+            // A subtree's text ends where its last text does.
+            for &id in order.iter().skip(1).rev() {
+                if let Some(p) = dom.nodes[id].parent() {
+                    span[p].1 = span[p].1.max(span[id].1);
+                }
+            }
+        }
         BoxWords {
             donate: found & 1 != 0,
             consent: found & 0b110 == 0b110,
@@ -566,7 +605,9 @@ impl BoxWords {
 
     /// The lists (bits) of the phrases found wholly within the text of `id`.
     fn within(&self, id: NodeId) -> u8 {
-        let (s, e) = self.span[id];
+        let Some(&(s, e)) = self.span.get(id) else {
+            return 0;
+        };
         let first = self.hits.partition_point(|h| h.0 < s);
         self.hits[first..]
             .iter()
@@ -692,7 +733,7 @@ pub(super) fn hidden_or_caption(dom: &Dom, id: NodeId) -> bool {
 
 pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
     // One look at each attribute (an element has each name once), by atom.
-    dom.nodes[id].attrs.iter().any(|a| {
+    dom.attrs(id).iter().any(|a| {
         let name = &a.name.local;
         if *name == local_name!("hidden") {
             true
@@ -711,8 +752,7 @@ pub(super) fn is_hidden(dom: &Dom, id: NodeId) -> bool {
 /// Tag-level pruning (no class names).
 pub(super) fn tag_pruned(dom: &Dom, id: NodeId) -> bool {
     let tag = dom.tag(id);
-    (PRUNED_TAGS.contains(&tag) && !(tag == "figcaption" && caption_prose(dom, id)))
-        || is_hidden(dom, id)
+    (is_pruned_tag(tag) && !(tag == "figcaption" && caption_prose(dom, id))) || is_hidden(dom, id)
 }
 
 /// Least words of a caption kept as text ([`caption_prose`]).
@@ -728,7 +768,7 @@ pub(super) fn caption_prose(dom: &Dom, id: NodeId) -> bool {
     let inline_only = dom
         .descendants(id)
         .filter(|&d| dom.is_element(d))
-        .all(|d| INLINE_TAGS.contains(&dom.tag(d)));
+        .all(|d| is_inline_tag(dom.tag(d)));
     if !inline_only {
         return false;
     }
@@ -744,10 +784,11 @@ pub(super) fn spaced_sentence(t: &str, words: usize) -> bool {
         && (t.contains(". ") || t.ends_with(['.', '!', '?']))
 }
 
-/// Markup inside a line of text.
-const INLINE_TAGS: &[&str] = &[
+tag_set! {
+    /// Markup inside a line of text.
+    fn is_inline_tag:
     "a", "em", "i", "b", "strong", "span", "br", "small", "cite", "abbr", "sup", "sub", "q",
-];
+}
 
 /// Chrome by landmark tag, ARIA role or class name.
 pub(super) fn chrome(dom: &Dom, id: NodeId) -> bool {
@@ -818,7 +859,7 @@ fn opens_with_dateline(dom: &Dom, id: NodeId) -> bool {
     if !matches!(dom.tag(id), "span" | "b" | "strong" | "em" | "i") {
         return false;
     }
-    let Some(p) = dom.nodes[id].parent.filter(|&p| dom.tag(p) == "p") else {
+    let Some(p) = dom.nodes[id].parent().filter(|&p| dom.tag(p) == "p") else {
         return false;
     };
     let first = dom.children(p).find(|&c| match &dom.nodes[c].kind {
@@ -831,7 +872,7 @@ fn opens_with_dateline(dom: &Dom, id: NodeId) -> bool {
     first == Some(id)
         && text.ends_with(['—', '–', '-'])
         && text.split_whitespace().count() <= DATELINE_WORDS
-        && dom.nodes[id].next.is_some()
+        && dom.nodes[id].next().is_some()
 }
 
 /// Most words of a dateline ([`opens_with_dateline`]): `WASHINGTON (AP) —`.
@@ -1010,14 +1051,25 @@ mod bits_tests {
 
     #[test]
     fn class_bits_match_the_lists() {
-        for names in [
+        let mut all: Vec<String> = [
             "teaser-row",
             "video-teaser",
             "crawler-post-meta",
             "ad",
             "main-nav x",
             "no_caption story-item",
-        ] {
+        ]
+        .map(String::from)
+        .to_vec();
+        // Every token start, opening a token and inside one.
+        for (_, _, starts) in word_lists() {
+            for s in starts {
+                all.push(format!("x {s}y"));
+                all.push(format!("y{s} z"));
+            }
+        }
+        for names in &all {
+            let names = names.as_str();
             let b = word_bits(names);
             for (i, (list, tokens, starts)) in word_lists().iter().enumerate() {
                 let w = ClassWords {

@@ -16,8 +16,9 @@ use crate::extract::dom::{Dom, Kind, NodeId};
 use crate::gated::Gated;
 use crate::phrases::{Phrases, is_word, lower};
 
-/// Elements that break text into paragraphs.
-const BLOCK_TAGS: &[&str] = &[
+tag_set! {
+    /// Elements that break text into paragraphs.
+    fn is_block_tag:
     "p",
     "div",
     "section",
@@ -59,11 +60,13 @@ const BLOCK_TAGS: &[&str] = &[
     "footer",
     "aside",
     "nav",
-];
+}
 
-/// MathML token elements: each is a symbol, a number or a word of its own,
-/// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
-const MATH_TOKENS: &[&str] = &["mi", "mn", "mo", "mtext", "ms"];
+tag_set! {
+    /// MathML token elements: each is a symbol, a number or a word of its own,
+    /// so `<mi>x</mi><mn>2</mn>` reads `x 2`, not `x2`.
+    fn is_math_token: "mi", "mn", "mo", "mtext", "ms"
+}
 
 /// Short paragraphs that are cross-links or legal lines, not article text
 /// (matched at the start of a paragraph of at most [`BOILERPLATE_CHARS`],
@@ -511,7 +514,7 @@ fn skip_inside(dom: &Dom, st: &Stats, id: NodeId) -> bool {
 /// judged as a whole; one linked name is not a box of links.
 fn cell_value(dom: &Dom, st: &Stats, id: NodeId) -> bool {
     matches!(dom.tag(id), "div" | "section")
-        && dom.nodes[id].parent.is_some_and(|c| {
+        && dom.nodes[id].parent().is_some_and(|c| {
             matches!(dom.tag(c), "td" | "th")
                 && dom.element_children(c).filter(|&k| !st.pruned[k]).count() == 1
         })
@@ -634,14 +637,14 @@ fn runs_on(dom: &Dom, a: NodeId) -> bool {
     if words < 2 || !text.trim_start().starts_with(char::is_lowercase) {
         return false;
     }
-    let before = std::iter::successors(dom.nodes[a].prev, |&p| dom.nodes[p].prev).find_map(|p| {
-        match &dom.nodes[p].kind {
+    let before = std::iter::successors(dom.nodes[a].prev(), |&p| dom.nodes[p].prev()).find_map(
+        |p| match &dom.nodes[p].kind {
             Kind::Text(t) if t.trim().is_empty() => None,
             Kind::Text(t) => Some(t.trim().to_string()),
             Kind::Element if dom.tag(p) != "a" => Some(dom.text(p).trim().to_string()),
             _ => Some(String::new()),
-        }
-    });
+        },
+    );
     before.is_some_and(|b| {
         b.chars().any(char::is_alphabetic) && !b.ends_with(['.', ':', '!', '?', '|', '›', '»', '>'])
     })
@@ -665,7 +668,7 @@ fn in_prose_item(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return false;
     };
     dom.nodes[item]
-        .parent
+        .parent()
         .is_some_and(|l| matches!(dom.tag(l), "ul" | "ol") && items_of_prose(dom, st, l))
 }
 
@@ -676,7 +679,7 @@ fn heads_nothing(dom: &Dom, st: &Stats, id: NodeId) -> bool {
         return false;
     }
     let mut skipped = false;
-    let mut next = dom.nodes[id].next;
+    let mut next = dom.nodes[id].next();
     while let Some(n) = next {
         if dom.is_element(n) && st.pruned[n] && !tag_only_pruned(dom, n) {
             skipped = true;
@@ -687,7 +690,7 @@ fn heads_nothing(dom: &Dom, st: &Stats, id: NodeId) -> bool {
                 return false;
             }
         }
-        next = dom.nodes[n].next;
+        next = dom.nodes[n].next();
     }
     skipped
 }
@@ -738,14 +741,14 @@ pub(super) fn emit_marked(
     let mut stack = vec![(root, true)];
     while let Some((id, enter)) = stack.pop() {
         let tag = dom.tag(id);
-        let block = dom.is_element(id) && BLOCK_TAGS.contains(&tag);
+        let block = dom.is_element(id) && is_block_tag(tag);
         if !enter {
             if block {
                 let label =
                     matches!(tag, "h2" | "h3" | "h4" | "h5" | "h6") && st.text[id] <= LABEL_CHARS;
                 e.flush(label);
             }
-            if MATH_TOKENS.contains(&tag) {
+            if is_math_token(tag) {
                 e.text(" ");
             }
             e.leave(tag);
@@ -766,14 +769,16 @@ pub(super) fn emit_marked(
                 }
                 if block {
                     e.flush(false);
-                } else if MATH_TOKENS.contains(&tag) {
+                } else if is_math_token(tag) {
                     e.text(" ");
                 }
                 e.enter(dom, id, tag);
                 stack.push((id, false));
-                let children: Vec<NodeId> = dom.children(id).collect();
-                for c in children.into_iter().rev() {
+                // The children, last first (so the first is popped first).
+                let mut child = dom.nodes[id].last_child();
+                while let Some(c) = child {
                     stack.push((c, true));
+                    child = dom.nodes[c].prev();
                 }
             }
             Kind::Other => {}
@@ -869,9 +874,7 @@ impl Emitter<'_> {
                     Some((table, Some(row), col)) => {
                         *col += 1;
                         let simple = !dom.descendants(id).any(|d| {
-                            dom.is_element(d)
-                                && BLOCK_TAGS.contains(&dom.tag(d))
-                                && dom.tag(d) != "br"
+                            dom.is_element(d) && is_block_tag(dom.tag(d)) && dom.tag(d) != "br"
                         });
                         simple.then_some((*table, *row, *col - 1))
                     }

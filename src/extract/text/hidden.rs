@@ -52,7 +52,7 @@ impl Kept {
             if !dom.is_element(id) {
                 continue;
             }
-            let parent = dom.nodes[id].parent.unwrap_or(0);
+            let parent = dom.nodes[id].parent().unwrap_or(0);
             in_paywall[id] = in_paywall[parent];
             in_slides[id] = in_slides[parent];
             let paywall = marks.is_paywall_named(dom, id, names_have(dom, id, Word::Paywall));
@@ -136,10 +136,10 @@ const BEFORE_SIBLINGS: usize = 8;
 /// Does a hidden block continue an article whose start is visible: is one
 /// of the elements just before it a paragraph of prose (or holds one)?
 fn follows_prose(dom: &Dom, id: NodeId) -> bool {
-    let mut prev = dom.nodes[id].prev;
+    let mut prev = dom.nodes[id].prev();
     let mut seen = 0;
     while let Some(p) = prev {
-        prev = dom.nodes[p].prev;
+        prev = dom.nodes[p].prev();
         if !dom.is_element(p) {
             continue;
         }
@@ -208,7 +208,7 @@ fn marked_paragraph(
     if !(heading || paragraph) {
         return false;
     }
-    let Some(parent) = dom.nodes[id].parent else {
+    let Some(parent) = dom.nodes[id].parent() else {
         return false;
     };
     *runs.entry(parent).or_insert_with(|| {

@@ -36,7 +36,7 @@ const LEAD_LEVELS: usize = 4;
 pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> Option<String> {
     let mut scope = top;
     for _ in 0..LEAD_LEVELS {
-        match dom.nodes[scope].parent {
+        match dom.nodes[scope].parent() {
             Some(p) if p != 0 => scope = p,
             _ => break,
         }
@@ -150,7 +150,7 @@ const SUBHEAD_WORDS: usize = 6;
 
 /// Is the element before `id` among its siblings the headline (`h1`)?
 fn follows_headline(dom: &Dom, id: NodeId) -> bool {
-    std::iter::successors(dom.nodes[id].prev, |&p| dom.nodes[p].prev)
+    std::iter::successors(dom.nodes[id].prev(), |&p| dom.nodes[p].prev())
         .find(|&p| dom.is_element(p))
         .is_some_and(|p| dom.tag(p) == "h1")
 }

@@ -49,7 +49,9 @@ pub fn extract(dom: &Dom, anchor: Option<NodeId>) -> Content {
 /// page is tried again without it and the longer result is kept.
 pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Content {
     let body = dom.find("body").unwrap_or(0);
-    let mut order = vec![body];
+    // Room for every node at once (the walk cannot say how many it yields).
+    let mut order = Vec::with_capacity(dom.nodes.len());
+    order.push(body);
     order.extend(dom.descendants(body));
     let hidden = hidden::Kept::new(dom, &order, marks);
     let keep = &hidden.keep;
@@ -59,6 +61,10 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
     // Elements that hold the article itself are never pruned by class name.
     let mut holds_main = vec![false; dom.nodes.len()];
     for &id in order.iter().rev() {
+        // Text holds nothing of its own (and `hidden.main` marks elements only).
+        if !dom.is_element(id) {
+            continue;
+        }
         if (matches!(dom.tag(id), "article" | "main") && !article_chrome(dom, id))
             || dom
                 .attr(id, "itemprop")
@@ -69,7 +75,7 @@ pub fn extract_marked(dom: &Dom, anchor: Option<NodeId>, marks: &Marks) -> Conte
             holds_main[id] = true;
         }
         if holds_main[id]
-            && let Some(p) = dom.nodes[id].parent
+            && let Some(p) = dom.nodes[id].parent()
         {
             holds_main[p] = true;
         }
@@ -439,10 +445,10 @@ mod tests {
         for &id in &order {
             if dom.is_element(id) && raw.text[id] > 500 {
                 let mut depth = 0;
-                let mut cur = dom.nodes[id].parent;
+                let mut cur = dom.nodes[id].parent();
                 while let Some(c) = cur {
                     depth += 1;
-                    cur = dom.nodes[c].parent;
+                    cur = dom.nodes[c].parent();
                 }
                 println!(
                     "{}{} class={:?} id={:?} raw={} kept={} pruned={} tagpruned={} classpruned={}",

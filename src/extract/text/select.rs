@@ -223,7 +223,7 @@ fn twin_block(dom: &Dom, st: &Stats, best: NodeId, anchor: NodeId) -> Option<Nod
     let lca = dom.ancestors(best).find(|&u| dom.is_ancestor(u, anchor))?;
     let child_towards = |n: NodeId| {
         dom.self_and_ancestors(n)
-            .find(|&u| dom.nodes[u].parent == Some(lca))
+            .find(|&u| dom.nodes[u].parent() == Some(lca))
     };
     let (b, a) = (child_towards(best)?, child_towards(anchor)?);
     (b != a && twins(dom, st, a, b)).then_some(a)
@@ -270,7 +270,7 @@ fn story_in_feed(dom: &Dom, st: &Stats, top: NodeId, anchor: NodeId) -> Option<N
     dom.self_and_ancestors(anchor)
         .take_while(|&u| u != lca)
         .find(|&u| {
-            dom.nodes[u].parent.is_some_and(|p| {
+            dom.nodes[u].parent().is_some_and(|p| {
                 dom.element_children(p)
                     .any(|b| b != u && twins(dom, st, u, b))
             })
@@ -377,7 +377,7 @@ fn story_wrapper(
     let mut outer = top;
     while outer != body
         && dom.tag(outer) != "article"
-        && let Some(p) = dom.nodes[outer].parent.filter(|&p| p != 0 && p != body)
+        && let Some(p) = dom.nodes[outer].parent().filter(|&p| p != 0 && p != body)
         && only_child(dom, st, p, outer)
         && confine.is_none_or(|t| dom.is_ancestor(t, p))
     {
@@ -428,7 +428,7 @@ fn gather(
     outer: NodeId,
     body: NodeId,
 ) -> (Content, Vec<bool>) {
-    let siblings: Vec<NodeId> = match dom.nodes[outer].parent.filter(|&p| p != 0) {
+    let siblings: Vec<NodeId> = match dom.nodes[outer].parent().filter(|&p| p != 0) {
         Some(p) if outer != body => dom.children(p).collect(),
         _ => vec![outer],
     };

@@ -190,14 +190,14 @@ impl Dom {
         matches!(self.nodes[id].kind, Kind::Element)
     }
 
-    /// The value of attribute `name` (one the pre-pass keeps:
-    /// [`super::prepass::READ_ATTRS`]).
     /// The attributes of `id` (those the pre-pass keeps).
     pub fn attrs(&self, id: NodeId) -> &[Attribute] {
         let (start, end) = self.nodes[id].attrs;
         &self.attrs[start as usize..end as usize]
     }
 
+    /// The value of attribute `name` (one the pre-pass keeps:
+    /// [`super::prepass::READ_ATTRS`]).
     pub fn attr(&self, id: NodeId, name: &str) -> Option<&str> {
         debug_assert!(
             super::prepass::READ_ATTRS.contains(&name),

@@ -329,14 +329,14 @@ fn against_earlier_releases(
     picked: &mut Picked,
     sigs: &spill::SigStore,
 ) -> std::io::Result<()> {
-    use spill::Sigs;
     let Some(last) = index.last_id else {
         return Ok(());
     };
     let mut new = Vec::new();
+    let mut cur = sigs.cursor();
     for (k, m) in picked.rows.iter().enumerate() {
         if m.id > last && m.sig != near::NONE {
-            new.push((k as u32, sigs.get(m.sig)?));
+            new.push((k as u32, cur.get(m.sig)?));
         }
     }
     let matched = index.matches(&new)?;
@@ -362,12 +362,12 @@ fn remember(
     picked: &Picked,
     sigs: &spill::SigStore,
 ) -> std::io::Result<Option<index::Changes>> {
-    use spill::Sigs;
     let rows = &picked.rows;
+    let mut cur = sigs.cursor();
     let new = rows
         .iter()
         .filter(|m| index.last_id.is_none_or(|last| m.id > last) && m.sig != near::NONE)
-        .map(|m| Ok((m.id, sigs.get(m.sig)?)));
+        .map(|m| Ok((m.id, cur.get(m.sig)?)));
     index.append(new)?;
     let ids = index::Ids {
         len: rows.len(),

@@ -30,7 +30,7 @@ pub(super) struct CardStats {
 /// `t.trim().len()`, the ASCII white space at either end skipped by bytes
 /// (most text nodes between tags are nothing else).
 fn trimmed_len(t: &str) -> usize {
-    let white = |b: &u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let white = |c: &u8| super::stats::is_ascii_white(*c);
     let b = t.as_bytes();
     match (
         b.iter().position(|c| !white(c)),

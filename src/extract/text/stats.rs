@@ -66,7 +66,7 @@ pub(super) fn visible_len(s: &str) -> u32 {
 }
 
 /// `char::is_whitespace` of an ASCII character.
-fn is_ascii_white(b: u8) -> bool {
+pub(super) fn is_ascii_white(b: u8) -> bool {
     matches!(b, b'\t'..=b'\r' | b' ')
 }
 

@@ -139,8 +139,7 @@ impl<'a> Input<'a> {
         let parquet = ArrowSchemaConverter::new()
             .with_coerce_types(props.coerce_types())
             .convert(&schema)?;
-        let paged =
-            |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+        let paged = |f: &Arc<arrow_schema::Field>| is_paged(f);
         let k = schema
             .fields()
             .iter()
@@ -394,6 +393,11 @@ pub fn has_empty_page(path: &Path) -> parquet::errors::Result<bool> {
     Ok(false)
 }
 
+/// Is `field` one whose pages the writer cuts itself ([`PAGED`](super::schema::PAGED))?
+fn is_paged(field: &arrow_schema::Field) -> bool {
+    super::schema::PAGED.contains(&field.name().as_str())
+}
+
 /// Write one row group, column by column in schema order: a
 /// [`PAGED`](super::schema::PAGED) column one page per piece of `pieces`
 /// (its writer ends a page after each write), any other column through its
@@ -406,7 +410,7 @@ fn write_group<W: Write + Send>(
     pieces: &[Range<usize>],
 ) -> parquet::errors::Result<()> {
     let schema = batch.schema();
-    let paged = |f: &Arc<arrow_schema::Field>| super::schema::PAGED.contains(&f.name().as_str());
+    let paged = |f: &Arc<arrow_schema::Field>| is_paged(f);
     if columns.len() != schema.fields().iter().filter(|f| !paged(f)).count() {
         return Err(ParquetError::General(
             "a column with more than one leaf".into(),

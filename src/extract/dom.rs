@@ -78,6 +78,10 @@ pub struct Node {
     last_child: Link,
     prev: Link,
     next: Link,
+    /// Of a text node: white space the pre-pass folded into one character
+    /// ([`super::prepass::fold_marker`]), in bytes beyond that character. It
+    /// sits in what would be padding (the node stays 80 bytes).
+    folded: u32,
 }
 
 impl Node {
@@ -130,12 +134,21 @@ fn node(kind: Kind, name: QualName, attrs: (u32, u32)) -> Node {
         last_child: Link::NONE,
         prev: Link::NONE,
         next: Link::NONE,
+        folded: 0,
     }
 }
 
 impl Dom {
     /// Parse a whole document. html5ever never fails; malformed input gives some tree.
     pub fn parse(html: &str) -> Dom {
+        Dom::parse_folded(html, false)
+    }
+
+    /// [`Dom::parse`] of the pre-pass's output; `folded` says whether it
+    /// folded white space runs into markers ([`super::prepass::Prepared::folded`]),
+    /// which become one white space character each, the bytes they stood for
+    /// kept in [`Dom::text_len`].
+    pub fn parse_folded(html: &str, folded: bool) -> Dom {
         // About one node per tag (an end tag makes none, a text between
         // two tags one): room for them all at once rather than by doubling.
         let tags = memchr::memchr_iter(b'<', html.as_bytes()).count();
@@ -147,6 +160,7 @@ impl Dom {
             nodes: RefCell::new(nodes),
             attrs: RefCell::new(attrs),
             text_bytes: Cell::new(0),
+            folded,
         };
         let mut parser = parse_document(sink, ParseOpts::default());
         let mut rest = html;
@@ -184,6 +198,25 @@ impl Dom {
     /// Local element name (`""` for non-elements).
     pub fn tag(&self, id: NodeId) -> &str {
         &self.nodes[id].name.local
+    }
+
+    /// Bytes of a text node's text as the page wrote it: white space the
+    /// pre-pass folded counts in full, so that caps on lengths read the same
+    /// whether or not it folded (0 for other nodes).
+    pub fn text_len(&self, id: NodeId) -> usize {
+        match &self.nodes[id].kind {
+            Kind::Text(t) => t.len() + self.nodes[id].folded as usize,
+            _ => 0,
+        }
+    }
+
+    /// [`Dom::text`]'s length as the page wrote it ([`Dom::text_len`] of
+    /// every text node under `id`), without building the text.
+    pub fn written_len(&self, id: NodeId) -> usize {
+        std::iter::once(id)
+            .chain(self.descendants(id))
+            .map(|d| self.text_len(d))
+            .sum()
     }
 
     pub fn is_element(&self, id: NodeId) -> bool {
@@ -312,15 +345,21 @@ impl Dom {
 
     fn bounded_text(&self, id: NodeId, max: usize, spaced: bool) -> Option<String> {
         let mut out = String::new();
+        let mut seen = 0;
         for d in std::iter::once(id).chain(self.descendants(id)) {
             match &self.nodes[d].kind {
                 Kind::Text(t) => {
-                    if out.len() + t.len() > max {
+                    // Counted as the page wrote it, folded white space included.
+                    seen += self.text_len(d);
+                    if seen > max {
                         return None;
                     }
                     out.push_str(t);
                 }
-                Kind::Element if spaced && !out.is_empty() => out.push(' '),
+                Kind::Element if spaced && !out.is_empty() => {
+                    out.push(' ');
+                    seen += 1;
+                }
                 _ => {}
             }
         }
@@ -393,6 +432,8 @@ struct Sink {
     attrs: RefCell<Vec<Attribute>>,
     /// Text bytes appended so far.
     text_bytes: Cell<usize>,
+    /// Whether text may hold the pre-pass's fold markers.
+    folded: bool,
 }
 
 impl Sink {
@@ -451,8 +492,49 @@ impl Sink {
 
     /// Append text to the node before which it lands, merging adjacent text.
     fn text_node(&self, text: StrTendril) -> NodeId {
-        self.text_bytes.set(self.text_bytes.get() + text.len());
-        self.push(node(Kind::Text(text), blank_name(), (0, 0)))
+        let (text, folded) = self.unfold(text);
+        self.text_bytes
+            .set(self.text_bytes.get() + text.len() + folded as usize);
+        let mut n = node(Kind::Text(text), blank_name(), (0, 0));
+        n.folded = folded;
+        self.push(n)
+    }
+
+    /// Add `t` to the text node `to` (adjacent texts make one node).
+    fn extend_text(&self, nodes: &mut [Node], to: NodeId, t: StrTendril) {
+        let (t, folded) = self.unfold(t);
+        if let Kind::Text(existing) = &mut nodes[to].kind {
+            existing.push_tendril(&t);
+        }
+        nodes[to].folded = nodes[to].folded.saturating_add(folded);
+        self.text_bytes
+            .set(self.text_bytes.get() + t.len() + folded as usize);
+    }
+
+    /// `text` with each fold marker turned back into one white space
+    /// character, and the bytes the markers stood for beyond that one.
+    fn unfold(&self, text: StrTendril) -> (StrTendril, u32) {
+        if !self.folded || memchr::memchr2(0xF3, 0xF4, text.as_bytes()).is_none() {
+            return (text, 0);
+        }
+        // Most such texts are one marker: the tendril stays inline (no allocation).
+        let mut out = StrTendril::new();
+        let mut folded = 0u32;
+        let mut rest: &str = &text;
+        while let Some(at) = memchr::memchr2(0xF3, 0xF4, rest.as_bytes()) {
+            out.push_slice(&rest[..at]);
+            let c = rest[at..].chars().next().unwrap_or(' ');
+            match super::prepass::unfold_marker(c) {
+                Some((w, len)) => {
+                    out.push_char(w);
+                    folded = folded.saturating_add(len - 1);
+                }
+                None => out.push_char(c),
+            }
+            rest = &rest[at + c.len_utf8()..];
+        }
+        out.push_slice(rest);
+        (out, folded)
     }
 }
 
@@ -507,10 +589,9 @@ impl TreeSink for Sink {
                 {
                     let mut nodes = self.nodes.borrow_mut();
                     if let Some(last) = nodes[*parent].last_child()
-                        && let Kind::Text(existing) = &mut nodes[last].kind
+                        && matches!(nodes[last].kind, Kind::Text(_))
                     {
-                        existing.push_tendril(&t);
-                        self.text_bytes.set(self.text_bytes.get() + t.len());
+                        self.extend_text(&mut nodes, last, t);
                         return;
                     }
                 }
@@ -553,10 +634,9 @@ impl TreeSink for Sink {
                 {
                     let mut nodes = self.nodes.borrow_mut();
                     if let Some(prev) = nodes[*sibling].prev()
-                        && let Kind::Text(existing) = &mut nodes[prev].kind
+                        && matches!(nodes[prev].kind, Kind::Text(_))
                     {
-                        existing.push_tendril(&t);
-                        self.text_bytes.set(self.text_bytes.get() + t.len());
+                        self.extend_text(&mut nodes, prev, t);
                         return;
                     }
                 }
@@ -607,6 +687,38 @@ mod tests {
         assert_eq!(ps.len(), 2);
         assert_eq!(dom.text(ps[0]), "one twothree four");
         assert_eq!(dom.text(ps[1]), "five");
+    }
+
+    #[test]
+    fn folded_white_space_keeps_the_tree_and_its_lengths() {
+        use crate::extract::prepass::{prepare, prepare_folding};
+        let page = "<html><head>\n    <title>T</title>\n  </head>\n  <body>\n    \
+            <div class=byline>\n      <span>By</span>\n      <a>Jane Doe</a>\n    </div>\n    \
+            <!-- note -->\n    <script>x()</script>\n      <p>Words here.</p>\r\n        \
+            <table>\n  <tr>\n    <td>\n      <em>cell</em>\n    </td>\n  </tr>\n</table>\n    \
+            <pre>\n  a\n\n  b</pre>\n      <ul>\n        <li>one</li>\n        <li>two</li>\n      \
+            </ul>\n  </body>\n</html>";
+        let plain = Dom::parse(&prepare(page).html);
+        let p = prepare_folding(page);
+        assert!(p.html.len() < prepare(page).html.len());
+        let folded = Dom::parse_folded(&p.html, p.folded);
+        assert_eq!(plain.nodes.len(), folded.nodes.len());
+        let squash = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        for id in 0..plain.nodes.len() {
+            assert_eq!(plain.tag(id), folded.tag(id));
+            assert_eq!(plain.text_len(id), folded.text_len(id), "node {id}");
+            assert_eq!(plain.written_len(id), folded.written_len(id), "node {id}");
+            assert_eq!(squash(plain.text(id)), squash(folded.text(id)));
+            for max in [10, 30, 60, 1000] {
+                assert_eq!(
+                    plain.spaced_text_within(id, max).is_some(),
+                    folded.spaced_text_within(id, max).is_some(),
+                    "node {id} within {max}"
+                );
+            }
+        }
+        let pre = folded.find("pre").unwrap();
+        assert_eq!(folded.text(pre), "  a\n\n  b");
     }
 
     #[test]

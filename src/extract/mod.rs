@@ -143,10 +143,10 @@ pub fn extract(
     let html = &html[..html.len().min(prepass::MAX_BYTES)];
     let (decoded, encoding) = charset::decode(html, charset, tld);
     let (spliced, streamed) = stream::splice(&decoded);
-    let prepared = prepass::prepare(&spliced);
+    let prepared = prepass::prepare_folding(&spliced);
     drop(spliced);
     drop(decoded);
-    let dom = dom::Dom::parse(&prepared.html);
+    let dom = dom::Dom::parse_folded(&prepared.html, prepared.folded);
     let m = meta::gather(&dom, url, &prepared.jsonld);
     let cuts = parse_cuts(prepared.capped, &dom, &m);
     let anchor = title::anchor(&dom, &m);

@@ -38,6 +38,42 @@ pub struct Prepared {
     /// Markup of `<noscript>` elements long enough to hold text (what a
     /// page an application draws writes for readers without scripts).
     pub noscript: Vec<String>,
+    /// Whether white space runs were folded into markers
+    /// ([`prepare_folding`]); parse with [`super::dom::Dom::parse_folded`].
+    pub folded: bool,
+}
+
+/// Fewest bytes (as the tree would hold them) of a white space run worth
+/// folding: a marker is four bytes of UTF-8.
+const MIN_FOLD: usize = 5;
+/// Most: a marker's code point carries the length in 16 bits.
+const MAX_FOLD: usize = 0xFFF0;
+/// Markers: code points of the two supplementary private use planes, which
+/// a page that gets folded does not use ([`prepare_folding`]). Plane 15 for
+/// a run without a line break, plane 16 for one with; the length is the low
+/// 16 bits.
+const FOLD_SPACE: u32 = 0xF_0000;
+const FOLD_LINE: u32 = 0x10_0000;
+
+/// The marker for a white space run of `len` bytes.
+fn fold_marker(len: usize, line: bool) -> char {
+    let base = if line { FOLD_LINE } else { FOLD_SPACE };
+    // len <= MAX_FOLD: always a valid, assigned-to-private-use code point.
+    char::from_u32(base + len as u32).unwrap_or(' ')
+}
+
+/// What a marker stands for: the one white space character the tree gets
+/// (`'\n'` when the run held a line break, else `' '`) and the run's length in bytes.
+pub(crate) fn unfold_marker(c: char) -> Option<(char, u32)> {
+    let c = u32::from(c);
+    if c & 0xFFFF > MAX_FOLD as u32 {
+        return None;
+    }
+    match c & !0xFFFF {
+        FOLD_SPACE => Some((' ', c & 0xFFFF)),
+        FOLD_LINE => Some(('\n', c & 0xFFFF)),
+        _ => None,
+    }
 }
 
 /// Least bytes of a `<noscript>`'s markup kept aside ([`Prepared::noscript`]):
@@ -86,12 +122,84 @@ struct Open {
 
 /// Run the pass.
 pub fn prepare(text: &str) -> Prepared {
-    prepare_level(text, true)
+    prepare_level(text, true, false)
+}
+
+/// Run the pass, and fold each long run of white space between two tags,
+/// where the tree builder takes white space as text (inside `<body>`, not in
+/// a table's rows or a `<select>`, not in preformatted text), into one
+/// marker character that stands for the run ([`unfold_marker`]).
+///
+/// Indentation between tags is a twentieth of a typical page, and html5ever
+/// pays for it byte by byte (the tokenizer, the text it copies, the passes
+/// over text after it); a marker costs one character. The marker is not
+/// white space to the tree builder, which is why folding stays where white
+/// space and other text are built alike. The tree's text node gets one white
+/// space character and remembers the run's length ([`super::dom::Dom::text_len`]),
+/// so length caps read the same as without folding. A page that itself holds
+/// characters of the marker planes is not folded.
+pub fn prepare_folding(text: &str) -> Prepared {
+    let fold = memchr::memchr2(0xF3, 0xF4, truncate(text, MAX_BYTES).as_bytes()).is_none();
+    prepare_level(text, true, fold)
+}
+
+/// Fold `text[from..to]` into a marker (see [`prepare_folding`]) when it is
+/// a white space run of [`MIN_FOLD`] to [`MAX_FOLD`] bytes and `text_here`
+/// says white space is text where it stands. Whether the run is all white
+/// space (or empty), folded or not.
+fn fold_run(
+    text: &str,
+    (from, to): (usize, usize),
+    text_here: impl FnOnce() -> bool,
+    out: &mut String,
+    copied: &mut usize,
+) -> bool {
+    let run = &text.as_bytes()[from..to];
+    let (mut crlf, mut line) = (0, false);
+    for (k, &b) in run.iter().enumerate() {
+        match b {
+            b' ' | b'\t' | b'\x0c' => {}
+            b'\n' => line = true,
+            // The tokenizer makes `\r\n` and a lone `\r` one `\n`.
+            b'\r' => {
+                line = true;
+                crlf += usize::from(run.get(k + 1) == Some(&b'\n'));
+            }
+            _ => return false,
+        }
+    }
+    let len = run.len() - crlf;
+    if (MIN_FOLD..=MAX_FOLD).contains(&len) && text_here() {
+        out.push_str(&text[*copied..from]);
+        out.push(fold_marker(len, line));
+        *copied = to;
+    }
+    true
+}
+
+/// Whether the tree builder takes white space as text inside the open
+/// elements `stack`: inside `<body>`, outside a table's rows (a cell is
+/// fine), a `<select>` and preformatted text.
+fn white_space_is_text(stack: &[Open], names: &str) -> bool {
+    let mut cell = false;
+    for o in stack.iter().rev() {
+        match &names[o.start..o.end] {
+            "pre" | "listing" | "plaintext" | "textarea" | "xmp" | "frameset" | "select" => {
+                return false;
+            }
+            "td" | "th" | "caption" => cell = true,
+            "table" | "tbody" | "thead" | "tfoot" | "tr" | "colgroup" if !cell => return false,
+            "body" => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The pass; `markup` says whether template scripts' markup is handed on
-/// (not within such markup: it is handed on once, its scripts dropped).
-fn prepare_level(text: &str, markup: bool) -> Prepared {
+/// (not within such markup: it is handed on once, its scripts dropped);
+/// `fold` whether white space runs are folded ([`prepare_folding`]).
+fn prepare_level(text: &str, markup: bool, fold: bool) -> Prepared {
     let text = truncate(text, MAX_BYTES);
     let bytes = text.as_bytes();
     let mut out = Prepared {
@@ -103,6 +211,9 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
     let mut name = String::new();
     let mut i = 0;
     let mut copied = 0; // bytes[copied..i] are pending copy
+    // Just past the last tag kept as it was (what a folded run follows).
+    let mut tag_end_at = usize::MAX;
+    out.folded = fold;
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + off;
         let next = bytes.get(lt + 1).copied().unwrap_or(b' ');
@@ -111,6 +222,14 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             if bytes[lt..].starts_with(b"<!--") {
                 let end = memchr::memmem::find(&bytes[lt + 4..], b"-->")
                     .map_or(bytes.len(), |e| lt + 4 + e + 3);
+                // A dropped comment is not there: white space on both sides
+                // of it is one run.
+                if fold && i == tag_end_at {
+                    let here = || white_space_is_text(&stack, &names);
+                    if fold_run(text, (i, lt), here, &mut out.html, &mut copied) {
+                        tag_end_at = end;
+                    }
+                }
                 out.html.push_str(&text[copied..lt]);
                 copied = end;
                 i = end;
@@ -147,11 +266,17 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
                 .map(|p| stack.len() - 1 - p);
             if let Some(k) = found {
                 let dropped = stack[k].dropped;
+                if fold && !dropped && i == tag_end_at {
+                    let here = || white_space_is_text(&stack, &names);
+                    fold_run(text, (i, lt), here, &mut out.html, &mut copied);
+                }
                 names.truncate(stack[k].start);
                 stack.truncate(k);
                 if dropped {
                     out.html.push_str(&text[copied..lt]);
                     copied = end;
+                } else {
+                    tag_end_at = end;
                 }
             }
             i = end;
@@ -162,7 +287,18 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             let close = find_close(bytes, end, &name);
             let after = tag_end(bytes, close);
             if kind == TagKind::Dropped {
+                // As a comment: gone, unless it hands markup on (below).
+                let blank = fold
+                    && i == tag_end_at
+                    && fold_run(
+                        text,
+                        (i, lt),
+                        || white_space_is_text(&stack, &names),
+                        &mut out.html,
+                        &mut copied,
+                    );
                 out.html.push_str(&text[copied..lt]);
+                let kept = out.html.len();
                 copied = after;
                 if name == "noscript" && markup && close - end >= NOSCRIPT_BYTES {
                     out.noscript.push(text[end..close].to_string());
@@ -182,9 +318,20 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
                         }
                     }
                 }
+                if blank && out.html.len() == kept {
+                    tag_end_at = after;
+                }
+            }
+            if kind == TagKind::RawKept {
+                tag_end_at = after;
             }
             i = after;
             continue;
+        }
+        // Depth one short of the cap: this tag is kept whatever it closes.
+        if fold && i == tag_end_at && stack.len() + 1 < MAX_DEPTH {
+            let here = || white_space_is_text(&stack, &names);
+            fold_run(text, (i, lt), here, &mut out.html, &mut copied);
         }
         if end - name_end > 1 {
             let before = out.html.len();
@@ -196,6 +343,7 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             }
         }
         if kind == TagKind::Void {
+            tag_end_at = end;
             i = end;
             continue;
         }
@@ -210,6 +358,8 @@ fn prepare_level(text: &str, markup: bool) -> Prepared {
             out.capped = true;
             out.html.push_str(&text[copied..lt]);
             copied = end;
+        } else {
+            tag_end_at = end;
         }
         let start = names.len();
         names.push_str(&name);
@@ -390,7 +540,7 @@ fn push_markup(out: &mut Prepared, content: &str) {
     if !t.starts_with('<') {
         return;
     }
-    let inner = prepare_level(content, false);
+    let inner = prepare_level(content, false, false);
     out.html.push_str(&inner.html);
     out.capped |= inner.capped;
 }
@@ -574,6 +724,63 @@ mod tests {
     fn truncates_at_a_char_boundary() {
         assert_eq!(truncate("h\u{e9}llo", 2), "h");
     }
+
+    /// The markers in a folded page, decoded: (white space char, length).
+    fn markers(html: &str) -> Vec<(char, u32)> {
+        html.chars().filter_map(unfold_marker).collect()
+    }
+
+    #[test]
+    fn folds_long_white_space_between_tags_in_the_body_only() {
+        let page = "<html><head>\n      <title>t</title>\n      </head><body>\n        \
+                    <div>\n          <p>One two</p>        <p>x</p>\r\n\r\n    </div>\n  \
+                    <pre>\n       keep</pre>\n      <table>\n        <tr>\n          \
+                    <td>\n            <b>cell</b>\n          </td></tr></table></body></html>";
+        let p = prepare_folding(page);
+        assert!(p.folded);
+        // <body>..<div>, <div>..<p>, </p>..<p> (no line break), </p>..</div>
+        // (`\r\n\r\n    `: two line breaks and four spaces in the tree),
+        // </pre>..<table>, and the two inside the cell; </div>..<pre> is short.
+        assert_eq!(
+            markers(&p.html),
+            [
+                ('\n', 9),
+                ('\n', 11),
+                (' ', 8),
+                ('\n', 6),
+                ('\n', 7),
+                ('\n', 13),
+                ('\n', 11)
+            ]
+        );
+        assert!(p.html.contains("<pre>\n       keep</pre>"), "{}", p.html);
+        assert!(p.html.contains("<head>\n      <title>"), "head untouched");
+        assert!(
+            p.html.contains("<table>\n        <tr>\n          <td>"),
+            "rows untouched"
+        );
+        // Without folding, or on a page using the marker planes, nothing changes.
+        assert!(markers(&prepare(page).html).is_empty());
+        let odd = format!("{page}\u{F0041}");
+        let p = prepare_folding(&odd);
+        assert!(!p.folded);
+        assert_eq!(p.html, prepare(&odd).html);
+    }
+
+    #[test]
+    fn markers_round_trip() {
+        for (len, line) in [
+            (MIN_FOLD, false),
+            (77, true),
+            (MAX_FOLD, true),
+            (MAX_FOLD, false),
+        ] {
+            let w = if line { '\n' } else { ' ' };
+            assert_eq!(unfold_marker(fold_marker(len, line)), Some((w, len as u32)));
+        }
+        assert_eq!(unfold_marker('a'), None);
+        assert_eq!(unfold_marker('\u{FFFFF}'), None);
+    }
 }
 
 #[cfg(test)]
@@ -587,7 +794,10 @@ mod debug {
         };
         let bytes = std::fs::read(path).unwrap();
         let (text, _) = super::super::charset::decode(&bytes, None, None);
-        let p = super::prepare(&text);
+        let p = super::prepare_folding(&text);
+        if let Ok(dump) = std::env::var("EXTRACT_DUMP") {
+            std::fs::write(dump, &p.html).unwrap();
+        }
         println!("in={} out={} capped={}", text.len(), p.html.len(), p.capped);
         println!("{}", &p.html[p.html.len().saturating_sub(3000)..]);
     }

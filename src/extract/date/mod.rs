@@ -488,7 +488,7 @@ fn parse_machine_in(s: &str, order: SlashOrder) -> Option<NaiveDate> {
 /// `og:locale`).
 fn slash_order(dom: &Dom, m: &Meta) -> SlashOrder {
     let texts = (0..dom.nodes.len()).filter_map(|id| match &dom.nodes[id].kind {
-        super::dom::Kind::Text(t) if t.len() < 300 => Some(&t[..]),
+        super::dom::Kind::Text(t) if dom.text_len(id) < 300 => Some(&t[..]),
         _ => None,
     });
     match SlashOrder::of_dates(texts) {

@@ -231,9 +231,10 @@ pub(super) fn scan_text(
             continue;
         }
         if let Kind::Text(t) = &dom.nodes[id].kind {
-            seen += t.len();
+            let len = dom.text_len(id);
+            seen += len;
             // A long text node may still open with a dateline.
-            let probe = if t.len() < 300 {
+            let probe = if len < 300 {
                 &t[..]
             } else {
                 let t = t.trim_start();
@@ -322,7 +323,7 @@ fn is_change_label(text: &str) -> bool {
 pub(super) fn labels_as_change(dom: &Dom, day: NaiveDate, read: &Reading) -> bool {
     let dated = |t: &str| read.date(t) == Some(day);
     (0..dom.nodes.len()).any(|id| match &dom.nodes[id].kind {
-        Kind::Text(t) if t.len() < 300 => {
+        Kind::Text(t) if dom.text_len(id) < 300 => {
             // The label may sit in a sibling element (`<b>Updated:</b> 20.03.2021`).
             let up = dom.nodes[id].parent().and_then(|p| dom.text_within(p, 300));
             let t = up.as_deref().unwrap_or(t);
@@ -395,10 +396,10 @@ pub(super) fn byline_dates(dom: &Dom, read: &Reading) -> Vec<NaiveDate> {
         if !dom.is_element(id) || !date_classed(dom, id) {
             continue;
         }
-        let text = dom.text(id);
-        if text.len() > 400 {
+        if dom.written_len(id) > 400 {
             continue;
         }
+        let text = dom.text(id);
         seen += 1;
         if let Some(d) = read.date(&text) {
             out.push(d);
@@ -491,7 +492,10 @@ pub(super) fn byline_date(
                 continue;
             }
             let text = dom.text(id);
-            if text.len() > 400 || written::is_range(&text) || super::live::in_teaser(dom, id) {
+            if dom.written_len(id) > 400
+                || written::is_range(&text)
+                || super::live::in_teaser(dom, id)
+            {
                 continue;
             }
             if let Some(d) = read.date(&text) {

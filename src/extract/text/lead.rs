@@ -114,7 +114,7 @@ pub(super) fn lead_before(dom: &Dom, st: &Stats, top: NodeId, body: NodeId) -> O
         let linked: usize = dom
             .descendants(id)
             .filter(|&d| dom.is_element(d) && dom.tag(d) == "a")
-            .map(|d| dom.text(d).len())
+            .map(|d| dom.written_len(d))
             .sum();
         // A subheadline right under the headline may be one short sentence.
         let subhead = headed && follows_headline(dom, id);

@@ -1,6 +1,6 @@
 //! A cheap lexical pass over the decoded page before html5ever sees it.
 //!
-//! It does four things in one linear scan:
+//! It does these things in one linear scan:
 //! * drops `<script>`, `<style>`, `<noscript>`, `<iframe>`, `<svg>`,
 //!   `<template>` elements and comments, which never hold article text (so the
 //!   tree builder has less to do), keeping the bodies of JSON-LD scripts and
@@ -13,7 +13,11 @@
 //!   (their text stays, in the deepest kept ancestor). html5ever's cost grows
 //!   with the square of the depth, so 100,000 nested `<div>`s would otherwise
 //!   take minutes;
-//! * truncates pages larger than [`MAX_BYTES`].
+//! * truncates pages larger than [`MAX_BYTES`];
+//! * for the article parse ([`prepare_folding`]), folds each long run of
+//!   white space between two tags into one marker character, which the
+//!   tree turns back into one white space character that remembers the
+//!   run's length.
 //!
 //! The depth estimate is lexical (a stack of open tag names, with the usual
 //! implied end tags of `p`, `li`, `td`...), which is all a guard needs.

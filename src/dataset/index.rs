@@ -183,7 +183,11 @@ impl Index {
     /// previous release, then record them as the published ones. `updated`
     /// tells which rows are new versions; `withdrawn` (sorted) which ids
     /// `scraper reextract` withdrew. `None` when there was no previous release.
-    pub fn record_ids(&self, ids: &Ids<'_, '_>, withdrawn: &[i64]) -> std::io::Result<Option<Changes>> {
+    pub fn record_ids(
+        &self,
+        ids: &Ids<'_, '_>,
+        withdrawn: &[i64],
+    ) -> std::io::Result<Option<Changes>> {
         let path = self.dir.join("ids.bin");
         let changes = match File::open(&path) {
             Ok(f) => Some(diff(&path, f, ids, withdrawn)?),
@@ -295,8 +299,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();
         assert_eq!(index.last_id, None);
-        let rows = |v: &'static [(i64, bool)]| move || -> RowIter<'static> {
-            Box::new(v.iter().map(|&r| Ok(r)))
+        let rows = |v: &'static [(i64, bool)]| {
+            move || -> RowIter<'static> { Box::new(v.iter().map(|&r| Ok(r))) }
         };
         let first = rows(&[(1, false), (2, false), (3, false), (5, false), (8, false)]);
         let first = Ids { rows: &first };

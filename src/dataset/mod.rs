@@ -298,7 +298,8 @@ fn pick_survivors(
         dir: tmp,
         budget: usize::try_from(memory / SORT_SHARE).unwrap_or(usize::MAX),
     };
-    let feed = |f: &mut dyn FnMut(scan::Meta) -> std::io::Result<()>| scan.metas.each(&scan.bases, f);
+    let feed =
+        |f: &mut dyn FnMut(scan::Meta) -> std::io::Result<()>| scan.metas.each(&scan.bases, f);
     let (rows, removed) = dedup::survivors(feed, &scan.sigs, relevance_filter, space)?;
     Ok(Picked { rows, removed })
 }
@@ -361,7 +362,8 @@ fn remember(
             Ok((m.id, cur.get(m.sig)?))
         });
     index.append(new)?;
-    let each = || -> index::RowIter<'_> { Box::new(rows.reader().map(|m| m.map(|m| (m.id, m.updated)))) };
+    let each =
+        || -> index::RowIter<'_> { Box::new(rows.reader().map(|m| m.map(|m| (m.id, m.updated)))) };
     let ids = index::Ids { rows: &each };
     index.record_ids(&ids, &picked.removed.withdrawn_ids)
 }

@@ -123,7 +123,9 @@ fn band_keys<S: Sigs + ?Sized>(
     sigs: &S,
     space: Space<'_>,
 ) -> std::io::Result<super::runs::Sorted<BandKey, (u8, u64, u32)>> {
-    let mut keys = Sorter::new(space.dir, space.budget, |b: &BandKey| (b.band, b.key, b.pos));
+    let mut keys = Sorter::new(space.dir, space.budget, |b: &BandKey| {
+        (b.band, b.key, b.pos)
+    });
     let mut next = by_sig.next()?;
     let mut failed = None;
     sigs.each(&mut |i, sig| {

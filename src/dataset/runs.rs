@@ -139,7 +139,11 @@ impl<T: Fixed> Iterator for TableReader<'_, T> {
             return None;
         }
         self.left -= 1;
-        Some(self.r.read_exact(&mut self.buf).map(|()| T::read(&self.buf)))
+        Some(
+            self.r
+                .read_exact(&mut self.buf)
+                .map(|()| T::read(&self.buf)),
+        )
     }
 }
 

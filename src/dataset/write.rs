@@ -124,7 +124,8 @@ impl Cutter {
     pub fn next(&mut self, id: i64) -> Option<Range<u64>> {
         let i = self.at;
         self.at += 1;
-        if i > self.start && (id_hash(id).is_multiple_of(self.every) || i - self.start >= self.max) {
+        if i > self.start && (id_hash(id).is_multiple_of(self.every) || i - self.start >= self.max)
+        {
             let r = self.start..i;
             self.start = i;
             return Some(r);

@@ -1,6 +1,6 @@
 //! Pass 1: read every shard once, in parallel over shards, and keep only a
 //! small [`Meta`] per good line (id, where the line is, dedup keys, the
-//! relevance verdict): about 80 bytes a record, never the text. Broken lines
+//! relevance verdict), never the text. Broken lines
 //! and frames are counted per shard in a [`ShardReport`]. Each shard's
 //! signatures go to the [`SigStore`] on disk and its metas to a
 //! [`MetaSpill`] as soon as it is read (see [`super::spill`]); they stay

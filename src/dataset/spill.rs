@@ -6,9 +6,8 @@
 //!   fetches the few signatures of candidate pairs by offset; the page cache,
 //!   not the process, holds what is hot.
 //! - [`MetaSpill`]: each shard's [`Meta`]s, written as soon as the shard is
-//!   read, so pass 1 never holds a shard's table and the merged table at once
-//!   (the merged table is allocated once, at its exact size, and filled back
-//!   in shard order).
+//!   read and read back in shard order ([`MetaSpill::each`]) into the first
+//!   sort of [`super::dedup`]; the table is never in memory as a whole.
 //!
 //! Temporary files live in `<out>/.build-tmp/` (not `/tmp`, which may be
 //! memory) and are unlinked as soon as they are open, so a crash leaves

@@ -259,6 +259,7 @@ mod tests {
             let space = Space {
                 dir: dir.path(),
                 budget,
+                jobs: 2,
             };
             let feed = |f: &mut dyn FnMut(Meta) -> std::io::Result<()>| {
                 metas.iter().try_for_each(|&m| f(m))

@@ -216,7 +216,7 @@ pub fn build_with(
     if opts.strict && broken > 0 {
         return Ok(refused(opts, &tmp, out_existed, scan.reports, read, broken));
     }
-    let mut picked = pick_survivors(&scan, opts.relevance_filter, &tmp, tuning.memory_bytes)
+    let mut picked = pick_survivors(&scan, opts.relevance_filter, &tmp, tuning)
         .context("pick the survivors (spilled tables)")?;
     drop(scan.metas);
     let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
@@ -292,11 +292,12 @@ fn pick_survivors(
     scan: &scan::Scan,
     relevance_filter: bool,
     tmp: &Path,
-    memory: u64,
+    tuning: &Tuning,
 ) -> std::io::Result<Picked> {
     let space = near::Space {
         dir: tmp,
-        budget: usize::try_from(memory / SORT_SHARE).unwrap_or(usize::MAX),
+        budget: usize::try_from(tuning.memory_bytes / SORT_SHARE).unwrap_or(usize::MAX),
+        jobs: tuning.jobs,
     };
     let feed =
         |f: &mut dyn FnMut(scan::Meta) -> std::io::Result<()>| scan.metas.each(&scan.bases, f);

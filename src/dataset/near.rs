@@ -36,11 +36,13 @@ pub const MAX_EARLIER: usize = 32;
 /// No signature (a text without words): never a near duplicate.
 pub const NONE: u32 = u32::MAX;
 
-/// Where the sorted runs go and how much memory each sort may hold.
+/// Where the sorted runs go, how much memory each sort may hold, and how
+/// many threads share the bands (each with its share of the budget).
 #[derive(Debug, Clone, Copy)]
 pub struct Space<'a> {
     pub dir: &'a Path,
     pub budget: usize,
+    pub jobs: usize,
 }
 
 /// One record's key in one band.
@@ -112,28 +114,55 @@ pub fn near_duplicates<S: Sigs + ?Sized>(
             by_sig.push((sig, pos as u32))?;
         }
     }
-    let bands = band_keys(by_sig.finish()?, sigs, space)?;
-    let pairs = candidates(bands, space)?;
+    let by_sig = by_sig.finish()?.into_table(space.dir)?;
+    // Bands w, w + workers, ... on worker w; its pairs come back sorted.
+    let workers = space.jobs.clamp(1, BANDS);
+    let share = Space {
+        budget: space.budget / workers,
+        ..space
+    };
+    let found: Vec<std::io::Result<Pairs>> = std::thread::scope(|s| {
+        let by_sig = &by_sig;
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                s.spawn(move || {
+                    let bands: Vec<usize> = (w..BANDS).step_by(workers).collect();
+                    candidates(band_keys(by_sig, sigs, share, &bands)?, share)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // A panicking worker re-raises its panic here.
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let pairs = found.into_iter().collect::<std::io::Result<Vec<Pairs>>>()?;
     decide(pairs, n, sigs)
 }
 
-/// Every record's key in every band, sorted by (band, key, position).
+/// Candidate pairs in (later, earlier) order.
+type Pairs = super::runs::Sorted<Pair, (u32, u32)>;
+
+/// Every record's key in each of `bands`, sorted by (band, key, position).
 fn band_keys<S: Sigs + ?Sized>(
-    mut by_sig: super::runs::Sorted<(u32, u32), (u32, u32)>,
+    by_sig: &super::runs::Table<(u32, u32)>,
     sigs: &S,
     space: Space<'_>,
+    bands: &[usize],
 ) -> std::io::Result<super::runs::Sorted<BandKey, (u8, u64, u32)>> {
     let mut keys = Sorter::new(space.dir, space.budget, |b: &BandKey| {
         (b.band, b.key, b.pos)
     });
-    let mut next = by_sig.next()?;
+    let mut by_sig = by_sig.reader();
+    let mut next = by_sig.next().transpose()?;
     let mut failed = None;
     sigs.each(&mut |i, sig| {
         while failed.is_none()
             && let Some((s, pos)) = next
             && s == i
         {
-            for band in 0..BANDS {
+            for &band in bands {
                 let key = minhash::band_key(sig, band);
                 let b = BandKey {
                     band: band as u8,
@@ -145,7 +174,7 @@ fn band_keys<S: Sigs + ?Sized>(
                     failed = Some(e);
                 }
             }
-            match by_sig.next() {
+            match by_sig.next().transpose() {
                 Ok(n) => next = n,
                 Err(e) => failed = Some(e),
             }
@@ -162,7 +191,7 @@ fn band_keys<S: Sigs + ?Sized>(
 fn candidates(
     mut bands: super::runs::Sorted<BandKey, (u8, u64, u32)>,
     space: Space<'_>,
-) -> std::io::Result<super::runs::Sorted<Pair, (u32, u32)>> {
+) -> std::io::Result<Pairs> {
     let mut pairs = Sorter::new(space.dir, space.budget, |p: &Pair| (p.later, p.earlier));
     let mut group: Option<(u8, u64)> = None;
     let mut window: VecDeque<(u32, u32)> = VecDeque::with_capacity(MAX_EARLIER + 1);
@@ -187,15 +216,24 @@ fn candidates(
     pairs.finish()
 }
 
-/// Greedy in id order: a later record goes when a kept earlier one is near it.
-fn decide<S: Sigs + ?Sized>(
-    mut pairs: super::runs::Sorted<Pair, (u32, u32)>,
-    n: usize,
-    sigs: &S,
-) -> std::io::Result<Bits> {
+/// Greedy in id order: a later record goes when a kept earlier one is near
+/// it. `pairs`: each worker's, merged here.
+fn decide<S: Sigs + ?Sized>(mut pairs: Vec<Pairs>, n: usize, sigs: &S) -> std::io::Result<Bits> {
+    let mut heads = Vec::with_capacity(pairs.len());
+    for p in &mut pairs {
+        heads.push(p.next()?);
+    }
     let mut removed = Bits::new(n);
     let mut last = None;
-    while let Some(p) = pairs.next()? {
+    loop {
+        let first = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(w, h)| h.map(|p| ((p.later, p.earlier), w)))
+            .min();
+        let Some((_, w)) = first else { break };
+        let Some(p) = heads[w] else { break };
+        heads[w] = pairs[w].next()?;
         if last == Some((p.later, p.earlier)) {
             continue;
         }
@@ -222,6 +260,7 @@ mod tests {
         let space = Space {
             dir: dir.path(),
             budget,
+            jobs: 3,
         };
         let got = near_duplicates(order.iter().map(|&s| Ok(s)), order.len(), sigs, space);
         let got = got.unwrap();

@@ -256,6 +256,15 @@ pub enum Sorted<T, K> {
 }
 
 impl<T: Fixed, K: Ord + Copy> Sorted<T, K> {
+    /// The rest of the records, in order, as a table under `dir`.
+    pub fn into_table(mut self, dir: &Path) -> std::io::Result<Table<T>> {
+        let mut w = TableWriter::new(dir)?;
+        while let Some(t) = self.next()? {
+            w.push(&t)?;
+        }
+        w.finish()
+    }
+
     /// The next record, if any.
     pub fn next(&mut self) -> std::io::Result<Option<T>> {
         match self {

@@ -29,11 +29,13 @@
 //! added since (unless the relevance rule now rejects it). Ids are the
 //! crawler's own, never renumbered.
 
+use std::cmp::Reverse;
 use std::hash::BuildHasherDefault;
 use std::path::Path;
 
 use super::claims::{Bits, Claims};
-use super::near;
+use super::near::{self, Space};
+use super::runs::{Sorter, Table, TableWriter};
 use super::scan::{Meta, Withdrawn};
 use super::spill::Sigs;
 use crate::url::IdentityHasher;
@@ -65,149 +67,176 @@ pub struct Removed {
     pub withdrawn_ids: Vec<i64>,
 }
 
+/// Latest version (id, frame, line) per URL key with a record marked `updated`.
+type Latest = std::collections::HashMap<u64, (i64, u32, u32), BuildHasherDefault<IdentityHasher>>;
+
+/// The order that puts an id's newest extraction of each URL first: id, URL
+/// key, then code version, shard order and position, descending.
+fn newest_first(m: &Meta) -> (i64, u64, Reverse<(u16, u32, u32)>) {
+    (m.id, m.url_key, Reverse((m.version, m.frame, m.line)))
+}
+
+/// Pick the survivors among the records `feed` passes on (in any order) and
+/// return them in output order, on disk. `sigs` holds the signatures
+/// `Meta::sig` points at. Every table and sort goes under `space.dir`, each
+/// sort holding at most `space.budget` bytes ([`super::runs`]).
+pub fn survivors<S: Sigs + ?Sized>(
+    feed: impl FnOnce(&mut dyn FnMut(Meta) -> std::io::Result<()>) -> std::io::Result<()>,
+    sigs: &S,
+    relevance_filter: bool,
+    space: Space<'_>,
+) -> std::io::Result<(Table<Meta>, Removed)> {
+    let mut removed = Removed::default();
+    let (newest, latest) = newest_extraction(feed, space, &mut removed)?;
+    let ordered = in_output_order(&newest, &latest, relevance_filter, space.dir, &mut removed)?;
+    drop((newest, latest));
+    let (url_seen, text_seen) = claimed_before(&ordered, space)?;
+    let exact = exact_survivors(&ordered, &url_seen, &text_seen, space.dir, &mut removed)?;
+    drop(ordered);
+    let order = exact.reader().map(|m| m.map(|m| m.sig));
+    let near = near::near_duplicates(order, exact.len() as usize, sigs, space)?;
+    let mut out = TableWriter::new(space.dir)?;
+    for (k, m) in exact.reader().enumerate() {
+        let m = m?;
+        if near.get(k) {
+            removed.near_text += 1;
+        } else {
+            out.push(&m)?;
+        }
+    }
+    Ok((out.finish()?, removed))
+}
+
 /// Step 0: keep per id and URL only its newest extraction (highest extractor code
 /// version, then last written), and drop ids whose newest extraction was
 /// withdrawn. Runs before everything else, so an old version never stands in
-/// for a newer one that another rule removes.
-pub fn newest_extraction(metas: &mut Vec<Meta>, removed: &mut Removed) {
-    // Newest first within an id: code version, then shard order and position, descending.
-    metas.sort_unstable_by_key(|m| {
-        (
-            m.id,
-            m.url_key,
-            std::cmp::Reverse((m.version, m.frame, m.line)),
-        )
-    });
+/// for a newer one that another rule removes. Returns what is left in
+/// [`newest_first`] order, and the latest version of each URL with `updated` records.
+fn newest_extraction(
+    feed: impl FnOnce(&mut dyn FnMut(Meta) -> std::io::Result<()>) -> std::io::Result<()>,
+    space: Space<'_>,
+    removed: &mut Removed,
+) -> std::io::Result<(Table<Meta>, Latest)> {
+    let mut sorter = Sorter::new(space.dir, space.budget, newest_first);
+    feed(&mut |m| sorter.push(m))?;
+    let mut sorted = sorter.finish()?;
+    let mut out = TableWriter::new(space.dir)?;
+    let mut latest = Latest::default();
     let mut last = None;
-    metas.retain(|m| {
+    while let Some(m) = sorted.next()? {
         if last == Some((m.id, m.url_key)) {
             removed.superseded += 1;
-            return false;
+            continue;
         }
         last = Some((m.id, m.url_key));
         if m.withdrawn != 0 {
             removed.withdrawn_ids.push(m.id);
         }
         match m.withdrawn {
-            0 => true,
-            Withdrawn::NOT_RELEVANT => {
-                removed.withdrawn_not_relevant += 1;
-                false
-            }
-            Withdrawn::PAYWALLED => {
-                removed.withdrawn_paywalled += 1;
-                false
-            }
-            _ => {
-                removed.withdrawn_not_article += 1;
-                false
-            }
+            0 => {}
+            Withdrawn::NOT_RELEVANT => removed.withdrawn_not_relevant += 1,
+            Withdrawn::PAYWALLED => removed.withdrawn_paywalled += 1,
+            _ => removed.withdrawn_not_article += 1,
         }
-    });
-}
-
-/// Where the exact-duplicate claims may spill ([`super::claims`]) and how much
-/// memory they may hold first.
-#[derive(Debug, Clone, Copy)]
-pub struct ClaimSpace<'a> {
-    pub dir: &'a Path,
-    pub budget: usize,
-}
-
-/// Sort `metas` into output order and keep only survivors. `sigs` holds the
-/// signatures `Meta::sig` points at; `jobs` threads hash the bands.
-pub fn survivors<S: Sigs + ?Sized>(
-    mut metas: Vec<Meta>,
-    sigs: &S,
-    relevance_filter: bool,
-    jobs: usize,
-    space: ClaimSpace<'_>,
-) -> std::io::Result<(Vec<Meta>, Removed)> {
-    let mut removed = Removed::default();
-    newest_extraction(&mut metas, &mut removed);
-    removed.updated = keep_latest_versions(&mut metas);
-    if relevance_filter {
-        let before = metas.len();
-        metas.retain(|m| m.relevant);
-        removed.relevance = (before - metas.len()) as u64;
+        if m.withdrawn != 0 {
+            continue;
+        }
+        if m.updated {
+            let at = (m.id, m.frame, m.line);
+            let slot = latest.entry(m.url_key).or_insert(at);
+            *slot = (*slot).max(at);
+        }
+        out.push(&m)?;
     }
-    // Frame indices follow shard order then file order, so this is (id, shard, position).
-    metas.sort_unstable_by_key(|m| (m.id, m.frame, m.line));
-    let (url_seen, text_seen) = claimed_before(&metas, space)?;
-    let mut last_id = None;
-    let mut k = 0;
-    metas.retain(|m| {
-        k += 1;
-        if url_seen.get(k - 1) {
-            removed.same_url += 1;
-            return false;
+    Ok((out.finish()?, latest))
+}
+
+/// Step 0 (a URL's records older than its latest version go), step 1
+/// (relevance), and output order: id, then shard order and position. The
+/// records of an id are together in `newest`, so only they are reordered.
+fn in_output_order(
+    newest: &Table<Meta>,
+    latest: &Latest,
+    relevance_filter: bool,
+    dir: &Path,
+    removed: &mut Removed,
+) -> std::io::Result<Table<Meta>> {
+    let mut out = TableWriter::new(dir)?;
+    let mut group: Vec<Meta> = Vec::new();
+    let flush = |group: &mut Vec<Meta>, out: &mut TableWriter<Meta>| {
+        // Frame indices follow shard order then file order.
+        group.sort_unstable_by_key(|m| (m.frame, m.line));
+        group.drain(..).try_for_each(|m| out.push(&m))
+    };
+    for m in newest.reader() {
+        let m = m?;
+        let at = (m.id, m.frame, m.line);
+        if latest.get(&m.url_key).is_some_and(|&l| at < l) {
+            removed.updated += 1;
+            continue;
         }
-        if text_seen.get(k - 1) {
-            removed.same_text += 1;
-            return false;
+        if relevance_filter && !m.relevant {
+            removed.relevance += 1;
+            continue;
         }
-        if last_id == Some(m.id) {
-            removed.same_id += 1;
-            return false;
+        if group.first().is_some_and(|g| g.id != m.id) {
+            flush(&mut group, &mut out)?;
         }
-        last_id = Some(m.id);
-        true
-    });
-    let order: Vec<u32> = metas.iter().map(|m| m.sig).collect();
-    let near = near::near_duplicates(&order, sigs, jobs)?;
-    drop(order);
-    let mut k = 0;
-    metas.retain(|_| {
-        k += 1;
-        !near[k - 1]
-    });
-    removed.near_text = near.iter().filter(|&&n| n).count() as u64;
-    Ok((metas, removed))
+        group.push(m);
+    }
+    flush(&mut group, &mut out)?;
+    out.finish()
 }
 
 /// Rules 2 and 3 for `metas` in output order: the positions whose URL or
 /// canonical-URL key, and those whose text key, a lower position claimed
 /// (every record claims its keys, kept or not).
-fn claimed_before(metas: &[Meta], space: ClaimSpace<'_>) -> std::io::Result<(Bits, Bits)> {
+fn claimed_before(metas: &Table<Meta>, space: Space<'_>) -> std::io::Result<(Bits, Bits)> {
+    let n = metas.len() as usize;
     let mut urls = Claims::new(space.dir, space.budget);
-    for (k, m) in metas.iter().enumerate() {
+    for (k, m) in metas.reader().enumerate() {
+        let m = m?;
         urls.push(u128::from(m.url_key), k as u32)?;
         if let Some(c) = m.canonical_key {
             urls.push(u128::from(c.get()), k as u32)?;
         }
     }
-    let url_seen = urls.later(metas.len())?;
+    let url_seen = urls.later(n)?;
     let mut texts = Claims::new(space.dir, space.budget);
-    for (k, m) in metas.iter().enumerate().filter(|(_, m)| m.text_key != 0) {
-        texts.push(m.text_key, k as u32)?;
+    for (k, m) in metas.reader().enumerate() {
+        let m = m?;
+        if m.text_key != 0 {
+            texts.push(m.text_key, k as u32)?;
+        }
     }
-    Ok((url_seen, texts.later(metas.len())?))
+    Ok((url_seen, texts.later(n)?))
 }
 
-/// Step 0: for every URL key with a record marked `updated`, drop the
-/// records of that key older than its latest version (by id, then shard
-/// and position). Returns how many were dropped.
-fn keep_latest_versions(metas: &mut Vec<Meta>) -> u64 {
-    let mut latest: std::collections::HashMap<
-        u64,
-        (i64, u32, u32),
-        BuildHasherDefault<IdentityHasher>,
-    > = Default::default();
-    for m in metas.iter().filter(|m| m.updated) {
-        let at = (m.id, m.frame, m.line);
-        let slot = latest.entry(m.url_key).or_insert(at);
-        *slot = (*slot).max(at);
+/// Rule 2: the records of `metas` (output order) that claimed no earlier
+/// key, one per id.
+fn exact_survivors(
+    metas: &Table<Meta>,
+    url_seen: &Bits,
+    text_seen: &Bits,
+    dir: &Path,
+    removed: &mut Removed,
+) -> std::io::Result<Table<Meta>> {
+    let mut out = TableWriter::new(dir)?;
+    let mut last_id = None;
+    for (k, m) in metas.reader().enumerate() {
+        let m = m?;
+        if url_seen.get(k) {
+            removed.same_url += 1;
+        } else if text_seen.get(k) {
+            removed.same_text += 1;
+        } else if last_id == Some(m.id) {
+            removed.same_id += 1;
+        } else {
+            last_id = Some(m.id);
+            out.push(&m)?;
+        }
     }
-    if latest.is_empty() {
-        return 0;
-    }
-    let before = metas.len();
-    metas.retain(|m| {
-        latest
-            .get(&m.url_key)
-            .is_none_or(|&at| (m.id, m.frame, m.line) >= at)
-    });
-    (before - metas.len()) as u64
+    out.finish()
 }
 
 #[cfg(test)]
@@ -216,12 +245,33 @@ mod tests {
     use crate::dataset::minhash::Signature;
 
     const NO_SIGS: &[Signature] = &[];
-    /// Claims that never spill (nothing is written under the folder).
-    fn space() -> ClaimSpace<'static> {
-        ClaimSpace {
-            dir: Path::new("/nonexistent"),
-            budget: usize::MAX / 2,
+
+    /// `survivors` of `metas` with sorts that never spill, and with sorts
+    /// that spill every 1024 records: the same answer.
+    fn survivors(
+        metas: Vec<Meta>,
+        sigs: &[Signature],
+        relevance_filter: bool,
+    ) -> std::io::Result<(Vec<Meta>, Removed)> {
+        let dir = tempfile::tempdir()?;
+        let mut answers = Vec::new();
+        for budget in [usize::MAX / 2, 1] {
+            let space = Space {
+                dir: dir.path(),
+                budget,
+                jobs: 2,
+            };
+            let feed = |f: &mut dyn FnMut(Meta) -> std::io::Result<()>| {
+                metas.iter().try_for_each(|&m| f(m))
+            };
+            let (table, removed) = super::survivors(feed, sigs, relevance_filter, space)?;
+            let rows: Vec<Meta> = table.reader().collect::<std::io::Result<_>>()?;
+            answers.push((rows, removed));
         }
+        let spilled = answers.pop().unwrap();
+        let kept = answers.pop().unwrap();
+        assert_eq!(format!("{kept:?}"), format!("{spilled:?}"));
+        Ok(kept)
     }
 
     fn meta(id: i64, frame: u32, url: u64, canon: Option<u64>, text: u128) -> Meta {
@@ -254,7 +304,7 @@ mod tests {
             v3,                        // the latest version of 10
             meta(60, 4, 1, None, 600), // a later plain copy of the URL
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false).unwrap();
         let ids: Vec<i64> = kept.iter().map(|m| m.id).collect();
         assert_eq!(ids, vec![20, 50]);
         assert_eq!((removed.updated, removed.same_url), (2, 1));
@@ -280,7 +330,7 @@ mod tests {
             v(50, 0, 1, 0, 500),
             v(50, 6, 1, Withdrawn::PAYWALLED, 501),
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false).unwrap();
         let got: Vec<(i64, u128)> = kept.iter().map(|m| (m.id, m.text_key)).collect();
         assert_eq!(got, vec![(10, 101), (20, 200)]);
         assert_eq!(
@@ -306,7 +356,7 @@ mod tests {
             meta(60, 3, 6, None, 106),
             meta(60, 4, 7, None, 107), // a second record claiming id 60
         ];
-        let (kept, removed) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
+        let (kept, removed) = survivors(metas, NO_SIGS, false).unwrap();
         let ids: Vec<(i64, u32)> = kept.iter().map(|m| (m.id, m.frame)).collect();
         assert_eq!(ids, vec![(10, 1), (60, 3)]);
         assert_eq!(
@@ -327,10 +377,10 @@ mod tests {
     fn relevance_runs_first() {
         // 11 is rejected by relevance, so its later copy 12 survives.
         let metas = vec![meta(11, 0, 1, None, 1), meta(12, 0, 1, None, 1)];
-        let (kept, removed) = survivors(metas.clone(), NO_SIGS, true, 1, space()).unwrap();
+        let (kept, removed) = survivors(metas.clone(), NO_SIGS, true).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![12]);
         assert_eq!(removed.relevance, 1);
-        let (kept, _) = survivors(metas, NO_SIGS, false, 1, space()).unwrap();
+        let (kept, _) = survivors(metas, NO_SIGS, false).unwrap();
         assert_eq!(kept.iter().map(|m| m.id).collect::<Vec<_>>(), vec![11]);
     }
 }

@@ -183,7 +183,11 @@ impl Index {
     /// previous release, then record them as the published ones. `updated`
     /// tells which rows are new versions; `withdrawn` (sorted) which ids
     /// `scraper reextract` withdrew. `None` when there was no previous release.
-    pub fn record_ids(&self, ids: &Ids<'_>, withdrawn: &[i64]) -> std::io::Result<Option<Changes>> {
+    pub fn record_ids(
+        &self,
+        ids: &Ids<'_, '_>,
+        withdrawn: &[i64],
+    ) -> std::io::Result<Option<Changes>> {
         let path = self.dir.join("ids.bin");
         let changes = match File::open(&path) {
             Ok(f) => Some(diff(&path, f, ids, withdrawn)?),
@@ -194,8 +198,8 @@ impl Index {
         let tmp = self.dir.join("ids.bin.tmp");
         let mut w = BufWriter::new(File::create(&tmp)?);
         w.write_all(IDS_MAGIC)?;
-        for k in 0..ids.len {
-            w.write_all(&(ids.id)(k).to_le_bytes())?;
+        for row in (ids.rows)() {
+            w.write_all(&row?.0.to_le_bytes())?;
         }
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, &path)?;
@@ -203,12 +207,14 @@ impl Index {
     }
 }
 
-/// A build's rows, in id order: how many, the id and `updated` of row `k`.
-pub struct Ids<'a> {
-    pub len: usize,
-    pub id: &'a dyn Fn(usize) -> i64,
-    pub updated: &'a dyn Fn(usize) -> bool,
+/// A build's rows, in id order: each row's id and `updated`, read from the
+/// first row each time `rows` is called (they may be streamed from disk).
+pub struct Ids<'a, 'r> {
+    pub rows: &'a dyn Fn() -> RowIter<'r>,
 }
+
+/// The rows [`Ids::rows`] gives.
+pub type RowIter<'a> = Box<dyn Iterator<Item = std::io::Result<(i64, bool)>> + 'a>;
 
 /// Walk a segment's rows.
 fn each_row(path: &Path, f: &mut dyn FnMut(i64, &Signature)) -> std::io::Result<()> {
@@ -231,7 +237,7 @@ fn each_row(path: &Path, f: &mut dyn FnMut(i64, &Signature)) -> std::io::Result<
 }
 
 /// Merge the previous ids (sorted, from `f`) with this build's.
-fn diff(path: &Path, f: File, ids: &Ids<'_>, withdrawn: &[i64]) -> std::io::Result<Changes> {
+fn diff(path: &Path, f: File, ids: &Ids<'_, '_>, withdrawn: &[i64]) -> std::io::Result<Changes> {
     let mut r = BufReader::with_capacity(1 << 20, f);
     let mut magic = [0u8; 8];
     r.read_exact(&mut magic)?;
@@ -255,29 +261,30 @@ fn diff(path: &Path, f: File, ids: &Ids<'_>, withdrawn: &[i64]) -> std::io::Resu
         }
     };
     let mut old = next_old()?;
-    let mut k = 0;
+    let mut rows = (ids.rows)();
+    let mut now = rows.next().transpose()?;
     loop {
-        let now = (k < ids.len).then(|| (ids.id)(k));
         match (old, now) {
-            (None, None) => break,
-            (Some(o), Some(n)) if o == n => {
+            (Some(o), Some((n, _))) if o == n => {
                 c.previous_rows += 1;
                 old = next_old()?;
-                k += 1;
+                now = rows.next().transpose()?;
             }
-            (Some(o), n) if n.is_none_or(|n| o < n) => {
+            (Some(o), n) if n.is_none_or(|(n, _)| o < n) => {
                 c.previous_rows += 1;
                 gone(o, &mut c);
                 old = next_old()?;
             }
-            _ => {
-                if (ids.updated)(k) {
+            (_, Some((_, updated))) => {
+                if updated {
                     c.updated += 1;
                 } else {
                     c.added += 1;
                 }
-                k += 1;
+                now = rows.next().transpose()?;
             }
+            // (Some, None) is the `o < n` arm's.
+            (_, None) => break,
         }
     }
     Ok(c)
@@ -292,21 +299,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();
         assert_eq!(index.last_id, None);
-        let ids = |v: &'static [i64]| (v.len(), move |k: usize| v[k]);
-        let (len, id) = ids(&[1, 2, 3, 5, 8]);
-        let first = Ids {
-            len,
-            id: &id,
-            updated: &|_| false,
+        let rows = |v: &'static [(i64, bool)]| {
+            move || -> RowIter<'static> { Box::new(v.iter().map(|&r| Ok(r))) }
         };
+        let first = rows(&[(1, false), (2, false), (3, false), (5, false), (8, false)]);
+        let first = Ids { rows: &first };
         assert_eq!(index.record_ids(&first, &[]).unwrap(), None);
         // 2 withdrawn, 3 replaced by its update 9, 10 new.
-        let (len, id) = ids(&[1, 5, 8, 9, 10]);
-        let now = Ids {
-            len,
-            id: &id,
-            updated: &|k| k == 3,
-        };
+        let now = rows(&[(1, false), (5, false), (8, false), (9, true), (10, false)]);
+        let now = Ids { rows: &now };
         let c = index.record_ids(&now, &[2]).unwrap();
         assert_eq!(
             c,

@@ -3,14 +3,23 @@
 //! Two passes, so memory stays bounded whatever the size of the data:
 //!
 //! 1. `scan` reads every shard (in parallel over shards), counts broken input,
-//!    and keeps 64 bytes per good record: id, where its line is, its URL,
-//!    canonical-URL and text keys, and the relevance verdict.
+//!    and spills 60 bytes per good record to disk: id, where its line is, its
+//!    URL, canonical-URL and text keys, and the relevance verdict.
 //! 2. `dedup` picks survivors (lowest id wins; see its docs for the rule) in
-//!    id order (the exact-duplicate keys in sorted runs spilled to disk,
-//!    `claims`); [`write`] re-reads just those lines frame by frame and writes
+//!    id order, streaming that table through sorted runs on disk (`runs`:
+//!    the table, the exact-duplicate keys in `claims`, the near-duplicate
+//!    band keys and pairs in `near`) into a table of survivors on disk;
+//!    [`write`] re-reads just those lines frame by frame and writes
 //!    `out/data/train-<first id>.parquet` (each via `.tmp` and a rename),
 //!    every file a task for a pool of worker threads, then `card` writes
 //!    `out/README.md`.
+//!
+//! What stays in memory: the frame table (16 bytes a frame of ~100
+//! records), a few bits a record, each sort's budget (a
+//! [`SORT_SHARE`]th of `dataset.build_memory_mb`, at most two at once), and
+//! the writers' row groups. Not bounded: the URLs with `updated` records
+//! (step 0 of `dedup`), and a new release's new rows compared with the
+//! earlier releases' index (their signatures, `index`).
 //!
 //! The data files depend only on the shards and config: fixed row order, fixed
 //! cuts and writer options, no timestamps.
@@ -32,6 +41,7 @@ pub use minhash::exact_jaccard;
 mod near;
 mod revision;
 mod row;
+mod runs;
 mod scan;
 mod schema;
 mod spill;
@@ -88,40 +98,18 @@ pub struct Tuning {
     pub page_rows: u64,
     /// Shards whose current frame is kept decoded while writing one file.
     pub frame_cache: usize,
-    /// Memory to plan for (`dataset.build_memory_mb`): bounds how many
-    /// near-duplicate bands are sorted at once. What it cannot bound (the
-    /// per-record table) is logged when it will not fit.
+    /// Memory to plan for (`dataset.build_memory_mb`): each sort of the
+    /// build (the record table, the exact-duplicate claims, the band keys
+    /// and candidate pairs) holds a [`SORT_SHARE`]th of it before it spills
+    /// a sorted run. It does not change the output.
     pub memory_bytes: u64,
 }
 
-/// Bytes a record costs in memory: its [`scan::Meta`], its share of the URL
-/// and of the band tables (measured: peak RSS 94 MiB at 200,000 records of 40% texts,
-/// 506 MiB at 5 million, ~90 bytes a record; the URL and text keys are
-/// claimed in sorted runs within [`CLAIMS_SHARE`] of the budget instead).
-const RECORD_BYTES: u64 = 100;
-/// The share of the memory budget the exact-duplicate claims may hold before
-/// they spill in sorted runs ([`claims`]): one eighth.
-const CLAIMS_SHARE: u64 = 8;
-/// Bytes a record costs in each band being sorted.
-const BAND_BYTES: u64 = 16;
-
-/// Threads for the near-duplicate bands that `memory` leaves room for, after the
-/// per-record table of `records` records (at least one).
-fn band_jobs(records: u64, jobs: usize, memory: u64) -> usize {
-    let table = records.saturating_mul(RECORD_BYTES);
-    if table > memory {
-        tracing::warn!(
-            records,
-            table_mib = table >> 20,
-            build_memory_mib = memory >> 20,
-            "the per-record table alone exceeds dataset.build_memory_mb"
-        );
-    }
-    let room = memory.saturating_sub(table) / records.max(1).saturating_mul(BAND_BYTES).max(1);
-    usize::try_from(room)
-        .unwrap_or(usize::MAX)
-        .clamp(1, jobs.max(1))
-}
+/// The share of the memory budget each sort may hold before it spills a
+/// sorted run ([`runs`], [`claims`]): one 32nd (32 MiB of the default 1 GiB),
+/// at most two sorts at once. Small, so the sorts stay under the writers'
+/// own peak (~100-120 MiB) and the build's peak does not grow with the records.
+const SORT_SHARE: u64 = 32;
 
 impl Default for Tuning {
     fn default() -> Self {
@@ -214,9 +202,9 @@ pub fn build_with(
     let rule = opts.relevance_filter.then(|| Rule::new(&config.keywords));
     let out_existed = opts.out.exists();
     let tmp = opts.out.join(".build-tmp");
-    let mut scan = scan::scan(&shards, rule.as_ref(), tuning.jobs, &tmp)
+    let scan = scan::scan(&shards, rule.as_ref(), tuning.jobs, &tmp)
         .with_context(|| format!("spill to {}", tmp.display()))?;
-    let read = scan.metas.len() as u64;
+    let read = scan.read;
     let secs = || started.elapsed().as_secs_f64();
     tracing::debug!(
         secs = secs(),
@@ -228,17 +216,11 @@ pub fn build_with(
     if opts.strict && broken > 0 {
         return Ok(refused(opts, &tmp, out_existed, scan.reports, read, broken));
     }
-    let jobs = band_jobs(read, tuning.jobs, tuning.memory_bytes);
-    let mut picked = pick_survivors(
-        &mut scan,
-        opts.relevance_filter,
-        jobs,
-        &tmp,
-        tuning.memory_bytes,
-    )
-    .context("read the spilled signatures")?;
+    let mut picked = pick_survivors(&scan, opts.relevance_filter, &tmp, tuning)
+        .context("pick the survivors (spilled tables)")?;
+    drop(scan.metas);
     let index = index::Index::open(&opts.out).context("read the index of earlier releases")?;
-    against_earlier_releases(&index, &mut picked, &scan.sigs)
+    against_earlier_releases(&index, &mut picked, &scan.sigs, &tmp)
         .context("compare new rows with earlier releases")?;
     tracing::debug!(
         secs = secs(),
@@ -299,26 +281,27 @@ fn refused(
     }
 }
 
-/// The survivors in output order, and what the rules removed.
+/// The survivors in output order (on disk), and what the rules removed.
 struct Picked {
-    rows: Vec<scan::Meta>,
+    rows: runs::Table<scan::Meta>,
     removed: Removed,
 }
 
 /// Pick the survivors among the scanned records (see [`dedup`]).
 fn pick_survivors(
-    scan: &mut scan::Scan,
+    scan: &scan::Scan,
     relevance_filter: bool,
-    jobs: usize,
     tmp: &Path,
-    memory: u64,
+    tuning: &Tuning,
 ) -> std::io::Result<Picked> {
-    let metas = std::mem::take(&mut scan.metas);
-    let space = dedup::ClaimSpace {
+    let space = near::Space {
         dir: tmp,
-        budget: usize::try_from(memory / CLAIMS_SHARE).unwrap_or(usize::MAX),
+        budget: usize::try_from(tuning.memory_bytes / SORT_SHARE).unwrap_or(usize::MAX),
+        jobs: tuning.jobs,
     };
-    let (rows, removed) = dedup::survivors(metas, &scan.sigs, relevance_filter, jobs, space)?;
+    let feed =
+        |f: &mut dyn FnMut(scan::Meta) -> std::io::Result<()>| scan.metas.each(&scan.bases, f);
+    let (rows, removed) = dedup::survivors(feed, &scan.sigs, relevance_filter, space)?;
     Ok(Picked { rows, removed })
 }
 
@@ -328,13 +311,15 @@ fn against_earlier_releases(
     index: &index::Index,
     picked: &mut Picked,
     sigs: &spill::SigStore,
+    tmp: &Path,
 ) -> std::io::Result<()> {
     let Some(last) = index.last_id else {
         return Ok(());
     };
     let mut new = Vec::new();
     let mut cur = sigs.cursor();
-    for (k, m) in picked.rows.iter().enumerate() {
+    for (k, m) in picked.rows.reader().enumerate() {
+        let m = m?;
         if m.id > last && m.sig != near::NONE {
             new.push((k as u32, cur.get(m.sig)?));
         }
@@ -345,12 +330,14 @@ fn against_earlier_releases(
         return Ok(());
     }
     let mut gone = matched.iter().peekable();
-    let mut k = 0u32;
-    picked.rows.retain(|_| {
-        let drop_it = gone.next_if(|&&g| g == k).is_some();
-        k += 1;
-        !drop_it
-    });
+    let mut kept = runs::TableWriter::new(tmp)?;
+    for (k, m) in picked.rows.reader().enumerate() {
+        let m = m?;
+        if gone.next_if(|&&g| g as usize == k).is_none() {
+            kept.push(&m)?;
+        }
+    }
+    picked.rows = kept.finish()?;
     picked.removed.near_earlier_release = matched.len() as u64;
     Ok(())
 }
@@ -365,15 +352,20 @@ fn remember(
     let rows = &picked.rows;
     let mut cur = sigs.cursor();
     let new = rows
-        .iter()
-        .filter(|m| index.last_id.is_none_or(|last| m.id > last) && m.sig != near::NONE)
-        .map(|m| Ok((m.id, cur.get(m.sig)?)));
+        .reader()
+        .filter(|m| {
+            m.as_ref().map_or(true, |m| {
+                index.last_id.is_none_or(|last| m.id > last) && m.sig != near::NONE
+            })
+        })
+        .map(|m| {
+            let m = m?;
+            Ok((m.id, cur.get(m.sig)?))
+        });
     index.append(new)?;
-    let ids = index::Ids {
-        len: rows.len(),
-        id: &|k| rows[k].id,
-        updated: &|k| rows[k].updated,
-    };
+    let each =
+        || -> index::RowIter<'_> { Box::new(rows.reader().map(|m| m.map(|m| (m.id, m.updated)))) };
+    let ids = index::Ids { rows: &each };
     index.record_ids(&ids, &picked.removed.withdrawn_ids)
 }
 
@@ -414,7 +406,7 @@ fn write_description(b: &Built<'_>) -> anyhow::Result<()> {
         domains: &totals.domains,
         langs: &totals.langs,
         versions: &totals.versions,
-        withheld: &withheld(&b.opts.data, &b.picked.rows),
+        withheld: &withheld(&b.opts.data, &b.picked.rows).context("read the survivors")?,
         reports: b.reports,
         read: b.read,
         removed: &b.picked.removed,
@@ -465,7 +457,7 @@ fn write_data(
     out: &Path,
     shards: &[PathBuf],
     frames: &[scan::FrameRef],
-    rows: &[scan::Meta],
+    rows: &runs::Table<scan::Meta>,
     tuning: &Tuning,
 ) -> anyhow::Result<Written> {
     let schema = schema::schema();
@@ -473,15 +465,14 @@ fn write_data(
         schema::writer_properties(tuning.zstd_level, &schema).context("Parquet writer options")?;
     let dir = out.join("data");
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
-    let ranges = write::cut(rows, tuning.file_rows);
-    let names: Vec<String> = ranges
-        .iter()
-        .map(|r| write::file_name(rows.get(r.start).map(|m| m.id)))
-        .collect();
-    let jobs: Vec<(&[scan::Meta], PathBuf)> = ranges
-        .iter()
+    let (ranges, names) = file_ranges(rows, tuning.file_rows).context("read the survivors")?;
+    let jobs: Vec<(write::TableRange<'_>, PathBuf)> = ranges
+        .into_iter()
         .zip(&names)
-        .map(|(r, name)| (&rows[r.clone()], dir.join(format!("{name}.tmp"))))
+        .map(|(range, name)| {
+            let rows = write::TableRange { table: rows, range };
+            (rows, dir.join(format!("{name}.tmp")))
+        })
         .collect();
     let cuts = write::Cuts {
         row_group_rows: tuning.row_group_rows,
@@ -519,10 +510,49 @@ fn write_data(
     })
 }
 
+/// The rows of each file ([`write::cut`] over the survivors' ids, streamed)
+/// and the file names (from each file's first id).
+fn file_ranges(
+    rows: &runs::Table<scan::Meta>,
+    every: u64,
+) -> std::io::Result<(Vec<std::ops::Range<u64>>, Vec<String>)> {
+    let mut cutter = write::Cutter::new(every);
+    let (mut ranges, mut firsts) = (Vec::new(), Vec::new());
+    for m in rows.reader() {
+        let id = m?.id;
+        if let Some(r) = cutter.next(id) {
+            ranges.push(r);
+        }
+        if firsts.len() == ranges.len() {
+            firsts.push(id);
+        }
+    }
+    ranges.push(cutter.finish());
+    let names = (0..ranges.len())
+        .map(|k| write::file_name(firsts.get(k).copied()))
+        .collect();
+    Ok((ranges, names))
+}
+
 /// Withheld pages per domain (see [`crate::store::consent`]), less those the dataset holds.
-fn withheld(data: &Path, rows: &[scan::Meta]) -> BTreeMap<String, u64> {
-    let stored: std::collections::HashSet<u64> = rows.iter().map(|m| m.url_key).collect();
-    crate::store::consent::withheld_by_domain(&DataDir::open_read(data).state)
+fn withheld(data: &Path, rows: &runs::Table<scan::Meta>) -> std::io::Result<BTreeMap<String, u64>> {
+    let by_domain = crate::store::consent::withheld_by_domain(&DataDir::open_read(data).state);
+    if by_domain.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let keys: std::collections::HashSet<u64> = by_domain
+        .values()
+        .flatten()
+        .map(|u| row::url_key(u))
+        .collect();
+    let mut stored = std::collections::HashSet::new();
+    for m in rows.reader() {
+        let key = m?.url_key;
+        if keys.contains(&key) {
+            stored.insert(key);
+        }
+    }
+    Ok(by_domain
         .into_iter()
         .map(|(domain, urls)| {
             let n = urls
@@ -532,7 +562,7 @@ fn withheld(data: &Path, rows: &[scan::Meta]) -> BTreeMap<String, u64> {
             (domain, n)
         })
         .filter(|(_, n)| *n > 0)
-        .collect()
+        .collect())
 }
 
 /// Remove data files of an earlier build that this one does not write (a
@@ -564,16 +594,4 @@ fn git_commit(data: &Path) -> Option<String> {
         .ok()?;
     let commit = String::from_utf8(out.stdout).ok()?.trim().to_string();
     (out.status.success() && !commit.is_empty()).then_some(commit)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn band_threads_fit_the_memory() {
-        // 1 M records: 100 MB of table, 16 MB a band.
-        assert_eq!(super::band_jobs(1_000_000, 2, 1 << 30), 2);
-        assert_eq!(super::band_jobs(1_000_000, 8, 160_000_000), 3);
-        // Not even the table fits: one band at a time.
-        assert_eq!(super::band_jobs(20_000_000, 2, 1 << 30), 1);
-    }
 }

@@ -12,13 +12,22 @@
 //! never remove one an earlier build kept (as for exact duplicates), and a
 //! chain A ~ B ~ C with A and C far apart keeps C.
 //!
-//! Memory: one `(u64, u32)` per record for each band being sorted (one per
-//! thread), one `u32` per signature, plus one `(u32, u32)` per candidate pair.
-//! The signatures stay where the caller keeps them (on disk in a build,
-//! [`super::spill::SigStore`]): each band reads them once in order, and a
-//! candidate pair fetches its two.
+//! Memory: everything that grows with the records goes through sorted runs
+//! ([`super::runs::Sorter`], each within the `budget` given): the records'
+//! (signature, position) pairs, sorted by signature so the signatures are
+//! read once in order (on disk in a build, [`super::spill::SigStore`]); one
+//! `(band, key, position, signature)` per record and band, sorted so each
+//! band group comes together; and the candidate pairs, sorted so they are
+//! decided in order. What stays is one bit per record (removed or not) and
+//! a window of [`MAX_EARLIER`] records of the current group. A candidate
+//! pair fetches its two signatures.
 
+use std::collections::VecDeque;
+use std::path::Path;
+
+use super::claims::Bits;
 use super::minhash::{self, BANDS};
+use super::runs::{Fixed, Sorter, u32_at, u64_at};
 use super::spill::Sigs;
 
 /// A record is compared with at most this many earlier records of one band group.
@@ -27,61 +36,98 @@ pub const MAX_EARLIER: usize = 32;
 /// No signature (a text without words): never a near duplicate.
 pub const NONE: u32 = u32::MAX;
 
-/// For each record (`order[k]` is its index into `sigs`, or [`NONE`]), whether
-/// it is a near duplicate of an earlier kept record. Uses up to `jobs` threads
-/// for the bands.
-pub fn near_duplicates<S: Sigs + ?Sized>(
-    order: &[u32],
-    sigs: &S,
-    jobs: usize,
-) -> std::io::Result<Vec<bool>> {
-    // Where each signature stands in `order` (NONE: not a record's).
-    let mut pos = vec![NONE; sigs.count() as usize];
-    for (k, &s) in order.iter().enumerate() {
-        if let Some(p) = pos.get_mut(s as usize) {
-            *p = k as u32;
-        }
-    }
-    let mut pairs = candidates(&pos, sigs, jobs)?;
-    drop(pos);
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut removed = vec![false; order.len()];
-    for &(later, earlier) in &pairs {
-        let (l, e) = (later as usize, earlier as usize);
-        if removed[l] || removed[e] {
-            continue;
-        }
-        let (a, b) = (sigs.get(order[e])?, sigs.get(order[l])?);
-        if minhash::similarity(&a, &b) >= minhash::THRESHOLD {
-            removed[l] = true;
-        }
-    }
-    Ok(removed)
+/// Where the sorted runs go, how much memory each sort may hold, and how
+/// many threads share the bands (each with its share of the budget).
+#[derive(Debug, Clone, Copy)]
+pub struct Space<'a> {
+    pub dir: &'a Path,
+    pub budget: usize,
+    pub jobs: usize,
 }
 
-/// Candidate pairs `(later, earlier)` (positions in `order`) over all bands.
-fn candidates<S: Sigs + ?Sized>(
-    pos: &[u32],
+/// One record's key in one band.
+#[derive(Debug, Clone, Copy)]
+struct BandKey {
+    band: u8,
+    key: u64,
+    pos: u32,
+    sig: u32,
+}
+
+impl Fixed for BandKey {
+    const BYTES: usize = 17;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(self.band);
+        out.extend_from_slice(&self.key.to_le_bytes());
+        out.extend_from_slice(&self.pos.to_le_bytes());
+        out.extend_from_slice(&self.sig.to_le_bytes());
+    }
+    fn read(b: &[u8]) -> Self {
+        BandKey {
+            band: b[0],
+            key: u64_at(b, 1),
+            pos: u32_at(b, 9),
+            sig: u32_at(b, 13),
+        }
+    }
+}
+
+/// A candidate pair: positions, then signatures, of the later and the earlier record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pair {
+    later: u32,
+    earlier: u32,
+    later_sig: u32,
+    earlier_sig: u32,
+}
+
+impl Fixed for Pair {
+    const BYTES: usize = 16;
+    fn put(&self, out: &mut Vec<u8>) {
+        for v in [self.later, self.earlier, self.later_sig, self.earlier_sig] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn read(b: &[u8]) -> Self {
+        Pair {
+            later: u32_at(b, 0),
+            earlier: u32_at(b, 4),
+            later_sig: u32_at(b, 8),
+            earlier_sig: u32_at(b, 12),
+        }
+    }
+}
+
+/// For each of the `n` records in output order (`order` gives each one's
+/// index into `sigs`, or [`NONE`]), whether it is a near duplicate of an
+/// earlier kept record.
+pub fn near_duplicates<S: Sigs + ?Sized>(
+    order: impl IntoIterator<Item = std::io::Result<u32>>,
+    n: usize,
     sigs: &S,
-    jobs: usize,
-) -> std::io::Result<Vec<(u32, u32)>> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = jobs.clamp(1, BANDS);
-    let found: Vec<std::io::Result<Vec<(u32, u32)>>> = std::thread::scope(|s| {
+    space: Space<'_>,
+) -> std::io::Result<Bits> {
+    let mut by_sig = Sorter::new(space.dir, space.budget, |t: &(u32, u32)| *t);
+    for (pos, sig) in order.into_iter().enumerate() {
+        let sig = sig?;
+        if sig != NONE {
+            by_sig.push((sig, pos as u32))?;
+        }
+    }
+    let by_sig = by_sig.finish()?.into_table(space.dir)?;
+    // Bands w, w + workers, ... on worker w; its pairs come back sorted.
+    let workers = space.jobs.clamp(1, BANDS);
+    let share = Space {
+        budget: space.budget / workers,
+        ..space
+    };
+    let found: Vec<std::io::Result<Pairs>> = std::thread::scope(|s| {
+        let by_sig = &by_sig;
         let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut pairs = Vec::new();
-                    let mut keys: Vec<(u64, u32)> = Vec::new();
-                    loop {
-                        let band = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if band >= BANDS {
-                            break;
-                        }
-                        band_pairs(pos, sigs, band, &mut keys, &mut pairs)?;
-                    }
-                    Ok(pairs)
+            .map(|w| {
+                s.spawn(move || {
+                    let bands: Vec<usize> = (w..BANDS).step_by(workers).collect();
+                    candidates(band_keys(by_sig, sigs, share, &bands)?, share)
                 })
             })
             .collect();
@@ -91,41 +137,135 @@ fn candidates<S: Sigs + ?Sized>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut all = Vec::new();
-    for f in found {
-        all.extend(f?);
-    }
-    Ok(all)
+    let pairs = found.into_iter().collect::<std::io::Result<Vec<Pairs>>>()?;
+    decide(pairs, n, sigs)
 }
 
-fn band_pairs<S: Sigs + ?Sized>(
-    pos: &[u32],
+/// Candidate pairs in (later, earlier) order.
+type Pairs = super::runs::Sorted<Pair, (u32, u32)>;
+
+/// Every record's key in each of `bands`, sorted by (band, key, position).
+fn band_keys<S: Sigs + ?Sized>(
+    by_sig: &super::runs::Table<(u32, u32)>,
     sigs: &S,
-    band: usize,
-    keys: &mut Vec<(u64, u32)>,
-    pairs: &mut Vec<(u32, u32)>,
-) -> std::io::Result<()> {
-    keys.clear();
+    space: Space<'_>,
+    bands: &[usize],
+) -> std::io::Result<super::runs::Sorted<BandKey, (u8, u64, u32)>> {
+    let mut keys = Sorter::new(space.dir, space.budget, |b: &BandKey| {
+        (b.band, b.key, b.pos)
+    });
+    let mut by_sig = by_sig.reader();
+    let mut next = by_sig.next().transpose()?;
+    let mut failed = None;
     sigs.each(&mut |i, sig| {
-        if let Some(&k) = pos.get(i as usize).filter(|&&k| k != NONE) {
-            keys.push((minhash::band_key(sig, band), k));
-        }
-    })?;
-    keys.sort_unstable();
-    for group in keys.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        for (i, &(_, later)) in group.iter().enumerate().skip(1) {
-            for &(_, earlier) in &group[i.saturating_sub(MAX_EARLIER)..i] {
-                pairs.push((later, earlier));
+        while failed.is_none()
+            && let Some((s, pos)) = next
+            && s == i
+        {
+            for &band in bands {
+                let key = minhash::band_key(sig, band);
+                let b = BandKey {
+                    band: band as u8,
+                    key,
+                    pos,
+                    sig: i,
+                };
+                if let Err(e) = keys.push(b) {
+                    failed = Some(e);
+                }
+            }
+            match by_sig.next().transpose() {
+                Ok(n) => next = n,
+                Err(e) => failed = Some(e),
             }
         }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
     }
-    Ok(())
+    keys.finish()
+}
+
+/// Candidate pairs: each record with up to [`MAX_EARLIER`] earlier records
+/// of each of its band groups, sorted by (later, earlier).
+fn candidates(
+    mut bands: super::runs::Sorted<BandKey, (u8, u64, u32)>,
+    space: Space<'_>,
+) -> std::io::Result<Pairs> {
+    let mut pairs = Sorter::new(space.dir, space.budget, |p: &Pair| (p.later, p.earlier));
+    let mut group: Option<(u8, u64)> = None;
+    let mut window: VecDeque<(u32, u32)> = VecDeque::with_capacity(MAX_EARLIER + 1);
+    while let Some(b) = bands.next()? {
+        if group != Some((b.band, b.key)) {
+            group = Some((b.band, b.key));
+            window.clear();
+        }
+        for &(earlier, earlier_sig) in &window {
+            pairs.push(Pair {
+                later: b.pos,
+                earlier,
+                later_sig: b.sig,
+                earlier_sig,
+            })?;
+        }
+        window.push_back((b.pos, b.sig));
+        if window.len() > MAX_EARLIER {
+            window.pop_front();
+        }
+    }
+    pairs.finish()
+}
+
+/// Greedy in id order: a later record goes when a kept earlier one is near
+/// it. `pairs`: each worker's, merged here.
+fn decide<S: Sigs + ?Sized>(mut pairs: Vec<Pairs>, n: usize, sigs: &S) -> std::io::Result<Bits> {
+    let mut heads = Vec::with_capacity(pairs.len());
+    for p in &mut pairs {
+        heads.push(p.next()?);
+    }
+    let mut removed = Bits::new(n);
+    let mut last = None;
+    loop {
+        let first = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(w, h)| h.map(|p| ((p.later, p.earlier), w)))
+            .min();
+        let Some((_, w)) = first else { break };
+        let Some(p) = heads[w] else { break };
+        heads[w] = pairs[w].next()?;
+        if last == Some((p.later, p.earlier)) {
+            continue;
+        }
+        last = Some((p.later, p.earlier));
+        let (l, e) = (p.later as usize, p.earlier as usize);
+        if removed.get(l) || removed.get(e) {
+            continue;
+        }
+        let (a, b) = (sigs.get(p.earlier_sig)?, sigs.get(p.later_sig)?);
+        if minhash::similarity(&a, &b) >= minhash::THRESHOLD {
+            removed.set(l);
+        }
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dataset::minhash::{Signature, signature};
+
+    fn run(order: &[u32], sigs: &[Signature], budget: usize) -> Vec<bool> {
+        let dir = tempfile::tempdir().unwrap();
+        let space = Space {
+            dir: dir.path(),
+            budget,
+            jobs: 3,
+        };
+        let got = near_duplicates(order.iter().map(|&s| Ok(s)), order.len(), sigs, space);
+        let got = got.unwrap();
+        (0..order.len()).map(|k| got.get(k)).collect()
+    }
 
     fn story(seed: usize, n: usize) -> String {
         (0..n)
@@ -150,8 +290,10 @@ mod tests {
         let sigs: Vec<Signature> = texts.iter().filter_map(|t| signature(t)).collect();
         // Record 3 has no words.
         let order = [0, 1, 2, NONE, 3, 4];
-        let removed = near_duplicates(&order, sigs.as_slice(), 2).unwrap();
-        assert_eq!(removed, vec![false, false, true, false, true, false]);
+        for budget in [usize::MAX / 2, 1] {
+            let removed = run(&order, &sigs, budget);
+            assert_eq!(removed, vec![false, false, true, false, true, false]);
+        }
     }
 
     #[test]
@@ -167,7 +309,7 @@ mod tests {
         let sigs: Vec<Signature> = [a, b, c].iter().filter_map(|t| signature(t)).collect();
         let sim = |i: usize, j: usize| minhash::similarity(&sigs[i], &sigs[j]);
         assert!(sim(0, 1) >= minhash::THRESHOLD && sim(0, 2) < minhash::THRESHOLD);
-        let removed = near_duplicates(&[0, 1, 2], sigs.as_slice(), 1).unwrap();
+        let removed = run(&[0, 1, 2], &sigs, usize::MAX / 2);
         // C is compared only with kept records: A, not the removed B.
         assert_eq!(removed, vec![false, true, false]);
     }

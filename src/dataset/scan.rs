@@ -1,9 +1,10 @@
 //! Pass 1: read every shard once, in parallel over shards, and keep only a
 //! small [`Meta`] per good line (id, where the line is, dedup keys, the
-//! relevance verdict): about 80 bytes a record, never the text. Broken lines
+//! relevance verdict), never the text. Broken lines
 //! and frames are counted per shard in a [`ShardReport`]. Each shard's
 //! signatures go to the [`SigStore`] on disk and its metas to a
-//! [`MetaSpill`] as soon as it is read (see [`super::spill`]).
+//! [`MetaSpill`] as soon as it is read (see [`super::spill`]); they stay
+//! there, read back in order by [`super::dedup`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -77,7 +78,13 @@ impl ShardReport {
 /// The result of pass 1 over all shards.
 pub struct Scan {
     pub frames: Vec<FrameRef>,
-    pub metas: Vec<Meta>,
+    /// Every good record's [`Meta`], on disk (read them with
+    /// `metas.each(&bases, ..)`, shard order).
+    pub metas: MetaSpill,
+    /// Per shard, the index of its first frame in `frames`.
+    pub bases: Vec<u32>,
+    /// Good records read.
+    pub read: u64,
     /// MinHash signatures of the texts, indexed by [`Meta::sig`], on disk.
     pub sigs: SigStore,
     pub reports: Vec<ShardReport>,
@@ -130,26 +137,22 @@ pub fn scan(
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut out = Scan {
         frames: Vec::new(),
-        metas: Vec::new(),
+        read: spill.total() as u64,
+        metas: spill,
+        bases: Vec::with_capacity(shards.len()),
         sigs,
         reports: Vec::new(),
     };
-    // Exact sizes up front: no doubling of the largest table while it grows.
-    out.metas.reserve_exact(spill.total());
     for (i, one) in results.into_iter().enumerate() {
+        out.bases.push(out.frames.len() as u32);
         let Some(one) = one else { continue };
         let one = one?;
-        let base = out.frames.len() as u32;
         out.frames
             .extend(one.frames.iter().map(|&(offset, len)| FrameRef {
                 shard: i as u32,
                 offset,
                 len,
             }));
-        spill.take(i, &mut out.metas, |mut m| {
-            m.frame += base;
-            m
-        })?;
         out.reports.push(one.report);
     }
     Ok(out)

@@ -6,9 +6,8 @@
 //!   fetches the few signatures of candidate pairs by offset; the page cache,
 //!   not the process, holds what is hot.
 //! - [`MetaSpill`]: each shard's [`Meta`]s, written as soon as the shard is
-//!   read, so pass 1 never holds a shard's table and the merged table at once
-//!   (the merged table is allocated once, at its exact size, and filled back
-//!   in shard order).
+//!   read and read back in shard order ([`MetaSpill::each`]) into the first
+//!   sort of [`super::dedup`]; the table is never in memory as a whole.
 //!
 //! Temporary files live in `<out>/.build-tmp/` (not `/tmp`, which may be
 //! memory) and are unlinked as soon as they are open, so a crash leaves
@@ -253,6 +252,16 @@ fn meta_from_bytes(b: &[u8]) -> Meta {
     }
 }
 
+impl super::runs::Fixed for Meta {
+    const BYTES: usize = META_BYTES;
+    fn put(&self, out: &mut Vec<u8>) {
+        meta_to_bytes(self, out);
+    }
+    fn read(b: &[u8]) -> Self {
+        meta_from_bytes(b)
+    }
+}
+
 /// The [`Meta`]s of each shard, spilled as shards finish, read back in shard order.
 pub struct MetaSpill {
     file: File,
@@ -293,6 +302,25 @@ impl MetaSpill {
         self.runs
             .lock()
             .map_or(0, |r| r.iter().flatten().map(|&(_, n)| n).sum())
+    }
+
+    /// Every shard's metas in shard order (shard `i`'s frames moved up by
+    /// `bases[i]`, its first frame's index in the global frame table), to `f`.
+    pub fn each(
+        &self,
+        bases: &[u32],
+        f: &mut dyn FnMut(Meta) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        for (shard, &base) in bases.iter().enumerate() {
+            buf.clear();
+            self.take(shard, &mut buf, |mut m| {
+                m.frame += base;
+                m
+            })?;
+            buf.iter().try_for_each(|&m| f(m))?;
+        }
+        Ok(())
     }
 
     /// Read shard `shard`'s metas back, each passed through `fix`, onto `out`.

@@ -378,3 +378,64 @@ fn near_copies_of_earlier_releases_go_without_their_shards() {
         segments
     );
 }
+
+/// A build whose memory knob is so small that every sort spills a run every
+/// 1,024 records (the record table, the exact-duplicate claims, the band
+/// keys, the candidate pairs) writes the same bytes as one that never spills.
+#[test]
+fn a_build_that_spills_every_sort_writes_the_same_bytes() {
+    let corpus = corpus();
+    let mut articles: Vec<Article> = corpus
+        .iter()
+        .enumerate()
+        .map(|(i, (text, _))| {
+            let mut a = article(i as i64 + 1);
+            a.url = format!("https://news{}.example/story/{}", i % 7, i + 1);
+            a.text = text.clone();
+            a
+        })
+        .collect();
+    // Exact copies under new ids: every third the same URL, the rest the same text.
+    let n = articles.len();
+    for k in 0..1200 {
+        let mut a = articles[(k * 7) % n].clone();
+        a.id = (n + 1 + k) as i64;
+        if k % 3 != 0 {
+            a.url = format!("https://mirror.example/{}", a.id);
+        }
+        articles.push(a);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let third = articles.len() / 3;
+    // Shards out of id order, so the table is sorted for real.
+    write_shard(&data, "20261101T000000Z-aaaa", &articles[2 * third..]);
+    write_shard(&data, "20261102T000000Z-bbbb", &articles[..third]);
+    write_shard(&data, "20261103T000000Z-cccc", &articles[third..2 * third]);
+    let small = Tuning {
+        file_rows: 64,
+        ..Tuning::default()
+    };
+    let big = run(&data, &dir.path().join("big"), &small);
+    let tiny = Tuning {
+        memory_bytes: 1,
+        ..small.clone()
+    };
+    let spilled = run(&data, &dir.path().join("tiny"), &tiny);
+    assert_eq!(big.removed, spilled.removed);
+    assert!(
+        big.removed.near_text > 100 && big.removed.same_url > 300,
+        "{:?}",
+        big.removed
+    );
+    assert!(big.removed.same_text > 700, "{:?}", big.removed);
+    assert!(big.files.len() > 5);
+    assert_eq!(big.files.len(), spilled.files.len());
+    for (a, b) in big.files.iter().zip(&spilled.files) {
+        assert_eq!(a.file_name(), b.file_name());
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{a:?} differs"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 //!
 //! Each claim is a `(key, position)` pair. Pairs are gathered in memory up to
 //! a budget, sorted, and written out as a sorted run (an unlinked file under
-//! the build's spill folder, [`super::spill::temp_file`]); the runs are then
+//! the build's spill folder, [`super::runs::temp_file`]); the runs are then
 //! merged. In the merged order the first position of each key is the
 //! claimant, and every later position holding that key is marked. A set
 //! that fits the budget is never written out. Memory: the budget, plus one
@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::spill::temp_file;
+use super::runs::temp_file;
 
 /// One claim: a key and the position of the record making it.
 type Claim = (u128, u32);

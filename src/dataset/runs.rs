@@ -3,7 +3,7 @@
 //! near-duplicate band keys and candidate pairs) out of memory.
 //!
 //! - [`Table`]: records written one after another to an unlinked temporary
-//!   file ([`super::spill::temp_file`]), read back in order ([`Table::reader`])
+//!   file ([`temp_file`]), read back in order ([`Table::reader`])
 //!   or a range at a time ([`Table::load`], one `pread`).
 //! - [`Sorter`]: records gathered in memory up to a budget, sorted by a key
 //!   and written out as a [`Table`] (a run); [`Sorter::finish`] merges the
@@ -22,8 +22,6 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-
-use super::spill::{PositionedReader, temp_file};
 
 /// A record of a fixed number of bytes on disk.
 pub trait Fixed: Copy + Send + Sync {
@@ -308,6 +306,50 @@ pub fn u32_at(b: &[u8], i: usize) -> u32 {
 /// The little-endian `u64` at `i` of `b`.
 pub fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// A temporary file under `dir`, unlinked at once (read and write).
+pub fn temp_file(dir: &Path) -> std::io::Result<File> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    std::fs::create_dir_all(dir)?;
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("spill-{}-{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                std::fs::remove_file(&path)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Reads a shared file from the start through `pread`, so several readers
+/// (and the appender) never move each other's position.
+pub struct PositionedReader<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl<'a> PositionedReader<'a> {
+    pub fn new(file: &'a File) -> Self {
+        PositionedReader { file, at: 0 }
+    }
+}
+
+impl Read for PositionedReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use std::sync::Mutex;
 
 use super::meta::Meta;
 use super::minhash::{HASHES, Signature};
+use super::runs::{PositionedReader, temp_file};
 
 /// Bytes of one stored signature.
 pub const SIG_BYTES: usize = HASHES * 2;
@@ -49,29 +50,6 @@ impl Sigs for [Signature] {
             f(i as u32, s);
         }
         Ok(())
-    }
-}
-
-/// A temporary file under `dir`, unlinked at once (read and write).
-pub fn temp_file(dir: &Path) -> std::io::Result<File> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    std::fs::create_dir_all(dir)?;
-    loop {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = dir.join(format!("spill-{}-{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(f) => {
-                std::fs::remove_file(&path)?;
-                return Ok(f);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
     }
 }
 
@@ -187,27 +165,6 @@ impl Sigs for SigStore {
             f(i, &sig_from_bytes(&b));
         }
         Ok(())
-    }
-}
-
-/// Reads a shared file from the start through `pread`, so several readers
-/// (and the appender) never move each other's position.
-pub struct PositionedReader<'a> {
-    file: &'a File,
-    at: u64,
-}
-
-impl<'a> PositionedReader<'a> {
-    pub fn new(file: &'a File) -> Self {
-        PositionedReader { file, at: 0 }
-    }
-}
-
-impl Read for PositionedReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read_at(buf, self.at)?;
-        self.at += n as u64;
-        Ok(n)
     }
 }
 

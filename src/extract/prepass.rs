@@ -166,13 +166,13 @@ pub fn prepare_folding(text: &str) -> Prepared {
 }
 
 /// Fold `text[from..to]` into a marker (see [`prepare_folding`]) when it is
-/// a white space run of [`MIN_FOLD`] to [`MAX_FOLD`] bytes and `text_here`
-/// says white space is text where it stands. Whether the run is all white
+/// a white space run of [`MIN_FOLD`] to [`MAX_FOLD`] bytes and white space
+/// is text where it stands (`text_here`, [`white_space_is_text`]). Whether the run is all white
 /// space (or empty), folded or not.
 fn fold_run(
     text: &str,
     (from, to): (usize, usize),
-    text_here: impl FnOnce() -> bool,
+    text_here: bool,
     out: &mut String,
     copied: &mut usize,
 ) -> bool {
@@ -191,7 +191,7 @@ fn fold_run(
         }
     }
     let len = run.len() - crlf;
-    if (MIN_FOLD..=MAX_FOLD).contains(&len) && text_here() {
+    if (MIN_FOLD..=MAX_FOLD).contains(&len) && text_here {
         out.push_str(&text[*copied..from]);
         out.push(fold_marker(len, line));
         *copied = to;
@@ -255,7 +255,7 @@ fn prepare_level(text: &str, markup: bool, fold: bool) -> Prepared {
                 // A dropped comment is not there: white space on both sides
                 // of it is one run.
                 if fold && i == tag_end_at {
-                    let here = || white_space_is_text(&stack);
+                    let here = white_space_is_text(&stack);
                     if fold_run(text, (i, lt), here, &mut out.html, &mut copied) {
                         tag_end_at = end;
                     }
@@ -297,7 +297,7 @@ fn prepare_level(text: &str, markup: bool, fold: bool) -> Prepared {
             if let Some(k) = found {
                 let dropped = stack[k].dropped;
                 if fold && !dropped && i == tag_end_at {
-                    let here = || white_space_is_text(&stack);
+                    let here = white_space_is_text(&stack);
                     fold_run(text, (i, lt), here, &mut out.html, &mut copied);
                 }
                 names.truncate(stack[k].start);
@@ -323,7 +323,7 @@ fn prepare_level(text: &str, markup: bool, fold: bool) -> Prepared {
                     && fold_run(
                         text,
                         (i, lt),
-                        || white_space_is_text(&stack),
+                        white_space_is_text(&stack),
                         &mut out.html,
                         &mut copied,
                     );
@@ -360,7 +360,7 @@ fn prepare_level(text: &str, markup: bool, fold: bool) -> Prepared {
         }
         // Depth one short of the cap: this tag is kept whatever it closes.
         if fold && i == tag_end_at && stack.len() + 1 < MAX_DEPTH {
-            let here = || white_space_is_text(&stack);
+            let here = white_space_is_text(&stack);
             fold_run(text, (i, lt), here, &mut out.html, &mut copied);
         }
         if end - name_end > 1 {

@@ -232,10 +232,9 @@ fn corpus() -> Vec<(String, Kind)> {
     out
 }
 
-#[test]
-fn near_duplicates_go_and_look_alikes_stay() {
-    let corpus = corpus();
-    let articles: Vec<Article> = corpus
+/// One article per text of the corpus, ids from 1, over seven hosts.
+fn corpus_articles(corpus: &[(String, Kind)]) -> Vec<Article> {
+    corpus
         .iter()
         .enumerate()
         .map(|(i, (text, _))| {
@@ -244,7 +243,13 @@ fn near_duplicates_go_and_look_alikes_stay() {
             a.text = text.clone();
             a
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn near_duplicates_go_and_look_alikes_stay() {
+    let corpus = corpus();
+    let articles = corpus_articles(&corpus);
     let dir = tempfile::tempdir().unwrap();
     let (data, out) = (dir.path().join("data"), dir.path().join("dist"));
     let half = articles.len() / 2;
@@ -384,17 +389,7 @@ fn near_copies_of_earlier_releases_go_without_their_shards() {
 /// keys, the candidate pairs) writes the same bytes as one that never spills.
 #[test]
 fn a_build_that_spills_every_sort_writes_the_same_bytes() {
-    let corpus = corpus();
-    let mut articles: Vec<Article> = corpus
-        .iter()
-        .enumerate()
-        .map(|(i, (text, _))| {
-            let mut a = article(i as i64 + 1);
-            a.url = format!("https://news{}.example/story/{}", i % 7, i + 1);
-            a.text = text.clone();
-            a
-        })
-        .collect();
+    let mut articles = corpus_articles(&corpus());
     // Exact copies under new ids: every third the same URL, the rest the same text.
     let n = articles.len();
     for k in 0..1200 {

@@ -16,13 +16,14 @@ page is relevant when it passes the floor and the model's probability reaches
 `keywords.min_relevance_score`.
 
 The L2 penalty and min_relevance_score are chosen by stratified k-fold cross-validation on
-the labelled set (each fold's weights fitted without it): the pair with the best F1 whose
-precision is not below recall by more than 0.03, ties to the threshold nearest 0.5 and the
-larger penalty (--l2 and --threshold fix either). Prints the weights, the fit on the whole
-set and the cross-validated precision, recall and F1 of the chosen pair (chosen on the same
-folds, so slightly optimistic: check on a held-out set). --repeat N adds the chosen pair's
-mean over N other fold shuffles: one shuffle's F1 moves by about 0.005 with the shuffle
-alone, so judge a new feature by the repeated figure. Only numbers and labels are saved
+the labelled set (each fold's weights fitted without it), repeated over --select N fold
+shuffles (default 16: one shuffle's F1 moves by about 0.005 with the shuffle alone, enough
+to pick a penalty by luck): the pair with the best mean F1 whose mean precision is not below
+mean recall by more than 0.03, ties to the threshold nearest 0.5 and the larger penalty
+(--l2 and --threshold fix either). Prints the weights, the fit on the whole set and the
+cross-validated precision, recall and F1 of the chosen pair (chosen on the same shuffles,
+so slightly optimistic: check on a held-out set). --repeat N adds the chosen pair's mean
+over N other fold shuffles: judge a new feature by that figure. Only numbers and labels are saved
 by --save-features, never texts.
 
 --write   replaces the lines between `# relevance-fit: begin` and `# relevance-fit: end` in the
@@ -169,6 +170,8 @@ def scores(pairs):
 
 
 L2_GRID = [0.1, 0.3, 1.0, 3.0]
+# The first fold shuffle --select averages over; --repeat's shuffles (1, 2, ...) are others.
+SELECT_SEED = 101
 THRESHOLD_GRID = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]
 
 
@@ -188,11 +191,14 @@ def cross_validate(rows, names, l2, folds, thresholds, seed=20261203):
     return {t: scores(p) for t, p in pairs.items()}
 
 
-def choose(rows, names, l2s, thresholds, folds):
-    """(l2, threshold, (p, r, f1)): the best cross-validated F1 with precision >= recall - 0.03."""
+def choose(rows, names, l2s, thresholds, folds, seeds=(20261203,)):
+    """(l2, threshold, (p, r, f1)): the best cross-validated F1 with precision >= recall - 0.03,
+    precision, recall and F1 each the mean over the fold shuffles `seeds`."""
     best = None
     for l2 in l2s:
-        for t, (p, r, f1) in cross_validate(rows, names, l2, folds, thresholds).items():
+        runs = [cross_validate(rows, names, l2, folds, thresholds, seed=s) for s in seeds]
+        for t in thresholds:
+            p, r, f1 = (sum(run[t][k] for run in runs) / len(runs) for k in range(3))
             ok = p >= r - 0.03
             key = (ok, round(f1, 3), -abs(t - 0.5), l2)
             if best is None or key > best[0]:
@@ -252,6 +258,9 @@ def main():
     ap.add_argument("--l2", type=float, default=None,
                     help=f"L2 penalty on the weights (default: chosen from {L2_GRID})")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--select", type=int, default=16,
+                    help="choose the penalty and threshold by the mean over this many fold "
+                         "shuffles (default 16; one shuffle's F1 moves by about 0.005 alone)")
     ap.add_argument("--repeat", type=int, default=0,
                     help="also report the chosen pair's cross-validated F1 over this many other "
                          "fold shuffles (the noise a change in features has to beat)")
@@ -278,23 +287,25 @@ def main():
     past = [r for r in rows if r["floor"]]
     l2s = [a.l2] if a.l2 is not None else L2_GRID
     thresholds = [a.threshold] if a.threshold is not None else THRESHOLD_GRID
-    l2, threshold, (cp, cr, cf1) = choose(rows, names, l2s, thresholds, a.folds)
+    seeds = [SELECT_SEED + k for k in range(max(1, a.select))]
+    l2, threshold, (cp, cr, cf1) = choose(rows, names, l2s, thresholds, a.folds, seeds)
     model = fit(past, names, l2)
     p, r, f1 = scores([(predict(model, x, threshold), x["about"]) for x in rows])
     about = sum(1 for x in rows if x["about"])
     note = ["Written by scripts/relevance-fit.py. Labelled set:",
             f"  {source}",
             f"{len(rows)} pages ({about} about the topic, {len(past)} past the gate). "
-            f"Chosen by {a.folds}-fold cross-validation:",
-            f"L2 {l2:g}, min_relevance_score {threshold} (the probability a relevant page needs);",
-            f"cross-validated precision {cp:.3f} recall {cr:.3f} F1 {cf1:.3f}."]
+            f"Chosen by {a.folds}-fold cross-validation",
+            f"over {len(seeds)} fold shuffles: L2 {l2:g}, min_relevance_score {threshold} (the "
+            f"probability a relevant page needs);",
+            f"cross-validated precision {cp:.3f} recall {cr:.3f} F1 {cf1:.3f} (means over the shuffles)."]
     bias, weights = rounded(model)
     print(f"bias {bias:+.3f}")
     for f, w in sorted(weights.items(), key=lambda kv: -abs(kv[1])):
         print(f"  {f:<12} {w:+.3f}")
     print(f"FIT n={len(rows)} about={about} past_gate={len(past)} l2={l2:g} threshold={threshold} "
           f"precision={p:.3f} recall={r:.3f} f1={f1:.3f}")
-    print(f"CV folds={a.folds} precision={cp:.3f} recall={cr:.3f} f1={cf1:.3f}")
+    print(f"CV folds={a.folds} shuffles={len(seeds)} precision={cp:.3f} recall={cr:.3f} f1={cf1:.3f}")
     if a.repeat > 0:
         runs = [cross_validate(rows, names, l2, a.folds, [threshold], seed=s)[threshold]
                 for s in range(1, a.repeat + 1)]

@@ -23,8 +23,8 @@ mean recall by more than 0.03, ties to the threshold nearest 0.5 and the larger 
 (--l2 and --threshold fix either). Prints the weights, the fit on the whole set and the
 cross-validated precision, recall and F1 of the chosen pair (chosen on the same shuffles,
 so slightly optimistic: check on a held-out set). --repeat N adds the chosen pair's mean
-over N other fold shuffles: judge a new feature by that figure. Only numbers and labels are saved
-by --save-features, never texts.
+over N other fold shuffles: judge a new feature by that figure. Only numbers and labels
+are saved by --save-features, never texts.
 
 --write   replaces the lines between `# relevance-fit: begin` and `# relevance-fit: end` in the
           config with min_relevance_score and the fitted model (put the two marker lines under
@@ -191,7 +191,7 @@ def cross_validate(rows, names, l2, folds, thresholds, seed=20261203):
     return {t: scores(p) for t, p in pairs.items()}
 
 
-def choose(rows, names, l2s, thresholds, folds, seeds=(20261203,)):
+def choose(rows, names, l2s, thresholds, folds, seeds):
     """(l2, threshold, (p, r, f1)): the best cross-validated F1 with precision >= recall - 0.03,
     precision, recall and F1 each the mean over the fold shuffles `seeds`."""
     best = None

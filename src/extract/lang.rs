@@ -92,9 +92,9 @@ const PROSE_WORDS: usize = 8;
 const MIN_PROSE_SAMPLE: usize = 200;
 
 /// Whether a paragraph reads as sentences: at least `PROSE_WORDS` words (or,
-/// in scripts without spaces, as many bytes as 3 words a character would
-/// take), a sentence end, and under 2% of its characters code or markup
-/// punctuation. Menus have no sentence end; scripts are mostly punctuation.
+/// in scripts without spaces, 72 bytes: about 24 characters), a sentence
+/// end, and under 2% of its bytes code or markup punctuation. Menus have no
+/// sentence end; scripts are mostly punctuation.
 fn reads_as_prose(p: &str) -> bool {
     let words = p.split_whitespace().count();
     if words < PROSE_WORDS && p.len() < PROSE_WORDS * 3 * 3 {
